@@ -1,0 +1,27 @@
+//===- Pipelines.h - named pass pipelines of Decoda -------------*- C++ -*-===//
+//
+// Every pipeline is a `build...PassPipeline(OpPassManager &, const Options &)` plus a registered
+// name, so `decoda-compile` and `decoda-opt` run exactly the same passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DECODA_PIPELINES_PIPELINES_H
+#define DECODA_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::decoda {
+
+struct GraphOptPipelineOptions : public PassPipelineOptions<GraphOptPipelineOptions> {};
+
+/// Decoder-block graph optimisations on the `decoda` dialect (fusions, folding); the IR stays in
+/// the `decoda` dialect. Grows with every graph pass that lands.
+void buildGraphOptPassPipeline(OpPassManager &pm, const GraphOptPipelineOptions &options);
+
+/// Registers every named pipeline (`decoda-graph-opt`, ...) with the global registry.
+void registerDecodaPipelines();
+
+} // namespace mlir::decoda
+
+#endif // DECODA_PIPELINES_PIPELINES_H

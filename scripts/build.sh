@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Configures (once) and builds Decoda into build/; tools land in build/bin/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+if [ ! -f build/build.ninja ]; then
+  cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir >build-configure.log 2>&1 ||
+    { cat build-configure.log; exit 1; }
+  rm -f build-configure.log
+fi
+ninja -C build decoda-test-depends all

@@ -1,0 +1,22 @@
+# lit configuration of the Decoda test suite.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "Decoda"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".py"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "unittests"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.decoda_obj_root, "test")
+
+llvm_config.use_default_substitutions()
+config.substitutions.append(("%PYTHON", config.host_python))
+config.substitutions.append(("%decoda_src", config.decoda_src_root))
+config.environment["PYTHONPATH"] = os.path.join(config.decoda_src_root, "python")
+
+llvm_config.with_system_environment(["HOME", "TMPDIR"])
+tool_dirs = [config.decoda_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["decoda-opt"], tool_dirs)
