@@ -15,6 +15,7 @@ config.test_exec_root = os.path.join(config.decoda_obj_root, "test")
 llvm_config.use_default_substitutions()
 config.substitutions.append(("%PYTHON", config.host_python))
 config.substitutions.append(("%decoda_src", config.decoda_src_root))
+config.substitutions.append(("%decoda_obj", config.decoda_obj_root))
 config.environment["PYTHONPATH"] = os.path.join(config.decoda_src_root, "python")
 
 llvm_config.with_system_environment(["HOME", "TMPDIR"])

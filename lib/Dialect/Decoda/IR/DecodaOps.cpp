@@ -263,8 +263,10 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   if (in.getRank() < w.getRank() - 1)
     return emitOptionalError(loc, "'decoda.linear' input must have rank >= ", w.getRank() - 1,
                              " for a rank-", w.getRank(), " weight, found ", in);
-  auto [out, inDim] = outIn(w.getShape().take_back(2), adaptor.getWeightLayout());
-  (void)inDim;
+  // Default-valued attributes are not populated yet when the parser infers the result type.
+  WeightLayoutAttr layoutAttr = adaptor.getWeightLayoutAttr();
+  WeightLayout layout = layoutAttr ? layoutAttr.getValue() : WeightLayout::out_in;
+  int64_t out = outIn(w.getShape().take_back(2), layout).first;
   SmallVector<int64_t> shape(in.getShape());
   shape.back() = out;
   results.push_back(RankedTensorType::get(shape, in.getElementType()));
