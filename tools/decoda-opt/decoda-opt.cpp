@@ -1,5 +1,6 @@
 //===- decoda-opt.cpp - mlir-opt with the decoda dialect and pipelines ----===//
 
+#include "decoda/Conversion/Passes.h"
 #include "decoda/Dialect/Decoda/IR/DecodaOps.h"
 #include "decoda/Pipelines/Pipelines.h"
 
@@ -11,6 +12,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::decoda::registerDecodaConversionPasses();
   mlir::decoda::registerDecodaPipelines();
 
   mlir::DialectRegistry registry;

@@ -1,0 +1,33 @@
+//===- Passes.td - conversion passes of Decoda -------------*- tablegen -*-===//
+
+#ifndef DECODA_CONVERSION_PASSES_TD
+#define DECODA_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def DecodaToLinalgPass : Pass<"decoda-convert-to-linalg", "ModuleOp"> {
+  let summary = "Lower decoda ops to linalg, tensor, arith, math and scf on tensors";
+  let description = [{
+    Rewrites every `decoda` op into upstream ops on tensors, the form shared by the CPU and GPU
+    pipelines: reductions in `f32` whatever the storage type, attention as an online-softmax loop
+    over key tiles (the score matrix is never materialised), masks from indices, GQA by index.
+    Fails, naming the op, if any `decoda` op is left.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::cf::ControlFlowDialect"
+  ];
+  let options = [
+    Option<"attentionKeyTile", "attention-key-tile", "int64_t", /*default=*/"64",
+           "Keys processed per step of the online softmax">
+  ];
+  let statistics = [
+    Statistic<"numLowered", "num-lowered", "decoda ops lowered">
+  ];
+}
+
+#endif // DECODA_CONVERSION_PASSES_TD

@@ -1,0 +1,8 @@
+//===- Activations.cpp - lowering of decoda ops to linalg (stub) ----------------===//
+
+#include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
+
+using namespace mlir;
+
+void mlir::decoda::populateActivationLoweringPatterns(RewritePatternSet &patterns) {}
+

@@ -1,0 +1,8 @@
+//===- Quant.cpp - lowering of decoda ops to linalg (stub) ----------------===//
+
+#include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
+
+using namespace mlir;
+
+void mlir::decoda::populateQuantLoweringPatterns(RewritePatternSet &patterns) {}
+

@@ -1,0 +1,8 @@
+//===- Residual.cpp - lowering of decoda ops to linalg (stub) ----------------===//
+
+#include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
+
+using namespace mlir;
+
+void mlir::decoda::populateResidualLoweringPatterns(RewritePatternSet &patterns) {}
+
