@@ -3,6 +3,7 @@
 #include "decoda/Conversion/Passes.h"
 #include "decoda/Dialect/Decoda/IR/DecodaOps.h"
 #include "decoda/Pipelines/Pipelines.h"
+#include "decoda/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -13,6 +14,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::decoda::registerDecodaConversionPasses();
+  mlir::decoda::registerDecodaTransformsPasses();
   mlir::decoda::registerDecodaPipelines();
 
   mlir::DialectRegistry registry;

@@ -19,6 +19,16 @@ struct GraphOptPipelineOptions : public PassPipelineOptions<GraphOptPipelineOpti
 /// the `decoda` dialect. Grows with every graph pass that lands.
 void buildGraphOptPassPipeline(OpPassManager &pm, const GraphOptPipelineOptions &options);
 
+struct CPULoweringPipelineOptions : public PassPipelineOptions<CPULoweringPipelineOptions> {
+  PassOptions::Option<int64_t> attentionKeyTile{
+      *this, "attention-key-tile",
+      llvm::cl::desc("Keys per step of the online-softmax attention loop"), llvm::cl::init(64)};
+};
+
+/// From the decoda dialect to the LLVM dialect for x86 CPUs: decoda-convert-to-linalg,
+/// bufferization, loops, LLVM; ends with decoda-check-backend-contract{dialects=llvm}.
+void buildCPULoweringPassPipeline(OpPassManager &pm, const CPULoweringPipelineOptions &options);
+
 /// Registers every named pipeline (`decoda-graph-opt`, ...) with the global registry.
 void registerDecodaPipelines();
 

@@ -1,0 +1,87 @@
+/*===- decoda-c/runtime.h - load and run compiled Decoda models ---*- C -*-===*\
+|*                                                                            *|
+|* The C ABI of the Decoda runtime (libdecoda_runtime.so). It depends on libc *|
+|* and libdl only; see docs/ABI.md for what a compiled model exports.         *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef DECODA_C_RUNTIME_H
+#define DECODA_C_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DECODA_MAX_RANK 8
+
+typedef enum decoda_status {
+  DECODA_OK = 0,
+  DECODA_ERROR_IO = 1,        /* a file could not be opened or read */
+  DECODA_ERROR_FORMAT = 2,    /* not a Decoda model, or a malformed one */
+  DECODA_ERROR_ARGUMENT = 3,  /* wrong entry, input count, name or null pointer */
+  DECODA_ERROR_DTYPE = 4,     /* an input has the wrong element type */
+  DECODA_ERROR_SHAPE = 5,     /* an input has the wrong rank or a wrong static extent */
+  DECODA_ERROR_RUNTIME = 6,   /* a run-time check inside the model failed */
+  DECODA_ERROR_NO_DEVICE = 7  /* the model needs a device this machine lacks */
+} decoda_status;
+
+typedef enum decoda_dtype {
+  DECODA_F32 = 0,
+  DECODA_F16 = 1,
+  DECODA_BF16 = 2,
+  DECODA_F64 = 3,
+  DECODA_I8 = 4,
+  DECODA_I32 = 5,
+  DECODA_I64 = 6,
+  DECODA_I1 = 7 /* one byte per element */
+} decoda_dtype;
+
+/* A dense row-major tensor. */
+typedef struct decoda_tensor {
+  decoda_dtype dtype;
+  int32_t rank;
+  int64_t shape[DECODA_MAX_RANK];
+  void *data;
+} decoda_tensor;
+
+typedef struct decoda_model decoda_model;
+
+/* The message of the last failed call on this thread ("" if none). */
+const char *decoda_last_error(void);
+
+/* Size in bytes of one element. */
+size_t decoda_dtype_size(decoda_dtype dtype);
+const char *decoda_dtype_name(decoda_dtype dtype);
+
+decoda_status decoda_model_load(const char *path, decoda_model **model);
+void decoda_model_free(decoda_model *model);
+
+int decoda_model_num_entries(const decoda_model *model);
+const char *decoda_model_entry_name(const decoda_model *model, int entry);
+/* Index of the entry named `name`, or -1. */
+int decoda_model_find_entry(const decoda_model *model, const char *name);
+
+int decoda_entry_num_inputs(const decoda_model *model, int entry);
+int decoda_entry_num_outputs(const decoda_model *model, int entry);
+/* Name, dtype and shape (-1 for a dynamic extent) of input/output `i`. `shape` points to `rank`
+   entries owned by the model. Returns DECODA_ERROR_ARGUMENT for a bad index. */
+decoda_status decoda_entry_input(const decoda_model *model, int entry, int i, const char **name,
+                                 decoda_dtype *dtype, int32_t *rank, const int64_t **shape);
+decoda_status decoda_entry_output(const decoda_model *model, int entry, int i, const char **name,
+                                  decoda_dtype *dtype, int32_t *rank, const int64_t **shape);
+
+/* Runs entry `entry`. Inputs are checked against the signature (count, dtype, rank, static
+   extents). On success every outputs[i] holds a tensor whose data the caller releases with
+   decoda_tensor_free. Safe to call concurrently on one model. */
+decoda_status decoda_run(decoda_model *model, int entry, const decoda_tensor *inputs,
+                         int num_inputs, decoda_tensor *outputs, int num_outputs);
+
+void decoda_tensor_free(decoda_tensor *tensor);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DECODA_C_RUNTIME_H */

@@ -1,0 +1,74 @@
+//===- CPUTarget.h - from the LLVM dialect to a loadable model --*- C++ -*-===//
+//
+// The steps of decoda-compile after the MLIR pipelines: the model's signature (read from the
+// public functions before lowering), LLVM IR for the host, an object file, and a shared library
+// with the ABI of docs/ABI.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DECODA_TARGET_CPU_CPUTARGET_H
+#define DECODA_TARGET_CPU_CPUTARGET_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir::decoda {
+
+struct TensorSignature {
+  std::string name;
+  std::string dtype;          // f32 f16 bf16 f64 i8 i32 i64 i1
+  std::vector<int64_t> shape; // -1: dynamic
+};
+
+struct EntrySignature {
+  std::string name;
+  std::vector<TensorSignature> inputs, outputs;
+};
+
+/// Reads the entry points (public func.func with tensor arguments and results) of a module
+/// that is still on tensors. Fails with a diagnostic naming the function and argument when a
+/// signature cannot cross the C ABI (non-tensor values, unsupported element types, rank > 8).
+FailureOr<std::vector<EntrySignature>> extractSignature(ModuleOp module);
+
+/// Removes the `decoda.name` argument/result attributes once the signature has been read (LLVM
+/// translation does not know them).
+void stripSignatureAttributes(ModuleOp module);
+
+/// The `decoda_signature` text of docs/ABI.md.
+std::string formatSignature(const std::vector<EntrySignature> &entries);
+
+/// C source linked into every model: ABI version, signature, failure hook and one
+/// `decoda_entry_<name>(void **)` forwarder per entry point.
+void writeSupportSource(const std::vector<EntrySignature> &entries, llvm::raw_ostream &os);
+
+/// A C header documenting the entry points.
+void writeHeader(const std::vector<EntrySignature> &entries, llvm::raw_ostream &os);
+
+struct CPUTargetOptions {
+  std::string cpu = "host"; // an LLVM CPU name, or "host"
+  std::string features;     // extra LLVM target features, e.g. "+avx512f"
+  unsigned optLevel = 3;
+};
+
+/// Translates an LLVM-dialect module to LLVM IR for the target and optimises it.
+FailureOr<std::unique_ptr<llvm::Module>>
+translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &context,
+                           const CPUTargetOptions &options);
+
+/// Writes `module` as an object file to `path`.
+LogicalResult emitObjectFile(llvm::Module &module, const CPUTargetOptions &options,
+                             StringRef path, Location loc);
+
+/// Links `objectPath` and the support source into a shared library with the system C compiler
+/// (`cc`, or $CC).
+LogicalResult linkSharedLibrary(StringRef objectPath, StringRef supportSourcePath,
+                                StringRef outputPath, Location loc);
+
+} // namespace mlir::decoda
+
+#endif // DECODA_TARGET_CPU_CPUTARGET_H

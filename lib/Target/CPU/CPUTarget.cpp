@@ -1,0 +1,312 @@
+//===- CPUTarget.cpp - from the LLVM dialect to a loadable model ----------===//
+
+#include "decoda/Target/CPU/CPUTarget.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+using namespace mlir::decoda;
+
+//===----------------------------------------------------------------------===//
+// Signature
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::optional<std::string> dtypeName(Type t) {
+  if (t.isF32())
+    return "f32";
+  if (t.isF16())
+    return "f16";
+  if (t.isBF16())
+    return "bf16";
+  if (t.isF64())
+    return "f64";
+  if (t.isInteger(8))
+    return "i8";
+  if (t.isInteger(32))
+    return "i32";
+  if (t.isInteger(64))
+    return "i64";
+  if (t.isInteger(1))
+    return "i1";
+  return std::nullopt;
+}
+
+FailureOr<TensorSignature> tensorSignature(func::FuncOp fn, Type type, StringRef what,
+                                           unsigned index, DictionaryAttr attrs) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return fn.emitError() << "entry point '" << fn.getSymName() << "': " << what << " " << index
+                          << " has type " << type << "; entry points take and return ranked "
+                          << "tensors";
+  std::optional<std::string> dtype = dtypeName(tensor.getElementType());
+  if (!dtype)
+    return fn.emitError() << "entry point '" << fn.getSymName() << "': " << what << " " << index
+                          << " has element type " << tensor.getElementType()
+                          << "; supported: f32 f16 bf16 f64 i8 i32 i64 i1";
+  if (tensor.getRank() > 8)
+    return fn.emitError() << "entry point '" << fn.getSymName() << "': " << what << " " << index
+                          << " has rank " << tensor.getRank() << "; at most 8 is supported";
+  TensorSignature sig;
+  sig.dtype = *dtype;
+  for (int64_t d : tensor.getShape())
+    sig.shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
+  StringAttr name = attrs ? attrs.getAs<StringAttr>("decoda.name") : StringAttr();
+  sig.name = name ? name.str() : (what == "argument" ? "arg" : "out") + std::to_string(index);
+  for (char c : sig.name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-'))
+      return fn.emitError() << "entry point '" << fn.getSymName() << "': " << what << " name '"
+                            << sig.name << "' may only use letters, digits, '_', '.' and '-'";
+  return sig;
+}
+} // namespace
+
+FailureOr<std::vector<EntrySignature>> mlir::decoda::extractSignature(ModuleOp module) {
+  std::vector<EntrySignature> entries;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (!fn.isPublic() || fn.isExternal())
+      continue;
+    EntrySignature entry;
+    entry.name = fn.getSymName().str();
+    for (char c : entry.name)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+        return fn.emitError() << "entry point name '" << entry.name
+                              << "' must be a C identifier (letters, digits, '_')";
+    FunctionType type = fn.getFunctionType();
+    for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+      FailureOr<TensorSignature> s =
+          tensorSignature(fn, type.getInput(i), "argument", i, fn.getArgAttrDict(i));
+      if (failed(s))
+        return failure();
+      entry.inputs.push_back(*s);
+    }
+    for (unsigned i = 0; i < type.getNumResults(); ++i) {
+      FailureOr<TensorSignature> s =
+          tensorSignature(fn, type.getResult(i), "result", i, fn.getResultAttrDict(i));
+      if (failed(s))
+        return failure();
+      entry.outputs.push_back(*s);
+    }
+    entries.push_back(std::move(entry));
+  }
+  if (entries.empty())
+    return module.emitError() << "the module has no public func.func to compile as an entry "
+                                 "point";
+  return entries;
+}
+
+void mlir::decoda::stripSignatureAttributes(ModuleOp module) {
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      fn.removeArgAttr(i, "decoda.name");
+    for (unsigned i = 0; i < fn.getNumResults(); ++i)
+      fn.removeResultAttr(i, StringAttr::get(module.getContext(), "decoda.name"));
+  }
+}
+
+std::string mlir::decoda::formatSignature(const std::vector<EntrySignature> &entries) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "decoda-signature 1\n";
+  auto tensor = [&](StringRef kind, const TensorSignature &t) {
+    os << kind << " " << t.name << " " << t.dtype << " " << t.shape.size();
+    for (int64_t d : t.shape)
+      os << " " << d;
+    os << "\n";
+  };
+  for (const EntrySignature &e : entries) {
+    os << "entry " << e.name << "\n";
+    for (const TensorSignature &t : e.inputs)
+      tensor("input", t);
+    for (const TensorSignature &t : e.outputs)
+      tensor("output", t);
+    os << "end\n";
+  }
+  return text;
+}
+
+void mlir::decoda::writeSupportSource(const std::vector<EntrySignature> &entries,
+                                      llvm::raw_ostream &os) {
+  os << "/* Generated by decoda-compile: the ABI of docs/ABI.md. */\n"
+        "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n\n"
+        "#define EXPORT __attribute__((visibility(\"default\")))\n\n"
+        "EXPORT const int32_t decoda_abi_version = 1;\n"
+        "EXPORT void (*decoda_fail_handler)(const char *) = 0;\n\n"
+        "/* Called by failed run-time checks (cf.assert in the IR). */\n"
+        "void decoda_check_failed(const char *message) {\n"
+        "  if (decoda_fail_handler)\n"
+        "    decoda_fail_handler(message); /* does not return */\n"
+        "  fprintf(stderr, \"decoda: run-time check failed: %s\\n\", message);\n"
+        "  abort();\n"
+        "}\n\n"
+        "EXPORT const char decoda_signature[] =\n";
+  std::string sig = formatSignature(entries);
+  for (StringRef line : llvm::split(StringRef(sig).rtrim('\n'), '\n'))
+    os << "  \"" << line << "\\n\"\n";
+  os << "  ;\n\n";
+  for (const EntrySignature &e : entries) {
+    size_t nIn = e.inputs.size();
+    bool hasOut = !e.outputs.empty();
+    os << "extern void _mlir_ciface_" << e.name << "(";
+    size_t nArgs = nIn + (hasOut ? 1 : 0);
+    for (size_t i = 0; i < nArgs; ++i)
+      os << (i ? ", " : "") << "void *";
+    if (nArgs == 0)
+      os << "void";
+    os << ");\n";
+    os << "EXPORT void decoda_entry_" << e.name << "(void **args) {\n  _mlir_ciface_" << e.name
+       << "(";
+    // The C interface takes the result buffer first, then the inputs.
+    bool first = true;
+    if (hasOut) {
+      os << "args[" << nIn << "]";
+      first = false;
+    }
+    for (size_t i = 0; i < nIn; ++i) {
+      os << (first ? "" : ", ") << "args[" << i << "]";
+      first = false;
+    }
+    os << ");\n}\n\n";
+  }
+}
+
+void mlir::decoda::writeHeader(const std::vector<EntrySignature> &entries,
+                               llvm::raw_ostream &os) {
+  os << "/* Generated by decoda-compile. Load this model with the Decoda runtime\n"
+        "   (include/decoda-c/runtime.h) or call the entry points directly as in docs/ABI.md. */\n"
+        "#ifndef DECODA_MODEL_H\n#define DECODA_MODEL_H\n#include <stdint.h>\n"
+        "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+        "extern const int32_t decoda_abi_version;\nextern const char decoda_signature[];\n"
+        "extern void (*decoda_fail_handler)(const char *);\n\n";
+  for (const EntrySignature &e : entries) {
+    os << "/* entry " << e.name << "\n";
+    auto line = [&](StringRef kind, size_t i, const TensorSignature &t) {
+      os << " *   " << kind << " " << i << ": " << t.name << " " << t.dtype << "[";
+      for (size_t k = 0; k < t.shape.size(); ++k)
+        os << (k ? "x" : "") << (t.shape[k] < 0 ? std::string("?") : std::to_string(t.shape[k]));
+      os << "]\n";
+    };
+    for (size_t i = 0; i < e.inputs.size(); ++i)
+      line("input ", i, e.inputs[i]);
+    for (size_t i = 0; i < e.outputs.size(); ++i)
+      line("output", i, e.outputs[i]);
+    os << " * args: the input descriptors, then the output descriptor buffer. */\n"
+       << "void decoda_entry_" << e.name << "(void **args);\n\n";
+  }
+  os << "#ifdef __cplusplus\n}\n#endif\n#endif\n";
+}
+
+//===----------------------------------------------------------------------===//
+// LLVM IR, object, shared library
+//===----------------------------------------------------------------------===//
+
+namespace {
+FailureOr<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const CPUTargetOptions &options, Location loc) {
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return emitError(loc) << "no LLVM target for " << triple.str() << ": " << error;
+  std::string cpu = options.cpu == "host" ? llvm::sys::getHostCPUName().str() : options.cpu;
+  std::string features;
+  if (options.cpu == "host") {
+    llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
+    for (auto &f : hostFeatures)
+      features += (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") +
+                  f.first().str();
+  }
+  if (!options.features.empty())
+    features += (features.empty() ? "" : ",") + options.features;
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, targetOptions, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!tm)
+    return emitError(loc) << "cannot create an LLVM target machine for CPU '" << cpu << "'";
+  return tm;
+}
+} // namespace
+
+FailureOr<std::unique_ptr<llvm::Module>>
+mlir::decoda::translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &context,
+                                         const CPUTargetOptions &options) {
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  module.getContext()->appendDialectRegistry(registry);
+
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, context);
+  if (!llvmModule)
+    return module.emitError() << "translation to LLVM IR failed";
+  FailureOr<std::unique_ptr<llvm::TargetMachine>> tm =
+      createTargetMachine(options, module.getLoc());
+  if (failed(tm))
+    return failure();
+  llvmModule->setTargetTriple((*tm)->getTargetTriple());
+  llvmModule->setDataLayout((*tm)->createDataLayout());
+  auto optimize = makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0, tm->get());
+  if (llvm::Error err = optimize(llvmModule.get())) {
+    std::string msg = llvm::toString(std::move(err));
+    return module.emitError() << "LLVM optimisation failed: " << msg;
+  }
+  return llvmModule;
+}
+
+LogicalResult mlir::decoda::emitObjectFile(llvm::Module &module, const CPUTargetOptions &options,
+                                           StringRef path, Location loc) {
+  FailureOr<std::unique_ptr<llvm::TargetMachine>> tm = createTargetMachine(options, loc);
+  if (failed(tm))
+    return failure();
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return emitError(loc) << "cannot write '" << path << "': " << ec.message();
+  llvm::legacy::PassManager pm;
+  if ((*tm)->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return emitError(loc) << "the target cannot emit object files";
+  pm.run(module);
+  out.flush();
+  if (out.has_error())
+    return emitError(loc) << "error writing '" << path << "'";
+  return success();
+}
+
+LogicalResult mlir::decoda::linkSharedLibrary(StringRef objectPath, StringRef supportSourcePath,
+                                              StringRef outputPath, Location loc) {
+  std::string cc = "cc";
+  if (const char *env = std::getenv("CC"); env && *env)
+    cc = env;
+  llvm::ErrorOr<std::string> program = llvm::sys::findProgramByName(cc);
+  if (!program)
+    return emitError(loc) << "cannot find the C compiler '" << cc
+                          << "' used to link the model (set CC)";
+  SmallVector<StringRef> args = {*program, "-shared", "-fPIC", "-O2", "-fvisibility=hidden",
+                                 "-o", outputPath, objectPath, supportSourcePath, "-lm"};
+  std::string errMsg;
+  int rc = llvm::sys::ExecuteAndWait(*program, args, std::nullopt, {}, 0, 0, &errMsg);
+  if (rc != 0)
+    return emitError(loc) << "linking '" << outputPath << "' failed (" << *program << " exited "
+                          << rc << (errMsg.empty() ? "" : ": " + errMsg) << ")";
+  return success();
+}
