@@ -22,7 +22,9 @@ def Decoda_Activation : I32EnumAttr<"Activation",
   let genSpecializedAttr = 0;
 }
 def Decoda_ActivationAttr
-    : EnumAttr<Decoda_Dialect, Decoda_Activation, "activation">;
+    : EnumAttr<Decoda_Dialect, Decoda_Activation, "activation"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Decoda_GluKind : I32EnumAttr<"GluKind", "gated linear unit variant", [
       I32EnumAttrCase<"swiglu", 0>,
@@ -44,7 +46,9 @@ def Decoda_WeightLayout : I32EnumAttr<"WeightLayout",
   let genSpecializedAttr = 0;
 }
 def Decoda_WeightLayoutAttr
-    : EnumAttr<Decoda_Dialect, Decoda_WeightLayout, "weight_layout">;
+    : EnumAttr<Decoda_Dialect, Decoda_WeightLayout, "weight_layout"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Decoda_RopeLayout : I32EnumAttr<"RopeLayout",
     "how rotary pairs are laid out in a head", [
@@ -55,7 +59,9 @@ def Decoda_RopeLayout : I32EnumAttr<"RopeLayout",
   let genSpecializedAttr = 0;
 }
 def Decoda_RopeLayoutAttr
-    : EnumAttr<Decoda_Dialect, Decoda_RopeLayout, "rope_layout">;
+    : EnumAttr<Decoda_Dialect, Decoda_RopeLayout, "rope_layout"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 def Decoda_RopeScalingKind : I32EnumAttr<"RopeScalingKind",
     "context-extension scaling of rotary frequencies", [
@@ -76,7 +82,9 @@ def Decoda_RouterScoring : I32EnumAttr<"RouterScoring",
   let genSpecializedAttr = 0;
 }
 def Decoda_RouterScoringAttr
-    : EnumAttr<Decoda_Dialect, Decoda_RouterScoring, "scoring">;
+    : EnumAttr<Decoda_Dialect, Decoda_RouterScoring, "scoring"> {
+  let assemblyFormat = "`<` $value `>`";
+}
 
 //===----------------------------------------------------------------------===//
 // Parameterised attributes

@@ -22,9 +22,10 @@ def Decoda_RMSNormOp : Decoda_Op<"rms_norm", [Pure,
   let description = [{
     `y = (x / sqrt(mean(x², last axis) + eps)) * (weight + weight_offset)`.
 
-    The mean square is accumulated in `f32` whatever the storage type of `input`, the product is
-    formed in `f32`, and `y` is cast back to the type of `input` (the Llama reference: upcast,
-    normalise, multiply by the weight, cast back). `weight` has one entry per feature (the last
+    The mean square is accumulated in `f32` whatever the storage type of `input`, the product
+    with the weight is formed in `f32`, and `y` is cast back to the type of `input` once (the
+    reference block of the seed documents: upcast, normalise, multiply by the weight, cast back;
+    Hugging Face's Llama casts back before the weight product, which differs by one rounding). `weight` has one entry per feature (the last
     dimension of `input`). `weight_offset` (default 0) covers checkpoints that store `γ - 1`
     (Gemma stores the weight that way and multiplies by `1 + γ`).
 
@@ -156,8 +157,9 @@ def Decoda_HyperConnectionOp : Decoda_Op<"hyper_connection", [
 
     where `A = σ(Ã)` reads the layer input from the streams (`[n]`), `C = 2σ(C̃)` writes the layer
     output back into every stream (`[n]`), and `B` mixes the streams (`[n, n]`). mHC constrains
-    `B` to the Birkhoff polytope: `B = Sinkhorn(exp(B̃))` with `sinkhorn_iters` alternating
-    normalisations (rows, then columns; DeepSeek uses 20), so the spectral norm of `B` stays ≤ 1
+    `B` to the Birkhoff polytope: `B = Sinkhorn(exp(B̃))` with `sinkhorn_iters` iterations, each
+    a row normalisation followed by a column normalisation (DeepSeek uses 20). Columns then sum to
+    exactly 1 and rows to within the Sinkhorn residual, so the spectral norm of `B` stays ≈ 1
     through depth.
 
     `streams` is `[..., n, d]`. The logits `Ã`, `B̃`, `C̃` are either static (`[n]`, `[n, n]`, `[n]`,
@@ -667,7 +669,8 @@ def Decoda_DequantizeOp : Decoda_Op<"dequantize", [Pure]> {
 def Decoda_QLinearOp : Decoda_Op<"qlinear", [Pure, AttrSizedOperandSegments]> {
   let summary = "integer linear: i8 × i8 → i32 accumulation, dequantising epilogue";
   let description = [{
-    `acc[..., n] = Σ_k (x[..., k] - x_zero_point) · w[n, k]` in `i32` (exact for K < 2^17), then
+    `acc[..., n] = Σ_k (x[..., k] - x_zero_point) · w[n, k]` in `i32` (exact while
+    K · max|x - x_zero_point| · 128 < 2^31: K < 2^17 when symmetric, K ≤ 65793 with a zero point), then
     `y = acc · x_scale · w_scale[n] + bias[n]` in `f32`, rounded to the result's float type. With
     `requantize(out_scale)` the epilogue instead produces `i8`:
     `clamp(round_half_even(y / out_scale), -128, 127)`.

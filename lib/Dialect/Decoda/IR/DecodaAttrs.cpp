@@ -31,7 +31,7 @@ void DecodaDialect::registerAttributes() {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Parses a double written as a float literal, an integer literal, a hex bit pattern
+/// Parses a double written as a float literal (`4.0`, not `4`), a hex bit pattern
 /// (`0x7FF0000000000000`) or the keyword `inf`.
 ParseResult parseDoubleValue(AsmParser &parser, double &value) {
   if (succeeded(parser.parseOptionalKeyword("inf"))) {

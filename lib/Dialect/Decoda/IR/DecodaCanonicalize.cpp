@@ -22,7 +22,8 @@ OpFoldResult SoftcapOp::fold(FoldAdaptor) {
   return {};
 }
 
-// residual + scale * 0 is the residual (exactly, for any finite scale).
+// residual + scale * 0 is the residual for any finite scale (up to the sign of a zero residual:
+// -0 + 0 is +0, the fold keeps -0, which no later op can tell apart arithmetically).
 OpFoldResult ResidualAddOp::fold(FoldAdaptor) {
   if (matchPattern(getBranch(), m_AnyZeroFloat()))
     return getResidual();

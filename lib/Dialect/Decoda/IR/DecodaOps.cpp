@@ -198,10 +198,12 @@ LogicalResult HyperConnectionOp::verify() {
   int64_t n = streams.getDimSize(streams.getRank() - 2);
   if (failed(expectStatic(emitError, n, "the number of streams n (dim -2 of streams)")))
     return failure();
-  if (getSinkhornIters() < 1)
+  // I64Attr getters return uint64_t: read the value as signed so that a negative count is caught.
+  int64_t iters = static_cast<int64_t>(getSinkhornIters());
+  if (iters < 1)
     return emitOpError() << "sinkhorn_iters must be >= 1 to make the mixing matrix doubly "
                             "stochastic, found "
-                         << getSinkhornIters();
+                         << iters;
   ArrayRef<int64_t> leading = streams.getShape().drop_back(2);
 
   // Each logit tensor is either static (`suffix` only) or one per token (leading + suffix).
@@ -265,6 +267,11 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
                              " for a rank-", w.getRank(), " weight, found ", in);
   // Default-valued attributes are not populated yet when the parser infers the result type.
   WeightLayoutAttr layoutAttr = adaptor.getWeightLayoutAttr();
+  // Nor is the attr-dict moved into the properties yet (upstream llvm/llvm-project#193284): a
+  // `weight_layout` written there is only in the attribute dictionary, and it wins.
+  if (DictionaryAttr attrs = adaptor.getAttributes())
+    if (auto parsed = attrs.getAs<WeightLayoutAttr>("weight_layout"))
+      layoutAttr = parsed;
   WeightLayout layout = layoutAttr ? layoutAttr.getValue() : WeightLayout::out_in;
   int64_t out = outIn(w.getShape().take_back(2), layout).first;
   SmallVector<int64_t> shape(in.getShape());
@@ -558,7 +565,7 @@ LogicalResult AttentionOp::verify() {
     if (failed(expectRank(emitError, mask, 4, "mask [B|1, num_heads|1, Tq, Tk]")))
       return failure();
     RankedTensorType m = tensorType(mask);
-    int64_t expected[4] = {batch, getNumHeads(), tq, tk};
+    int64_t expected[4] = {batch, static_cast<int64_t>(getNumHeads()), tq, tk};
     const char *names[4] = {"batch", "num_heads", "Tq", "Tk"};
     for (int i = 0; i < 4; ++i) {
       int64_t d = m.getDimSize(i);
