@@ -1,0 +1,83 @@
+"""Shared end-to-end harness: build a one-function MLIR module, compile it with decoda-compile,
+run it through the runtime, and compare with the NumPy reference (python/decoda/reference.py).
+
+Not a test by itself (lit runs only files that start with a RUN line).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from decoda import reference as R
+from decoda import runtime, testing
+from decoda.compiler import compile_mlir
+
+_MLIR_TYPES = {"f32": "f32", "f16": "f16", "bf16": "bf16", "i64": "i64", "i32": "i32", "i8": "i8"}
+
+
+def tensor_type(shape, dtype: str) -> str:
+    dims = "x".join("?" if d is None else str(d) for d in shape)
+    return f"tensor<{dims}x{_MLIR_TYPES[dtype]}>" if dims else f"tensor<{_MLIR_TYPES[dtype]}>"
+
+
+def module(name: str, args, results, body: str) -> str:
+    """``args``/``results``: lists of (name, shape, dtype); ``body`` uses %<arg name> and must
+    end with ``return``. Shapes may hold None for dynamic extents."""
+    a = ", ".join(f'%{n}: {tensor_type(s, d)} {{decoda.name = "{n}"}}' for n, s, d in args)
+    r = ", ".join(f'{tensor_type(s, d)} {{decoda.name = "{n}"}}' for n, s, d in results)
+    return f"func.func @{name}({a}) -> ({r}) {{\n{body}\n}}\n"
+
+
+def to_device(x: np.ndarray, dtype: str) -> np.ndarray:
+    """A storage-rounded float32 array as the runtime wants it for `dtype`."""
+    if dtype == "bf16":
+        return runtime.float32_to_bf16(np.asarray(x, np.float32))
+    if dtype == "f16":
+        return np.asarray(x, np.float16)
+    if dtype == "f32":
+        return np.asarray(x, np.float32)
+    return np.asarray(x)
+
+
+def from_device(y: np.ndarray, dtype: str) -> np.ndarray:
+    if dtype == "bf16":
+        return runtime.bf16_to_float32(y)
+    return np.asarray(y)
+
+
+class Compiled:
+    """A compiled one-entry model called with storage-rounded float32 arrays."""
+
+    def __init__(self, text: str, entry: str, dtypes_in, dtypes_out, flags=()):
+        self.path = compile_mlir(text, entry, flags)
+        self.model = runtime.load(str(self.path))
+        self.entry = entry
+        self.dtypes_in, self.dtypes_out = list(dtypes_in), list(dtypes_out)
+
+    def __call__(self, *arrays):
+        ins = [to_device(a, d) for a, d in zip(arrays, self.dtypes_in)]
+        outs = self.model.run(self.entry, *ins)
+        if not isinstance(outs, (list, tuple)):
+            outs = [outs]
+        return [from_device(o, d) for o, d in zip(outs, self.dtypes_out)]
+
+
+def check(op: str, actual, expected, dtype: str, rtol=None, atol=None, what: str = ""):
+    """f32: tight elementwise tolerance; f16/bf16: the documented relative-to-max tolerance of
+    testing.LOW_PRECISION_TOL (the reference computes in f32 with the same storage roundings, so
+    the gap is accumulation order and a few last-bit roundings)."""
+    actual = np.asarray(actual, np.float64)
+    expected = np.asarray(expected, np.float64)
+    testing.check(actual.shape == expected.shape,
+                  f"{op}{what}: shape {actual.shape} != reference {expected.shape}")
+    if dtype == "f32":
+        scale = max(float(np.max(np.abs(expected))) if expected.size else 0.0, 1e-30)
+        testing.assert_allclose(actual, expected, rtol=rtol or 1e-5,
+                                atol=atol if atol is not None else 1e-5 * scale, op=op, what=what)
+    else:
+        tol = {"f16": 4e-3, "bf16": 3e-2}[dtype]
+        scale = max(float(np.max(np.abs(expected))) if expected.size else 0.0, 1e-30)
+        testing.assert_allclose(actual, expected, rtol=0.0, atol=tol * scale, op=op, what=what)
+
+
+__all__ = ["R", "np", "testing", "module", "tensor_type", "Compiled", "check"]
