@@ -7,6 +7,7 @@ PKGS=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libgtest-dev googletest
   python3-numpy
+  zlib1g-dev
 )
 
 missing=()

@@ -1,0 +1,615 @@
+//===- Runtime.cpp - load and run compiled Decoda models ------------------===//
+//
+// The C API of include/decoda-c/runtime.h over the compiled-model ABI of docs/ABI.md: dlopen the
+// model, parse its signature, validate inputs, build memref descriptors, call the entry point
+// with a fail handler that longjmps back, copy every output into a contiguous buffer owned by the
+// caller and release the model's buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#pragma GCC visibility push(default)
+#include "decoda-c/runtime.h"
+#pragma GCC visibility pop
+
+#include "Signature.h"
+
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+using decoda::runtime::EntrySpec;
+using decoda::runtime::formatShape;
+using decoda::runtime::TensorSpec;
+
+namespace {
+
+using EntryFn = void (*)(void **);
+using FailHandler = void (*)(const char *);
+
+struct Entry {
+  EntrySpec spec;
+  EntryFn fn = nullptr;
+};
+
+thread_local std::string tlLastError;
+
+decoda_status setError(decoda_status status, std::string message) {
+  try {
+    tlLastError = std::move(message);
+  } catch (...) {
+    // Keep the previous message rather than fail while reporting a failure.
+  }
+  return status;
+}
+
+//===----------------------------------------------------------------------===//
+// Failed run-time checks: the model calls decoda_fail_handler(message); we longjmp back to the
+// decoda_run frame of this thread. The jump target is thread_local, so concurrent runs on
+// different threads each return to their own caller.
+//===----------------------------------------------------------------------===//
+
+struct JumpContext {
+  sigjmp_buf buf;
+  char message[2048];
+};
+
+thread_local JumpContext *tlJump = nullptr;
+
+extern "C" void decodaRuntimeFailHandler(const char *message) {
+  JumpContext *ctx = tlJump;
+  if (!message)
+    message = "(no message)";
+  if (!ctx) {
+    // Called outside decoda_run on this thread (e.g. from a worker thread the model started):
+    // there is no frame to return to, so behave like the model without a handler.
+    std::fprintf(stderr, "decoda: run-time check failed: %s\n", message);
+    std::abort();
+  }
+  std::snprintf(ctx->message, sizeof(ctx->message), "%s", message);
+  siglongjmp(ctx->buf, 1);
+}
+
+/// Calls `fn(args)`; returns false with the handler's message in `ctx.message` when the model
+/// reported a failed check. Kept free of objects with destructors between setjmp and the call.
+__attribute__((noinline)) bool callGuarded(EntryFn fn, void **args, JumpContext &ctx) {
+  JumpContext *previous = tlJump;
+  tlJump = &ctx;
+  if (sigsetjmp(ctx.buf, 0) != 0) {
+    tlJump = previous;
+    return false;
+  }
+  fn(args);
+  tlJump = previous;
+  return true;
+}
+
+// A valid address to pass for empty tensors whose caller gave no data pointer.
+alignas(64) char gEmptyTensorStorage[64];
+
+const int64_t gNoDims[1] = {0};
+
+bool isValidDtype(int dtype) { return dtype >= DECODA_F32 && dtype <= DECODA_I1; }
+
+std::string dtypeName(int dtype) {
+  return isValidDtype(dtype) ? decoda_dtype_name(static_cast<decoda_dtype>(dtype))
+                             : "<invalid dtype " + std::to_string(dtype) + ">";
+}
+
+/// Number of elements of `shape`, false on a negative extent or overflow past 2^62 elements.
+bool elementCount(const int64_t *shape, int32_t rank, int64_t &count) {
+  count = 1;
+  for (int32_t i = 0; i < rank; ++i) {
+    if (shape[i] < 0)
+      return false;
+    if (shape[i] != 0 && count > (int64_t(1) << 62) / shape[i])
+      return false;
+    count *= shape[i];
+  }
+  return true;
+}
+
+/// Copies a strided memref view of `rank` dims into the contiguous row-major `dst`.
+void copyStrided(char *dst, const char *src, const int64_t *sizes, const int64_t *strides,
+                 int32_t rank, size_t elemSize) {
+  if (rank == 0) {
+    std::memcpy(dst, src, elemSize);
+    return;
+  }
+  // Contiguous fast path: strides are exactly the row-major ones (size-1 dims don't matter).
+  bool contiguous = true;
+  int64_t expected = 1;
+  for (int32_t i = rank - 1; i >= 0; --i) {
+    if (sizes[i] != 1 && strides[i] != expected) {
+      contiguous = false;
+      break;
+    }
+    expected *= sizes[i];
+  }
+  int64_t total = 1;
+  for (int32_t i = 0; i < rank; ++i)
+    total *= sizes[i];
+  if (total == 0)
+    return;
+  if (contiguous) {
+    std::memcpy(dst, src, static_cast<size_t>(total) * elemSize);
+    return;
+  }
+  int64_t index[DECODA_MAX_RANK] = {0};
+  const int64_t inner = sizes[rank - 1];
+  const int64_t innerStride = strides[rank - 1] * static_cast<int64_t>(elemSize);
+  for (int64_t done = 0; done < total; done += inner) {
+    int64_t offset = 0;
+    for (int32_t i = 0; i < rank - 1; ++i)
+      offset += index[i] * strides[i];
+    const char *s = src + offset * static_cast<int64_t>(elemSize);
+    switch (elemSize) {
+    case 1:
+      for (int64_t j = 0; j < inner; ++j, s += innerStride, dst += 1)
+        std::memcpy(dst, s, 1);
+      break;
+    case 2:
+      for (int64_t j = 0; j < inner; ++j, s += innerStride, dst += 2)
+        std::memcpy(dst, s, 2);
+      break;
+    case 4:
+      for (int64_t j = 0; j < inner; ++j, s += innerStride, dst += 4)
+        std::memcpy(dst, s, 4);
+      break;
+    default:
+      for (int64_t j = 0; j < inner; ++j, s += innerStride, dst += elemSize)
+        std::memcpy(dst, s, elemSize);
+      break;
+    }
+    for (int32_t i = rank - 2; i >= 0; --i) {
+      if (++index[i] < sizes[i])
+        break;
+      index[i] = 0;
+    }
+  }
+}
+
+/// True when `p` lies in a segment of a loaded ELF object (a constant or global of the model),
+/// i.e. it is not a heap pointer and must not be freed.
+bool isInLoadedObject(const void *p) {
+  Dl_info info;
+  return dladdr(p, &info) != 0 && info.dli_fname != nullptr;
+}
+
+bool hasElfMagic(const char *path) {
+  FILE *f = std::fopen(path, "rb");
+  if (!f)
+    return false;
+  unsigned char magic[4] = {0, 0, 0, 0};
+  size_t n = std::fread(magic, 1, 4, f);
+  std::fclose(f);
+  return n == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+}
+
+} // namespace
+
+struct decoda_model {
+  void *handle = nullptr;
+  std::string path;
+  std::vector<Entry> entries;
+};
+
+namespace {
+
+const Entry *getEntry(const decoda_model *model, int entry) {
+  if (!model || entry < 0 || entry >= static_cast<int>(model->entries.size()))
+    return nullptr;
+  return &model->entries[entry];
+}
+
+std::string nameList(const std::vector<TensorSpec> &specs) {
+  std::string s;
+  for (const TensorSpec &t : specs)
+    s += (s.empty() ? "" : ", ") + t.name;
+  return s.empty() ? "none" : s;
+}
+
+/// Checks one caller tensor against the signature; sets the error message on failure. Builds no
+/// strings unless the tensor is wrong.
+decoda_status validateInput(const EntrySpec &entry, size_t i, const decoda_tensor &t) {
+  const TensorSpec &spec = entry.inputs[i];
+  auto where = [&] {
+    return "entry '" + entry.name + "': input '" + spec.name + "' (#" + std::to_string(i) + ")";
+  };
+  auto expected = [&] { return formatShape(spec.shape.data(), spec.rank()); };
+  if (!isValidDtype(t.dtype) || t.dtype != spec.dtype)
+    return setError(DECODA_ERROR_DTYPE, where() + ": expected dtype " + dtypeName(spec.dtype) +
+                                            ", found " + dtypeName(t.dtype));
+  if (t.rank < 0 || t.rank > DECODA_MAX_RANK)
+    return setError(DECODA_ERROR_SHAPE, where() + ": expected shape " + expected() + " (rank " +
+                                            std::to_string(spec.rank()) + "), found rank " +
+                                            std::to_string(t.rank));
+  if (t.rank != spec.rank())
+    return setError(DECODA_ERROR_SHAPE, where() + ": expected shape " + expected() + " (rank " +
+                                            std::to_string(spec.rank()) + "), found " +
+                                            formatShape(t.shape, t.rank) + " (rank " +
+                                            std::to_string(t.rank) + ")");
+  for (int32_t d = 0; d < t.rank; ++d) {
+    if (t.shape[d] < 0)
+      return setError(DECODA_ERROR_SHAPE, where() + ": dimension " + std::to_string(d) +
+                                              " has negative extent " +
+                                              std::to_string(t.shape[d]));
+    if (spec.shape[d] >= 0 && t.shape[d] != spec.shape[d])
+      return setError(DECODA_ERROR_SHAPE,
+                      where() + ": expected shape " + expected() + ", found " +
+                          formatShape(t.shape, t.rank) + " (dimension " + std::to_string(d) +
+                          " is " + std::to_string(t.shape[d]) + ", expected " +
+                          std::to_string(spec.shape[d]) + ")");
+  }
+  int64_t count = 0;
+  if (!elementCount(t.shape, t.rank, count))
+    return setError(DECODA_ERROR_SHAPE,
+                    where() + ": shape " + formatShape(t.shape, t.rank) + " is too large");
+  if (count > 0 && !t.data)
+    return setError(DECODA_ERROR_ARGUMENT, where() + ": data is a null pointer");
+  return DECODA_OK;
+}
+
+decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *inputs,
+                      int numInputs, decoda_tensor *outputs, int numOutputs) {
+  if (outputs)
+    for (int i = 0; i < numOutputs; ++i) {
+      outputs[i].data = nullptr;
+      outputs[i].rank = 0;
+    }
+  if (!model)
+    return setError(DECODA_ERROR_ARGUMENT, "decoda_run: model is a null pointer");
+  const Entry *entry = getEntry(model, entryIndex);
+  if (!entry)
+    return setError(DECODA_ERROR_ARGUMENT,
+                    "decoda_run: entry index " + std::to_string(entryIndex) +
+                        " out of range (the model has " +
+                        std::to_string(model->entries.size()) + " entries)");
+  const EntrySpec &spec = entry->spec;
+  const size_t nIn = spec.inputs.size(), nOut = spec.outputs.size();
+  if (numInputs < 0 || static_cast<size_t>(numInputs) != nIn)
+    return setError(DECODA_ERROR_ARGUMENT,
+                    "entry '" + spec.name + "' takes " + std::to_string(nIn) + " input" +
+                        (nIn == 1 ? "" : "s") + " (" + nameList(spec.inputs) + "), got " +
+                        std::to_string(numInputs));
+  if (numOutputs < 0 || static_cast<size_t>(numOutputs) != nOut)
+    return setError(DECODA_ERROR_ARGUMENT,
+                    "entry '" + spec.name + "' has " + std::to_string(nOut) + " output" +
+                        (nOut == 1 ? "" : "s") + " (" + nameList(spec.outputs) +
+                        "), the caller provided room for " + std::to_string(numOutputs));
+  if (nIn > 0 && !inputs)
+    return setError(DECODA_ERROR_ARGUMENT,
+                    "entry '" + spec.name + "': inputs is a null pointer");
+  if (nOut > 0 && !outputs)
+    return setError(DECODA_ERROR_ARGUMENT,
+                    "entry '" + spec.name + "': outputs is a null pointer");
+  for (size_t i = 0; i < nIn; ++i)
+    if (decoda_status s = validateInput(spec, i, inputs[i]))
+      return s;
+
+  // Input descriptors, then the output descriptor buffer, all in one per-call allocation.
+  size_t words = 0;
+  for (const TensorSpec &t : spec.inputs)
+    words += 3 + 2 * static_cast<size_t>(t.rank());
+  size_t outWordsStart = words;
+  for (const TensorSpec &t : spec.outputs)
+    words += 3 + 2 * static_cast<size_t>(t.rank());
+  std::vector<int64_t> desc(words + 1, 0);
+  std::vector<void *> args(nIn + (nOut ? 1 : 0), nullptr);
+  size_t w = 0;
+  for (size_t i = 0; i < nIn; ++i) {
+    const decoda_tensor &t = inputs[i];
+    void *data = t.data ? t.data : static_cast<void *>(gEmptyTensorStorage);
+    args[i] = &desc[w];
+    desc[w++] = reinterpret_cast<intptr_t>(data); // allocated
+    desc[w++] = reinterpret_cast<intptr_t>(data); // aligned
+    desc[w++] = 0;                                // offset
+    for (int32_t d = 0; d < t.rank; ++d)
+      desc[w + d] = t.shape[d];
+    int64_t stride = 1;
+    for (int32_t d = t.rank - 1; d >= 0; --d) {
+      desc[w + t.rank + d] = stride;
+      stride *= t.shape[d];
+    }
+    w += 2 * static_cast<size_t>(t.rank);
+  }
+  if (nOut)
+    args[nIn] = &desc[outWordsStart];
+
+  JumpContext ctx;
+  ctx.message[0] = '\0';
+  if (!callGuarded(entry->fn, args.data(), ctx))
+    return setError(DECODA_ERROR_RUNTIME,
+                    "entry '" + spec.name + "': run-time check failed: " + ctx.message);
+
+  // Copy every output, then release the model's buffers (each once, never inputs or constants).
+  decoda_status status = DECODA_OK;
+  std::vector<void *> toFree;
+  w = outWordsStart;
+  for (size_t o = 0; o < nOut; ++o) {
+    const TensorSpec &os = spec.outputs[o];
+    const int32_t rank = os.rank();
+    const int64_t *d = &desc[w];
+    w += 3 + 2 * static_cast<size_t>(rank);
+    void *allocated = reinterpret_cast<void *>(static_cast<intptr_t>(d[0]));
+    const char *aligned = reinterpret_cast<const char *>(static_cast<intptr_t>(d[1]));
+    const int64_t offset = d[2];
+    const int64_t *sizes = d + 3, *strides = d + 3 + rank;
+
+    bool release = allocated != nullptr &&
+                   reinterpret_cast<uintptr_t>(allocated) != uintptr_t(0xdeadbeef);
+    for (size_t i = 0; release && i < nIn; ++i)
+      if (allocated == inputs[i].data || allocated == gEmptyTensorStorage)
+        release = false;
+    for (void *p : toFree)
+      if (p == allocated)
+        release = false;
+    if (release && isInLoadedObject(allocated))
+      release = false;
+    if (release)
+      toFree.push_back(allocated);
+
+    if (status != DECODA_OK)
+      continue;
+    auto where = [&] {
+      return "entry '" + spec.name + "': output '" + os.name + "' (#" + std::to_string(o) + ")";
+    };
+    int64_t count = 0;
+    if (!elementCount(sizes, rank, count)) {
+      status = setError(DECODA_ERROR_RUNTIME,
+                        where() + ": the model returned an invalid shape " +
+                            formatShape(sizes, rank));
+      continue;
+    }
+    for (int32_t i = 0; i < rank && status == DECODA_OK; ++i)
+      if (os.shape[i] >= 0 && sizes[i] != os.shape[i])
+        status = setError(DECODA_ERROR_RUNTIME,
+                          where() + ": the model returned shape " + formatShape(sizes, rank) +
+                              ", its signature says " + formatShape(os.shape.data(), rank));
+    if (status != DECODA_OK)
+      continue;
+    if (count > 0 && !aligned) {
+      status = setError(DECODA_ERROR_RUNTIME, where() + ": the model returned a null buffer");
+      continue;
+    }
+    size_t elemSize = decoda_dtype_size(os.dtype);
+    void *buffer = std::malloc(count > 0 ? static_cast<size_t>(count) * elemSize : 1);
+    if (!buffer) {
+      status = setError(DECODA_ERROR_RUNTIME, where() + ": out of memory copying " +
+                                                  std::to_string(count) + " elements");
+      continue;
+    }
+    if (count > 0)
+      copyStrided(static_cast<char *>(buffer), aligned + offset * static_cast<int64_t>(elemSize),
+                  sizes, strides, rank, elemSize);
+    decoda_tensor &out = outputs[o];
+    out.dtype = os.dtype;
+    out.rank = rank;
+    for (int32_t i = 0; i < DECODA_MAX_RANK; ++i)
+      out.shape[i] = i < rank ? sizes[i] : 0;
+    out.data = buffer;
+  }
+  for (void *p : toFree)
+    std::free(p);
+  if (status != DECODA_OK)
+    for (size_t o = 0; o < nOut; ++o)
+      decoda_tensor_free(&outputs[o]);
+  return status;
+}
+
+decoda_status loadImpl(const char *path, decoda_model **out) {
+  if (out)
+    *out = nullptr;
+  if (!path || !out)
+    return setError(DECODA_ERROR_ARGUMENT, "decoda_model_load: null argument");
+  std::string p(path);
+  struct stat st;
+  if (::stat(path, &st) != 0)
+    return setError(DECODA_ERROR_IO, "cannot open model '" + p + "': " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    return setError(DECODA_ERROR_IO, "cannot open model '" + p + "': it is a directory");
+  if (!hasElfMagic(path))
+    return setError(DECODA_ERROR_FORMAT,
+                    "'" + p + "' is not a Decoda model (not an ELF shared library)");
+  // dlopen searches the library path for a name without '/'; a model path is a file path.
+  std::string openPath = p.find('/') == std::string::npos ? "./" + p : p;
+  void *handle = dlopen(openPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *why = dlerror();
+    return setError(DECODA_ERROR_FORMAT,
+                    "cannot load model '" + p + "': " + (why ? why : "dlopen failed"));
+  }
+  auto closeWith = [&](decoda_status s, const std::string &message) {
+    dlclose(handle);
+    return setError(s, message);
+  };
+  auto *version = static_cast<const int32_t *>(dlsym(handle, "decoda_abi_version"));
+  auto *signature = static_cast<const char *>(dlsym(handle, "decoda_signature"));
+  if (!version || !signature)
+    return closeWith(DECODA_ERROR_FORMAT,
+                     "'" + p + "' is not a Decoda model: it does not export " +
+                         (version ? "decoda_signature" : "decoda_abi_version"));
+  if (*version != 1)
+    return closeWith(DECODA_ERROR_FORMAT, "'" + p + "' has Decoda ABI version " +
+                                              std::to_string(*version) +
+                                              "; this runtime supports version 1");
+  auto model = std::make_unique<decoda_model>();
+  model->path = p;
+  std::vector<EntrySpec> specs;
+  std::string error;
+  if (!decoda::runtime::parseSignature(signature, specs, error))
+    return closeWith(DECODA_ERROR_FORMAT, "'" + p + "': " + error);
+  for (EntrySpec &s : specs) {
+    std::string symbol = "decoda_entry_" + s.name;
+    void *fn = dlsym(handle, symbol.c_str());
+    if (!fn)
+      return closeWith(DECODA_ERROR_FORMAT, "'" + p + "': the signature lists entry '" +
+                                                s.name + "' but the model does not export " +
+                                                symbol);
+    Entry e;
+    e.spec = std::move(s);
+    e.fn = reinterpret_cast<EntryFn>(fn);
+    model->entries.push_back(std::move(e));
+  }
+  // Optional: a model without run-time checks need not export it.
+  if (auto *handler = static_cast<FailHandler *>(dlsym(handle, "decoda_fail_handler")))
+    *handler = &decodaRuntimeFailHandler;
+  model->handle = handle;
+  *out = model.release();
+  return DECODA_OK;
+}
+
+decoda_status getTensorInfo(const decoda_model *model, int entry, int i, bool input,
+                            const char **name, decoda_dtype *dtype, int32_t *rank,
+                            const int64_t **shape) {
+  const Entry *e = getEntry(model, entry);
+  if (!e)
+    return setError(DECODA_ERROR_ARGUMENT,
+                    "entry index " + std::to_string(entry) + " out of range");
+  const std::vector<TensorSpec> &list = input ? e->spec.inputs : e->spec.outputs;
+  if (i < 0 || static_cast<size_t>(i) >= list.size())
+    return setError(DECODA_ERROR_ARGUMENT, "entry '" + e->spec.name + "' has no " +
+                                               (input ? "input" : "output") + " #" +
+                                               std::to_string(i) + " (it has " +
+                                               std::to_string(list.size()) + ")");
+  const TensorSpec &t = list[i];
+  if (name)
+    *name = t.name.c_str();
+  if (dtype)
+    *dtype = t.dtype;
+  if (rank)
+    *rank = t.rank();
+  if (shape)
+    *shape = t.shape.empty() ? gNoDims : t.shape.data();
+  return DECODA_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+const char *decoda_last_error(void) { return tlLastError.c_str(); }
+
+size_t decoda_dtype_size(decoda_dtype dtype) {
+  switch (dtype) {
+  case DECODA_F32:
+  case DECODA_I32:
+    return 4;
+  case DECODA_F16:
+  case DECODA_BF16:
+    return 2;
+  case DECODA_F64:
+  case DECODA_I64:
+    return 8;
+  case DECODA_I8:
+  case DECODA_I1:
+    return 1;
+  }
+  return 0;
+}
+
+const char *decoda_dtype_name(decoda_dtype dtype) {
+  switch (dtype) {
+  case DECODA_F32: return "f32";
+  case DECODA_F16: return "f16";
+  case DECODA_BF16: return "bf16";
+  case DECODA_F64: return "f64";
+  case DECODA_I8: return "i8";
+  case DECODA_I32: return "i32";
+  case DECODA_I64: return "i64";
+  case DECODA_I1: return "i1";
+  }
+  return "?";
+}
+
+decoda_status decoda_model_load(const char *path, decoda_model **model) {
+  try {
+    return loadImpl(path, model);
+  } catch (const std::bad_alloc &) {
+    return setError(DECODA_ERROR_IO, "out of memory loading a model");
+  } catch (...) {
+    return setError(DECODA_ERROR_IO, "internal error loading a model");
+  }
+}
+
+void decoda_model_free(decoda_model *model) {
+  if (!model)
+    return;
+  if (model->handle)
+    dlclose(model->handle);
+  delete model;
+}
+
+int decoda_model_num_entries(const decoda_model *model) {
+  return model ? static_cast<int>(model->entries.size()) : 0;
+}
+
+const char *decoda_model_entry_name(const decoda_model *model, int entry) {
+  const Entry *e = getEntry(model, entry);
+  return e ? e->spec.name.c_str() : nullptr;
+}
+
+int decoda_model_find_entry(const decoda_model *model, const char *name) {
+  if (!model || !name)
+    return -1;
+  for (size_t i = 0; i < model->entries.size(); ++i)
+    if (model->entries[i].spec.name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+int decoda_entry_num_inputs(const decoda_model *model, int entry) {
+  const Entry *e = getEntry(model, entry);
+  return e ? static_cast<int>(e->spec.inputs.size()) : -1;
+}
+
+int decoda_entry_num_outputs(const decoda_model *model, int entry) {
+  const Entry *e = getEntry(model, entry);
+  return e ? static_cast<int>(e->spec.outputs.size()) : -1;
+}
+
+decoda_status decoda_entry_input(const decoda_model *model, int entry, int i, const char **name,
+                                 decoda_dtype *dtype, int32_t *rank, const int64_t **shape) {
+  try {
+    return getTensorInfo(model, entry, i, true, name, dtype, rank, shape);
+  } catch (...) {
+    return DECODA_ERROR_ARGUMENT;
+  }
+}
+
+decoda_status decoda_entry_output(const decoda_model *model, int entry, int i, const char **name,
+                                  decoda_dtype *dtype, int32_t *rank, const int64_t **shape) {
+  try {
+    return getTensorInfo(model, entry, i, false, name, dtype, rank, shape);
+  } catch (...) {
+    return DECODA_ERROR_ARGUMENT;
+  }
+}
+
+decoda_status decoda_run(decoda_model *model, int entry, const decoda_tensor *inputs,
+                         int num_inputs, decoda_tensor *outputs, int num_outputs) {
+  try {
+    return runImpl(model, entry, inputs, num_inputs, outputs, num_outputs);
+  } catch (const std::bad_alloc &) {
+    return setError(DECODA_ERROR_RUNTIME, "out of memory in decoda_run");
+  } catch (...) {
+    return setError(DECODA_ERROR_RUNTIME, "internal error in decoda_run");
+  }
+}
+
+void decoda_tensor_free(decoda_tensor *tensor) {
+  if (!tensor)
+    return;
+  std::free(tensor->data);
+  tensor->data = nullptr;
+}
+
+} // extern "C"
