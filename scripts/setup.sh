@@ -4,7 +4,7 @@ set -euo pipefail
 
 PKGS=(
   cmake ninja-build ccache g++ git
-  libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
+  libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libomp-22-dev
   libgtest-dev googletest
   python3-numpy
   zlib1g-dev

@@ -129,8 +129,9 @@ def Decoda_ResidualAddOp : Decoda_Op<"residual_add", [Pure,
   let description = [{
     `result = residual + scale * branch` (`scale` defaults to 1; scaled branches appear in
     depth-scaled and DeepNet-style residuals). Kept as its own op rather than `arith.addf` so
-    that graph passes can tell the residual stream from other additions. The addition happens in
-    the storage type, as in the reference models.
+    that graph passes can tell the residual stream from other additions. The sum is computed in
+    `f32` and rounded once to the storage type (for `scale = 1` that is the storage-type addition
+    of the reference models).
 
     ```mlir
     %h = decoda.residual_add %x, %mlp {scale = 5.000000e-01 : f64} : tensor<2x16x64xf32>

@@ -5,6 +5,7 @@
 #include "decoda/Conversion/Passes.h"
 #include "decoda/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -26,6 +27,7 @@ void mlir::decoda::buildGraphOptPassPipeline(OpPassManager &pm,
   // GLUs, quantize/dequantize round trips) and upstream constant folding.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createFuseResidualNormPass());
 }
 
 void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
@@ -35,28 +37,51 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
   pm.addPass(createDecodaToLinalgPass(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  addTextual(pm, "func.func(linalg-fuse-elementwise-ops)");
+  // Elementwise fusion as linalg-fuse-elementwise-ops, but never into a contraction (it would
+  // recompute the producer per output column and hide the contraction from the CPU codegen).
+  pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
 
   // Tensors to buffers; identity layouts at function boundaries keep the C ABI simple.
+  // Inputs are read-only for the model (docs/ABI.md): writes to them must copy first.
+  pm.addPass(createMarkReadOnlyInputsPass());
   addTextual(pm, "one-shot-bufferize{bufferize-function-boundaries "
                  "function-boundary-type-conversion=identity-layout-map}");
   addTextual(pm, "buffer-deallocation-pipeline");
+  addTextual(pm, "convert-bufferization-to-memref"); // clones left by the deallocation
   pm.addPass(createCanonicalizerPass());
 
-  // Loops, then LLVM.
-  addTextual(pm, "func.func(convert-linalg-to-loops)");
+  // Contractions (projections, attention scores and values) become packed, register-tiled
+  // AVX-512 loops over n panels; everything else becomes loops, parallel over its leading
+  // dims. One level of scf.parallel per nest is kept and run with OpenMP.
+  CPUContractionCodegenPassOptions contraction;
+  contraction.mTile = options.matmulMTile;
+  contraction.kTile = options.matmulKTile;
+  if (options.optimize)
+    pm.addNestedPass<func::FuncOp>(createCPUContractionCodegenPass(contraction));
+  pm.addNestedPass<func::FuncOp>(createCPUCopiesToLinalgPass());
+  addTextual(pm, options.optimize ? "func.func(convert-linalg-to-parallel-loops)"
+                                  : "func.func(convert-linalg-to-loops)");
+  if (options.optimize) {
+    pm.addNestedPass<func::FuncOp>(createCPUParallelLoopsPass());
+    pm.addPass(createCanonicalizerPass());
+    addTextual(pm, "convert-scf-to-openmp");
+    pm.addNestedPass<func::FuncOp>(createCPUPrivateAllocasPass());
+  }
   addTextual(pm, "lower-affine");
   addTextual(pm, "convert-scf-to-cf");
   pm.addPass(createLowerRuntimeChecksPass());
   addTextual(pm, "func.func(llvm-request-c-wrappers)");
+  addTextual(pm, "convert-vector-to-llvm");
   addTextual(pm, "expand-strided-metadata");
+  addTextual(pm, "lower-affine");
   addTextual(pm, "finalize-memref-to-llvm");
   addTextual(pm, "convert-math-to-llvm");
   addTextual(pm, "convert-math-to-libm");
   addTextual(pm, "convert-arith-to-llvm");
   addTextual(pm, "convert-index-to-llvm");
   addTextual(pm, "convert-cf-to-llvm");
+  addTextual(pm, "convert-openmp-to-llvm");
   addTextual(pm, "convert-func-to-llvm");
   addTextual(pm, "convert-ub-to-llvm");
   addTextual(pm, "reconcile-unrealized-casts");
@@ -64,6 +89,8 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
 
   CheckBackendContractPassOptions contract;
   contract.dialects = {"llvm"};
+  if (options.optimize)
+    contract.dialects.push_back("omp"); // translated to LLVM IR with the OpenMP runtime calls
   pm.addPass(createCheckBackendContractPass(contract));
 }
 

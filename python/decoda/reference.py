@@ -321,12 +321,10 @@ def layer_norm(x, weight, bias=None, eps: float = 1e-5, *, storage=None):
 
 
 def residual_add(residual, branch, scale: float = 1.0, *, storage=None):
-    """``decoda.residual_add``: ``residual + scale * branch``, in the storage type.
+    """``decoda.residual_add``: ``residual + scale * branch``.
 
-    "In the storage type" is taken literally: ``scale`` is a constant of the storage type, and for
-    ``scale != 1`` the product ``scale * branch`` is rounded to the storage type before the
-    (rounded) addition. Computing a single f32 operation and rounding it once is exact rounding
-    for f16 and bf16 (f32 has more than twice their precision plus two bits).
+    Computed in f32 (``scale`` as an f32 constant) and rounded once to the storage type; for
+    ``scale = 1`` that is exactly the storage-type addition of the reference models.
     """
     st = storage_of(residual, storage)
     cd = _compute_dtype(st)
@@ -335,8 +333,7 @@ def residual_add(residual, branch, scale: float = 1.0, *, storage=None):
     _check(r.shape == b.shape, f"residual_add: residual {list(r.shape)} and branch "
            f"{list(b.shape)} must have the same shape")
     if scale != 1.0:
-        s = to_storage(np.asarray(scale, dtype=np.float64), st).astype(cd)
-        b = to_storage(s * b, st).astype(cd)
+        b = np.asarray(scale, dtype=cd) * b
     return to_storage(r + b, st)
 
 

@@ -6,6 +6,8 @@ Not a test by itself (lit runs only files that start with a RUN line).
 
 from __future__ import annotations
 
+import atexit
+
 import numpy as np
 
 from decoda import reference as R
@@ -45,6 +47,21 @@ def from_device(y: np.ndarray, dtype: str) -> np.ndarray:
     return np.asarray(y)
 
 
+def _call(model, entry, arrays, dtypes_in, dtypes_out):
+    """Runs `entry` on storage-rounded arrays and checks that the model left its inputs alone
+    (docs/ABI.md: inputs are read-only for the model)."""
+    ins = [to_device(a, d) for a, d in zip(arrays, dtypes_in)]
+    saved = [np.array(a, copy=True) for a in ins]
+    outs = model.run(entry, *ins)
+    for i, (a, b) in enumerate(zip(ins, saved)):
+        testing.check(np.array_equal(a, b, equal_nan=np.issubdtype(a.dtype, np.floating)),
+                      f"entry '{entry}' wrote into its input #{i} (inputs are read-only for the "
+                      "model, docs/ABI.md)")
+    if not isinstance(outs, (list, tuple)):
+        outs = [outs]
+    return [from_device(o, d) for o, d in zip(outs, dtypes_out)]
+
+
 class Compiled:
     """A compiled one-entry model called with storage-rounded float32 arrays."""
 
@@ -55,17 +72,38 @@ class Compiled:
         self.dtypes_in, self.dtypes_out = list(dtypes_in), list(dtypes_out)
 
     def __call__(self, *arrays):
-        ins = [to_device(a, d) for a, d in zip(arrays, self.dtypes_in)]
-        outs = self.model.run(self.entry, *ins)
-        if not isinstance(outs, (list, tuple)):
-            outs = [outs]
-        return [from_device(o, d) for o, d in zip(outs, self.dtypes_out)]
+        return _call(self.model, self.entry, arrays, self.dtypes_in, self.dtypes_out)
+
+
+class CompiledModule:
+    """A compiled module with several entry points (one compile shared by many cases).
+
+    ``entry(name, dtypes_in, dtypes_out)`` returns a callable like :class:`Compiled`."""
+
+    def __init__(self, text: str, flags=(), name: str = "model"):
+        self.path = compile_mlir(text, name, flags)
+        self.model = runtime.load(str(self.path))
+
+    def entry(self, entry: str, dtypes_in, dtypes_out) -> "Entry":
+        return Entry(self.model, entry, dtypes_in, dtypes_out)
+
+
+class Entry:
+    """One entry point of a loaded model, called with storage-rounded float32 arrays."""
+
+    def __init__(self, model, entry: str, dtypes_in, dtypes_out):
+        self.model, self.entry = model, entry
+        self.dtypes_in, self.dtypes_out = list(dtypes_in), list(dtypes_out)
+
+    def __call__(self, *arrays):
+        return _call(self.model, self.entry, arrays, self.dtypes_in, self.dtypes_out)
 
 
 def check(op: str, actual, expected, dtype: str, rtol=None, atol=None, what: str = ""):
     """f32: tight elementwise tolerance; f16/bf16: the documented relative-to-max tolerance of
     testing.LOW_PRECISION_TOL (the reference computes in f32 with the same storage roundings, so
-    the gap is accumulation order and a few last-bit roundings)."""
+    the gap is accumulation order and a few last-bit roundings). Returns the error relative to
+    max|expected| (:func:`max_rel_error`)."""
     actual = np.asarray(actual, np.float64)
     expected = np.asarray(expected, np.float64)
     testing.check(actual.shape == expected.shape,
@@ -78,6 +116,33 @@ def check(op: str, actual, expected, dtype: str, rtol=None, atol=None, what: str
         tol = {"f16": 4e-3, "bf16": 3e-2}[dtype]
         scale = max(float(np.max(np.abs(expected))) if expected.size else 0.0, 1e-30)
         testing.assert_allclose(actual, expected, rtol=0.0, atol=tol * scale, op=op, what=what)
+    err = max_rel_error(actual, expected)
+    key = (op, dtype)
+    WORST[key] = max(WORST.get(key, 0.0), err)
+    return err
 
 
-__all__ = ["R", "np", "testing", "module", "tensor_type", "Compiled", "check"]
+#: The largest error relative to max|reference| seen by :func:`check`, per (op, dtype); printed
+#: when the test process exits.
+WORST: dict = {}
+
+
+@atexit.register
+def _print_worst():
+    if WORST:
+        print("max |actual - ref| / max|ref|: " + ", ".join(
+            f"{op} {dt} {e:.2e}" for (op, dt), e in sorted(WORST.items())))
+
+
+def max_rel_error(actual, expected) -> float:
+    """max|actual - expected| / max(max|expected|, 1e-30): what :func:`check` returns."""
+    actual = np.asarray(actual, np.float64)
+    expected = np.asarray(expected, np.float64)
+    if not expected.size:
+        return 0.0
+    scale = max(float(np.max(np.abs(expected))), 1e-30)
+    return float(np.max(np.abs(actual - expected))) / scale
+
+
+__all__ = ["R", "np", "testing", "module", "tensor_type", "Compiled", "CompiledModule", "Entry",
+           "check"]

@@ -60,6 +60,10 @@ cl::opt<Emit> emit("emit", cl::desc("Stop after producing this artifact"), cl::i
 cl::opt<std::string> dumpDir("dump-ir-after-each",
                              cl::desc("Write the IR after every pass to DIR/NN-<pass>.mlir"),
                              cl::value_desc("DIR"), cl::cat(category));
+cl::opt<bool> noGraphOpt("no-graph-opt",
+                         cl::desc("Skip decoda-graph-opt: compile the program exactly as written "
+                                  "(for before/after comparisons of the graph passes)"),
+                         cl::init(false), cl::cat(category));
 cl::opt<std::string> targetCpu("target-cpu", cl::desc("LLVM CPU name (default: this host)"),
                                cl::init("host"), cl::cat(category));
 cl::opt<int64_t> attentionKeyTile("attention-key-tile",
@@ -149,7 +153,8 @@ int main(int argc, char **argv) {
       return fail(unknown, "cannot create '" + dumpDir + "': " + ec.message());
     pm.addInstrumentation(std::make_unique<DumpAfterEach>(dumpDir));
   }
-  buildGraphOptPassPipeline(pm, GraphOptPipelineOptions());
+  if (!noGraphOpt)
+    buildGraphOptPassPipeline(pm, GraphOptPipelineOptions());
   CPULoweringPipelineOptions cpuOptions;
   cpuOptions.attentionKeyTile = attentionKeyTile;
   buildCPULoweringPassPipeline(pm, cpuOptions);

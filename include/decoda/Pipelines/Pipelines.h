@@ -23,6 +23,16 @@ struct CPULoweringPipelineOptions : public PassPipelineOptions<CPULoweringPipeli
   PassOptions::Option<int64_t> attentionKeyTile{
       *this, "attention-key-tile",
       llvm::cl::desc("Keys per step of the online-softmax attention loop"), llvm::cl::init(64)};
+  PassOptions::Option<bool> optimize{
+      *this, "optimize",
+      llvm::cl::desc("Tiled AVX-512 contractions and OpenMP loops (false: plain scalar loops)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> matmulMTile{
+      *this, "matmul-m-tile", llvm::cl::desc("Rows of a contraction register tile"),
+      llvm::cl::init(6)};
+  PassOptions::Option<int64_t> matmulKTile{
+      *this, "matmul-k-tile", llvm::cl::desc("Reduction block of a packed contraction panel"),
+      llvm::cl::init(1024)};
 };
 
 /// From the decoda dialect to the LLVM dialect for x86 CPUs: decoda-convert-to-linalg,

@@ -46,6 +46,23 @@ Value applyGlu(OpBuilder &b, Location loc, GluAttr kind, Value gate, Value up);
 Value buildProjection(OpBuilder &b, Location loc, Value input, Value weight, Value bias,
                       WeightLayout layout, Type resultElementType);
 
+/// A linalg.generic with parallel iterators over the iteration space of `init` (identity map on
+/// `init`) that yields `body(args)`, where `args` are the elements of `inputs` (read through
+/// `inputMaps`, defined over that space) followed by the element of `init`.
+Value buildMap(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+               Value init, function_ref<Value(OpBuilder &, Location, ValueRange)> body);
+
+/// The f32 accumulator of a projection, `acc[..., n] = sum_k x[..., k] * W[n, k]`, without bias
+/// and without rounding; `weight` as for buildProjection (2-D, or per-head 3-D).
+Value buildProjectionAccumulator(OpBuilder &b, Location loc, Value input, Value weight,
+                                 WeightLayout layout);
+
+/// Affine map of a rank-`rank` iteration space onto its last dim (per-feature vectors).
+AffineMap lastDimMap(OpBuilder &b, int64_t rank);
+
+/// Casts `v` to `type` with tensor.cast when their static shapes differ.
+Value castIfNeeded(OpBuilder &b, Location loc, Value v, Type type);
+
 } // namespace mlir::decoda::lowering
 
 #endif // DECODA_LIB_CONVERSION_DECODATOLINALG_UTILS_H

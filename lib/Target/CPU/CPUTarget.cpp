@@ -7,6 +7,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/IR/LegacyPassManager.h"
@@ -254,6 +255,7 @@ mlir::decoda::translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &con
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry); // parallel loops of the optimised CPU pipeline
   module.getContext()->appendDialectRegistry(registry);
 
   std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(module, context);
@@ -301,8 +303,11 @@ LogicalResult mlir::decoda::linkSharedLibrary(StringRef objectPath, StringRef su
   if (!program)
     return emitError(loc) << "cannot find the C compiler '" << cc
                           << "' used to link the model (set CC)";
+  // Parallel loops call the LLVM OpenMP runtime (libomp-22-dev, scripts/setup.sh).
   SmallVector<StringRef> args = {*program, "-shared", "-fPIC", "-O2", "-fvisibility=hidden",
-                                 "-o", outputPath, objectPath, supportSourcePath, "-lm"};
+                                 "-o", outputPath, objectPath, supportSourcePath, "-lm",
+                                 "-L/usr/lib/llvm-22/lib", "-lomp",
+                                 "-Wl,-rpath,/usr/lib/llvm-22/lib"};
   std::string errMsg;
   int rc = llvm::sys::ExecuteAndWait(*program, args, std::nullopt, {}, 0, 0, &errMsg);
   if (rc != 0)

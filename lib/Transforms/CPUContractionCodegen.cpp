@@ -1,0 +1,439 @@
+//===- CPUContractionCodegen.cpp - tiled AVX-512 code for contractions ----===//
+//
+// After bufferization, every projection-shaped contraction generic (the output of
+// buildProjection, and the QK^T / PV generics of the attention lowering) is rewritten into
+//
+//   scf.parallel (outer leading dims, n panels of 32) {          // threads
+//     memref.alloca_scope {
+//       %bp = memref.alloca() : memref<KTx32xf32>                 // packed B panel
+//       scf.for %k0 = 0 to K step KT {
+//         pack B[.., n0:n0+32, k0:k0+kt] into %bp[k][n] (zero padded past N)
+//         scf.for %m0 = 0 to M - M % MT step MT { MT x 32 register tile }
+//         scf.for %m  = M - M % MT to M         { 1 x 32 register tile }
+//       }
+//     }
+//   }
+//
+// A register tile loads its 2*rows accumulators (vector<16xf32>, masked on the last panel)
+// from C, runs the k block with one broadcast of A and two panel loads per row step
+// (vector.fma), and stores them back. C keeps its initial value (the fill before the
+// generic), so every element still sums its k terms in order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "decoda/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::decoda {
+#define GEN_PASS_DEF_CPUCONTRACTIONCODEGENPASS
+#include "decoda/Transforms/Passes.h.inc"
+} // namespace mlir::decoda
+
+using namespace mlir;
+
+namespace {
+constexpr int64_t kLanes = 16;         // f32 lanes of an AVX-512 register
+constexpr int64_t kPanel = 2 * kLanes; // n columns of a register tile / packed panel
+constexpr llvm::StringLiteral kCollapseAttr = "decoda.parallel_all_dims";
+
+/// What the matcher found out about a contraction generic.
+struct Contraction {
+  linalg::GenericOp op;
+  unsigned numLoops = 0; // lead dims, then n, then k
+  unsigned nDim = 0, kDim = 0;
+  unsigned mDim = 0;                 // the lead dim that is tiled by register tiles
+  SmallVector<unsigned> outerDims;   // the other lead dims (parallel loops)
+  bool extA = false, extB = false;   // operands widened to f32 in the body
+};
+
+/// `v` is block argument `idx` of `body`, possibly through an arith.extf to f32.
+bool isArgMaybeExt(Value v, Block &body, unsigned idx, bool &ext) {
+  ext = false;
+  if (auto e = v.getDefiningOp<arith::ExtFOp>()) {
+    v = e.getIn();
+    ext = true;
+  }
+  auto arg = dyn_cast<BlockArgument>(v);
+  return arg && arg.getOwner() == &body && arg.getArgNumber() == idx;
+}
+
+bool usesDim(AffineMap map, unsigned dim) { return map.isFunctionOfDim(dim); }
+
+/// Matches `out + ext?(a) * ext?(b)` with the projection-like maps; see the pass description.
+FailureOr<Contraction> match(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return failure();
+  unsigned numLoops = op.getNumLoops();
+  if (numLoops < 3)
+    return failure();
+  auto iters = op.getIteratorTypesArray();
+  for (unsigned i = 0; i + 1 < numLoops; ++i)
+    if (iters[i] != utils::IteratorType::parallel)
+      return failure();
+  if (iters.back() != utils::IteratorType::reduction)
+    return failure();
+
+  Contraction c;
+  c.op = op;
+  c.numLoops = numLoops;
+  c.nDim = numLoops - 2;
+  c.kDim = numLoops - 1;
+
+  // Element types: f32 output; f32 inputs or ones the body widens with extf.
+  auto outType = dyn_cast<MemRefType>(op.getDpsInitOperand(0)->get().getType());
+  auto aType = dyn_cast<MemRefType>(op.getDpsInputOperand(0)->get().getType());
+  auto bType = dyn_cast<MemRefType>(op.getDpsInputOperand(1)->get().getType());
+  if (!outType || !aType || !bType || !outType.getElementType().isF32())
+    return failure();
+
+  // Body: yield(addf(out, mulf(x, y))) with x/y the inputs (either order of each operand).
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() > 5)
+    return failure();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return failure();
+  Value lhs = add.getLhs(), rhs = add.getRhs();
+  auto isOut = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &body && arg.getArgNumber() == 2;
+  };
+  if (!isOut(lhs))
+    std::swap(lhs, rhs);
+  if (!isOut(lhs))
+    return failure();
+  auto mul = rhs.getDefiningOp<arith::MulFOp>();
+  if (!mul || mul->getBlock() != &body)
+    return failure();
+  Value x = mul.getLhs(), y = mul.getRhs();
+  if (!isArgMaybeExt(x, body, 0, c.extA))
+    std::swap(x, y);
+  if (!isArgMaybeExt(x, body, 0, c.extA) || !isArgMaybeExt(y, body, 1, c.extB))
+    return failure();
+  if (!x.getType().isF32() || !y.getType().isF32())
+    return failure();
+  if ((!c.extA && !aType.getElementType().isF32()) || (!c.extB && !bType.getElementType().isF32()))
+    return failure();
+  // No fastmath or other flags that the vector code would drop.
+  if (add.getFastmath() != arith::FastMathFlags::none ||
+      mul.getFastmath() != arith::FastMathFlags::none)
+    return failure();
+
+  // Maps.
+  AffineMap aMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap bMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!outMap.isProjectedPermutation() || outMap.getNumResults() != numLoops - 1)
+    return failure();
+  for (unsigned i = 0; i + 1 < numLoops; ++i)
+    if (outMap.getDimPosition(i) != i)
+      return failure();
+  // A: the last result is k, nothing depends on n.
+  if (aMap.getNumResults() == 0 || aMap.getResults().back() != getAffineDimExpr(c.kDim, op.getContext()) ||
+      usesDim(aMap, c.nDim))
+    return failure();
+  for (unsigned i = 0; i + 1 < aMap.getNumResults(); ++i)
+    if (aMap.getResult(i).isFunctionOfDim(c.kDim))
+      return failure();
+  // B: n and k each appear as one plain result; the rest depends on lead dims only.
+  int nPos = -1, kPos = -1;
+  for (auto [i, e] : llvm::enumerate(bMap.getResults())) {
+    if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      if (d.getPosition() == c.nDim) {
+        if (nPos >= 0)
+          return failure();
+        nPos = i;
+        continue;
+      }
+      if (d.getPosition() == c.kDim) {
+        if (kPos >= 0)
+          return failure();
+        kPos = i;
+        continue;
+      }
+    }
+    if (e.isFunctionOfDim(c.nDim) || e.isFunctionOfDim(c.kDim))
+      return failure();
+  }
+  if (nPos < 0 || kPos < 0)
+    return failure();
+
+  // The output must be contiguous along n for the vector loads and stores.
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(outType.getStridesAndOffset(strides, offset)) || strides.back() != 1)
+    return failure();
+
+  // Rows: a lead dim that A ranges over and B does not; the longest one (dynamic counts as
+  // longest), the innermost among equals. (With one KV head, attention's K no longer depends
+  // on the query head, and the query position is still the better row dim.)
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int mDim = -1;
+  int64_t best = -1;
+  for (int d = static_cast<int>(c.nDim) - 1; d >= 0; --d) {
+    if (!usesDim(aMap, d) || usesDim(bMap, d))
+      continue;
+    int64_t extent = ShapedType::isDynamic(ranges[d]) ? INT64_MAX : ranges[d];
+    if (extent > best) {
+      best = extent;
+      mDim = d;
+    }
+  }
+  if (mDim < 0)
+    return failure();
+  c.mDim = mDim;
+  for (unsigned d = 0; d < c.nDim; ++d)
+    if (d != c.mDim)
+      c.outerDims.push_back(d);
+  return c;
+}
+
+/// Builds the tiled loop nest that replaces `c.op`.
+class Emitter {
+public:
+  Emitter(const Contraction &c, int64_t mTile, int64_t kTile)
+      : c(c), op(c.op), mTile(mTile), kTile(kTile), b(op), loc(op.getLoc()) {}
+
+  void emit() {
+    a = op.getDpsInputOperand(0)->get();
+    bmat = op.getDpsInputOperand(1)->get();
+    out = op.getDpsInitOperand(0)->get();
+    aMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+    bMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+
+    SmallVector<Range> ranges = cast<linalg::LinalgOp>(op.getOperation()).createLoopRanges(b, loc);
+    for (Range &r : ranges)
+      sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+    c0 = idx(0);
+    c1 = idx(1);
+    f32 = b.getF32Type();
+    vecType = VectorType::get({kLanes}, f32);
+    maskType = VectorType::get({kLanes}, b.getI1Type());
+
+    Value n = sizes[c.nDim];
+    Value numPanels = arith::CeilDivUIOp::create(b, loc, n, idx(kPanel));
+    SmallVector<Value> lbs, ubs, steps;
+    for (unsigned d : c.outerDims) {
+      lbs.push_back(c0);
+      ubs.push_back(sizes[d]);
+      steps.push_back(c1);
+    }
+    lbs.push_back(c0);
+    ubs.push_back(numPanels);
+    steps.push_back(c1);
+    auto par = scf::ParallelOp::create(b, loc, lbs, ubs, steps,
+                            [&](OpBuilder &nb, Location, ValueRange ivs) {
+                              OpBuilder::InsertionGuard g(b);
+                              b.setInsertionPoint(nb.getInsertionBlock(),
+                                                  nb.getInsertionPoint());
+                              emitPanel(ivs);
+                            });
+    // Every dim of this loop is worth distributing: decoda-cpu-parallel-loops keeps them all.
+    par->setAttr(kCollapseAttr, b.getUnitAttr());
+  }
+
+private:
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  /// Indices of `map` at the loop point `point` (one value per loop; unused dims may be null).
+  SmallVector<Value> apply(AffineMap map, ArrayRef<Value> point) {
+    SmallVector<Value> operands;
+    for (Value v : point)
+      operands.push_back(v ? v : c0);
+    SmallVector<Value> result;
+    for (unsigned i = 0; i < map.getNumResults(); ++i) {
+      AffineExpr e = map.getResult(i);
+      if (auto d = dyn_cast<AffineDimExpr>(e)) {
+        result.push_back(operands[d.getPosition()]);
+        continue;
+      }
+      if (auto cst = dyn_cast<AffineConstantExpr>(e)) {
+        result.push_back(idx(cst.getValue()));
+        continue;
+      }
+      result.push_back(
+          affine::AffineApplyOp::create(b, loc, map.getSubMap({i}), operands).getResult());
+    }
+    return result;
+  }
+
+  Value loadScalar(Value memref, ArrayRef<Value> indices, bool ext) {
+    Value v = memref::LoadOp::create(b, loc, memref, indices);
+    if (ext)
+      v = arith::ExtFOp::create(b, loc, f32, v);
+    return v;
+  }
+
+  void emitPanel(ValueRange ivs) {
+    // The loop point with the outer dims fixed.
+    SmallVector<Value> point(c.numLoops, Value());
+    for (auto [d, iv] : llvm::zip(c.outerDims, ivs.drop_back()))
+      point[d] = iv;
+    Value panel = ivs.back();
+    Value n0 = arith::MulIOp::create(b, loc, panel, idx(kPanel));
+    Value nValid = arith::MinSIOp::create(
+        b, loc, idx(kPanel), arith::SubIOp::create(b, loc, sizes[c.nDim], n0));
+    masks[0] = vector::CreateMaskOp::create(b, loc, maskType, ValueRange{nValid});
+    masks[1] = vector::CreateMaskOp::create(
+        b, loc, maskType, ValueRange{arith::SubIOp::create(b, loc, nValid, idx(kLanes))});
+
+    // The packed panel: a per-iteration alloca; after convert-scf-to-openmp,
+    // decoda-cpu-private-allocas makes it one buffer per thread.
+    auto panelType = MemRefType::get({kTile, kPanel}, f32);
+    bp = memref::AllocaOp::create(b, loc, panelType, ValueRange{}, b.getI64IntegerAttr(64));
+    Value kSize = sizes[c.kDim];
+    auto kLoop = scf::ForOp::create(b, loc, c0, kSize, idx(kTile));
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(kLoop.getBody()->getTerminator());
+      Value k0 = kLoop.getInductionVar();
+      Value kc = arith::MinSIOp::create(b, loc, idx(kTile),
+                                        arith::SubIOp::create(b, loc, kSize, k0));
+      emitPack(point, n0, nValid, k0, kc);
+      Value m = sizes[c.mDim];
+      Value mFull = arith::SubIOp::create(b, loc, m, arith::RemUIOp::create(b, loc, m, idx(mTile)));
+      auto full = scf::ForOp::create(b, loc, c0, mFull, idx(mTile));
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPoint(full.getBody()->getTerminator());
+        emitTile(point, full.getInductionVar(), mTile, n0, k0, kc);
+      }
+      auto rest = scf::ForOp::create(b, loc, mFull, m, c1);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPoint(rest.getBody()->getTerminator());
+        emitTile(point, rest.getInductionVar(), 1, n0, k0, kc);
+      }
+    }
+  }
+
+  /// bp[k][j] = B[.., n0 + j, k0 + k] for j < nValid, k < kc; 0 for nValid <= j < 32.
+  void emitPack(ArrayRef<Value> outerPoint, Value n0, Value nValid, Value k0, Value kc) {
+    SmallVector<Value> point(outerPoint);
+    // Loop order: the one that walks B contiguously innermost.
+    bool kInner = false;
+    if (auto d = dyn_cast<AffineDimExpr>(bMap.getResults().back()))
+      kInner = d.getPosition() == c.kDim;
+    auto copy = [&](Value j, Value k) {
+      point[c.nDim] = arith::AddIOp::create(b, loc, n0, j);
+      point[c.kDim] = arith::AddIOp::create(b, loc, k0, k);
+      Value v = loadScalar(bmat, apply(bMap, point), c.extB);
+      memref::StoreOp::create(b, loc, v, bp, ValueRange{k, j});
+    };
+    auto nest = [&](Value ub0, Value ub1, bool swap,
+                    function_ref<void(Value, Value)> fn, Value lb0) {
+      auto outer = scf::ForOp::create(b, loc, lb0, ub0, c1);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(outer.getBody()->getTerminator());
+      auto inner = scf::ForOp::create(b, loc, c0, ub1, c1);
+      b.setInsertionPoint(inner.getBody()->getTerminator());
+      if (swap)
+        fn(inner.getInductionVar(), outer.getInductionVar());
+      else
+        fn(outer.getInductionVar(), inner.getInductionVar());
+    };
+    if (kInner)
+      nest(nValid, kc, false, copy, c0);
+    else
+      nest(kc, nValid, true, [&](Value j, Value k) { copy(j, k); }, c0);
+    // Zero padding of the last panel.
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0));
+    nest(idx(kPanel), kc, false,
+         [&](Value j, Value k) { memref::StoreOp::create(b, loc, zero, bp, ValueRange{k, j}); },
+         nValid);
+  }
+
+  /// A rows x 32 register tile at rows m0 .. m0 + rows of the current panel and k block.
+  void emitTile(ArrayRef<Value> outerPoint, Value m0, int64_t rows, Value n0, Value k0,
+                Value kc) {
+    SmallVector<Value> point(outerPoint);
+    Value zeroVec = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vecType, 0.0f));
+    SmallVector<SmallVector<Value>> cIdx;
+    SmallVector<Value> init;
+    for (int64_t i = 0; i < rows; ++i) {
+      point[c.mDim] = i ? arith::AddIOp::create(b, loc, m0, idx(i)).getResult() : m0;
+      for (int64_t j = 0; j < 2; ++j) {
+        SmallVector<Value> ci;
+        for (unsigned d = 0; d < c.nDim; ++d)
+          ci.push_back(point[d]);
+        ci.push_back(j ? arith::AddIOp::create(b, loc, n0, idx(kLanes)).getResult() : n0);
+        init.push_back(
+            vector::MaskedLoadOp::create(b, loc, vecType, out, ci, masks[j], zeroVec));
+        cIdx.push_back(ci);
+      }
+    }
+    auto loop = scf::ForOp::create(
+        b, loc, c0, kc, c1, init, [&](OpBuilder &nb, Location, Value kk, ValueRange accs) {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+          Value bv[2];
+          for (int64_t j = 0; j < 2; ++j)
+            bv[j] = vector::LoadOp::create(b, loc, vecType, bp, ValueRange{kk, idx(j * kLanes)});
+          SmallVector<Value> next;
+          SmallVector<Value> p(point);
+          p[c.kDim] = arith::AddIOp::create(b, loc, k0, kk);
+          for (int64_t i = 0; i < rows; ++i) {
+            p[c.mDim] = i ? arith::AddIOp::create(b, loc, m0, idx(i)).getResult() : m0;
+            Value av = loadScalar(a, apply(aMap, p), c.extA);
+            Value splat = vector::BroadcastOp::create(b, loc, vecType, av);
+            for (int64_t j = 0; j < 2; ++j)
+              next.push_back(vector::FMAOp::create(b, loc, splat, bv[j], accs[i * 2 + j]));
+          }
+          scf::YieldOp::create(b, loc, next);
+        });
+    for (auto [ci, acc, k] : llvm::zip(cIdx, loop.getResults(), llvm::seq<int64_t>(0, 2 * rows)))
+      vector::MaskedStoreOp::create(b, loc, out, ci, masks[k % 2], acc);
+  }
+
+  const Contraction &c;
+  linalg::GenericOp op;
+  int64_t mTile, kTile;
+  OpBuilder b;
+  Location loc;
+  Value a, bmat, out, bp, c0, c1;
+  AffineMap aMap, bMap;
+  SmallVector<Value> sizes;
+  Type f32;
+  VectorType vecType, maskType;
+  Value masks[2];
+};
+
+struct CPUContractionCodegenPass
+    : public mlir::decoda::impl::CPUContractionCodegenPassBase<CPUContractionCodegenPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (mTile < 1 || mTile > 14 || kTile < 1) {
+      getOperation().emitError() << "decoda-cpu-contraction-codegen: m-tile must be in [1, 14] "
+                                    "(2 accumulators a row, 32 registers) and k-tile positive";
+      return signalPassFailure();
+    }
+    SmallVector<linalg::GenericOp> generics;
+    getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
+    for (linalg::GenericOp op : generics) {
+      if (getenv("DECODA_DEBUG_NO_CONTRACTION")) continue; // DEBUG-REMOVE
+      FailureOr<Contraction> c = match(op);
+      if (failed(c)) {
+        if (op.getNumReductionLoops() > 0)
+          ++numSkipped;
+        continue;
+      }
+      int64_t mt = mTile, kt = kTile; // DEBUG-REMOVE
+      if (const char *e = getenv("DECODA_DEBUG_MTILE")) mt = atoi(e); // DEBUG-REMOVE
+      if (const char *e = getenv("DECODA_DEBUG_KTILE")) kt = atoi(e); // DEBUG-REMOVE
+      Emitter(*c, mt, kt).emit();
+      op.erase();
+      ++numRewritten;
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,233 @@
+// RUN: decoda-opt %s --decoda-cpu-contraction-codegen --split-input-file | FileCheck %s
+// RUN: decoda-opt %s --decoda-cpu-contraction-codegen="m-tile=4 k-tile=64" --split-input-file | FileCheck %s --check-prefix=OPT
+
+// Projection contractions on buffers (the form buildProjection bufferizes to) become a
+// parallel loop over 32-wide n panels with a packed panel buffer, 6 x 32 register tiles of
+// vector<16xf32> FMAs and a 1 x 32 tile for leftover rows; anything else is left alone.
+
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#w = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#o = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @linear_out_in(
+// CHECK-SAME:    %[[X:.*]]: memref<1x?x40xf32>, %[[W:.*]]: memref<50x40xf32>, %[[Y:.*]]: memref<1x?x50xf32>)
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[NP:.*]] = arith.ceildivui %{{.*}}, %{{.*}} : index
+// CHECK:         scf.parallel (%[[B:.*]], %[[P:.*]]) = (%{{.*}}, %{{.*}}) to (%{{.*}}, %[[NP]])
+// CHECK:           %[[M0:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
+// CHECK:           %[[M1:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
+// CHECK:           %[[BP:.*]] = memref.alloca() {alignment = 64 : i64} : memref<1024x32xf32>
+// CHECK:           scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+//                    pack: W read along k (innermost), stored transposed, then zero padding
+// CHECK:             scf.for
+// CHECK:               scf.for
+// CHECK:                 %[[E:.*]] = memref.load %[[W]][%{{.*}}, %{{.*}}] : memref<50x40xf32>
+// CHECK:                 memref.store %[[E]], %[[BP]][%{{.*}}, %{{.*}}] : memref<1024x32xf32>
+// CHECK:             scf.for
+// CHECK:               scf.for
+// CHECK:                 memref.store %{{.*}}, %[[BP]]
+//                    6-row tiles: 12 accumulators loaded with the panel masks
+// CHECK:             scf.for %[[MT:.*]] = %{{.*}} to %{{.*}} step %c6
+// CHECK-COUNT-12:      vector.maskedload %[[Y]]
+// CHECK:               %{{.*}}:12 = scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK:                 vector.load %[[BP]]{{.*}} : memref<1024x32xf32>, vector<16xf32>
+// CHECK:                 vector.load %[[BP]]{{.*}} : memref<1024x32xf32>, vector<16xf32>
+// CHECK:                 memref.load %[[X]]
+// CHECK:                 vector.broadcast %{{.*}} : f32 to vector<16xf32>
+// CHECK-COUNT-2:         vector.fma
+// CHECK:               scf.yield
+// CHECK-COUNT-12:    vector.maskedstore %[[Y]]
+//                    leftover rows one at a time
+// CHECK:             scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1
+// CHECK-COUNT-2:       vector.maskedload %[[Y]]
+// CHECK:               scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-2:     vector.maskedstore %[[Y]]
+// CHECK:         } {decoda.parallel_all_dims}
+// OPT-LABEL: func.func @linear_out_in(
+// OPT:         memref.alloca() {alignment = 64 : i64} : memref<64x32xf32>
+// OPT:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4
+// OPT-COUNT-8:   vector.maskedload
+func.func @linear_out_in(%x: memref<1x?x40xf32>, %w: memref<50x40xf32>, %y: memref<1x?x50xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<1x?x40xf32>, memref<50x40xf32>) outs(%y : memref<1x?x50xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// in_out weight [K, N] in bf16 (widened in the body): the pack walks W along n innermost and
+// widens each element once; A is widened at its broadcast.
+#x = affine_map<(d0, d1, d2) -> (d0, d2)>
+#w = affine_map<(d0, d1, d2) -> (d2, d1)>
+#o = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @linear_in_out_bf16(
+// CHECK-SAME:    %[[X:.*]]: memref<?x64xbf16>, %[[W:.*]]: memref<64x96xbf16>
+// CHECK:         scf.parallel (%{{.*}}) =
+// CHECK:           scf.for %[[KK:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:             scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:               memref.load %[[W]]
+// CHECK-NEXT:          arith.extf %{{.*}} : bf16 to f32
+// CHECK:           memref.load %[[X]]
+// CHECK-NEXT:      arith.extf %{{.*}} : bf16 to f32
+// CHECK:         } {decoda.parallel_all_dims}
+func.func @linear_in_out_bf16(%x: memref<?x64xbf16>, %w: memref<64x96xbf16>, %y: memref<?x96xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x64xbf16>, memref<64x96xbf16>) outs(%y : memref<?x96xf32>) {
+  ^bb0(%a: bf16, %b: bf16, %c: f32):
+    %ae = arith.extf %a : bf16 to f32
+    %be = arith.extf %b : bf16 to f32
+    %m = arith.mulf %ae, %be : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Attention scores with GQA: K is indexed by (b, key, h floordiv 4, d); rows are the query
+// positions, the batch and the head are parallel dims next to the key panels.
+#q = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#k = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d2 floordiv 4, d4)>
+#s = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @attention_scores(
+// CHECK:         scf.parallel (%[[B:.*]], %[[H:.*]], %[[P:.*]]) = (%{{.*}}, %{{.*}}, %{{.*}}) to (%c2, %c8, %{{.*}})
+// CHECK:           affine.apply #{{.*}}(%[[B]], %{{.*}}, %[[H]], %{{.*}}, %{{.*}})
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c6
+// CHECK:         } {decoda.parallel_all_dims}
+func.func @attention_scores(%q: memref<2x37x8x16xf32>, %k: memref<2x20x2x16xf32, strided<[640, 32, 16, 1], offset: ?>>, %s: memref<2x37x8x20xf32>) {
+  linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x37x8x16xf32>, memref<2x20x2x16xf32, strided<[640, 32, 16, 1], offset: ?>>) outs(%s : memref<2x37x8x20xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Multi-query attention (one KV head): after folding `h floordiv 4` to 0, K depends on neither
+// the query position nor the head; the longer of the two (the query positions) is the row dim.
+#q = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#k = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, 0, d4)>
+#s = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @mqa_scores(
+// CHECK:         scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}) = (%{{.*}}, %{{.*}}, %{{.*}}) to (%c2, %c4, %{{.*}})
+// CHECK:           %[[REM:.*]] = arith.remui %c150, %c6
+func.func @mqa_scores(%q: memref<2x150x4x16xf32>, %k: memref<2x64x1x16xf32>, %s: memref<2x150x4x64xf32>) {
+  linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x150x4x16xf32>, memref<2x64x1x16xf32>) outs(%s : memref<2x150x4x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Per-head weight [H, N, K] on [T, H, K]: the head indexes the weight, so the rows are T.
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#w = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
+#o = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @per_head(
+// CHECK:         scf.parallel (%[[H:.*]], %{{.*}}) = (%{{.*}}, %{{.*}}) to (%c4, %{{.*}})
+// CHECK:           memref.load %{{.*}}[%[[H]], %{{.*}}, %{{.*}}] : memref<4x24x32xf32>
+func.func @per_head(%x: memref<9x4x32xf32>, %w: memref<4x24x32xf32>, %y: memref<9x4x24xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<9x4x32xf32>, memref<4x24x32xf32>) outs(%y : memref<9x4x24xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Negative: an elementwise generic and a row reduction (a norm's sum of squares) stay.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @not_contractions(
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK-NOT:     scf.parallel
+func.func @not_contractions(%x: memref<4x64xf32>, %y: memref<4x64xf32>, %r: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<4x64xf32>) outs(%y : memref<4x64xf32>) {
+  ^bb0(%a: f32, %c: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x64xf32>) outs(%r : memref<4xf32>) {
+  ^bb0(%a: f32, %c: f32):
+    %m = arith.mulf %a, %a : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Negative: a contraction whose output is strided along n (no vector stores), one with
+// fastmath flags the vector code would drop, and one that is a max-plus, not a sum of products.
+#x = affine_map<(d0, d1, d2) -> (d0, d2)>
+#w = affine_map<(d0, d1, d2) -> (d1, d2)>
+#o = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @not_supported(
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT:     scf.parallel
+func.func @not_supported(%x: memref<8x16xf32>, %w: memref<32x16xf32>,
+                         %ys: memref<8x32xf32, strided<[64, 2]>>, %y: memref<8x32xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x16xf32>, memref<32x16xf32>) outs(%ys : memref<8x32xf32, strided<[64, 2]>>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x16xf32>, memref<32x16xf32>) outs(%y : memref<8x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b fastmath<fast> : f32
+    %s = arith.addf %c, %m fastmath<fast> : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x16xf32>, memref<32x16xf32>) outs(%y : memref<8x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.addf %a, %b : f32
+    %s = arith.maximumf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Negative: tensors (before bufferization) are not touched.
+#x = affine_map<(d0, d1, d2) -> (d0, d2)>
+#w = affine_map<(d0, d1, d2) -> (d1, d2)>
+#o = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @tensors(
+// CHECK:         linalg.generic
+func.func @tensors(%x: tensor<8x16xf32>, %w: tensor<32x16xf32>, %y: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<8x16xf32>, tensor<32x16xf32>) outs(%y : tensor<8x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<8x32xf32>
+  return %r : tensor<8x32xf32>
+}
