@@ -133,48 +133,11 @@ Value lowering::applyGlu(OpBuilder &b, Location loc, GluAttr kind, Value gate, V
 Value lowering::buildProjection(OpBuilder &b, Location loc, Value input, Value weight,
                                 Value bias, WeightLayout layout, Type resultElementType) {
   auto inType = cast<RankedTensorType>(input.getType());
-  auto wType = cast<RankedTensorType>(weight.getType());
   int64_t rank = inType.getRank();
   MLIRContext *ctx = b.getContext();
-  Type f32 = b.getF32Type();
 
-  // Iteration space: the input's leading dims, then n, then k (reduction).
-  unsigned numLoops = rank + 1;
-  SmallVector<AffineExpr> lead;
-  for (int64_t i = 0; i + 1 < rank; ++i)
-    lead.push_back(getAffineDimExpr(i, ctx));
-  AffineExpr n = getAffineDimExpr(rank - 1, ctx), k = getAffineDimExpr(rank, ctx);
-  SmallVector<AffineExpr> xExprs(lead), outExprs(lead);
-  xExprs.push_back(k);
-  outExprs.push_back(n);
-  SmallVector<AffineExpr> wExprs;
-  if (wType.getRank() == 3) // per-head weight [H, N, K]; head is dim rank - 2 of the input
-    wExprs.push_back(getAffineDimExpr(rank - 2, ctx));
-  if (layout == WeightLayout::out_in)
-    wExprs.append({n, k});
-  else
-    wExprs.append({k, n});
-  auto xMap = AffineMap::get(numLoops, 0, xExprs, ctx);
-  auto wMap = AffineMap::get(numLoops, 0, wExprs, ctx);
-  auto outMap = AffineMap::get(numLoops, 0, outExprs, ctx);
-
-  SmallVector<OpFoldResult> outSizes = getDims(b, loc, input);
-  int64_t nDim = wType.getRank() - (layout == WeightLayout::out_in ? 2 : 1);
-  outSizes.back() = tensor::getMixedSize(b, loc, weight, nDim);
-  Value acc = filledTensor(b, loc, outSizes, f32, 0.0);
-
-  SmallVector<utils::IteratorType> iters(numLoops, utils::IteratorType::parallel);
-  iters.back() = utils::IteratorType::reduction;
-  Value sum =
-      linalg::GenericOp::create(
-          b, loc, acc.getType(), ValueRange{input, weight}, ValueRange{acc},
-          ArrayRef<AffineMap>{xMap, wMap, outMap}, iters,
-          [&](OpBuilder &nb, Location nl, ValueRange args) {
-            Value prod = arith::MulFOp::create(nb, nl, toF32(nb, nl, args[0]),
-                                               toF32(nb, nl, args[1]));
-            linalg::YieldOp::create(nb, nl, ValueRange{arith::AddFOp::create(nb, nl, args[2], prod)});
-          })
-          .getResult(0);
+  Value sum = buildProjectionAccumulator(b, loc, input, weight, layout);
+  SmallVector<OpFoldResult> outSizes = getDims(b, loc, sum);
 
   // Epilogue: bias and rounding to the storage type, one elementwise pass.
   Value out = emptyTensor(b, loc, outSizes, resultElementType);
