@@ -58,7 +58,7 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
   contraction.mTile = options.matmulMTile;
   contraction.kTile = options.matmulKTile;
   if (options.optimize)
-    pm.addNestedPass<func::FuncOp>(createCPUContractionCodegenPass(contraction));
+    pm.addPass(createCPUContractionCodegenPass(contraction));
   pm.addNestedPass<func::FuncOp>(createCPUCopiesToLinalgPass());
   addTextual(pm, options.optimize ? "func.func(convert-linalg-to-parallel-loops)"
                                   : "func.func(convert-linalg-to-loops)");
@@ -68,6 +68,7 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
     addTextual(pm, "convert-scf-to-openmp");
     pm.addNestedPass<func::FuncOp>(createCPUPrivateAllocasPass());
   }
+  addTextual(pm, "symbol-dce"); // constant weights whose packed copies replaced them
   addTextual(pm, "lower-affine");
   addTextual(pm, "convert-scf-to-cf");
   pm.addPass(createLowerRuntimeChecksPass());

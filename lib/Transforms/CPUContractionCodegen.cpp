@@ -3,14 +3,13 @@
 // After bufferization, every projection-shaped contraction generic (the output of
 // buildProjection, and the QK^T / PV generics of the attention lowering) is rewritten into
 //
-//   scf.parallel (outer leading dims, n panels of 32) {          // threads
-//     memref.alloca_scope {
-//       %bp = memref.alloca() : memref<KTx32xf32>                 // packed B panel
-//       scf.for %k0 = 0 to K step KT {
-//         pack B[.., n0:n0+32, k0:k0+kt] into %bp[k][n] (zero padded past N)
-//         scf.for %m0 = 0 to M - M % MT step MT { MT x 32 register tile }
-//         scf.for %m  = M - M % MT to M         { 1 x 32 register tile }
-//       }
+//   scf.parallel (outer leading dims, n panels of 32) {          // OpenMP work items
+//     %bp = memref.alloca() : memref<KTx32xf32>   // packed B panel (one per thread, see
+//                                                 // decoda-cpu-private-allocas)
+//     scf.for %k0 = 0 to K step KT {
+//       pack B[.., n0:n0+32, k0:k0+kt] into %bp[k][n] (zero padded past N)
+//       scf.for %m0 = 0 to M - M % MT step MT { MT x 32 register tile }
+//       then 2 x 32 tiles and at most one 1 x 32 tile for the leftover rows
 //     }
 //   }
 //
@@ -18,6 +17,14 @@
 // from C, runs the k block with one broadcast of A and two panel loads per row step
 // (vector.fma), and stores them back. C keeps its initial value (the fill before the
 // generic), so every element still sums its k terms in order.
+//
+// The pack: when B is contiguous along k (out_in weights, attention keys) 16 x 16 blocks are
+// loaded with masked vector loads and transposed with four rounds of interleaving
+// vector.shuffles (LLVM would otherwise turn the scalar transposing copy into scatters, which
+// cost about a fifth of the GEMM time at M = 128); otherwise a scalar copy in B's order.
+//
+// With a static row count of at most gemv-max-rows (decode) and A, B contiguous along k, the
+// contraction is instead a set of dot products along k (no packing; B is read once).
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,7 +59,17 @@ struct Contraction {
   unsigned mDim = 0;                 // the lead dim that is tiled by register tiles
   SmallVector<unsigned> outerDims;   // the other lead dims (parallel loops)
   bool extA = false, extB = false;   // operands widened to f32 in the body
+  bool gemv = false;                 // few rows: dot products along k, no packing
 };
+
+/// The memref is contiguous along its last dim.
+bool unitInnerStride(Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return type.getRank() > 0 && succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
 
 /// `v` is block argument `idx` of `body`, possibly through an arith.extf to f32.
 bool isArgMaybeExt(Value v, Block &body, unsigned idx, bool &ext) {
@@ -68,7 +85,7 @@ bool isArgMaybeExt(Value v, Block &body, unsigned idx, bool &ext) {
 bool usesDim(AffineMap map, unsigned dim) { return map.isFunctionOfDim(dim); }
 
 /// Matches `out + ext?(a) * ext?(b)` with the projection-like maps; see the pass description.
-FailureOr<Contraction> match(linalg::GenericOp op) {
+FailureOr<Contraction> match(linalg::GenericOp op, int64_t gemvMaxRows) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return failure();
   unsigned numLoops = op.getNumLoops();
@@ -194,14 +211,91 @@ FailureOr<Contraction> match(linalg::GenericOp op) {
   for (unsigned d = 0; d < c.nDim; ++d)
     if (d != c.mDim)
       c.outerDims.push_back(d);
+  // A statically small row count (decode: one token) with A and B both contiguous along k:
+  // packing would cost as much as the product, so dot products along k read B once instead.
+  auto bLast = dyn_cast<AffineDimExpr>(bMap.getResults().back());
+  c.gemv = !ShapedType::isDynamic(ranges[mDim]) && ranges[mDim] <= gemvMaxRows && bLast &&
+           bLast.getPosition() == c.kDim && unitInnerStride(op.getDpsInputOperand(0)->get()) &&
+           unitInnerStride(op.getDpsInputOperand(1)->get());
   return c;
+}
+
+/// A 2-D f32 weight read straight from a constant `memref.global` (an `arith.constant` weight
+/// after bufferization) with map (n, k) or (k, n): the dense value and whether k is the minor
+/// dim. Such weights are packed at compile time.
+struct ConstantWeight {
+  memref::GlobalOp global;
+  DenseElementsAttr value;
+  bool kMinor;
+};
+
+std::optional<ConstantWeight> constantWeight(const Contraction &c) {
+  linalg::GenericOp op = c.op;
+  Value w = op.getDpsInputOperand(1)->get();
+  auto get = w.getDefiningOp<memref::GetGlobalOp>();
+  auto type = cast<MemRefType>(w.getType());
+  if (!get || c.extB || !type.getElementType().isF32() || type.getRank() != 2 ||
+      !type.hasStaticShape() || !type.getLayout().isIdentity())
+    return std::nullopt;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(get, get.getNameAttr());
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return std::nullopt;
+  auto value = dyn_cast<DenseElementsAttr>(*global.getInitialValue());
+  if (!value)
+    return std::nullopt;
+  AffineMap bMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  auto d0 = dyn_cast<AffineDimExpr>(bMap.getResult(0));
+  auto d1 = dyn_cast<AffineDimExpr>(bMap.getResult(1));
+  if (!d0 || !d1)
+    return std::nullopt;
+  if (d0.getPosition() == c.nDim && d1.getPosition() == c.kDim)
+    return ConstantWeight{global, value, true};
+  if (d0.getPosition() == c.kDim && d1.getPosition() == c.nDim)
+    return ConstantWeight{global, value, false};
+  return std::nullopt;
+}
+
+/// The global `<weight>_packed32` : memref<ceil(N/32) x K x 32 x f32> with
+/// packed[p][k][j] = W[32p + j][k] (0 past N); created once per weight.
+memref::GlobalOp packedGlobal(ConstantWeight w) {
+  ModuleOp module = w.global->getParentOfType<ModuleOp>();
+  std::string name = (w.global.getSymName() + "_packed32").str();
+  if (auto existing = module.lookupSymbol<memref::GlobalOp>(name))
+    return existing;
+  auto shape = cast<MemRefType>(w.global.getType()).getShape();
+  int64_t n = w.kMinor ? shape[0] : shape[1], k = w.kMinor ? shape[1] : shape[0];
+  int64_t panels = (n + kPanel - 1) / kPanel;
+  std::vector<float> packed(panels * k * kPanel, 0.0f);
+  if (w.value.isSplat()) {
+    float v = w.value.getSplatValue<float>();
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t kk = 0; kk < k; ++kk)
+        for (int64_t j = 0; j < kPanel && p * kPanel + j < n; ++j)
+          packed[(p * k + kk) * kPanel + j] = v;
+  } else {
+    auto values = w.value.getValues<float>();
+    for (int64_t row = 0; row < (w.kMinor ? n : k); ++row)
+      for (int64_t col = 0; col < (w.kMinor ? k : n); ++col) {
+        int64_t nn = w.kMinor ? row : col, kk = w.kMinor ? col : row;
+        packed[((nn / kPanel) * k + kk) * kPanel + nn % kPanel] = values[row * shape[1] + col];
+      }
+  }
+  MLIRContext *ctx = module.getContext();
+  auto type = MemRefType::get({panels, k, kPanel}, Float32Type::get(ctx));
+  auto tensorType = RankedTensorType::get({panels, k, kPanel}, Float32Type::get(ctx));
+  OpBuilder b(w.global);
+  return memref::GlobalOp::create(
+      b, w.global.getLoc(), b.getStringAttr(name), b.getStringAttr("private"), TypeAttr::get(type),
+      DenseElementsAttr::get(tensorType, ArrayRef<float>(packed)), b.getUnitAttr(),
+      b.getI64IntegerAttr(64));
 }
 
 /// Builds the tiled loop nest that replaces `c.op`.
 class Emitter {
 public:
   Emitter(const Contraction &c, int64_t mTile, int64_t kTile)
-      : c(c), op(c.op), mTile(mTile), kTile(kTile), b(op), loc(op.getLoc()) {}
+      : c(c), op(c.op), mTile(mTile), kTile(llvm::alignTo(kTile, kLanes)), b(op),
+        loc(op.getLoc()) {}
 
   void emit() {
     a = op.getDpsInputOperand(0)->get();
@@ -220,6 +314,12 @@ public:
     maskType = VectorType::get({kLanes}, b.getI1Type());
 
     Value n = sizes[c.nDim];
+    if (c.gemv)
+      return emitGemv();
+    if (std::optional<ConstantWeight> w = constantWeight(c)) {
+      memref::GlobalOp g = packedGlobal(*w);
+      prepacked = memref::GetGlobalOp::create(b, loc, g.getType(), g.getSymName());
+    }
     Value numPanels = arith::CeilDivUIOp::create(b, loc, n, idx(kPanel));
     SmallVector<Value> lbs, ubs, steps;
     for (unsigned d : c.outerDims) {
@@ -241,7 +341,93 @@ public:
     par->setAttr(kCollapseAttr, b.getUnitAttr());
   }
 
+  bool usedPrepackedWeight() const { return static_cast<bool>(prepacked); }
+
 private:
+  /// Few rows: scf.parallel over (outer dims, blocks of kGemvRows columns); per column n and
+  /// row m, a vector<16xf32> of partial sums along k (masked tail), reduced and added to C.
+  void emitGemv() {
+    constexpr int64_t kGemvRows = 16;
+    int64_t rows = *getConstantIntValue(sizes[c.mDim]);
+    Value n = sizes[c.nDim], k = sizes[c.kDim];
+    Value numBlocks = arith::CeilDivUIOp::create(b, loc, n, idx(kGemvRows));
+    SmallVector<Value> lbs, ubs, steps;
+    for (unsigned d : c.outerDims) {
+      lbs.push_back(c0);
+      ubs.push_back(sizes[d]);
+      steps.push_back(c1);
+    }
+    lbs.push_back(c0);
+    ubs.push_back(numBlocks);
+    steps.push_back(c1);
+    Value kFull = arith::SubIOp::create(b, loc, k, arith::RemUIOp::create(b, loc, k, idx(kLanes)));
+    Value tailMask = vector::CreateMaskOp::create(
+        b, loc, maskType, ValueRange{arith::SubIOp::create(b, loc, k, kFull)});
+    Value zeroVec = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vecType, 0.0f));
+    auto par = scf::ParallelOp::create(b, loc, lbs, ubs, steps, [&](OpBuilder &nb, Location,
+                                                                    ValueRange ivs) {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+      SmallVector<Value> point(c.numLoops, Value());
+      for (auto [d, iv] : llvm::zip(c.outerDims, ivs.drop_back()))
+        point[d] = iv;
+      Value nStart = arith::MulIOp::create(b, loc, ivs.back(), idx(kGemvRows));
+      Value nEnd = arith::MinSIOp::create(
+          b, loc, n, arith::AddIOp::create(b, loc, nStart, idx(kGemvRows)));
+      auto cols = scf::ForOp::create(b, loc, nStart, nEnd, c1);
+      b.setInsertionPoint(cols.getBody()->getTerminator());
+      point[c.nDim] = cols.getInductionVar();
+      auto loadVec = [&](Value memref, AffineMap map, ArrayRef<Value> p, bool ext, Value mask) {
+        Type elem = cast<MemRefType>(memref.getType()).getElementType();
+        auto type = VectorType::get({kLanes}, elem);
+        SmallVector<Value> indices = apply(map, p);
+        Value v;
+        if (mask) {
+          Value pass = ext ? arith::ConstantOp::create(b, loc, DenseElementsAttr::get(
+                                                                   type, b.getFloatAttr(elem, 0.0)))
+                                 .getResult()
+                           : zeroVec;
+          v = vector::MaskedLoadOp::create(b, loc, type, memref, indices, mask, pass);
+        } else {
+          v = vector::LoadOp::create(b, loc, type, memref, indices);
+        }
+        return ext ? arith::ExtFOp::create(b, loc, vecType, v).getResult() : v;
+      };
+      auto step = [&](Value k0, ValueRange accs, Value mask) {
+        SmallVector<Value> p(point);
+        p[c.kDim] = k0;
+        Value w = loadVec(bmat, bMap, p, c.extB, mask);
+        SmallVector<Value> next;
+        for (int64_t i = 0; i < rows; ++i) {
+          p[c.mDim] = idx(i);
+          Value av = loadVec(a, aMap, p, c.extA, mask);
+          next.push_back(vector::FMAOp::create(b, loc, av, w, accs[i]));
+        }
+        return next;
+      };
+      SmallVector<Value> init(rows, zeroVec);
+      auto kLoop = scf::ForOp::create(b, loc, c0, kFull, idx(kLanes), init,
+                                      [&](OpBuilder &lb, Location, Value k0, ValueRange accs) {
+                                        OpBuilder::InsertionGuard g2(b);
+                                        b.setInsertionPoint(lb.getInsertionBlock(),
+                                                            lb.getInsertionPoint());
+                                        scf::YieldOp::create(b, loc, step(k0, accs, Value()));
+                                      });
+      // The k tail (all lanes off when K is a multiple of 16).
+      SmallVector<Value> accs = step(kFull, kLoop.getResults(), tailMask);
+      for (int64_t i = 0; i < rows; ++i) {
+        point[c.mDim] = idx(i);
+        SmallVector<Value> ci;
+        for (unsigned d = 0; d <= c.nDim; ++d)
+          ci.push_back(point[d]);
+        Value sum = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, accs[i]);
+        Value old = memref::LoadOp::create(b, loc, out, ci);
+        memref::StoreOp::create(b, loc, arith::AddFOp::create(b, loc, old, sum), out, ci);
+      }
+    });
+    par->setAttr(kCollapseAttr, b.getUnitAttr());
+  }
+
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
   /// Indices of `map` at the loop point `point` (one value per loop; unused dims may be null).
@@ -287,9 +473,11 @@ private:
         b, loc, maskType, ValueRange{arith::SubIOp::create(b, loc, nValid, idx(kLanes))});
 
     // The packed panel: a per-iteration alloca; after convert-scf-to-openmp,
-    // decoda-cpu-private-allocas makes it one buffer per thread.
+    // decoda-cpu-private-allocas makes it one buffer per thread. Constant weights were packed
+    // at compile time: the panel is a view of the packed global instead.
     auto panelType = MemRefType::get({kTile, kPanel}, f32);
-    bp = memref::AllocaOp::create(b, loc, panelType, ValueRange{}, b.getI64IntegerAttr(64));
+    if (!prepacked)
+      bp = memref::AllocaOp::create(b, loc, panelType, ValueRange{}, b.getI64IntegerAttr(64));
     Value kSize = sizes[c.kDim];
     auto kLoop = scf::ForOp::create(b, loc, c0, kSize, idx(kTile));
     {
@@ -298,7 +486,16 @@ private:
       Value k0 = kLoop.getInductionVar();
       Value kc = arith::MinSIOp::create(b, loc, idx(kTile),
                                         arith::SubIOp::create(b, loc, kSize, k0));
-      emitPack(point, n0, nValid, k0, kc);
+      if (prepacked)
+        bp = memref::SubViewOp::create(
+            b, loc, MemRefType::get({ShapedType::kDynamic, kPanel}, f32,
+                                    StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                                                           {kPanel, 1})),
+            prepacked, ArrayRef<OpFoldResult>{panel, k0, b.getIndexAttr(0)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(1), kc, b.getIndexAttr(kPanel)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(1)});
+      else
+        emitPack(point, n0, nValid, k0, kc);
       Value m = sizes[c.mDim];
       Value mFull = arith::SubIOp::create(b, loc, m, arith::RemUIOp::create(b, loc, m, idx(mTile)));
       auto full = scf::ForOp::create(b, loc, c0, mFull, idx(mTile));
@@ -307,7 +504,16 @@ private:
         b.setInsertionPoint(full.getBody()->getTerminator());
         emitTile(point, full.getInductionVar(), mTile, n0, k0, kc);
       }
-      auto rest = scf::ForOp::create(b, loc, mFull, m, c1);
+      // Leftover rows: 2-row tiles, then at most one single row.
+      Value mPairs = arith::SubIOp::create(
+          b, loc, m, arith::RemUIOp::create(b, loc, arith::SubIOp::create(b, loc, m, mFull), idx(2)));
+      auto pairs = scf::ForOp::create(b, loc, mFull, mPairs, idx(2));
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPoint(pairs.getBody()->getTerminator());
+        emitTile(point, pairs.getInductionVar(), 2, n0, k0, kc);
+      }
+      auto rest = scf::ForOp::create(b, loc, mPairs, m, c1);
       {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPoint(rest.getBody()->getTerminator());
@@ -341,6 +547,10 @@ private:
       else
         fn(outer.getInductionVar(), inner.getInductionVar());
     };
+    if (kInner && unitInnerStride(bmat)) {
+      emitTransposingPack(outerPoint, n0, nValid, k0, kc);
+      return;
+    }
     if (kInner)
       nest(nValid, kc, false, copy, c0);
     else
@@ -350,6 +560,61 @@ private:
     nest(idx(kPanel), kc, false,
          [&](Value j, Value k) { memref::StoreOp::create(b, loc, zero, bp, ValueRange{k, j}); },
          nValid);
+  }
+
+  /// The pack of a B contiguous along k (out_in weights, attention keys) with vectors: per
+  /// 16 x 16 block, 16 masked row loads (rows past nValid and k past kc read as 0), a transpose
+  /// by four rounds of interleaving shuffles, 16 stores into bp. Rows of bp past kc receive
+  /// zeros (bp has room: kTile is a multiple of 16) and are never read.
+  void emitTransposingPack(ArrayRef<Value> outerPoint, Value n0, Value nValid, Value k0,
+                           Value kc) {
+    SmallVector<int64_t> lo, hi;
+    for (int64_t i = 0; i < kLanes / 2; ++i) {
+      lo.append({i, i + kLanes});
+      hi.append({i + kLanes / 2, i + kLanes / 2 + kLanes});
+    }
+    Type elem = cast<MemRefType>(bmat.getType()).getElementType();
+    auto loadType = VectorType::get({kLanes}, elem);
+    Value passThru = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(loadType, b.getFloatAttr(elem, 0.0)));
+    auto kLoop = scf::ForOp::create(b, loc, c0, kc, idx(kLanes));
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(kLoop.getBody()->getTerminator());
+    Value kk = kLoop.getInductionVar();
+    Value kRem = arith::MinSIOp::create(b, loc, idx(kLanes),
+                                        arith::SubIOp::create(b, loc, kc, kk));
+    SmallVector<Value> point(outerPoint);
+    point[c.kDim] = arith::AddIOp::create(b, loc, k0, kk);
+    for (int64_t group = 0; group < kPanel / kLanes; ++group) {
+      SmallVector<Value> rowsV;
+      for (int64_t r = 0; r < kLanes; ++r) {
+        Value j = idx(group * kLanes + r);
+        // Rows past N are masked off entirely (their index is clamped to stay in bounds).
+        Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, nValid);
+        Value count = arith::SelectOp::create(b, loc, valid, kRem, c0);
+        Value mask = vector::CreateMaskOp::create(b, loc, maskType, ValueRange{count});
+        Value row = arith::AddIOp::create(b, loc, n0, j);
+        Value last = arith::SubIOp::create(b, loc, sizes[c.nDim], c1);
+        point[c.nDim] = arith::MinSIOp::create(b, loc, row, last);
+        Value v = vector::MaskedLoadOp::create(b, loc, loadType, bmat, apply(bMap, point), mask,
+                                               passThru);
+        if (c.extB)
+          v = arith::ExtFOp::create(b, loc, vecType, v);
+        rowsV.push_back(v);
+      }
+      for (int round = 0; round < 4; ++round) {
+        SmallVector<Value> next;
+        for (int64_t i = 0; i < kLanes / 2; ++i) {
+          next.push_back(vector::ShuffleOp::create(b, loc, rowsV[i], rowsV[i + kLanes / 2], lo));
+          next.push_back(vector::ShuffleOp::create(b, loc, rowsV[i], rowsV[i + kLanes / 2], hi));
+        }
+        rowsV = next;
+      }
+      for (int64_t i = 0; i < kLanes; ++i)
+        vector::StoreOp::create(b, loc, rowsV[i], bp,
+                                ValueRange{arith::AddIOp::create(b, loc, kk, idx(i)),
+                                           idx(group * kLanes)});
+    }
   }
 
   /// A rows x 32 register tile at rows m0 .. m0 + rows of the current panel and k block.
@@ -400,6 +665,7 @@ private:
   OpBuilder b;
   Location loc;
   Value a, bmat, out, bp, c0, c1;
+  Value prepacked; // the compile-time packed constant weight, if any
   AffineMap aMap, bMap;
   SmallVector<Value> sizes;
   Type f32;
@@ -420,17 +686,18 @@ struct CPUContractionCodegenPass
     SmallVector<linalg::GenericOp> generics;
     getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
     for (linalg::GenericOp op : generics) {
-      if (getenv("DECODA_DEBUG_NO_CONTRACTION")) continue; // DEBUG-REMOVE
-      FailureOr<Contraction> c = match(op);
+      FailureOr<Contraction> c = match(op, gemvMaxRows);
       if (failed(c)) {
         if (op.getNumReductionLoops() > 0)
           ++numSkipped;
         continue;
       }
-      int64_t mt = mTile, kt = kTile; // DEBUG-REMOVE
-      if (const char *e = getenv("DECODA_DEBUG_MTILE")) mt = atoi(e); // DEBUG-REMOVE
-      if (const char *e = getenv("DECODA_DEBUG_KTILE")) kt = atoi(e); // DEBUG-REMOVE
-      Emitter(*c, mt, kt).emit();
+      Emitter emitter(*c, mTile, kTile);
+      emitter.emit();
+      if (c->gemv)
+        ++numDotProducts;
+      if (emitter.usedPrepackedWeight())
+        ++numPrepacked;
       op.erase();
       ++numRewritten;
     }

@@ -1,9 +1,10 @@
 // RUN: decoda-opt %s --decoda-cpu-contraction-codegen --split-input-file | FileCheck %s
-// RUN: decoda-opt %s --decoda-cpu-contraction-codegen="m-tile=4 k-tile=64" --split-input-file | FileCheck %s --check-prefix=OPT
+// RUN: decoda-opt %s --decoda-cpu-contraction-codegen="m-tile=4 k-tile=64 gemv-max-rows=0" --split-input-file | FileCheck %s --check-prefix=OPT
 
 // Projection contractions on buffers (the form buildProjection bufferizes to) become a
 // parallel loop over 32-wide n panels with a packed panel buffer, 6 x 32 register tiles of
-// vector<16xf32> FMAs and a 1 x 32 tile for leftover rows; anything else is left alone.
+// vector<16xf32> FMAs and a 1 x 32 tile for leftover rows (or, for a static row count of at
+// most 4, dot products along k); anything else is left alone.
 
 #x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #w = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
@@ -17,14 +18,16 @@
 // CHECK:           %[[M1:.*]] = vector.create_mask %{{.*}} : vector<16xi1>
 // CHECK:           %[[BP:.*]] = memref.alloca() {alignment = 64 : i64} : memref<1024x32xf32>
 // CHECK:           scf.for %[[K0:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-//                    pack: W read along k (innermost), stored transposed, then zero padding
-// CHECK:             scf.for
-// CHECK:               scf.for
-// CHECK:                 %[[E:.*]] = memref.load %[[W]][%{{.*}}, %{{.*}}] : memref<50x40xf32>
-// CHECK:                 memref.store %[[E]], %[[BP]][%{{.*}}, %{{.*}}] : memref<1024x32xf32>
-// CHECK:             scf.for
-// CHECK:               scf.for
-// CHECK:                 memref.store %{{.*}}, %[[BP]]
+//                    pack (W contiguous along k): per 16 k, two groups of 16 masked row loads
+//                    (rows past N and k past the block read as 0), a 16 x 16 transpose by 4
+//                    rounds of interleaving shuffles, 16 stores into the panel
+// CHECK:             scf.for %[[KK:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK-COUNT-16:      vector.maskedload %[[W]][%{{.*}}, %{{.*}}], %{{.*}}, %{{.*}} : memref<50x40xf32>
+// CHECK-COUNT-64:      vector.shuffle
+// CHECK-COUNT-16:      vector.store %{{.*}}, %[[BP]][%{{.*}}, %c0{{.*}}] : memref<1024x32xf32>, vector<16xf32>
+// CHECK-COUNT-16:      vector.maskedload %[[W]]
+// CHECK-COUNT-64:      vector.shuffle
+// CHECK-COUNT-16:      vector.store %{{.*}}, %[[BP]][%{{.*}}, %c16{{.*}}] : memref<1024x32xf32>, vector<16xf32>
 //                    6-row tiles: 12 accumulators loaded with the panel masks
 // CHECK:             scf.for %[[MT:.*]] = %{{.*}} to %{{.*}} step %c6
 // CHECK-COUNT-12:      vector.maskedload %[[Y]]
@@ -36,7 +39,11 @@
 // CHECK-COUNT-2:         vector.fma
 // CHECK:               scf.yield
 // CHECK-COUNT-12:    vector.maskedstore %[[Y]]
-//                    leftover rows one at a time
+//                    leftover rows: 2-row tiles, then one single row
+// CHECK:             scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2
+// CHECK-COUNT-4:       vector.maskedload %[[Y]]
+// CHECK:               scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-4:     vector.maskedstore %[[Y]]
 // CHECK:             scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1
 // CHECK-COUNT-2:       vector.maskedload %[[Y]]
 // CHECK:               scf.for {{.*}} -> (vector<16xf32>, vector<16xf32>)
@@ -139,7 +146,7 @@ func.func @mqa_scores(%q: memref<2x150x4x16xf32>, %k: memref<2x64x1x16xf32>, %s:
 #o = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @per_head(
 // CHECK:         scf.parallel (%[[H:.*]], %{{.*}}) = (%{{.*}}, %{{.*}}) to (%c4, %{{.*}})
-// CHECK:           memref.load %{{.*}}[%[[H]], %{{.*}}, %{{.*}}] : memref<4x24x32xf32>
+// CHECK:           vector.maskedload %{{.*}}[%[[H]], %{{.*}}, %{{.*}}], %{{.*}}, %{{.*}} : memref<4x24x32xf32>
 func.func @per_head(%x: memref<9x4x32xf32>, %w: memref<4x24x32xf32>, %y: memref<9x4x24xf32>) {
   linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
       ins(%x, %w : memref<9x4x32xf32>, memref<4x24x32xf32>) outs(%y : memref<9x4x24xf32>) {
@@ -230,4 +237,71 @@ func.func @tensors(%x: tensor<8x16xf32>, %w: tensor<32x16xf32>, %y: tensor<8x32x
     linalg.yield %s : f32
   } -> tensor<8x32xf32>
   return %r : tensor<8x32xf32>
+}
+
+// -----
+
+// One static row (decode): dot products along k, no packing. Blocks of 16 columns in parallel;
+// per column a vector<16xf32> of partial sums over full 16-wide k steps, a masked k tail (40 =
+// 2 x 16 + 8), a reduction and an add to C.
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#w = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#o = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @decode_gemv(
+// CHECK-SAME:    %[[X:.*]]: memref<1x1x40xf32>, %[[W:.*]]: memref<50x40xf32>, %[[Y:.*]]: memref<1x1x50xf32>)
+// CHECK-NOT:     memref.alloca
+// CHECK:         scf.parallel
+// CHECK:           scf.for %[[N:.*]] =
+// CHECK:             %[[ACC:.*]] = scf.for %[[K:.*]] = {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<16xf32>)
+// CHECK:               vector.load %[[W]][%[[N]], %[[K]]] : memref<50x40xf32>, vector<16xf32>
+// CHECK:               vector.load %[[X]][%{{.*}}, %{{.*}}, %[[K]]] : memref<1x1x40xf32>, vector<16xf32>
+// CHECK:               vector.fma
+// CHECK:             vector.maskedload %[[W]]
+// CHECK:             vector.maskedload %[[X]]
+// CHECK:             %[[S:.*]] = vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
+// CHECK:             %[[OLD:.*]] = memref.load %[[Y]]
+// CHECK:             %[[NEW:.*]] = arith.addf %[[OLD]], %[[S]] : f32
+// CHECK:             memref.store %[[NEW]], %[[Y]]
+// CHECK:         } {decoda.parallel_all_dims}
+// OPT-LABEL: func.func @decode_gemv(
+// OPT-NOT:     vector.reduction
+// OPT:         memref.alloca() {alignment = 64 : i64} : memref<64x32xf32>
+func.func @decode_gemv(%x: memref<1x1x40xf32>, %w: memref<50x40xf32>, %y: memref<1x1x50xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<1x1x40xf32>, memref<50x40xf32>) outs(%y : memref<1x1x50xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A constant weight (an arith.constant after bufferization) is packed at compile time into
+// @<name>_packed32 [ceil(N/32), K, 32] (N = 35: two panels, the second zero padded); the
+// panels are subviews of it, with no alloca and no run-time pack.
+memref.global "private" constant @w35 : memref<35x3xf32> = dense<1.0>
+#x = affine_map<(d0, d1, d2) -> (d0, d2)>
+#w = affine_map<(d0, d1, d2) -> (d1, d2)>
+#o = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG:   memref.global "private" constant @w35_packed32 : memref<2x3x32xf32> = dense<"0x{{(0000803F)+(00000000)+0000803F0000803F0000803F(00000000)+0000803F0000803F0000803F(00000000)+}}">
+// CHECK-LABEL: func.func @constant_weight(
+// CHECK-NOT:     memref.alloca
+// CHECK:         %[[P:.*]] = memref.get_global @w35_packed32 : memref<2x3x32xf32>
+// CHECK:         scf.parallel (%[[PANEL:.*]]) =
+// CHECK:           scf.for %[[K0:.*]] =
+// CHECK:             %[[V:.*]] = memref.subview %[[P]][%[[PANEL]], %[[K0]], 0] [1, %{{.*}}, 32] [1, 1, 1] : memref<2x3x32xf32> to memref<?x32xf32, strided<[32, 1], offset: ?>>
+// CHECK:             vector.load %[[V]]
+func.func @constant_weight(%x: memref<?x3xf32>, %y: memref<?x35xf32>) {
+  %w = memref.get_global @w35 : memref<35x3xf32>
+  linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x3xf32>, memref<35x3xf32>) outs(%y : memref<?x35xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  return
 }

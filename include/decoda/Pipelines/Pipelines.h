@@ -36,7 +36,10 @@ struct CPULoweringPipelineOptions : public PassPipelineOptions<CPULoweringPipeli
 };
 
 /// From the decoda dialect to the LLVM dialect for x86 CPUs: decoda-convert-to-linalg,
-/// bufferization, loops, LLVM; ends with decoda-check-backend-contract{dialects=llvm}.
+/// decoda-fuse-elementwise, bufferization, then (with `optimize`, the default)
+/// decoda-cpu-contraction-codegen (packed, register-tiled AVX-512 contractions), parallel loops
+/// for the rest and OpenMP (models link libomp); loops, LLVM; ends with
+/// decoda-check-backend-contract{dialects=llvm[,omp]}.
 void buildCPULoweringPassPipeline(OpPassManager &pm, const CPULoweringPipelineOptions &options);
 
 /// Registers every named pipeline (`decoda-graph-opt`, ...) with the global registry.

@@ -61,7 +61,7 @@ def FuseResidualNormPass : Pass<"decoda-fuse-residual-norm"> {
   ];
 }
 
-def CPUContractionCodegenPass : Pass<"decoda-cpu-contraction-codegen", "func::FuncOp"> {
+def CPUContractionCodegenPass : Pass<"decoda-cpu-contraction-codegen", "ModuleOp"> {
   let summary = "Register-tiled, packed, AVX-512 code for contraction generics on buffers";
   let description = [{
     Runs after bufferization. Rewrites every `linalg.generic` on memrefs that is a contraction
@@ -80,18 +80,34 @@ def CPUContractionCodegenPass : Pass<"decoda-cpu-contraction-codegen", "func::Fu
 
     Each output element still sums its `k` terms in order onto the initial value of `C`;
     only the fusion of multiply and add (FMA) differs from the scalar loops.
+
+    With a static row count of at most `gemv-max-rows` (decode: one token) and `A`, `B`
+    contiguous along `k`, the product is instead a set of dot products: an `scf.parallel` over
+    blocks of 16 columns, per column and row a `vector<16xf32>` of partial sums along `k`
+    (masked tail), reduced and added to `C` (a reassociated sum). `B` is read once, unpacked.
     Contractions of any other form are left for `convert-linalg-to-loops`.
+
+    A weight that is a constant `memref.global` (an `arith.constant` weight after
+    bufferization; 2-D f32, map `(n, k)` or `(k, n)`) is packed at compile time into a new
+    constant global `<name>_packed32 : memref<ceil(N/32) x K x 32 x f32>`; its panels are read
+    directly and no packing happens at run time. (A module pass for that reason.)
   }];
   let options = [
     Option<"mTile", "m-tile", "int64_t", /*default=*/"6", "Rows of a register tile">,
     Option<"kTile", "k-tile", "int64_t", /*default=*/"1024",
-           "Reduction elements per packed panel block">
+           "Reduction elements per packed panel block">,
+    Option<"gemvMaxRows", "gemv-max-rows", "int64_t", /*default=*/"4",
+           "Up to this static number of rows, dot products along k without packing">
   ];
   let dependentDialects = ["::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
                            "::mlir::affine::AffineDialect"];
   let statistics = [
     Statistic<"numRewritten", "num-rewritten", "contractions turned into tiled vector code">,
+    Statistic<"numDotProducts", "num-dot-products",
+              "of which few-row contractions emitted as dot products along k">,
+    Statistic<"numPrepacked", "num-prepacked",
+              "of which contractions reading a weight packed at compile time">,
     Statistic<"numSkipped", "num-skipped",
               "generics with a reduction that did not match the contraction form">
   ];
