@@ -580,8 +580,10 @@ def Decoda_MoEOp : Decoda_Op<"moe", [Pure, AttrSizedOperandSegments,
        per-expert transposes with `in_out`), and `shared` is an always-on gated MLP with weights
        `[Fs, D]`, `[Fs, D]`, `[D, Fs]` (several shared experts are one with `Fs` concatenated).
 
-    Routing runs in `f32`. Lowerings compute only the chosen experts (the dense reformulation
-    that multiplies every expert by a zero gate is not an implementation of this op).
+    Routing runs in `f32`. Each expert's output is rounded to the storage type (as a separate
+    gated MLP would be), the gated sum and the shared expert are accumulated in `f32`, and `y`
+    is rounded once. Lowerings compute only the chosen experts (the dense reformulation that
+    multiplies every expert by a zero gate is not an implementation of this op).
 
     ```mlir
     %y = decoda.moe %x router(%r) experts(%eg, %eu, %ed)
