@@ -34,7 +34,6 @@ class Decoda_Op<string mnemonic, list<Trait> traits = []>
     : Op<Decoda_Dialect, mnemonic, traits>;
 
 // Storage types of activations and weights.
-def Decoda_FloatElement : AnyTypeOf<[F32, F16, BF16], "f32, f16 or bf16">;
 def Decoda_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 def Decoda_I8Tensor : RankedTensorOf<[I8]>;
 def Decoda_F32Tensor : RankedTensorOf<[F32]>;

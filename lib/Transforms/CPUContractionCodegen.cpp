@@ -322,14 +322,7 @@ public:
     }
     Value numPanels = arith::CeilDivUIOp::create(b, loc, n, idx(kPanel));
     SmallVector<Value> lbs, ubs, steps;
-    for (unsigned d : c.outerDims) {
-      lbs.push_back(c0);
-      ubs.push_back(sizes[d]);
-      steps.push_back(c1);
-    }
-    lbs.push_back(c0);
-    ubs.push_back(numPanels);
-    steps.push_back(c1);
+    parallelBounds(numPanels, lbs, ubs, steps);
     auto par = scf::ParallelOp::create(b, loc, lbs, ubs, steps,
                             [&](OpBuilder &nb, Location, ValueRange ivs) {
                               OpBuilder::InsertionGuard g(b);
@@ -344,6 +337,19 @@ public:
   bool usedPrepackedWeight() const { return static_cast<bool>(prepacked); }
 
 private:
+  /// Unit-step bounds over the outer dims, then [0, last).
+  void parallelBounds(Value last, SmallVectorImpl<Value> &lbs, SmallVectorImpl<Value> &ubs,
+                      SmallVectorImpl<Value> &steps) {
+    for (unsigned d : c.outerDims) {
+      lbs.push_back(c0);
+      ubs.push_back(sizes[d]);
+      steps.push_back(c1);
+    }
+    lbs.push_back(c0);
+    ubs.push_back(last);
+    steps.push_back(c1);
+  }
+
   /// Few rows: scf.parallel over (outer dims, blocks of kGemvRows columns); per column n and
   /// row m, a vector<16xf32> of partial sums along k (masked tail), reduced and added to C.
   void emitGemv() {
@@ -352,14 +358,7 @@ private:
     Value n = sizes[c.nDim], k = sizes[c.kDim];
     Value numBlocks = arith::CeilDivUIOp::create(b, loc, n, idx(kGemvRows));
     SmallVector<Value> lbs, ubs, steps;
-    for (unsigned d : c.outerDims) {
-      lbs.push_back(c0);
-      ubs.push_back(sizes[d]);
-      steps.push_back(c1);
-    }
-    lbs.push_back(c0);
-    ubs.push_back(numBlocks);
-    steps.push_back(c1);
+    parallelBounds(numBlocks, lbs, ubs, steps);
     Value kFull = arith::SubIOp::create(b, loc, k, arith::RemUIOp::create(b, loc, k, idx(kLanes)));
     Value tailMask = vector::CreateMaskOp::create(
         b, loc, maskType, ValueRange{arith::SubIOp::create(b, loc, k, kFull)});

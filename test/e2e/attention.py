@@ -18,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (CompiledModule, R, check, module, np, tensor_type,  # noqa: E402
+from harness import (CompiledModule, R, attention_attrs, check, module, np, tensor_type,  # noqa: E402
                      testing)
 from decoda.runtime import DecodaError  # noqa: E402
 
@@ -38,18 +38,8 @@ class Case:
         self.in_scale = in_scale
 
     def attrs(self):
-        a = [f"num_heads = {self.hq} : i64", f"num_kv_heads = {self.hkv} : i64"]
-        if self.scale is not None:
-            a.append(f"scale = {float(self.scale)!r} : f64")
-        if self.causal:
-            a.append("causal")
-        if self.window is not None:
-            a.append(f"window = {self.window} : i64")
-        if self.chunk is not None:
-            a.append(f"chunk_size = {self.chunk} : i64")
-        if self.softcap is not None:
-            a.append(f"softcap = {float(self.softcap)!r} : f64")
-        return "{" + ", ".join(a) + "}"
+        return attention_attrs(self.hq, self.hkv, causal=self.causal, window=self.window,
+                               chunk=self.chunk, softcap=self.softcap, scale=self.scale)
 
     def mask_shape(self, b, tq, tk):
         return {"head": (1, self.hq, tq, tk), "batch": (b, 1, tq, tk)}[self.mask]

@@ -12,7 +12,8 @@ import sys
 import zlib
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import CompiledModule, R, check, module, np, tensor_type, testing  # noqa: E402
+from harness import (CompiledModule, R, attention_attrs, check, module, np,  # noqa: E402
+                     tensor_type, testing)
 from decoda.runtime import DecodaError  # noqa: E402
 
 B, S = 2, 24          # batch, cache capacity
@@ -27,14 +28,8 @@ class Config:
         self.dtypes = dtypes
 
     def attrs(self):
-        a = [f"num_heads = {self.hq} : i64", f"num_kv_heads = {self.hkv} : i64", "causal"]
-        if self.window is not None:
-            a.append(f"window = {self.window} : i64")
-        if self.chunk is not None:
-            a.append(f"chunk_size = {self.chunk} : i64")
-        if self.softcap is not None:
-            a.append(f"softcap = {float(self.softcap)!r} : f64")
-        return "{" + ", ".join(a) + "}"
+        return attention_attrs(self.hq, self.hkv, causal=True, window=self.window,
+                               chunk=self.chunk, softcap=self.softcap)
 
     def function(self, fn, t, dtype):
         """`<fn>_<name>_<dtype>`: (q, k, v, key_cache, value_cache, offset[, sinks]) ->

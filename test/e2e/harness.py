@@ -144,5 +144,22 @@ def max_rel_error(actual, expected) -> float:
     return float(np.max(np.abs(actual - expected))) / scale
 
 
+def attention_attrs(num_heads, num_kv_heads, *, causal=False, window=None, chunk=None,
+                    softcap=None, scale=None) -> str:
+    """The attribute dictionary of a decoda.attention / cached_attention op."""
+    a = [f"num_heads = {num_heads} : i64", f"num_kv_heads = {num_kv_heads} : i64"]
+    if scale is not None:
+        a.append(f"scale = {float(scale)!r} : f64")
+    if causal:
+        a.append("causal")
+    if window is not None:
+        a.append(f"window = {window} : i64")
+    if chunk is not None:
+        a.append(f"chunk_size = {chunk} : i64")
+    if softcap is not None:
+        a.append(f"softcap = {float(softcap)!r} : f64")
+    return "{" + ", ".join(a) + "}"
+
+
 __all__ = ["R", "np", "testing", "module", "tensor_type", "Compiled", "CompiledModule", "Entry",
            "check"]
