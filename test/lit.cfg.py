@@ -26,4 +26,4 @@ llvm_config.with_system_environment(["HOME", "TMPDIR"])
 # FileCheck, not, count live in the LLVM tools directory.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.decoda_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["decoda-opt", "decoda-compile", "decoda-run"], tool_dirs)
+llvm_config.add_tool_substitutions(["decoda-opt", "decoda-compile", "decoda-run", "decoda-translate"], tool_dirs)

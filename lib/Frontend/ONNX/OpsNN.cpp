@@ -1,0 +1,314 @@
+//===- OpsNN.cpp - ONNX neural-network ops --------------------------------===//
+//
+// MatMul/Gemm (a rank-2 right operand is a `decoda.linear` in `in_out` layout), Softmax, the
+// normalisations (default domain and com.microsoft, including the Skip* fused residual forms),
+// ONNX Attention (opset 23) and the com.microsoft attention ops. These map one node to one
+// `decoda` op where the semantics coincide; everything else stays in linalg form for the raising
+// pass.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterImpl.h"
+
+#include "decoda/Dialect/Decoda/IR/DecodaOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::decoda;
+using namespace mlir::decoda::onnx_import;
+
+namespace {
+
+void add(std::vector<OpEntry> &t, const char *domain, const char *op, int64_t since,
+         OpHandler h) {
+  t.push_back(OpEntry{domain, op, since, std::move(h)});
+}
+
+LogicalResult setResult(NodeContext &n, unsigned i, FailureOr<OnnxValue> v) {
+  if (failed(v))
+    return failure();
+  n.setOutput(i, *v);
+  return success();
+}
+
+/// A per-feature parameter [D] (or broadcastable [1, ..., D]) as a rank-1 tensor.
+FailureOr<Value> featureVector(NodeContext &n, unsigned i, OpFoldResult d, StringRef what) {
+  OnnxValue v = n.input(i);
+  SmallVector<OpFoldResult> dims = n.importer.dimsOf(v, n.loc);
+  if (dims.empty() || !sameDim(dims.back(), d))
+    return n.error() << what << " must have the normalised axis' size as its last dim",
+           failure();
+  for (size_t k = 0; k + 1 < dims.size(); ++k)
+    if (getConstantIntValue(dims[k]) != 1)
+      return n.error() << what << " must be a vector over the normalised axis", failure();
+  if (dims.size() > 1) {
+    if (v.isConst())
+      if (auto d2 = dyn_cast<DenseElementsAttr>(v.cst)) {
+        v = OnnxValue::constant(d2.reshape(RankedTensorType::get(
+            {d2.getType().getShape().back()}, d2.getElementType())));
+        return n.importer.materialize(v, n.loc);
+      }
+    FailureOr<OnnxValue> r = emitReshape(n, v, {d});
+    if (failed(r))
+      return failure();
+    return n.importer.materialize(*r, n.loc);
+  }
+  return n.importer.materialize(v, n.loc);
+}
+
+/// Checks that the normalisation runs over the last axis only (what decoda's norms do).
+LogicalResult lastAxisOnly(NodeContext &n, int64_t axisAttr, int64_t rank) {
+  FailureOr<int64_t> ax = n.axis(axisAttr, rank);
+  if (failed(ax))
+    return failure();
+  if (*ax != rank - 1)
+    return n.error() << "normalisation over axes " << *ax << ".." << rank - 1
+                     << " is not supported (only the last axis)";
+  return success();
+}
+
+LogicalResult noExtraOutputs(NodeContext &n, unsigned firstExtra, unsigned except = ~0u) {
+  for (unsigned i = firstExtra; i < n.numOutputs(); ++i)
+    if (i != except && n.hasOutput(i))
+      return n.error() << "output " << i << " (training statistics) is not supported";
+  return success();
+}
+
+} // namespace
+
+void onnx_import::registerNNOps(std::vector<OpEntry> &t) {
+  add(t, "", "MatMul", 13, [](NodeContext &n) -> LogicalResult {
+    OnnxValue a = n.input(0), w = n.input(1);
+    Type et = n.inputType(0).getElementType();
+    if (n.inputRank(1) == 2 && n.inputRank(0) >= 2 && isa<FloatType>(et) &&
+        n.inputType(1).getElementType() == et) {
+      SmallVector<OpFoldResult> ad = n.importer.dimsOf(a, n.loc), wd = n.importer.dimsOf(w, n.loc);
+      std::optional<int64_t> k1 = getConstantIntValue(ad.back()), k2 = getConstantIntValue(wd[0]);
+      if (k1 && k2 && *k1 != *k2)
+        return n.error() << "contraction sizes differ: " << *k1 << " and " << *k2;
+      if (k1 && k2) {
+        Value r = LinearOp::create(
+            n.b, n.loc, n.importer.materialize(a, n.loc), n.importer.materialize(w, n.loc),
+            Value(), WeightLayoutAttr::get(n.b.getContext(), WeightLayout::in_out));
+        SmallVector<OpFoldResult> dims(ad.begin(), ad.end() - 1);
+        dims.push_back(wd[1]);
+        n.setOutput(0, OnnxValue::tensor(r, dims));
+        return success();
+      }
+    }
+    return setResult(n, 0, emitMatMul(n, a, w));
+  });
+  add(t, "", "Gemm", 13, [](NodeContext &n) -> LogicalResult {
+    double alpha = n.floatAttr("alpha", 1.0), beta = n.floatAttr("beta", 1.0);
+    bool transA = n.intAttr("transA", 0), transB = n.intAttr("transB", 0);
+    if (n.inputRank(0) != 2 || n.inputRank(1) != 2)
+      return n.error() << "A and B must be matrices";
+    Type et = n.inputType(0).getElementType();
+    if (!isa<FloatType>(et))
+      return n.error() << "integer Gemm is not supported";
+    OnnxValue a = n.input(0);
+    if (transA)
+      a = emitTranspose(n, a, {1, 0});
+    SmallVector<OpFoldResult> ad = n.importer.dimsOf(a, n.loc);
+    SmallVector<OpFoldResult> wd = n.importer.dimsOf(n.input(1), n.loc);
+    OpFoldResult nDim = transB ? wd[0] : wd[1];
+    OpFoldResult kDim = transB ? wd[1] : wd[0];
+    if (!sameDim(ad[1], kDim))
+      return n.error() << "contraction sizes of A and B differ";
+    Value bias;
+    bool biasDone = false;
+    if (n.hasInput(2) && beta == 1.0) {
+      SmallVector<OpFoldResult> cd = n.importer.dimsOf(n.input(2), n.loc);
+      if (!cd.empty() && sameDim(cd.back(), nDim) &&
+          (cd.size() == 1 || (cd.size() == 2 && getConstantIntValue(cd[0]) == 1)) &&
+          alpha == 1.0) {
+        FailureOr<Value> bv = featureVector(n, 2, nDim, "C");
+        if (failed(bv))
+          return failure();
+        bias = *bv;
+        biasDone = true;
+      }
+    }
+    Value r = LinearOp::create(n.b, n.loc, n.importer.materialize(a, n.loc), n.tensorInput(1),
+                               bias,
+                               WeightLayoutAttr::get(n.b.getContext(), transB ? WeightLayout::out_in
+                                                                              : WeightLayout::in_out));
+    OnnxValue y = OnnxValue::tensor(r, {ad[0], nDim});
+    if (alpha != 1.0) {
+      FailureOr<OnnxValue> s = emitElementwise(n, {y}, et, [&](OpBuilder &b, Location loc, ValueRange x) -> Value {
+        return arith::MulFOp::create(b, loc, x[0], scalarConst(b, loc, et, alpha));
+      });
+      if (failed(s))
+        return failure();
+      y = *s;
+    }
+    if (n.hasInput(2) && !biasDone && beta != 0.0) {
+      FailureOr<OnnxValue> s = emitElementwise(
+          n, {y, n.input(2)}, et, [&](OpBuilder &b, Location loc, ValueRange x) -> Value {
+            Value c = x[1];
+            if (beta != 1.0)
+              c = arith::MulFOp::create(b, loc, c, scalarConst(b, loc, et, beta));
+            return arith::AddFOp::create(b, loc, x[0], c);
+          });
+      if (failed(s))
+        return failure();
+      y = *s;
+    }
+    n.setOutput(0, y);
+    return success();
+  });
+  // Reductions: axes is an attribute before opset 18 (ReduceSum: 13), an input after.
+  for (auto [name, kind, inputSince] :
+       {std::tuple<const char *, ReduceKind, int64_t>{"ReduceMean", ReduceKind::Mean, 18},
+        {"ReduceSum", ReduceKind::Sum, 13},
+        {"ReduceMax", ReduceKind::Max, 18},
+        {"ReduceMin", ReduceKind::Min, 18},
+        {"ReduceProd", ReduceKind::Prod, 18}}) {
+    add(t, "", name, 13, [kind = kind, inputSince = inputSince](NodeContext &n) -> LogicalResult {
+      SmallVector<int64_t> axes;
+      if (n.opset < inputSince) {
+        axes = n.intsAttr("axes");
+      } else if (n.hasInput(1)) {
+        auto c = n.constInts(1);
+        if (!c)
+          return n.error() << "axes must be known at compile time";
+        axes = *c;
+      }
+      bool keepDims = n.intAttr("keepdims", 1) != 0;
+      int64_t rank = n.inputRank(0);
+      if (axes.empty()) {
+        if (n.intAttr("noop_with_empty_axes", 0)) {
+          n.setOutput(0, n.input(0));
+          return success();
+        }
+        for (int64_t i = 0; i < rank; ++i)
+          axes.push_back(i);
+      }
+      return setResult(n, 0, emitReduce(n, n.input(0), axes, keepDims, kind));
+    });
+  }
+  add(t, "", "Softmax", 13, [](NodeContext &n) -> LogicalResult {
+    int64_t rank = n.inputRank(0);
+    FailureOr<int64_t> ax = n.axis(n.intAttr("axis", -1), rank);
+    if (failed(ax))
+      return failure();
+    OnnxValue in = n.input(0);
+    if (!isa<FloatType>(n.inputType(0).getElementType()))
+      return n.error() << "expects a floating-point input";
+    Value v = n.importer.materialize(in, n.loc);
+    SmallVector<OpFoldResult> dims = n.importer.dimsOf(in, n.loc);
+    Value init = tensor::EmptyOp::create(n.b, n.loc, dims, n.inputType(0).getElementType());
+    auto sm = linalg::SoftmaxOp::create(n.b, n.loc, TypeRange{init.getType()}, v, init, *ax);
+    n.setOutput(0, OnnxValue::tensor(sm.getResult()[0], dims));
+    return success();
+  });
+
+  // Normalisations ---------------------------------------------------------------
+  add(t, "", "LayerNormalization", 17, [](NodeContext &n) -> LogicalResult {
+    int64_t rank = n.inputRank(0);
+    if (failed(lastAxisOnly(n, n.intAttr("axis", -1), rank)) || failed(noExtraOutputs(n, 1)))
+      return failure();
+    OnnxValue x = n.input(0);
+    OpFoldResult d = n.importer.dimsOf(x, n.loc).back();
+    FailureOr<Value> w = featureVector(n, 1, d, "Scale");
+    if (failed(w))
+      return failure();
+    Value bias;
+    if (n.hasInput(2)) {
+      FailureOr<Value> bv = featureVector(n, 2, d, "B");
+      if (failed(bv))
+        return failure();
+      bias = *bv;
+    }
+    Value r = LayerNormOp::create(n.b, n.loc, n.importer.materialize(x, n.loc), *w, bias,
+                                  n.b.getF64FloatAttr(n.floatAttr("epsilon", 1e-5)));
+    n.setOutput(0, OnnxValue::tensor(r, n.importer.dimsOf(x, n.loc)));
+    return success();
+  });
+  auto rmsNorm = [](NodeContext &n) -> LogicalResult {
+    int64_t rank = n.inputRank(0);
+    if (failed(lastAxisOnly(n, n.intAttr("axis", -1), rank)) || failed(noExtraOutputs(n, 1)))
+      return failure();
+    OnnxValue x = n.input(0);
+    OpFoldResult d = n.importer.dimsOf(x, n.loc).back();
+    FailureOr<Value> w = featureVector(n, 1, d, "scale");
+    if (failed(w))
+      return failure();
+    Value r = RMSNormOp::create(n.b, n.loc, n.importer.materialize(x, n.loc), *w,
+                                n.b.getF64FloatAttr(n.floatAttr("epsilon", 1e-5)),
+                                n.b.getF64FloatAttr(0.0));
+    n.setOutput(0, OnnxValue::tensor(r, n.importer.dimsOf(x, n.loc)));
+    return success();
+  };
+  add(t, "", "RMSNormalization", 23, rmsNorm);
+  add(t, "com.microsoft", "SimplifiedLayerNormalization", 1, rmsNorm);
+  add(t, "", "SimplifiedLayerNormalization", 1, rmsNorm); // exported in the default domain too
+
+  // Skip*: out = norm(input + skip [+ bias]); output 3 is the sum (the new residual stream).
+  auto skipNorm = [](bool layerNorm) {
+    return [layerNorm](NodeContext &n) -> LogicalResult {
+      if (failed(noExtraOutputs(n, 1, 3)))
+        return failure();
+      OnnxValue x = n.input(0), skip = n.input(1);
+      SmallVector<OpFoldResult> dims = n.importer.dimsOf(x, n.loc);
+      OpFoldResult d = dims.back();
+      FailureOr<Value> w = featureVector(n, 2, d, "gamma");
+      if (failed(w))
+        return failure();
+      Value beta;
+      unsigned biasIndex = layerNorm ? 4 : 3;
+      if (layerNorm && n.hasInput(3)) {
+        FailureOr<Value> bv = featureVector(n, 3, d, "beta");
+        if (failed(bv))
+          return failure();
+        beta = *bv;
+      }
+      Type et = n.inputType(0).getElementType();
+      OnnxValue branch = skip;
+      if (n.hasInput(biasIndex)) {
+        FailureOr<OnnxValue> s = emitElementwise(
+            n, {skip, n.input(biasIndex)}, et,
+            [](OpBuilder &b, Location loc, ValueRange a) -> Value {
+              return arith::AddFOp::create(b, loc, a[0], a[1]);
+            });
+        if (failed(s))
+          return failure();
+        branch = *s;
+      }
+      SmallVector<OpFoldResult> sd = n.importer.dimsOf(branch, n.loc);
+      if (sd.size() != dims.size()) {
+        FailureOr<OnnxValue> bc = emitBroadcastTo(n, branch, dims);
+        if (failed(bc))
+          return failure();
+        branch = *bc;
+      }
+      Value xv = n.importer.materialize(x, n.loc), bv = n.importer.materialize(branch, n.loc);
+      if (bv.getType() != xv.getType())
+        bv = tensor::CastOp::create(n.b, n.loc, xv.getType(), bv);
+      FloatAttr eps = n.b.getF64FloatAttr(n.floatAttr("epsilon", 1e-5));
+      FloatAttr one = n.b.getF64FloatAttr(1.0);
+      Value sum, normed;
+      if (layerNorm) {
+        auto op = AddLayerNormOp::create(n.b, n.loc, xv, bv, *w, beta, eps, one);
+        sum = op.getSum();
+        normed = op.getNormalized();
+      } else {
+        auto op = AddRMSNormOp::create(n.b, n.loc, xv, bv, *w, eps, n.b.getF64FloatAttr(0.0), one);
+        sum = op.getSum();
+        normed = op.getNormalized();
+      }
+      n.setOutput(0, OnnxValue::tensor(normed, dims));
+      n.setOutput(3, OnnxValue::tensor(sum, dims));
+      return success();
+    };
+  };
+  add(t, "com.microsoft", "SkipSimplifiedLayerNormalization", 1, skipNorm(false));
+  add(t, "com.microsoft", "SkipLayerNormalization", 1, skipNorm(true));
+}

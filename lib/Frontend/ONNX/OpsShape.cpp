@@ -1,0 +1,776 @@
+//===- OpsShape.cpp - ONNX shape and data-movement ops --------------------===//
+//
+// Shape, Reshape, Transpose, (Un)Squeeze, Expand, Concat, Slice, Split, Gather, Range,
+// ConstantOfShape, Trilu, Tile, Flatten, Constant. On shape values these evaluate at import
+// (the Shape -> Gather -> Concat -> Reshape chains of exporters fold away); on run-time tensors
+// they become tensor/linalg ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterImpl.h"
+
+#include "decoda/Dialect/Decoda/IR/DecodaOps.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#include <onnx/onnx_pb.h>
+
+using namespace mlir;
+using namespace mlir::decoda;
+using namespace mlir::decoda::onnx_import;
+
+namespace {
+
+void add(std::vector<OpEntry> &t, const char *op, int64_t since, OpHandler h) {
+  t.push_back(OpEntry{"", op, since, std::move(h)});
+}
+
+bool isShapeLike(OnnxValue &v) { return shapeElements(v).has_value(); }
+
+/// Axes from the attribute (before `inputSince`) or the given input.
+FailureOr<SmallVector<int64_t>> axesOf(NodeContext &n, unsigned inputIndex, int64_t inputSince,
+                                       bool required) {
+  if (n.opset < inputSince)
+    return n.intsAttr("axes");
+  if (!n.hasInput(inputIndex)) {
+    if (required)
+      return n.error() << "the axes input is required", failure();
+    return SmallVector<int64_t>();
+  }
+  auto c = n.constInts(inputIndex);
+  if (!c)
+    return n.error() << "axes must be known at compile time", failure();
+  return *c;
+}
+
+Type i64(NodeContext &n) { return n.b.getI64Type(); }
+
+LogicalResult setTensor(NodeContext &n, unsigned out, FailureOr<OnnxValue> v) {
+  if (failed(v))
+    return failure();
+  n.setOutput(out, *v);
+  return success();
+}
+
+/// Run-time slice of one axis per entry; sizes computed with index arithmetic (folds when
+/// static).
+FailureOr<OnnxValue> sliceTensor(NodeContext &n, OnnxValue in, ArrayRef<int64_t> axes,
+                                 ArrayRef<int64_t> starts, ArrayRef<int64_t> ends,
+                                 ArrayRef<int64_t> steps) {
+  Value v = n.importer.materialize(in, n.loc);
+  SmallVector<OpFoldResult> dims = n.importer.dimsOf(in, n.loc);
+  int64_t rank = dims.size();
+  SmallVector<OpFoldResult> offs(rank, n.b.getIndexAttr(0)), sizes(dims),
+      strides(rank, n.b.getIndexAttr(1));
+  for (size_t i = 0; i < axes.size(); ++i) {
+    FailureOr<int64_t> ax = n.axis(axes[i], rank);
+    if (failed(ax))
+      return failure();
+    int64_t step = steps.empty() ? 1 : steps[i];
+    if (step <= 0)
+      return n.error() << "only positive steps are supported, got " << step, failure();
+    OpFoldResult d = dims[*ax];
+    auto norm = [&](int64_t x) -> OpFoldResult {
+      // Negative counts from the end; then clamp to [0, d].
+      OpFoldResult r;
+      if (x < 0)
+        r = foldIndexBinary(n.b, n.loc, '+', d, n.b.getIndexAttr(x));
+      else if (x >= (INT64_MAX >> 2))
+        return d;
+      else
+        r = n.b.getIndexAttr(x);
+      r = foldIndexBinary(n.b, n.loc, 'M', r, n.b.getIndexAttr(0));
+      std::optional<int64_t> rc = getConstantIntValue(r), dc = getConstantIntValue(d);
+      if (rc && dc)
+        return n.b.getIndexAttr(std::min(*rc, *dc));
+      if (rc && *rc == 0)
+        return r;
+      return foldIndexBinary(n.b, n.loc, 'm', r, d);
+    };
+    OpFoldResult s = norm(starts[i]), e = norm(ends[i]);
+    OpFoldResult len = foldIndexBinary(n.b, n.loc, '-', e, s);
+    len = foldIndexBinary(n.b, n.loc, 'M', len, n.b.getIndexAttr(0));
+    if (step != 1)
+      len = foldIndexBinary(n.b, n.loc, '/',
+                            foldIndexBinary(n.b, n.loc, '+', len, n.b.getIndexAttr(step - 1)),
+                            n.b.getIndexAttr(step));
+    offs[*ax] = s;
+    sizes[*ax] = len;
+    strides[*ax] = n.b.getIndexAttr(step);
+  }
+  Value r = tensor::ExtractSliceOp::create(n.b, n.loc, v, offs, sizes, strides);
+  auto rt = cast<RankedTensorType>(r.getType());
+  // extract_slice infers static sizes from constant operands; keep the symbolic dims.
+  (void)rt;
+  return OnnxValue::tensor(r, sizes);
+}
+
+LogicalResult unsqueeze(NodeContext &n, OnnxValue in, ArrayRef<int64_t> axesIn) {
+  SmallVector<OpFoldResult> dims = n.importer.dimsOf(in, n.loc);
+  int64_t outRank = dims.size() + axesIn.size();
+  SmallVector<bool> isNew(outRank, false);
+  for (int64_t a : axesIn) {
+    FailureOr<int64_t> ax = n.axis(a, outRank);
+    if (failed(ax))
+      return failure();
+    if (isNew[*ax])
+      return n.error() << "axis " << a << " appears twice";
+    isNew[*ax] = true;
+  }
+  // Shape values: scalar -> [1].
+  if (auto elems = shapeElements(in)) {
+    bool scalar = in.isShape() ? in.scalar : cast<ShapedType>(in.cst.getType()).getRank() == 0;
+    if (scalar && outRank == 1) {
+      Type it = in.isShape() ? in.elementType : cast<ShapedType>(in.cst.getType()).getElementType();
+      n.setOutput(0, makeShapeValue(n.b.getContext(), *elems, false, it));
+      return success();
+    }
+  }
+  SmallVector<OpFoldResult> out;
+  unsigned k = 0;
+  for (int64_t i = 0; i < outRank; ++i)
+    out.push_back(isNew[i] ? OpFoldResult(n.b.getIndexAttr(1)) : dims[k++]);
+  if (in.isConst()) {
+    if (auto d = dyn_cast<DenseElementsAttr>(in.cst)) {
+      n.setOutput(0, OnnxValue::constant(d.reshape(tensorType(out, d.getElementType()))));
+      return success();
+    }
+  }
+  return setTensor(n, 0, emitReshape(n, in, out));
+}
+
+LogicalResult squeeze(NodeContext &n, OnnxValue in, ArrayRef<int64_t> axesIn) {
+  SmallVector<OpFoldResult> dims = n.importer.dimsOf(in, n.loc);
+  int64_t rank = dims.size();
+  SmallVector<bool> drop(rank, false);
+  if (axesIn.empty()) {
+    for (int64_t i = 0; i < rank; ++i)
+      drop[i] = getConstantIntValue(dims[i]) == 1;
+  } else {
+    for (int64_t a : axesIn) {
+      FailureOr<int64_t> ax = n.axis(a, rank);
+      if (failed(ax))
+        return failure();
+      std::optional<int64_t> c = getConstantIntValue(dims[*ax]);
+      if (c && *c != 1)
+        return n.error() << "cannot squeeze axis " << a << " of size " << *c;
+      drop[*ax] = true;
+    }
+  }
+  SmallVector<OpFoldResult> out;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!drop[i])
+      out.push_back(dims[i]);
+  if (auto elems = shapeElements(in)) {
+    if (out.empty() && elems->size() == 1) {
+      Type it = in.isShape() ? in.elementType : cast<ShapedType>(in.cst.getType()).getElementType();
+      n.setOutput(0, makeShapeValue(n.b.getContext(), *elems, true, it));
+      return success();
+    }
+  }
+  if (in.isConst()) {
+    if (auto d = dyn_cast<DenseElementsAttr>(in.cst)) {
+      n.setOutput(0, OnnxValue::constant(d.reshape(tensorType(out, d.getElementType()))));
+      return success();
+    }
+  }
+  // A dynamic dim squeezed away must be 1 at run time: the reshape asserts nothing, so check.
+  for (int64_t i = 0; i < rank; ++i) {
+    if (drop[i] && !getConstantIntValue(dims[i])) {
+      Value one = arith::ConstantIndexOp::create(n.b, n.loc, 1);
+      Value eq = arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::eq,
+                                       cast<Value>(dims[i]), one);
+      cf::AssertOp::create(n.b, n.loc, eq,
+                           ("ONNX node '" + n.name() + "' (" + n.opType() + "): axis " +
+                            std::to_string(i) + " must be 1 to be squeezed")
+                               .str());
+      Value v = n.importer.materialize(in, n.loc);
+      SmallVector<OpFoldResult> staticDims(dims);
+      staticDims[i] = n.b.getIndexAttr(1);
+      auto castType = tensorType(staticDims, cast<ShapedType>(v.getType()).getElementType());
+      Value c = tensor::CastOp::create(n.b, n.loc, castType, v);
+      in = OnnxValue::tensor(c, staticDims);
+      dims = staticDims;
+    }
+  }
+  return setTensor(n, 0, emitReshape(n, in, out));
+}
+
+} // namespace
+
+void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
+  add(t, "Shape", 1, [](NodeContext &n) -> LogicalResult {
+    SmallVector<OpFoldResult> dims = n.importer.dimsOf(n.input(0), n.loc);
+    int64_t rank = dims.size();
+    int64_t start = n.intAttr("start", 0), end = n.intAttr("end", rank);
+    if (start < 0)
+      start += rank;
+    if (end < 0)
+      end += rank;
+    start = std::clamp<int64_t>(start, 0, rank);
+    end = std::clamp<int64_t>(end, 0, rank);
+    SmallVector<OpFoldResult> elems;
+    for (int64_t i = start; i < end; ++i)
+      elems.push_back(dims[i]);
+    n.setOutput(0, makeShapeValue(n.b.getContext(), elems, false, i64(n)));
+    return success();
+  });
+  add(t, "Size", 1, [](NodeContext &n) -> LogicalResult {
+    OpFoldResult p = n.b.getIndexAttr(1);
+    for (OpFoldResult d : n.importer.dimsOf(n.input(0), n.loc))
+      p = foldIndexBinary(n.b, n.loc, '*', p, d);
+    n.setOutput(0, makeShapeValue(n.b.getContext(), {p}, true, i64(n)));
+    return success();
+  });
+  add(t, "Constant", 1, [](NodeContext &n) -> LogicalResult {
+    if (const onnx::AttributeProto *a = n.attr("value")) {
+      FailureOr<ElementsAttr> c = n.importer.convertTensor(a->t(), n.loc, /*forceInline=*/false);
+      if (failed(c))
+        return n.error() << "bad 'value' tensor";
+      n.setOutput(0, OnnxValue::constant(*c));
+      return success();
+    }
+    MLIRContext *ctx = n.b.getContext();
+    if (const onnx::AttributeProto *a = n.attr("value_float")) {
+      n.setOutput(0, OnnxValue::constant(DenseElementsAttr::get(
+                         RankedTensorType::get({}, Float32Type::get(ctx)), a->f())));
+      return success();
+    }
+    if (const onnx::AttributeProto *a = n.attr("value_floats")) {
+      SmallVector<float> v(a->floats().begin(), a->floats().end());
+      n.setOutput(0, OnnxValue::constant(DenseElementsAttr::get(
+                         RankedTensorType::get({(int64_t)v.size()}, Float32Type::get(ctx)),
+                         ArrayRef<float>(v))));
+      return success();
+    }
+    if (const onnx::AttributeProto *a = n.attr("value_int")) {
+      n.setOutput(0, OnnxValue::constant(DenseElementsAttr::get(
+                         RankedTensorType::get({}, IntegerType::get(ctx, 64)), (int64_t)a->i())));
+      return success();
+    }
+    if (const onnx::AttributeProto *a = n.attr("value_ints")) {
+      SmallVector<int64_t> v(a->ints().begin(), a->ints().end());
+      n.setOutput(0, OnnxValue::constant(DenseElementsAttr::get(
+                         RankedTensorType::get({(int64_t)v.size()}, IntegerType::get(ctx, 64)),
+                         ArrayRef<int64_t>(v))));
+      return success();
+    }
+    return n.error() << "needs one of value, value_float(s), value_int(s) (sparse and string "
+                        "constants are not supported)";
+  });
+  add(t, "Reshape", 1, [](NodeContext &n) -> LogicalResult {
+    OnnxValue in = n.input(0);
+    SmallVector<OpFoldResult> inDims = n.importer.dimsOf(in, n.loc);
+    std::optional<SmallVector<OpFoldResult>> target = shapeElements(n.input(1));
+    bool allowZero = n.intAttr("allowzero", 0) != 0;
+    if (!target) {
+      // A run-time shape tensor: the result's dims are known only at run time.
+      Value shape = n.tensorInput(1);
+      auto st = cast<RankedTensorType>(shape.getType());
+      if (st.getRank() != 1 || st.isDynamicDim(0))
+        return n.error() << "the shape input must be a 1-D tensor of static length";
+      Value v = n.importer.materialize(in, n.loc);
+      SmallVector<int64_t> dyn(st.getDimSize(0), ShapedType::kDynamic);
+      auto outType = RankedTensorType::get(dyn, cast<ShapedType>(v.getType()).getElementType());
+      Value r = tensor::ReshapeOp::create(n.b, n.loc, outType, v, shape);
+      n.setOutput(0, r);
+      return success();
+    }
+    SmallVector<OpFoldResult> dims(*target);
+    int inferAt = -1;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      std::optional<int64_t> c = getConstantIntValue(dims[i]);
+      if (!c)
+        continue;
+      if (*c == 0 && !allowZero) {
+        if (i >= inDims.size())
+          return n.error() << "shape entry " << i << " is 0 (copy) but the input has rank "
+                           << inDims.size();
+        dims[i] = inDims[i];
+      } else if (*c == -1) {
+        if (inferAt >= 0)
+          return n.error() << "more than one -1 in the target shape";
+        inferAt = i;
+      } else if (*c < 0) {
+        return n.error() << "invalid target dim " << *c;
+      }
+    }
+    if (inferAt >= 0) {
+      OpFoldResult total = n.b.getIndexAttr(1), known = n.b.getIndexAttr(1);
+      for (OpFoldResult d : inDims)
+        total = foldIndexBinary(n.b, n.loc, '*', total, d);
+      for (size_t i = 0; i < dims.size(); ++i)
+        if ((int)i != inferAt)
+          known = foldIndexBinary(n.b, n.loc, '*', known, dims[i]);
+      // Cancel identical symbolic factors so [B, T, 2048] -> [B, T, -1, 64] stays static.
+      SmallVector<OpFoldResult> num(inDims), den;
+      for (size_t i = 0; i < dims.size(); ++i)
+        if ((int)i != inferAt)
+          den.push_back(dims[i]);
+      for (auto it = den.begin(); it != den.end();) {
+        auto m = llvm::find_if(num, [&](OpFoldResult x) { return sameDim(x, *it); });
+        if (m != num.end()) {
+          num.erase(m);
+          it = den.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      OpFoldResult np = n.b.getIndexAttr(1), dp = n.b.getIndexAttr(1);
+      for (OpFoldResult x : num)
+        np = foldIndexBinary(n.b, n.loc, '*', np, x);
+      for (OpFoldResult x : den)
+        dp = foldIndexBinary(n.b, n.loc, '*', dp, x);
+      std::optional<int64_t> nc = getConstantIntValue(np), dc = getConstantIntValue(dp);
+      if (nc && dc && (*dc == 0 || *nc % *dc != 0))
+        return n.error() << "cannot infer the -1 dim: " << *nc << " elements do not divide by "
+                         << *dc;
+      dims[inferAt] = foldIndexBinary(n.b, n.loc, '/', np, dp);
+      (void)total;
+      (void)known;
+    }
+    if (auto elems = shapeElements(in)) {
+      // Reshape of a shape value ([n] <-> [1, n] and scalars) keeps it symbolic when possible.
+      if (dims.size() <= 1) {
+        Type it = in.isShape() ? in.elementType
+                               : cast<ShapedType>(in.cst.getType()).getElementType();
+        n.setOutput(0, makeShapeValue(n.b.getContext(), *elems, dims.empty(), it));
+        return success();
+      }
+    }
+    if (in.isConst()) {
+      if (auto d = dyn_cast<DenseElementsAttr>(in.cst)) {
+        RankedTensorType rt = tensorType(dims, d.getElementType());
+        if (rt.hasStaticShape() && rt.getNumElements() == d.getNumElements()) {
+          n.setOutput(0, OnnxValue::constant(d.reshape(rt)));
+          return success();
+        }
+      }
+    }
+    return setTensor(n, 0, emitReshape(n, in, dims));
+  });
+  add(t, "Flatten", 1, [](NodeContext &n) -> LogicalResult {
+    OnnxValue in = n.input(0);
+    SmallVector<OpFoldResult> dims = n.importer.dimsOf(in, n.loc);
+    int64_t rank = dims.size();
+    int64_t a = n.intAttr("axis", 1);
+    if (a < 0)
+      a += rank;
+    if (a < 0 || a > rank)
+      return n.error() << "axis out of range";
+    OpFoldResult p0 = n.b.getIndexAttr(1), p1 = n.b.getIndexAttr(1);
+    for (int64_t i = 0; i < rank; ++i)
+      (i < a ? p0 : p1) = foldIndexBinary(n.b, n.loc, '*', i < a ? p0 : p1, dims[i]);
+    return setTensor(n, 0, emitReshape(n, in, {p0, p1}));
+  });
+  add(t, "Transpose", 1, [](NodeContext &n) -> LogicalResult {
+    int64_t rank = n.inputRank(0);
+    SmallVector<int64_t> perm = n.intsAttr("perm");
+    if (perm.empty())
+      for (int64_t i = rank - 1; i >= 0; --i)
+        perm.push_back(i);
+    if ((int64_t)perm.size() != rank)
+      return n.error() << "perm has " << perm.size() << " entries for rank " << rank;
+    SmallVector<bool> seen(rank, false);
+    for (int64_t &p : perm) {
+      if (p < 0)
+        p += rank;
+      if (p < 0 || p >= rank || seen[p])
+        return n.error() << "perm is not a permutation";
+      seen[p] = true;
+    }
+    n.setOutput(0, emitTranspose(n, n.input(0), perm));
+    return success();
+  });
+  add(t, "Unsqueeze", 1, [](NodeContext &n) -> LogicalResult {
+    FailureOr<SmallVector<int64_t>> axes = axesOf(n, 1, 13, true);
+    if (failed(axes))
+      return failure();
+    return unsqueeze(n, n.input(0), *axes);
+  });
+  add(t, "Squeeze", 1, [](NodeContext &n) -> LogicalResult {
+    FailureOr<SmallVector<int64_t>> axes = axesOf(n, 1, 13, false);
+    if (failed(axes))
+      return failure();
+    return squeeze(n, n.input(0), *axes);
+  });
+  add(t, "Expand", 1, [](NodeContext &n) -> LogicalResult {
+    std::optional<SmallVector<OpFoldResult>> target = shapeElements(n.input(1));
+    if (!target)
+      return n.error() << "the target shape must be known at compile time (a constant or "
+                          "shape arithmetic)";
+    // Expand's shape may use 1 where the input is larger (bidirectional broadcast).
+    return setTensor(n, 0, emitBroadcastTo(n, n.input(0), *target));
+  });
+  add(t, "Concat", 1, [](NodeContext &n) -> LogicalResult {
+    int64_t axisAttr = n.intAttr("axis", 0);
+    bool allShape = true;
+    for (unsigned i = 0; i < n.numInputs(); ++i)
+      allShape &= n.hasInput(i) && isShapeLike(n.input(i)) && n.inputRank(i) == 1;
+    if (allShape) {
+      SmallVector<OpFoldResult> elems;
+      Type it = n.inputType(0).getElementType();
+      for (unsigned i = 0; i < n.numInputs(); ++i)
+        llvm::append_range(elems, *shapeElements(n.input(i)));
+      n.setOutput(0, makeShapeValue(n.b.getContext(), elems, false, it));
+      return success();
+    }
+    SmallVector<Value> vals;
+    SmallVector<OpFoldResult> dims;
+    int64_t rank = n.inputRank(0);
+    FailureOr<int64_t> ax = n.axis(axisAttr, rank);
+    if (failed(ax))
+      return failure();
+    OpFoldResult total = n.b.getIndexAttr(0);
+    for (unsigned i = 0; i < n.numInputs(); ++i) {
+      if (!n.hasInput(i))
+        continue;
+      OnnxValue &v = n.input(i);
+      SmallVector<OpFoldResult> d = n.importer.dimsOf(v, n.loc);
+      if ((int64_t)d.size() != rank)
+        return n.error() << "input " << i << " has rank " << d.size() << ", expected " << rank;
+      if (getConstantIntValue(d[*ax]) == 0)
+        continue; // empty pieces (e.g. an empty past KV cache) contribute nothing
+      if (dims.empty())
+        dims = d;
+      total = foldIndexBinary(n.b, n.loc, '+', total, d[*ax]);
+      vals.push_back(n.importer.materialize(v, n.loc));
+    }
+    if (vals.empty())
+      return n.error() << "every input is empty";
+    dims[*ax] = total;
+    if (vals.size() == 1) {
+      n.setOutput(0, vals[0]);
+      return success();
+    }
+    // Operands must agree on the static-ness of non-concatenated dims: cast to the result's.
+    RankedTensorType rt = tensorType(dims, cast<ShapedType>(vals[0].getType()).getElementType());
+    for (Value &v : vals) {
+      auto vt = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> shape(rt.getShape());
+      shape[*ax] = vt.getDimSize(*ax);
+      auto want = RankedTensorType::get(shape, vt.getElementType());
+      if (want != vt)
+        v = tensor::CastOp::create(n.b, n.loc, want, v);
+    }
+    Value r = tensor::ConcatOp::create(n.b, n.loc, *ax, vals);
+    if (r.getType() != rt)
+      r = tensor::CastOp::create(n.b, n.loc, rt, r);
+    n.setOutput(0, OnnxValue::tensor(r, dims));
+    return success();
+  });
+  add(t, "Slice", 10, [](NodeContext &n) -> LogicalResult {
+    auto starts = n.constInts(1), ends = n.constInts(2);
+    if (!starts || !ends)
+      return n.error() << "starts and ends must be known at compile time";
+    int64_t rank = n.inputRank(0);
+    SmallVector<int64_t> axes, steps;
+    if (n.hasInput(3)) {
+      auto a = n.constInts(3);
+      if (!a)
+        return n.error() << "axes must be known at compile time";
+      axes = *a;
+    } else {
+      for (size_t i = 0; i < starts->size(); ++i)
+        axes.push_back(i);
+    }
+    if (n.hasInput(4)) {
+      auto s = n.constInts(4);
+      if (!s)
+        return n.error() << "steps must be known at compile time";
+      steps = *s;
+    }
+    if (axes.size() != starts->size() || ends->size() != starts->size() ||
+        (!steps.empty() && steps.size() != starts->size()))
+      return n.error() << "starts, ends, axes and steps must have the same length";
+    OnnxValue in = n.input(0);
+    if (auto elems = shapeElements(in); elems && rank == 1) {
+      int64_t len = elems->size();
+      int64_t s = (*starts)[0], e = (*ends)[0], st = steps.empty() ? 1 : steps[0];
+      if (st > 0) {
+        if (s < 0) s += len;
+        if (e < 0) e += len;
+        s = std::clamp<int64_t>(s, 0, len);
+        e = std::clamp<int64_t>(e, 0, len);
+        SmallVector<OpFoldResult> out;
+        for (int64_t i = s; i < e; i += st)
+          out.push_back((*elems)[i]);
+        Type it = in.isShape() ? in.elementType
+                               : cast<ShapedType>(in.cst.getType()).getElementType();
+        n.setOutput(0, makeShapeValue(n.b.getContext(), out, false, it));
+        return success();
+      }
+    }
+    return setTensor(n, 0, sliceTensor(n, in, axes, *starts, *ends, steps));
+  });
+  add(t, "Split", 13, [](NodeContext &n) -> LogicalResult {
+    int64_t rank = n.inputRank(0);
+    FailureOr<int64_t> ax = n.axis(n.intAttr("axis", 0), rank);
+    if (failed(ax))
+      return failure();
+    OnnxValue in = n.input(0);
+    OpFoldResult d = n.importer.dimsOf(in, n.loc)[*ax];
+    SmallVector<int64_t> sizes;
+    if (n.hasInput(1)) {
+      auto s = n.constInts(1);
+      if (!s)
+        return n.error() << "split sizes must be known at compile time";
+      sizes = *s;
+    } else {
+      std::optional<int64_t> dc = getConstantIntValue(d);
+      int64_t parts = n.opset >= 18 ? n.intAttr("num_outputs", n.numOutputs()) : n.numOutputs();
+      if (!dc)
+        return n.error() << "an even split of a dynamic axis is not supported";
+      int64_t chunk = (*dc + parts - 1) / parts;
+      for (int64_t i = 0; i < parts; ++i)
+        sizes.push_back(std::max<int64_t>(0, std::min(chunk, *dc - i * chunk)));
+    }
+    if (sizes.size() != n.numOutputs())
+      return n.error() << sizes.size() << " split sizes for " << n.numOutputs() << " outputs";
+    int64_t off = 0;
+    for (unsigned i = 0; i < sizes.size(); ++i) {
+      FailureOr<OnnxValue> piece = sliceTensor(n, in, {*ax}, {off}, {off + sizes[i]}, {});
+      if (failed(piece))
+        return failure();
+      n.setOutput(i, *piece);
+      off += sizes[i];
+    }
+    return success();
+  });
+  add(t, "Gather", 1, [](NodeContext &n) -> LogicalResult {
+    OnnxValue data = n.input(0), idx = n.input(1);
+    int64_t rank = n.inputRank(0);
+    FailureOr<int64_t> ax = n.axis(n.intAttr("axis", 0), rank);
+    if (failed(ax))
+      return failure();
+    auto cidx = n.constInts(1);
+    // Picking elements of a shape value.
+    if (auto elems = shapeElements(data); elems && cidx) {
+      SmallVector<OpFoldResult> out;
+      int64_t len = elems->size();
+      for (int64_t i : *cidx) {
+        if (i < 0)
+          i += len;
+        if (i < 0 || i >= len)
+          return n.error() << "index out of range for a shape of length " << len;
+        out.push_back((*elems)[i]);
+      }
+      bool scalar = n.inputRank(1) == 0;
+      Type it = data.isShape() ? data.elementType
+                               : cast<ShapedType>(data.cst.getType()).getElementType();
+      n.setOutput(0, makeShapeValue(n.b.getContext(), out, scalar, it));
+      return success();
+    }
+    // Constant indices on a run-time tensor: slices.
+    if (cidx && n.inputRank(1) <= 1) {
+      SmallVector<OpFoldResult> dims = n.importer.dimsOf(data, n.loc);
+      std::optional<int64_t> dc = getConstantIntValue(dims[*ax]);
+      SmallVector<Value> pieces;
+      SmallVector<OpFoldResult> pieceDims;
+      for (int64_t i : *cidx) {
+        if (i < 0) {
+          if (!dc)
+            return n.error() << "negative index on a dynamic axis";
+          i += *dc;
+        }
+        if (dc && (i < 0 || i >= *dc))
+          return n.error() << "index " << i << " out of range for axis size " << *dc;
+        FailureOr<OnnxValue> s = sliceTensor(n, data, {*ax}, {i}, {i + 1}, {});
+        if (failed(s))
+          return failure();
+        pieces.push_back(s->value);
+        pieceDims = s->dims;
+      }
+      OnnxValue joined;
+      if (pieces.size() == 1) {
+        joined = OnnxValue::tensor(pieces[0], pieceDims);
+      } else {
+        Value r = tensor::ConcatOp::create(n.b, n.loc, *ax, pieces);
+        SmallVector<OpFoldResult> d(pieceDims);
+        d[*ax] = n.b.getIndexAttr(pieces.size());
+        joined = OnnxValue::tensor(r, d);
+      }
+      if (n.inputRank(1) == 0)
+        return squeeze(n, joined, {*ax});
+      return setTensor(n, 0, FailureOr<OnnxValue>(joined));
+    }
+    // Run-time ids into a [V, D] table along axis 0: an embedding lookup (ids checked).
+    if (rank == 2 && *ax == 0 && isa<FloatType>(n.inputType(0).getElementType())) {
+      Value table = n.tensorInput(0), ids = n.tensorInput(1);
+      Value r = EmbeddingOp::create(n.b, n.loc, ids, table);
+      SmallVector<OpFoldResult> dims = n.importer.dimsOf(idx, n.loc);
+      dims.push_back(n.importer.dimsOf(data, n.loc)[1]);
+      n.setOutput(0, OnnxValue::tensor(r, dims));
+      return success();
+    }
+    return n.error() << "Gather with run-time indices is supported on a [V, D] float table along "
+                        "axis 0 (embedding lookup); got rank "
+                     << rank << ", axis " << *ax;
+  });
+  add(t, "Range", 11, [](NodeContext &n) -> LogicalResult {
+    Type et = n.inputType(0).getElementType();
+    auto cs = n.constInts(0), cl = n.constInts(1), cd = n.constInts(2);
+    auto fs = n.constFloat(0), fl = n.constFloat(1), fd = n.constFloat(2);
+    if (isa<FloatType>(et)) {
+      if (!fs || !fl || !fd)
+        return n.error() << "a floating-point Range needs compile-time start, limit and delta";
+      if (*fd == 0)
+        return n.error() << "delta is 0";
+      int64_t len = std::max<int64_t>(0, (int64_t)std::ceil((*fl - *fs) / *fd));
+      SmallVector<APFloat> v;
+      for (int64_t i = 0; i < len; ++i) {
+        APFloat x(*fs + i * *fd);
+        bool lost;
+        x.convert(cast<FloatType>(et).getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+        v.push_back(x);
+      }
+      n.setOutput(0, OnnxValue::constant(DenseElementsAttr::get(RankedTensorType::get({len}, et), v)));
+      return success();
+    }
+    auto es = shapeElements(n.input(0)), el = shapeElements(n.input(1));
+    if (!cd || cd->size() != 1 || !es || !el || es->size() != 1 || el->size() != 1)
+      return n.error() << "Range needs a compile-time delta and scalar start/limit known at "
+                          "compile time or from shape arithmetic";
+    int64_t delta = (*cd)[0];
+    if (delta == 0)
+      return n.error() << "delta is 0";
+    OpFoldResult start = (*es)[0], limit = (*el)[0];
+    if (cs && cl) {
+      int64_t s = (*cs)[0], l = (*cl)[0];
+      int64_t len = std::max<int64_t>(0, delta > 0 ? (l - s + delta - 1) / delta
+                                                   : (s - l - delta - 1) / -delta);
+      SmallVector<OpFoldResult> elems;
+      for (int64_t i = 0; i < len; ++i)
+        elems.push_back(n.b.getIndexAttr(s + i * delta));
+      n.setOutput(0, makeShapeValue(n.b.getContext(), elems, false, et));
+      return success();
+    }
+    if (delta < 0)
+      return n.error() << "a negative delta with a symbolic bound is not supported";
+    OpFoldResult len = foldIndexBinary(
+        n.b, n.loc, '/',
+        foldIndexBinary(n.b, n.loc, '+', foldIndexBinary(n.b, n.loc, '-', limit, start),
+                        n.b.getIndexAttr(delta - 1)),
+        n.b.getIndexAttr(delta));
+    len = foldIndexBinary(n.b, n.loc, 'M', len, n.b.getIndexAttr(0));
+    Value startV = indexValue(n.b, n.loc, start);
+    Value empty = tensor::EmptyOp::create(n.b, n.loc, ArrayRef<OpFoldResult>{len}, et);
+    MLIRContext *ctx = n.b.getContext();
+    auto g = linalg::GenericOp::create(
+        n.b, n.loc, TypeRange{empty.getType()}, ValueRange{}, ValueRange{empty},
+        ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(1, ctx)},
+        ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+        [&](OpBuilder &b, Location loc, ValueRange) {
+          Value i = linalg::IndexOp::create(b, loc, 0);
+          Value v = arith::AddIOp::create(
+              b, loc, startV,
+              arith::MulIOp::create(b, loc, i, arith::ConstantIndexOp::create(b, loc, delta)));
+          linalg::YieldOp::create(b, loc, arith::IndexCastOp::create(b, loc, et, v).getResult());
+        });
+    n.setOutput(0, OnnxValue::tensor(g.getResult(0), {len}));
+    return success();
+  });
+  add(t, "ConstantOfShape", 9, [](NodeContext &n) -> LogicalResult {
+    std::optional<SmallVector<OpFoldResult>> dims = shapeElements(n.input(0));
+    if (!dims)
+      return n.error() << "the shape must be known at compile time or from shape arithmetic";
+    Attribute value = n.b.getF32FloatAttr(0.0f);
+    Type et = n.b.getF32Type();
+    if (const onnx::AttributeProto *a = n.attr("value")) {
+      FailureOr<ElementsAttr> c = n.importer.convertTensor(a->t(), n.loc, /*forceInline=*/true);
+      if (failed(c) || c->getNumElements() != 1)
+        return n.error() << "'value' must be a one-element tensor";
+      et = c->getElementType();
+      value = *cast<DenseElementsAttr>(*c).value_begin<Attribute>();
+    }
+    RankedTensorType rt = tensorType(*dims, et);
+    if (rt.hasStaticShape()) {
+      if (rt.getRank() == 1 && isa<IntegerType>(et) && !et.isInteger(1) && rt.getNumElements() <= 64) {
+        SmallVector<OpFoldResult> elems(rt.getNumElements(),
+                                        n.b.getIndexAttr(cast<IntegerAttr>(value).getInt()));
+        n.setOutput(0, makeShapeValue(n.b.getContext(), elems, false, et));
+        return success();
+      }
+      n.setOutput(0, OnnxValue::constant(DenseElementsAttr::get(rt, value)));
+      return success();
+    }
+    Value empty = tensor::EmptyOp::create(n.b, n.loc, *dims, et);
+    Value cst = arith::ConstantOp::create(n.b, n.loc, cast<TypedAttr>(value));
+    Value r = linalg::FillOp::create(n.b, n.loc, cst, empty).getResult(0);
+    n.setOutput(0, OnnxValue::tensor(r, *dims));
+    return success();
+  });
+  add(t, "Trilu", 14, [](NodeContext &n) -> LogicalResult {
+    bool upper = n.intAttr("upper", 1) != 0;
+    int64_t k = 0;
+    if (n.hasInput(1)) {
+      auto c = n.constInts(1);
+      if (!c || c->size() != 1)
+        return n.error() << "k must be a compile-time scalar";
+      k = (*c)[0];
+    }
+    OnnxValue in = n.input(0);
+    SmallVector<OpFoldResult> dims = n.importer.dimsOf(in, n.loc);
+    int64_t rank = dims.size();
+    if (rank < 2)
+      return n.error() << "input must have rank >= 2";
+    Value v = n.importer.materialize(in, n.loc);
+    Type et = cast<ShapedType>(v.getType()).getElementType();
+    MLIRContext *ctx = n.b.getContext();
+    Value empty = tensor::EmptyOp::create(n.b, n.loc, dims, et);
+    SmallVector<AffineMap> maps(2, AffineMap::getMultiDimIdentityMap(rank, ctx));
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    auto g = linalg::GenericOp::create(
+        n.b, n.loc, TypeRange{empty.getType()}, ValueRange{v}, ValueRange{empty}, maps, iters,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value i = linalg::IndexOp::create(b, loc, rank - 2);
+          Value j = linalg::IndexOp::create(b, loc, rank - 1);
+          Value diff = arith::SubIOp::create(b, loc, j, i);
+          Value kk = arith::ConstantIndexOp::create(b, loc, k);
+          Value keep = arith::CmpIOp::create(
+              b, loc, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, diff, kk);
+          Value zero = scalarConst(b, loc, et, 0.0);
+          if (et.isInteger(1))
+            zero = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+          linalg::YieldOp::create(b, loc,
+                                  arith::SelectOp::create(b, loc, keep, args[0], zero).getResult());
+        });
+    n.setOutput(0, OnnxValue::tensor(g.getResult(0), dims));
+    return success();
+  });
+  add(t, "Tile", 13, [](NodeContext &n) -> LogicalResult {
+    auto reps = n.constInts(1);
+    OnnxValue in = n.input(0);
+    SmallVector<OpFoldResult> dims = n.importer.dimsOf(in, n.loc);
+    if (!reps || reps->size() != dims.size())
+      return n.error() << "repeats must be known at compile time, one per axis";
+    // [d0, d1, ...] -> [1, d0, 1, d1, ...] -> broadcast [r0, d0, r1, d1, ...] -> collapse pairs.
+    SmallVector<OpFoldResult> interleaved, target, out;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if ((*reps)[i] < 0)
+        return n.error() << "negative repeat";
+      interleaved.push_back(n.b.getIndexAttr(1));
+      interleaved.push_back(dims[i]);
+      target.push_back(n.b.getIndexAttr((*reps)[i]));
+      target.push_back(dims[i]);
+      out.push_back(foldIndexBinary(n.b, n.loc, '*', n.b.getIndexAttr((*reps)[i]), dims[i]));
+    }
+    FailureOr<OnnxValue> e = emitReshape(n, in, interleaved);
+    if (failed(e))
+      return failure();
+    FailureOr<OnnxValue> bc = emitBroadcastTo(n, *e, target);
+    if (failed(bc))
+      return failure();
+    Value v = n.importer.materialize(*bc, n.loc);
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i < (int64_t)dims.size(); ++i)
+      groups.push_back({2 * i, 2 * i + 1});
+    Value r = tensor::CollapseShapeOp::create(
+        n.b, n.loc, tensorType(out, cast<ShapedType>(v.getType()).getElementType()), v, groups);
+    n.setOutput(0, OnnxValue::tensor(r, out));
+    return success();
+  });
+}
