@@ -1,4 +1,5 @@
-"""Drive ``decoda-compile`` from Python: compile ``.mlir`` text or files to loadable models.
+"""Drive ``decoda-compile`` from Python: compile ``.mlir`` text or files, or ``.onnx`` files, to
+loadable models.
 
 The tools are found through ``DECODA_BIN_DIR`` (set by the test suite), else ``build/bin`` next
 to this package's checkout.
@@ -42,3 +43,19 @@ def compile_mlir(text: str, name: str = "model", flags: Sequence[str] = (),
     src = work / f"{name}.mlir"
     src.write_text(text)
     return compile_file(src, work / f"{name}.so", flags)
+
+
+def compile_onnx(model: os.PathLike, output: Optional[os.PathLike] = None,
+                 flags: Sequence[str] = ()) -> Path:
+    """``decoda-compile model.onnx -o output``; ``output`` defaults to ``model`` with ``.so``.
+
+    The compiled model has one entry, ``main``, whose inputs and outputs are the ONNX graph's
+    inputs and outputs in graph order, named by :func:`onnx_entry_name`."""
+    model = Path(model)
+    return compile_file(model, Path(output) if output else model.with_suffix(".so"), flags)
+
+
+def onnx_entry_name(name: str) -> str:
+    """The runtime name of an ONNX graph input/output: every character outside
+    ``[A-Za-z0-9_.-]`` becomes ``_``."""
+    return "".join(c if c.isascii() and (c.isalnum() or c in "_.-") else "_" for c in name)

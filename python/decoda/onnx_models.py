@@ -39,7 +39,7 @@ import onnx
 import onnx.defs
 from onnx import TensorProto, helper, numpy_helper
 
-__all__ = ["Case", "cases", "case", "families", "save", "check", "Graph", "decoder_model",
+__all__ = ["Case", "GROUPS", "cases", "case", "families", "save", "check", "Graph", "decoder_model",
            "DecoderConfig", "decoder_feeds", "random_feeds", "input_names", "output_names",
            "FAMILIES"]
 
@@ -171,7 +171,8 @@ class Case:
     set per binding; ``[{}]`` for static models); ``special`` maps an input name to
     ``fn(rng, shape) -> array`` (default: standard normal floats, small non-negative ints, random
     bools); ``make_feeds`` overrides all of that. ``rtol``/``atol`` are the tolerances for the
-    compiled result against ONNX Runtime: ``|a - ref| <= atol + rtol * max|ref|``.
+    compiled result against ONNX Runtime: ``|a - ref| <= atol + rtol * max|ref|``. ``group``
+    splits a family into the sets one test file runs (:data:`GROUPS`).
     """
 
     name: str
@@ -184,6 +185,7 @@ class Case:
     atol: float = 1e-6
     seed: int = 0
     note: str = ""
+    group: str = ""
 
     def feeds(self, model: Optional[onnx.ModelProto] = None) -> List[Dict[str, np.ndarray]]:
         model = model or self.build()
@@ -248,16 +250,51 @@ def _ints(lo, hi, dtype=np.int64):
 
 _REGISTRY: List[Case] = []
 
+#: The groups of each family, each run by one e2e test file (test/Frontend/ONNX/e2e/).
+GROUPS = {
+    "ops": ("elementwise", "matmul", "reduce_norm", "shape", "attention_rope"),
+    "ms_ops": ("contrib",),
+    "blocks": ("norm_mlp", "attention_rope", "block"),
+    "models": ("model",),
+}
+_GROUP_PREFIXES = {
+    "ops": [("matmul", "matmul"), ("gemm", "matmul"), ("reduce_", "reduce_norm"),
+            ("softmax", "reduce_norm"), ("layer_normalization", "reduce_norm"),
+            ("rms_normalization", "reduce_norm"), ("attention23", "attention_rope"),
+            ("rotary_embedding23", "attention_rope"), ("reshape", "shape"),
+            ("transpose", "shape"), ("unsqueeze", "shape"), ("squeeze", "shape"),
+            ("expand", "shape"), ("concat", "shape"), ("slice", "shape"), ("split", "shape"),
+            ("gather", "shape"), ("shape", "shape"), ("range", "shape"),
+            ("constant_of_shape", "shape"), ("trilu", "shape"), ("tile", "shape"),
+            ("", "elementwise")],
+    "ms_ops": [("", "contrib")],
+    "blocks": [("rms_norm", "norm_mlp"), ("layer_norm", "norm_mlp"), ("swiglu", "norm_mlp"),
+               ("gelu", "norm_mlp"), ("attention", "attention_rope"), ("rope", "attention_rope"),
+               ("shape_chain", "attention_rope"), ("", "block")],
+    "models": [("", "model")],
+}
+
+
+def _group_of(name: str, family: str) -> str:
+    return next(g for prefix, g in _GROUP_PREFIXES[family] if name.startswith(prefix))
+
+
+def _register(name, family, build, **kw):
+    group = kw.pop("group", None) or _group_of(name, family)
+    assert group in GROUPS[family], (name, group)
+    assert all(c.name != name for c in _REGISTRY), f"duplicate case {name}"
+    _REGISTRY.append(Case(name=name, family=family, build=build, group=group, **kw))
+
 
 def _case(family, **kw):
     def deco(fn):
-        _REGISTRY.append(Case(name=kw.pop("name", fn.__name__), family=family, build=fn, **kw))
+        _register(kw.pop("name", fn.__name__), family, fn, **kw)
         return fn
     return deco
 
 
 def _add(family, name, build, **kw):
-    _REGISTRY.append(Case(name=name, family=family, build=build, **kw))
+    _register(name, family, build, **kw)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,14 @@
+# RUN: %PYTHON %s
+"""One-op ONNX graphs: elementwise ops (Add ... Min, Gelu-20, Where, Equal, Less, Not, Cast,
+Clip, Constant, Identity, Cos, Sin), compiled and run against ONNX Runtime.
+
+ONNX Runtime gives the expected values; decoda-compile compiles the same file; every case prints
+PASS/FAIL with its largest absolute error (harness.py)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import run_group  # noqa: E402
+
+run_group("ops", "elementwise")
