@@ -1,0 +1,36 @@
+# RUN: %PYTHON %s
+"""The PyTorch exports in test/Frontend/ONNX/models/ (Hugging Face-style Llama RMSNorm, attention,
+MLP, decoder layer and a GPT-2 block; torch.onnx.export opset 17, static and dynamic axes) taken
+as they come out of the exporter, compiled and run against ONNX Runtime; dynamic files on two
+(batch, sequence) bindings."""
+
+import os
+import sys
+from pathlib import Path
+
+import onnx
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import M, Runner, np  # noqa: E402
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
+def _positions(rng, shape):
+    """HF-style positions: a per-row start plus arange."""
+    return rng.integers(0, 8, (shape[0], 1)) + np.arange(shape[1])[None, :]
+
+
+runner = Runner("torch exports")
+files = sorted(MODELS.glob("torch_*.onnx"))
+for path in files:
+    model = onnx.load(str(path))
+    dims = ([{"batch": 2, "sequence": 7}, {"batch": 1, "sequence": 3}]
+            if "_dynamic" in path.name else [{}])
+    feeds = [M.random_feeds(model, d, seed=i, special={"position_ids": _positions})
+             for i, d in enumerate(dims)]
+    runner.run_model(path.stem, path, feeds, rtol=1e-4, atol=1e-5,
+                     onnx_inputs=M.input_names(model), onnx_outputs=M.output_names(model))
+if not files:
+    print(f"no torch_*.onnx in {MODELS}")
+runner.finish()
