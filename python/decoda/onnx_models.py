@@ -40,6 +40,7 @@ import onnx.defs
 from onnx import TensorProto, helper, numpy_helper
 
 __all__ = ["Case", "GROUPS", "cases", "case", "families", "save", "check", "Graph", "decoder_model",
+           "llama_block_model",
            "DecoderConfig", "decoder_feeds", "random_feeds", "input_names", "output_names",
            "FAMILIES"]
 
@@ -1119,11 +1120,11 @@ def layer_norm_decomposed():
     return g.model()
 
 
-def swiglu_subgraph(g: Graph, x: str, prefix="mlp") -> str:
-    gate = g.op("MatMul", [x, g.weight([D, FF], f"{prefix}.gate_proj")])
-    up = g.op("MatMul", [x, g.weight([D, FF], f"{prefix}.up_proj")])
+def swiglu_subgraph(g: Graph, x: str, prefix="mlp", d: int = D, ff: int = FF) -> str:
+    gate = g.op("MatMul", [x, g.weight([d, ff], f"{prefix}.gate_proj")])
+    up = g.op("MatMul", [x, g.weight([d, ff], f"{prefix}.up_proj")])
     silu = g.op("Mul", [gate, g.op("Sigmoid", [gate])])
-    return g.op("MatMul", [g.op("Mul", [silu, up]), g.weight([FF, D], f"{prefix}.down_proj")])
+    return g.op("MatMul", [g.op("Mul", [silu, up]), g.weight([ff, d], f"{prefix}.down_proj")])
 
 
 def gelu_erf_subgraph(g: Graph, h: str) -> str:
@@ -1171,13 +1172,13 @@ def gelu_tanh_mlp():
     return g.model()
 
 
-def split_heads(g: Graph, x: str, heads: int, style="chain") -> str:
+def split_heads(g: Graph, x: str, heads: int, style="chain", dh: int = DH) -> str:
     """[B, S, heads*DH] -> [B, heads, S, DH]: Reshape (shape from a Shape/Gather/Concat chain,
     or the static [0, 0, heads, DH] form) then Transpose."""
     if style == "chain":
-        shape = g.shape_of([g.dims1(x, 0), g.dims1(x, 1), heads, DH])
+        shape = g.shape_of([g.dims1(x, 0), g.dims1(x, 1), heads, dh])
     else:
-        shape = g.i64([0, 0, heads, DH])
+        shape = g.i64([0, 0, heads, dh])
     return g.op("Transpose", [g.op("Reshape", [x, shape])], perm=[0, 2, 1, 3])
 
 
@@ -1190,15 +1191,15 @@ def merge_heads(g: Graph, x: str, style="chain") -> str:
     return g.op("Reshape", [t, shape])
 
 
-def repeat_kv(g: Graph, x: str, n_rep: int) -> str:
+def repeat_kv(g: Graph, x: str, n_rep: int, dh: int = DH) -> str:
     """HF repeat_kv: x[:, :, None].expand(B, Hkv, n_rep, S, DH).reshape(B, Hkv*n_rep, S, DH)."""
     if n_rep == 1:
         return x
     u = g.op("Unsqueeze", [x, g.i64([2])])
     b, hkv, s = g.dims1(x, 0), g.dims1(x, 1), g.dims1(x, 2)
-    e = g.op("Expand", [u, g.shape_of([b, hkv, n_rep, s, DH])])
+    e = g.op("Expand", [u, g.shape_of([b, hkv, n_rep, s, dh])])
     heads = g.op("Mul", [hkv, g.i64([n_rep])])
-    return g.op("Reshape", [e, g.shape_of([b, heads, s, DH])])
+    return g.op("Reshape", [e, g.shape_of([b, heads, s, dh])])
 
 
 def causal_additive_trilu(g: Graph, scores: str) -> str:
@@ -1320,29 +1321,29 @@ def shape_chain_reshape():
 
 
 def attention_subgraph(g: Graph, x: str, *, heads=H, kv_heads=HKV, scale="div",
-                       mask="trilu_add", reshape="chain", rope=None, positions=None,
-                       prefix="self_attn") -> str:
+                       mask="trilu_add", reshape="chain", rope=None, prefix="self_attn",
+                       d: int = D, dh: int = DH) -> str:
     """q/k/v projections -> split heads -> (RoPE) -> repeat-KV -> QK^T -> scale -> causal mask ->
     Softmax -> PV -> merge heads -> o_proj, in the shapes torch exports."""
-    q = g.op("MatMul", [x, g.weight([D, heads * DH], f"{prefix}.q_proj")])
-    k = g.op("MatMul", [x, g.weight([D, kv_heads * DH], f"{prefix}.k_proj")])
-    v = g.op("MatMul", [x, g.weight([D, kv_heads * DH], f"{prefix}.v_proj")])
-    q, k, v = (split_heads(g, q, heads, reshape), split_heads(g, k, kv_heads, reshape),
-               split_heads(g, v, kv_heads, reshape))
+    q = g.op("MatMul", [x, g.weight([d, heads * dh], f"{prefix}.q_proj")])
+    k = g.op("MatMul", [x, g.weight([d, kv_heads * dh], f"{prefix}.k_proj")])
+    v = g.op("MatMul", [x, g.weight([d, kv_heads * dh], f"{prefix}.v_proj")])
+    q, k, v = (split_heads(g, q, heads, reshape, dh), split_heads(g, k, kv_heads, reshape, dh),
+               split_heads(g, v, kv_heads, reshape, dh))
     if rope is not None:
         cos, sin = rope
-        q, k = rotate_half_subgraph(g, q, cos, sin), rotate_half_subgraph(g, k, cos, sin)
-    k, v = repeat_kv(g, k, heads // kv_heads), repeat_kv(g, v, heads // kv_heads)
+        q, k = (rotate_half_subgraph(g, q, cos, sin, dh), rotate_half_subgraph(g, k, cos, sin, dh))
+    k, v = repeat_kv(g, k, heads // kv_heads, dh), repeat_kv(g, v, heads // kv_heads, dh)
     kt = g.op("Transpose", [k], perm=[0, 1, 3, 2])
     if scale == "mul_q":
-        q = g.op("Mul", [q, g.f32(1.0 / math.sqrt(DH))])
+        q = g.op("Mul", [q, g.f32(1.0 / math.sqrt(dh))])
         s = g.op("MatMul", [q, kt])
     else:
         s = g.op("MatMul", [q, kt])
         if scale == "div":
-            s = g.op("Div", [s, g.f32(math.sqrt(DH))])
+            s = g.op("Div", [s, g.f32(math.sqrt(dh))])
         elif scale == "mul":
-            s = g.op("Mul", [s, g.f32(1.0 / math.sqrt(DH))])
+            s = g.op("Mul", [s, g.f32(1.0 / math.sqrt(dh))])
         elif scale == "div_shape":
             s = g.op("Div", [s, g.op("Sqrt", [g.op("Cast", [g.dim(q, 3)],
                                                    to=TensorProto.FLOAT)])])
@@ -1350,7 +1351,7 @@ def attention_subgraph(g: Graph, x: str, *, heads=H, kv_heads=HKV, scale="div",
          "where_trilu_bool": causal_where_trilu_bool, None: lambda g_, t: t}[mask](g, s)
     p = g.op("Softmax", [s], axis=-1)
     o = merge_heads(g, g.op("MatMul", [p, v]), reshape)
-    return g.op("MatMul", [o, g.weight([heads * DH, D], f"{prefix}.o_proj")])
+    return g.op("MatMul", [o, g.weight([heads * dh, d], f"{prefix}.o_proj")])
 
 
 def _attn_case(name, **kw):
@@ -1372,20 +1373,21 @@ _attn_case("attention_gqa_no_mask", scale="div", mask=None)
 
 
 def llama_block_subgraph(g: Graph, x: str, cos: str, sin: str, prefix: str,
-                         mask="trilu_add", norm="reciprocal") -> str:
-    h = rms_norm_subgraph(g, x, g.weight([D], f"{prefix}.input_layernorm", 0.2, 1.0),
+                         mask="trilu_add", norm="reciprocal", d: int = D, heads: int = H,
+                         kv_heads: int = HKV, dh: int = DH, ff: int = FF) -> str:
+    h = rms_norm_subgraph(g, x, g.weight([d], f"{prefix}.input_layernorm", 0.2, 1.0),
                           form=norm)
-    a = attention_subgraph(g, h, scale="div_shape", mask=mask, rope=(cos, sin),
-                           prefix=f"{prefix}.self_attn")
+    a = attention_subgraph(g, h, heads=heads, kv_heads=kv_heads, scale="div_shape", mask=mask,
+                           rope=(cos, sin), prefix=f"{prefix}.self_attn", d=d, dh=dh)
     x = g.op("Add", [x, a])
-    h = rms_norm_subgraph(g, x, g.weight([D], f"{prefix}.post_attention_layernorm", 0.2, 1.0),
+    h = rms_norm_subgraph(g, x, g.weight([d], f"{prefix}.post_attention_layernorm", 0.2, 1.0),
                           form=norm)
-    return g.op("Add", [x, swiglu_subgraph(g, h, f"{prefix}.mlp")])
+    return g.op("Add", [x, swiglu_subgraph(g, h, f"{prefix}.mlp", d, ff)])
 
 
-def _hf_cos_sin(g: Graph, position_ids: str):
-    """cos/sin [B, 1, S, DH] from position_ids [B, S] (HF LlamaRotaryEmbedding + unsqueeze)."""
-    cos, sin = rope_tables_subgraph(g, position_ids, DH)
+def _hf_cos_sin(g: Graph, position_ids: str, dh: int = DH, theta: float = 10000.0):
+    """cos/sin [B, 1, S, dh] from position_ids [B, S] (HF LlamaRotaryEmbedding + unsqueeze)."""
+    cos, sin = rope_tables_subgraph(g, position_ids, dh, theta)
     return (g.op("Unsqueeze", [cos, g.i64([1])]), g.op("Unsqueeze", [sin, g.i64([1])]))
 
 
@@ -1394,11 +1396,22 @@ def llama_block():
     """A whole Llama-style block: RMSNorm -> GQA attention with rotate-half RoPE from
     position_ids, repeat-KV, head-dim scale from Shape, Trilu causal mask -> residual ->
     RMSNorm -> SwiGLU -> residual."""
-    g = Graph("llama_block", seed=21)
-    x = g.input("hidden_states", "f32", _X)
+    return llama_block_model()
+
+
+def llama_block_model(hidden: int = D, heads: int = H, kv_heads: int = HKV, head_dim: int = DH,
+                      ffn: int = FF, seed: int = 21, name: str = "llama_block") -> onnx.ModelProto:
+    """The :func:`llama_block` graph at any size, e.g. Llama-3.2-1B's block for benchmarks:
+    ``llama_block_model(2048, 32, 8, 64, 8192)`` (about 240 MB of f32 weights). Inputs
+    ``hidden_states`` [batch, sequence, hidden] f32 and ``position_ids`` [batch, sequence] i64;
+    output ``y``."""
+    g = Graph(name, seed=seed)
+    x = g.input("hidden_states", "f32", ["batch", "sequence", hidden])
     pos = g.input("position_ids", "i64", ["batch", "sequence"])
-    cos, sin = _hf_cos_sin(g, pos)
-    g.output(llama_block_subgraph(g, x, cos, sin, "layers.0"), "y", "f32", _X)
+    cos, sin = _hf_cos_sin(g, pos, head_dim)
+    y = llama_block_subgraph(g, x, cos, sin, "layers.0", d=hidden, heads=heads,
+                             kv_heads=kv_heads, dh=head_dim, ff=ffn)
+    g.output(y, "y", "f32", ["batch", "sequence", hidden])
     return g.model()
 
 
@@ -1479,17 +1492,17 @@ def decoder_model(cfg: DecoderConfig = DecoderConfig()) -> onnx.ModelProto:
     The mask is HF's: causal over absolute positions (query i sits at past + i) plus padding from
     attention_mask, both additive with the dtype's minimum.
     """
-    assert cfg.hidden == D and cfg.head_dim == DH, "the block helpers use the module dims"
+    d, dh = cfg.hidden, cfg.head_dim
     g = Graph("decoder_kv", seed=cfg.seed)
     ids = g.input("input_ids", "i64", ["batch", "sequence"])
     am = g.input("attention_mask", "i64", ["batch", "total_sequence"])
     pos = g.input("position_ids", "i64", ["batch", "sequence"])
     past = []
     for i in range(cfg.layers):
-        shape = ["batch", cfg.kv_heads, "past_sequence", DH]
+        shape = ["batch", cfg.kv_heads, "past_sequence", dh]
         past.append((g.input(f"past_key_values.{i}.key", "f32", shape),
                      g.input(f"past_key_values.{i}.value", "f32", shape)))
-    x = g.op("Gather", [g.weight([cfg.vocab, D], "model.embed_tokens.weight", 1.0), ids],
+    x = g.op("Gather", [g.weight([cfg.vocab, d], "model.embed_tokens.weight", 1.0), ids],
              axis=0)
 
     # Additive mask [B, 1, S, T]: causal (key j > past + i) and padding (attention_mask == 0).
@@ -1507,42 +1520,42 @@ def decoder_model(cfg: DecoderConfig = DecoderConfig()) -> onnx.ModelProto:
     mask = g.op("Max", [g.op("Add", [g.op("Unsqueeze", [causal, g.i64([0, 1])]), pad]),
                         g.f32(F32_MIN)])
 
-    cos, sin = _hf_cos_sin(g, pos)
-    inv_sqrt = g.f32(1.0 / math.sqrt(DH))
+    cos, sin = _hf_cos_sin(g, pos, dh, cfg.theta)
+    inv_sqrt = g.f32(1.0 / math.sqrt(dh))
     presents = []
     for i in range(cfg.layers):
         p = f"model.layers.{i}"
-        hnorm = rms_norm_subgraph(g, x, g.weight([D], f"{p}.input_layernorm.weight", 0.2, 1.0),
+        hnorm = rms_norm_subgraph(g, x, g.weight([d], f"{p}.input_layernorm.weight", 0.2, 1.0),
                                   eps=cfg.eps, form="reciprocal")
-        q = g.op("MatMul", [hnorm, g.weight([D, cfg.heads * DH], f"{p}.self_attn.q_proj")])
-        k = g.op("MatMul", [hnorm, g.weight([D, cfg.kv_heads * DH], f"{p}.self_attn.k_proj")])
-        v = g.op("MatMul", [hnorm, g.weight([D, cfg.kv_heads * DH], f"{p}.self_attn.v_proj")])
-        q = split_heads(g, q, cfg.heads)
-        k = split_heads(g, k, cfg.kv_heads)
-        v = split_heads(g, v, cfg.kv_heads)
-        q = rotate_half_subgraph(g, q, cos, sin)
-        k = rotate_half_subgraph(g, k, cos, sin)
+        q = g.op("MatMul", [hnorm, g.weight([d, cfg.heads * dh], f"{p}.self_attn.q_proj")])
+        k = g.op("MatMul", [hnorm, g.weight([d, cfg.kv_heads * dh], f"{p}.self_attn.k_proj")])
+        v = g.op("MatMul", [hnorm, g.weight([d, cfg.kv_heads * dh], f"{p}.self_attn.v_proj")])
+        q = split_heads(g, q, cfg.heads, dh=dh)
+        k = split_heads(g, k, cfg.kv_heads, dh=dh)
+        v = split_heads(g, v, cfg.kv_heads, dh=dh)
+        q = rotate_half_subgraph(g, q, cos, sin, dh)
+        k = rotate_half_subgraph(g, k, cos, sin, dh)
         k = g.op("Concat", [past[i][0], k], axis=2)
         v = g.op("Concat", [past[i][1], v], axis=2)
         presents.append((k, v))
-        kr = repeat_kv(g, k, cfg.heads // cfg.kv_heads)
-        vr = repeat_kv(g, v, cfg.heads // cfg.kv_heads)
+        kr = repeat_kv(g, k, cfg.heads // cfg.kv_heads, dh)
+        vr = repeat_kv(g, v, cfg.heads // cfg.kv_heads, dh)
         s = g.op("Mul", [g.op("MatMul", [q, g.op("Transpose", [kr], perm=[0, 1, 3, 2])]),
                          inv_sqrt])
         prob = g.op("Softmax", [g.op("Add", [s, mask])], axis=-1)
         o = merge_heads(g, g.op("MatMul", [prob, vr]))
-        x = g.op("Add", [x, g.op("MatMul", [o, g.weight([cfg.heads * DH, D],
+        x = g.op("Add", [x, g.op("MatMul", [o, g.weight([cfg.heads * dh, d],
                                                          f"{p}.self_attn.o_proj")])])
         hnorm = rms_norm_subgraph(
-            g, x, g.weight([D], f"{p}.post_attention_layernorm.weight", 0.2, 1.0), eps=cfg.eps,
+            g, x, g.weight([d], f"{p}.post_attention_layernorm.weight", 0.2, 1.0), eps=cfg.eps,
             form="reciprocal")
-        x = g.op("Add", [x, swiglu_subgraph(g, hnorm, f"{p}.mlp")])
-    x = rms_norm_subgraph(g, x, g.weight([D], "model.norm.weight", 0.2, 1.0), eps=cfg.eps,
+        x = g.op("Add", [x, swiglu_subgraph(g, hnorm, f"{p}.mlp", d, cfg.ffn)])
+    x = rms_norm_subgraph(g, x, g.weight([d], "model.norm.weight", 0.2, 1.0), eps=cfg.eps,
                           form="reciprocal")
-    logits = g.op("MatMul", [x, g.weight([D, cfg.vocab], "lm_head.weight")])
+    logits = g.op("MatMul", [x, g.weight([d, cfg.vocab], "lm_head.weight")])
     g.output(logits, "logits", "f32", ["batch", "sequence", cfg.vocab])
     for i, (k, v) in enumerate(presents):
-        shape = ["batch", cfg.kv_heads, "total_sequence", DH]
+        shape = ["batch", cfg.kv_heads, "total_sequence", dh]
         g.output(k, f"present.{i}.key", "f32", shape)
         g.output(v, f"present.{i}.value", "f32", shape)
     return g.model()

@@ -63,6 +63,8 @@ def _node() -> str:
     if not node:
         raise OrtUnavailable("Node.js ('node') is not on PATH; ONNX Runtime runs through "
                              "onnxruntime-node. Run scripts/setup.sh (or set DECODA_NODE).")
+    if not (os.path.isfile(node) and os.access(node, os.X_OK)):
+        raise OrtUnavailable(f"DECODA_NODE='{node}' is not an executable file")
     if not (node_modules() / "onnxruntime-node").is_dir():
         raise OrtUnavailable(
             f"onnxruntime-node is not installed in {node_modules()}; run scripts/setup.sh, or "
