@@ -31,6 +31,7 @@ void mlir::decoda::populateDecodaToLinalgPatterns(RewritePatternSet &patterns,
   populateAttentionLoweringPatterns(patterns, options);
   populateMoELoweringPatterns(patterns);
   populateQuantLoweringPatterns(patterns);
+  populateAggregateLoweringPatterns(patterns);
 }
 
 namespace {

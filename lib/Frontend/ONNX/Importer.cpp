@@ -478,6 +478,7 @@ const std::vector<OpEntry> &opTable() {
     registerElementwiseOps(t);
     registerShapeOps(t);
     registerNNOps(t);
+    registerAttentionOps(t);
     return t;
   }();
   return table;

@@ -128,6 +128,7 @@ struct OpEntry {
 void registerElementwiseOps(std::vector<OpEntry> &table);
 void registerShapeOps(std::vector<OpEntry> &table);
 void registerNNOps(std::vector<OpEntry> &table);
+void registerAttentionOps(std::vector<OpEntry> &table);
 
 class Importer {
 public:

@@ -55,57 +55,110 @@ LogicalResult setTensor(NodeContext &n, unsigned out, FailureOr<OnnxValue> v) {
   return success();
 }
 
+/// Normalises an ONNX slice bound against dim `d`: negative counts from the end, then clamps to
+/// [lo, d + hiOffset]. Symbolic bounds are normalised at run time.
+OpFoldResult sliceBound(NodeContext &n, OpFoldResult x, OpFoldResult d, int64_t lo,
+                        int64_t hiOffset) {
+  OpBuilder &b = n.b;
+  Location loc = n.loc;
+  OpFoldResult hi = foldIndexBinary(b, loc, '+', d, b.getIndexAttr(hiOffset));
+  if (std::optional<int64_t> c = getConstantIntValue(x)) {
+    if (*c >= (INT64_MAX >> 2))
+      return hi;
+    if (*c <= (INT64_MIN >> 2))
+      return b.getIndexAttr(lo);
+    OpFoldResult r = *c < 0 ? foldIndexBinary(b, loc, '+', d, x) : x;
+    r = foldIndexBinary(b, loc, 'M', r, b.getIndexAttr(lo));
+    std::optional<int64_t> rc = getConstantIntValue(r), hc = getConstantIntValue(hi);
+    if (rc && hc)
+      return b.getIndexAttr(std::min(*rc, *hc));
+    return foldIndexBinary(b, loc, 'm', r, hi);
+  }
+  Value v = cast<Value>(x);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, zero);
+  Value wrapped = arith::AddIOp::create(b, loc, v, indexValue(b, loc, d));
+  Value r = arith::SelectOp::create(b, loc, neg, wrapped, v);
+  r = arith::MaxSIOp::create(b, loc, r, arith::ConstantIndexOp::create(b, loc, lo));
+  return arith::MinSIOp::create(b, loc, r, indexValue(b, loc, hi)).getResult();
+}
+
 /// Run-time slice of one axis per entry; sizes computed with index arithmetic (folds when
-/// static).
+/// static). Negative steps read backwards through a gather-style linalg.generic.
 FailureOr<OnnxValue> sliceTensor(NodeContext &n, OnnxValue in, ArrayRef<int64_t> axes,
-                                 ArrayRef<int64_t> starts, ArrayRef<int64_t> ends,
+                                 ArrayRef<OpFoldResult> starts, ArrayRef<OpFoldResult> ends,
                                  ArrayRef<int64_t> steps) {
   Value v = n.importer.materialize(in, n.loc);
   SmallVector<OpFoldResult> dims = n.importer.dimsOf(in, n.loc);
   int64_t rank = dims.size();
   SmallVector<OpFoldResult> offs(rank, n.b.getIndexAttr(0)), sizes(dims),
       strides(rank, n.b.getIndexAttr(1));
+  SmallVector<int64_t> stepOf(rank, 1);
   for (size_t i = 0; i < axes.size(); ++i) {
     FailureOr<int64_t> ax = n.axis(axes[i], rank);
     if (failed(ax))
       return failure();
     int64_t step = steps.empty() ? 1 : steps[i];
-    if (step <= 0)
-      return n.error() << "only positive steps are supported, got " << step, failure();
+    if (step == 0)
+      return n.error() << "slice step 0", failure();
     OpFoldResult d = dims[*ax];
-    auto norm = [&](int64_t x) -> OpFoldResult {
-      // Negative counts from the end; then clamp to [0, d].
-      OpFoldResult r;
-      if (x < 0)
-        r = foldIndexBinary(n.b, n.loc, '+', d, n.b.getIndexAttr(x));
-      else if (x >= (INT64_MAX >> 2))
-        return d;
-      else
-        r = n.b.getIndexAttr(x);
-      r = foldIndexBinary(n.b, n.loc, 'M', r, n.b.getIndexAttr(0));
-      std::optional<int64_t> rc = getConstantIntValue(r), dc = getConstantIntValue(d);
-      if (rc && dc)
-        return n.b.getIndexAttr(std::min(*rc, *dc));
-      if (rc && *rc == 0)
-        return r;
-      return foldIndexBinary(n.b, n.loc, 'm', r, d);
-    };
-    OpFoldResult s = norm(starts[i]), e = norm(ends[i]);
-    OpFoldResult len = foldIndexBinary(n.b, n.loc, '-', e, s);
-    len = foldIndexBinary(n.b, n.loc, 'M', len, n.b.getIndexAttr(0));
-    if (step != 1)
+    OpFoldResult len;
+    if (step > 0) {
+      OpFoldResult s = sliceBound(n, starts[i], d, 0, 0), e = sliceBound(n, ends[i], d, 0, 0);
+      len = foldIndexBinary(n.b, n.loc, '-', e, s);
+      len = foldIndexBinary(n.b, n.loc, 'M', len, n.b.getIndexAttr(0));
+      if (step != 1)
+        len = foldIndexBinary(n.b, n.loc, '/',
+                              foldIndexBinary(n.b, n.loc, '+', len, n.b.getIndexAttr(step - 1)),
+                              n.b.getIndexAttr(step));
+      offs[*ax] = s;
+    } else {
+      // Backwards: start clamps to [0, d-1], end to [-1, d-1].
+      OpFoldResult s = sliceBound(n, starts[i], d, 0, -1), e = sliceBound(n, ends[i], d, -1, -1);
+      len = foldIndexBinary(n.b, n.loc, '-', s, e);
+      len = foldIndexBinary(n.b, n.loc, 'M', len, n.b.getIndexAttr(0));
       len = foldIndexBinary(n.b, n.loc, '/',
-                            foldIndexBinary(n.b, n.loc, '+', len, n.b.getIndexAttr(step - 1)),
-                            n.b.getIndexAttr(step));
-    offs[*ax] = s;
+                            foldIndexBinary(n.b, n.loc, '+', len, n.b.getIndexAttr(-step - 1)),
+                            n.b.getIndexAttr(-step));
+      offs[*ax] = s;
+    }
     sizes[*ax] = len;
     strides[*ax] = n.b.getIndexAttr(step);
+    stepOf[*ax] = step;
   }
-  Value r = tensor::ExtractSliceOp::create(n.b, n.loc, v, offs, sizes, strides);
-  auto rt = cast<RankedTensorType>(r.getType());
-  // extract_slice infers static sizes from constant operands; keep the symbolic dims.
-  (void)rt;
-  return OnnxValue::tensor(r, sizes);
+  if (llvm::all_of(stepOf, [](int64_t s) { return s > 0; })) {
+    Value r = tensor::ExtractSliceOp::create(n.b, n.loc, v, offs, sizes, strides);
+    return OnnxValue::tensor(r, sizes);
+  }
+  // out[i] = in[off + i * step] on every axis.
+  Type et = cast<ShapedType>(v.getType()).getElementType();
+  Value init = tensor::EmptyOp::create(n.b, n.loc, sizes, et);
+  MLIRContext *ctx = n.b.getContext();
+  SmallVector<Value> offVals;
+  for (OpFoldResult o : offs)
+    offVals.push_back(indexValue(n.b, n.loc, o));
+  auto g = linalg::GenericOp::create(
+      n.b, n.loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange) {
+        SmallVector<Value> idx;
+        for (int64_t a = 0; a < rank; ++a) {
+          Value i = linalg::IndexOp::create(b, loc, a);
+          Value st = arith::ConstantIndexOp::create(b, loc, stepOf[a]);
+          idx.push_back(arith::AddIOp::create(b, loc, offVals[a],
+                                              arith::MulIOp::create(b, loc, i, st)));
+        }
+        linalg::YieldOp::create(b, loc, tensor::ExtractOp::create(b, loc, v, idx).getResult());
+      });
+  return OnnxValue::tensor(g.getResult(0), sizes);
+}
+
+SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> xs) {
+  SmallVector<OpFoldResult> r;
+  for (int64_t x : xs)
+    r.push_back(b.getIndexAttr(x));
+  return r;
 }
 
 LogicalResult unsqueeze(NodeContext &n, OnnxValue in, ArrayRef<int64_t> axesIn) {
@@ -463,9 +516,10 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     return success();
   });
   add(t, "Slice", 10, [](NodeContext &n) -> LogicalResult {
-    auto starts = n.constInts(1), ends = n.constInts(2);
+    auto starts = shapeElements(n.input(1)), ends = shapeElements(n.input(2));
     if (!starts || !ends)
-      return n.error() << "starts and ends must be known at compile time";
+      return n.error() << "starts and ends must be known at compile time or from shape "
+                          "arithmetic";
     int64_t rank = n.inputRank(0);
     SmallVector<int64_t> axes, steps;
     if (n.hasInput(3)) {
@@ -487,9 +541,10 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
         (!steps.empty() && steps.size() != starts->size()))
       return n.error() << "starts, ends, axes and steps must have the same length";
     OnnxValue in = n.input(0);
-    if (auto elems = shapeElements(in); elems && rank == 1) {
+    auto cs = n.constInts(1), ce = n.constInts(2);
+    if (auto elems = shapeElements(in); elems && rank == 1 && cs && ce) {
       int64_t len = elems->size();
-      int64_t s = (*starts)[0], e = (*ends)[0], st = steps.empty() ? 1 : steps[0];
+      int64_t s = (*cs)[0], e = (*ce)[0], st = steps.empty() ? 1 : steps[0];
       if (st > 0) {
         if (s < 0) s += len;
         if (e < 0) e += len;
@@ -532,7 +587,7 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
       return n.error() << sizes.size() << " split sizes for " << n.numOutputs() << " outputs";
     int64_t off = 0;
     for (unsigned i = 0; i < sizes.size(); ++i) {
-      FailureOr<OnnxValue> piece = sliceTensor(n, in, {*ax}, {off}, {off + sizes[i]}, {});
+      FailureOr<OnnxValue> piece = sliceTensor(n, in, {*ax}, indexAttrs(n.b, {off}), indexAttrs(n.b, {off + sizes[i]}), {});
       if (failed(piece))
         return failure();
       n.setOutput(i, *piece);
@@ -578,7 +633,7 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
         }
         if (dc && (i < 0 || i >= *dc))
           return n.error() << "index " << i << " out of range for axis size " << *dc;
-        FailureOr<OnnxValue> s = sliceTensor(n, data, {*ax}, {i}, {i + 1}, {});
+        FailureOr<OnnxValue> s = sliceTensor(n, data, {*ax}, indexAttrs(n.b, {i}), indexAttrs(n.b, {i + 1}), {});
         if (failed(s))
           return failure();
         pieces.push_back(s->value);

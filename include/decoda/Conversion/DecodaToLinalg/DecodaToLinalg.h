@@ -34,6 +34,8 @@ void populateAttentionLoweringPatterns(RewritePatternSet &patterns,
 void populateMoELoweringPatterns(RewritePatternSet &patterns);
 /// quantize, dequantize, qlinear.
 void populateQuantLoweringPatterns(RewritePatternSet &patterns);
+/// Upstream aggregate ops left by the ONNX importer (linalg.softmax).
+void populateAggregateLoweringPatterns(RewritePatternSet &patterns);
 
 /// All of the above.
 void populateDecodaToLinalgPatterns(RewritePatternSet &patterns,

@@ -1,0 +1,640 @@
+//===- OpsAttention.cpp - ONNX attention and rotary-embedding ops ---------===//
+//
+// Attention (opset 23), com.microsoft GroupQueryAttention / MultiHeadAttention, and
+// RotaryEmbedding (opset 23 and com.microsoft). Heads are brought into decoda's [B, T, H, D]
+// layout, attention becomes one `decoda.attention` (GQA by index, masks from attributes where
+// they exist), and a KV cache given as past/present tensors is a concatenation. RoPE with
+// constant cos/sin caches that are a plain `theta` table becomes `decoda.rope`; any other table
+// is applied by gathering rows at the position ids.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterImpl.h"
+
+#include "decoda/Dialect/Decoda/IR/DecodaOps.h"
+
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::decoda;
+using namespace mlir::decoda::onnx_import;
+
+namespace {
+
+void add(std::vector<OpEntry> &t, const char *domain, const char *op, int64_t since,
+         OpHandler h) {
+  t.push_back(OpEntry{domain, op, since, std::move(h)});
+}
+
+/// A tensor in decoda's head layout [B, T, H, D] and how to return to the ONNX layout.
+struct Heads {
+  OnnxValue v;
+  bool fromBNSH = false; // ONNX 4D [B, H, S, D]
+};
+
+/// [B, H, S, D] -> [B, S, H, D], or [B, S, H*D] -> [B, S, H, D] with `numHeads` (0: infer from
+/// a 4D input).
+FailureOr<Heads> toHeads(NodeContext &n, OnnxValue x, int64_t numHeads, StringRef what) {
+  SmallVector<OpFoldResult> d = n.importer.dimsOf(x, n.loc);
+  Heads h;
+  if (d.size() == 4) {
+    h.v = emitTranspose(n, x, {0, 2, 1, 3});
+    h.fromBNSH = true;
+    return h;
+  }
+  if (d.size() != 3)
+    return n.error() << what << " must be 3-D [B, S, H*D] or 4-D [B, H, S, D]", failure();
+  std::optional<int64_t> hidden = getConstantIntValue(d[2]);
+  if (numHeads <= 0 || !hidden || *hidden % numHeads)
+    return n.error() << what << ": hidden size must be static and divisible by the head count "
+                     << numHeads, failure();
+  FailureOr<OnnxValue> r =
+      emitReshape(n, x, {d[0], d[1], n.b.getIndexAttr(numHeads), n.b.getIndexAttr(*hidden / numHeads)});
+  if (failed(r))
+    return failure();
+  h.v = *r;
+  return h;
+}
+
+/// Back from [B, T, H, D] to the layout the node's input had.
+FailureOr<OnnxValue> fromHeads(NodeContext &n, OnnxValue x, bool toBNSH) {
+  if (toBNSH)
+    return emitTranspose(n, x, {0, 2, 1, 3});
+  SmallVector<OpFoldResult> d = n.importer.dimsOf(x, n.loc);
+  return emitReshape(n, x, {d[0], d[1], foldIndexBinary(n.b, n.loc, '*', d[2], d[3])});
+}
+
+int64_t staticDim(NodeContext &n, OnnxValue &v, unsigned i) {
+  return getConstantIntValue(n.importer.dimsOf(v, n.loc)[i]).value_or(-1);
+}
+
+/// An additive float mask for decoda.attention: [B|1, H|1, Tq, Tk] from a bool (true = attend)
+/// or float mask broadcastable to it.
+FailureOr<Value> additiveMask(NodeContext &n, OnnxValue mask, Type et) {
+  Type mt = n.importer.materialize(mask, n.loc).getType();
+  Type met = cast<ShapedType>(mt).getElementType();
+  OnnxValue m = mask;
+  if (met.isInteger(1)) {
+    FailureOr<OnnxValue> f = emitElementwise(
+        n, {mask}, et, [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+          const llvm::fltSemantics &sem = cast<FloatType>(et).getFloatSemantics();
+          Value ninf = arith::ConstantOp::create(b, loc, b.getFloatAttr(et, APFloat::getInf(sem, true)));
+          return arith::SelectOp::create(b, loc, a[0], scalarConst(b, loc, et, 0.0), ninf);
+        });
+    if (failed(f))
+      return failure();
+    m = *f;
+  } else if (met != et) {
+    return n.error() << "the attention mask must be bool or " << et << ", got " << met, failure();
+  }
+  SmallVector<OpFoldResult> d = n.importer.dimsOf(m, n.loc);
+  if (d.size() > 4)
+    return n.error() << "the attention mask has rank " << d.size() << " (at most 4)", failure();
+  if (d.size() < 4) {
+    SmallVector<OpFoldResult> full(4 - d.size(), n.b.getIndexAttr(1));
+    full.append(d.begin(), d.end());
+    FailureOr<OnnxValue> r = emitReshape(n, m, full);
+    if (failed(r))
+      return failure();
+    m = *r;
+  }
+  return n.importer.materialize(m, n.loc);
+}
+
+struct AttentionConfig {
+  int64_t numHeads = 0, numKvHeads = 0;
+  std::optional<double> scale, softcap;
+  std::optional<int64_t> window;
+  bool causal = false;
+};
+
+Value emitDecodaAttention(NodeContext &n, Value q, Value k, Value v, Value mask,
+                          const AttentionConfig &c) {
+  Builder &b = n.b;
+  return AttentionOp::create(
+      n.b, n.loc, q, k, v, mask, Value(), Value(), b.getI64IntegerAttr(c.numHeads),
+      b.getI64IntegerAttr(c.numKvHeads), c.scale ? b.getF64FloatAttr(*c.scale) : FloatAttr(),
+      c.causal ? b.getUnitAttr() : UnitAttr(),
+      c.window ? b.getI64IntegerAttr(*c.window) : IntegerAttr(), IntegerAttr(),
+      c.softcap ? b.getF64FloatAttr(*c.softcap) : FloatAttr());
+}
+
+/// Result dims of decoda.attention: query's [B, Tq, H] and value's D.
+SmallVector<OpFoldResult> attentionDims(NodeContext &n, OnnxValue &q, OnnxValue &v) {
+  SmallVector<OpFoldResult> qd = n.importer.dimsOf(q, n.loc), vd = n.importer.dimsOf(v, n.loc);
+  return {qd[0], qd[1], qd[2], vd[3]};
+}
+
+/// present = concat(past, new) along the sequence axis of [B, H, S, D].
+FailureOr<OnnxValue> appendCache(NodeContext &n, OnnxValue past, OnnxValue newBNSH) {
+  SmallVector<OpFoldResult> pd = n.importer.dimsOf(past, n.loc),
+                            nd = n.importer.dimsOf(newBNSH, n.loc);
+  if (pd.size() != 4)
+    return n.error() << "past key/value must be 4-D [B, H, P, D]", failure();
+  if (getConstantIntValue(pd[2]) == 0)
+    return newBNSH;
+  Value pv = n.importer.materialize(past, n.loc), nv = n.importer.materialize(newBNSH, n.loc);
+  SmallVector<OpFoldResult> out = {nd[0], nd[1], foldIndexBinary(n.b, n.loc, '+', pd[2], nd[2]),
+                                   nd[3]};
+  RankedTensorType rt = tensorType(out, cast<ShapedType>(nv.getType()).getElementType());
+  auto castTo = [&](Value x, OpFoldResult seq) {
+    SmallVector<OpFoldResult> d = {out[0], out[1], seq, out[3]};
+    RankedTensorType t = tensorType(d, rt.getElementType());
+    return x.getType() == t ? x : tensor::CastOp::create(n.b, n.loc, t, x).getResult();
+  };
+  pv = castTo(pv, pd[2]);
+  nv = castTo(nv, nd[2]);
+  Value r = tensor::ConcatOp::create(n.b, n.loc, 2, ValueRange{pv, nv});
+  if (r.getType() != rt)
+    r = tensor::CastOp::create(n.b, n.loc, rt, r);
+  return OnnxValue::tensor(r, out);
+}
+
+void assertEq(NodeContext &n, Value a, Value b, const Twine &msg) {
+  Value eq = arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::eq, a, b);
+  cf::AssertOp::create(n.b, n.loc, eq,
+                       ("ONNX node '" + n.name() + "' (" + n.opType() + "): " + msg).str());
+}
+
+/// The scalar value of an integer tensor (rank 0 or [1]) as an index.
+Value scalarIndex(NodeContext &n, OnnxValue v) {
+  if (auto e = shapeElements(v); e && e->size() == 1)
+    return indexValue(n.b, n.loc, (*e)[0]);
+  Value t = n.importer.materialize(v, n.loc);
+  auto tt = cast<RankedTensorType>(t.getType());
+  SmallVector<Value> idx(tt.getRank(), arith::ConstantIndexOp::create(n.b, n.loc, 0));
+  Value s = tensor::ExtractOp::create(n.b, n.loc, t, idx);
+  return arith::IndexCastOp::create(n.b, n.loc, n.b.getIndexType(), s);
+}
+
+//===----------------------------------------------------------------------===//
+// RoPE
+//===----------------------------------------------------------------------===//
+
+/// If constant caches [P, R/2] are cos/sin(p * theta^(-2k/R)), returns theta.
+std::optional<double> recogniseTheta(OnnxValue &cosV, OnnxValue &sinV, int64_t rotDim) {
+  if (!cosV.isConst() || !sinV.isConst())
+    return std::nullopt;
+  auto c = dyn_cast<DenseElementsAttr>(cosV.cst);
+  auto s = dyn_cast<DenseElementsAttr>(sinV.cst);
+  if (!c || !s || !isa<FloatType>(c.getElementType()) || c.getType().getRank() != 2)
+    return std::nullopt;
+  int64_t P = c.getType().getDimSize(0), half = c.getType().getDimSize(1);
+  if (P < 2 || half < 1 || half * 2 != rotDim || s.getType() != c.getType())
+    return std::nullopt;
+  SmallVector<double> cv, sv;
+  for (APFloat x : c.getValues<APFloat>())
+    cv.push_back(x.convertToDouble());
+  for (APFloat x : s.getValues<APFloat>())
+    sv.push_back(x.convertToDouble());
+  double theta = 10000.0;
+  if (half > 1) {
+    double f1 = std::atan2(sv[half + 1], cv[half + 1]); // position 1, pair 1
+    if (!(f1 > 0))
+      return std::nullopt;
+    theta = std::exp(-std::log(f1) * rotDim / 2.0);
+  }
+  double tol = cast<FloatType>(c.getElementType()).getWidth() >= 32 ? 2e-5 : 2e-2;
+  for (int64_t p = 0; p < P; ++p)
+    for (int64_t k = 0; k < half; ++k) {
+      double a = p * std::pow(theta, -2.0 * k / rotDim);
+      if (std::fabs(cv[p * half + k] - std::cos(a)) > tol * std::max(1.0, (double)p) ||
+          std::fabs(sv[p * half + k] - std::sin(a)) > tol * std::max(1.0, (double)p))
+        return std::nullopt;
+    }
+  // Round to the nearest value that reproduces the table (usually an integer like 10000).
+  double rounded = std::round(theta);
+  if (std::fabs(rounded - theta) < 1e-3 * theta)
+    theta = rounded;
+  return theta;
+}
+
+/// Rotates [B, T, H, D] by rows of explicit cos/sin tables gathered at `pos` ([B, T]).
+FailureOr<OnnxValue> ropeWithTables(NodeContext &n, OnnxValue x, Value pos, Value cosT,
+                                    Value sinT, int64_t rotDim, bool interleaved) {
+  Value xv = n.importer.materialize(x, n.loc);
+  SmallVector<OpFoldResult> d = n.importer.dimsOf(x, n.loc);
+  Type et = cast<ShapedType>(xv.getType()).getElementType();
+  MLIRContext *ctx = n.b.getContext();
+  // Positions must index the table: check max(pos) < rows and min(pos) >= 0.
+  auto posT = cast<RankedTensorType>(pos.getType());
+  Value rows = tensor::DimOp::create(n.b, n.loc, cosT, 0);
+  {
+    OnnxValue pv = OnnxValue::tensor(pos, tensor::getMixedSizes(n.b, n.loc, pos));
+    SmallVector<int64_t> axes;
+    for (int64_t i = 0; i < posT.getRank(); ++i)
+      axes.push_back(i);
+    FailureOr<OnnxValue> mx = emitReduce(n, pv, axes, false, ReduceKind::Max);
+    FailureOr<OnnxValue> mn = emitReduce(n, pv, axes, false, ReduceKind::Min);
+    if (failed(mx) || failed(mn))
+      return failure();
+    Value mxs = tensor::ExtractOp::create(n.b, n.loc, mx->value, ValueRange{});
+    Value mns = tensor::ExtractOp::create(n.b, n.loc, mn->value, ValueRange{});
+    Value mxi = arith::IndexCastOp::create(n.b, n.loc, n.b.getIndexType(), mxs);
+    Value mni = arith::IndexCastOp::create(n.b, n.loc, n.b.getIndexType(), mns);
+    Value ok = arith::AndIOp::create(
+        n.b, n.loc,
+        arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::slt, mxi, rows),
+        arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::sge, mni,
+                              arith::ConstantIndexOp::create(n.b, n.loc, 0)));
+    cf::AssertOp::create(n.b, n.loc, ok,
+                         ("ONNX node '" + n.name() + "' (" + n.opType() +
+                          "): a position id is outside the cos/sin cache")
+                             .str());
+  }
+  Value init = tensor::EmptyOp::create(n.b, n.loc, d, et);
+  // pos map: [B, T] -> (b, t) or [T] -> (t); [1] broadcast offsets are not handled here.
+  AffineMap posMap = posT.getRank() == 2
+                         ? AffineMap::get(4, 0, {getAffineDimExpr(0, ctx), getAffineDimExpr(1, ctx)}, ctx)
+                         : AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  SmallVector<AffineMap> maps = {posMap, AffineMap::getMultiDimIdentityMap(4, ctx)};
+  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+  int64_t half = rotDim / 2;
+  auto g = linalg::GenericOp::create(
+      n.b, n.loc, TypeRange{init.getType()}, ValueRange{pos}, ValueRange{init}, maps, iters,
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value bi = linalg::IndexOp::create(b, loc, 0), ti = linalg::IndexOp::create(b, loc, 1),
+              hi = linalg::IndexOp::create(b, loc, 2), di = linalg::IndexOp::create(b, loc, 3);
+        Value p = arith::IndexCastOp::create(b, loc, b.getIndexType(), args[0]);
+        Value x0 = tensor::ExtractOp::create(b, loc, xv, ValueRange{bi, ti, hi, di});
+        Value cRot = arith::ConstantIndexOp::create(b, loc, rotDim);
+        Value inRot = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, di, cRot);
+        // Clamp indices so the (discarded) rotated value of a pass-through feature stays in
+        // bounds.
+        Value dClamped = arith::MinSIOp::create(b, loc, di, arith::ConstantIndexOp::create(b, loc, rotDim - 1));
+        Value cHalf = arith::ConstantIndexOp::create(b, loc, half);
+        Value c2 = arith::ConstantIndexOp::create(b, loc, 2);
+        Value pair, partner, first;
+        if (interleaved) {
+          pair = arith::DivUIOp::create(b, loc, dClamped, c2);
+          Value odd = arith::RemUIOp::create(b, loc, dClamped, c2);
+          first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, odd,
+                                        arith::ConstantIndexOp::create(b, loc, 0));
+          partner = arith::SelectOp::create(b, loc, first,
+                                            arith::AddIOp::create(b, loc, dClamped, arith::ConstantIndexOp::create(b, loc, 1)),
+                                            arith::SubIOp::create(b, loc, dClamped, arith::ConstantIndexOp::create(b, loc, 1)));
+        } else {
+          first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, dClamped, cHalf);
+          pair = arith::SelectOp::create(b, loc, first, dClamped,
+                                         arith::SubIOp::create(b, loc, dClamped, cHalf));
+          partner = arith::SelectOp::create(b, loc, first,
+                                            arith::AddIOp::create(b, loc, dClamped, cHalf),
+                                            arith::SubIOp::create(b, loc, dClamped, cHalf));
+        }
+        Value x1 = tensor::ExtractOp::create(b, loc, xv, ValueRange{bi, ti, hi, partner});
+        Value c = tensor::ExtractOp::create(b, loc, cosT, ValueRange{p, pair});
+        Value s = tensor::ExtractOp::create(b, loc, sinT, ValueRange{p, pair});
+        // first: x0 c - x1 s; second: x0 c + x1 s.
+        Value xc = arith::MulFOp::create(b, loc, x0, c);
+        Value xs = arith::MulFOp::create(b, loc, x1, s);
+        Value rot = arith::SelectOp::create(b, loc, first, arith::SubFOp::create(b, loc, xc, xs),
+                                            arith::AddFOp::create(b, loc, xc, xs));
+        linalg::YieldOp::create(b, loc, arith::SelectOp::create(b, loc, inRot, rot, x0).getResult());
+      });
+  return OnnxValue::tensor(g.getResult(0), d);
+}
+
+/// Shared RoPE import: x (3-D or 4-D ONNX layout), tables, positions.
+LogicalResult importRope(NodeContext &n, unsigned xIdx, unsigned cosIdx, unsigned sinIdx,
+                         unsigned posIdx) {
+  int64_t numHeads = n.intAttr("num_heads", 0);
+  bool interleaved = n.intAttr("interleaved", 0) != 0;
+  OnnxValue x = n.input(xIdx);
+  int64_t rank = n.inputRank(xIdx);
+  if (rank == 3 && numHeads <= 0) {
+    // com.microsoft allows inferring heads from the cache width when rotary dim = head dim.
+    int64_t half = staticDim(n, n.input(cosIdx), n.inputRank(cosIdx) - 1);
+    int64_t hidden = staticDim(n, x, 2);
+    if (half > 0 && hidden > 0 && hidden % (2 * half) == 0)
+      numHeads = hidden / (2 * half);
+  }
+  FailureOr<Heads> h = toHeads(n, x, numHeads, "input");
+  if (failed(h))
+    return failure();
+  int64_t headDim = staticDim(n, h->v, 3);
+  if (headDim <= 0)
+    return n.error() << "the head dim must be static";
+  int64_t rotDim = n.intAttr("rotary_embedding_dim", 0);
+  if (rotDim <= 0)
+    rotDim = 2 * staticDim(n, n.input(cosIdx), n.inputRank(cosIdx) - 1);
+  if (rotDim <= 0 || rotDim % 2 || rotDim > headDim)
+    return n.error() << "rotary dim " << rotDim << " is invalid for head dim " << headDim;
+  if (!n.hasInput(posIdx))
+    return n.error() << "position_ids is required (per-token cos/sin inputs are not supported)";
+  if (n.inputRank(cosIdx) != 2 || n.inputRank(sinIdx) != 2)
+    return n.error() << "cos_cache and sin_cache must be 2-D [max_position, rotary_dim / 2]";
+  Value pos = n.tensorInput(posIdx);
+  if (cast<RankedTensorType>(pos.getType()).getRank() != 2)
+    return n.error() << "position_ids must be [B, S]";
+  OnnxValue rotated;
+  if (std::optional<double> theta = recogniseTheta(n.input(cosIdx), n.input(sinIdx), rotDim)) {
+    // A plain theta table: decoda.rope computes the same angles (positions must still be
+    // inside the table the model was exported with).
+    Value xv = n.importer.materialize(h->v, n.loc);
+    int64_t rows = staticDim(n, n.input(cosIdx), 0);
+    {
+      OnnxValue pv = OnnxValue::tensor(pos, tensor::getMixedSizes(n.b, n.loc, pos));
+      FailureOr<OnnxValue> mx = emitReduce(n, pv, {0, 1}, false, ReduceKind::Max);
+      if (failed(mx))
+        return failure();
+      Value m = tensor::ExtractOp::create(n.b, n.loc, mx->value, ValueRange{});
+      Value ok = arith::CmpIOp::create(
+          n.b, n.loc, arith::CmpIPredicate::slt, m,
+          arith::ConstantOp::create(n.b, n.loc, n.b.getIntegerAttr(m.getType(), rows)));
+      cf::AssertOp::create(n.b, n.loc, ok,
+                           ("ONNX node '" + n.name() + "' (" + n.opType() +
+                            "): a position id is outside the cos/sin cache")
+                               .str());
+    }
+    Value r = RopeOp::create(
+        n.b, n.loc, xv, pos, n.b.getF64FloatAttr(*theta),
+        rotDim == headDim ? IntegerAttr() : n.b.getI64IntegerAttr(rotDim),
+        RopeLayoutAttr::get(n.b.getContext(),
+                            interleaved ? RopeLayout::interleaved : RopeLayout::half_split),
+        RopeScalingAttr());
+    rotated = OnnxValue::tensor(r, n.importer.dimsOf(h->v, n.loc));
+  } else {
+    FailureOr<OnnxValue> r = ropeWithTables(n, h->v, pos, n.tensorInput(cosIdx),
+                                            n.tensorInput(sinIdx), rotDim, interleaved);
+    if (failed(r))
+      return failure();
+    rotated = *r;
+  }
+  FailureOr<OnnxValue> out = fromHeads(n, rotated, h->fromBNSH);
+  if (failed(out))
+    return failure();
+  n.setOutput(0, *out);
+  return success();
+}
+
+} // namespace
+
+void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
+  // RotaryEmbedding-23: (X, cos_cache, sin_cache, position_ids).
+  add(t, "", "RotaryEmbedding", 23, [](NodeContext &n) { return importRope(n, 0, 1, 2, 3); });
+  // com.microsoft RotaryEmbedding: (input, position_ids, cos_cache, sin_cache).
+  add(t, "com.microsoft", "RotaryEmbedding", 1, [](NodeContext &n) -> LogicalResult {
+    if (n.floatAttr("scale", 1.0) != 1.0)
+      return n.error() << "scale != 1 is not supported";
+    if (n.intAttr("is_packed_batching", 0))
+      return n.error() << "packed batching is not supported";
+    if (n.hasInput(1) && n.inputRank(1) != 2)
+      return n.error() << "position_ids must be [B, S] (a scalar offset is not supported)";
+    return importRope(n, 0, 2, 3, 1);
+  });
+
+  // Attention-23.
+  add(t, "", "Attention", 23, [](NodeContext &n) -> LogicalResult {
+    if (n.hasOutput(3))
+      return n.error() << "output 3 (qk_matmul_output) is not supported";
+    if (n.hasInput(6))
+      return n.error() << "nonpad_kv_seqlen is not supported";
+    AttentionConfig c;
+    int64_t qh = n.intAttr("q_num_heads", 0), kvh = n.intAttr("kv_num_heads", 0);
+    FailureOr<Heads> q = toHeads(n, n.input(0), qh, "Q");
+    FailureOr<Heads> k = toHeads(n, n.input(1), kvh, "K");
+    FailureOr<Heads> v = toHeads(n, n.input(2), kvh, "V");
+    if (failed(q) || failed(k) || failed(v))
+      return failure();
+    c.numHeads = staticDim(n, q->v, 2);
+    c.numKvHeads = staticDim(n, k->v, 2);
+    if (c.numHeads <= 0 || c.numKvHeads <= 0 || c.numHeads % c.numKvHeads)
+      return n.error() << "head counts must be static and q heads a multiple of kv heads";
+    if (n.hasAttr("scale"))
+      c.scale = n.floatAttr("scale", 0.0);
+    if (double sc = n.floatAttr("softcap", 0.0); sc > 0)
+      c.softcap = sc;
+    c.causal = n.intAttr("is_causal", 0) != 0;
+    OnnxValue keys = k->v, values = v->v;
+    if (n.hasInput(4) != n.hasInput(5))
+      return n.error() << "past_key and past_value come together";
+    if (n.hasInput(4)) {
+      // present = concat(past, new) in [B, H, S, D]; attend over all of it.
+      OnnxValue kB = emitTranspose(n, k->v, {0, 2, 1, 3}), vB = emitTranspose(n, v->v, {0, 2, 1, 3});
+      FailureOr<OnnxValue> pk = appendCache(n, n.input(4), kB);
+      FailureOr<OnnxValue> pv = appendCache(n, n.input(5), vB);
+      if (failed(pk) || failed(pv))
+        return failure();
+      n.setOutput(1, *pk);
+      n.setOutput(2, *pv);
+      keys = emitTranspose(n, *pk, {0, 2, 1, 3});
+      values = emitTranspose(n, *pv, {0, 2, 1, 3});
+    } else if (n.hasOutput(1) || n.hasOutput(2)) {
+      OnnxValue kB = emitTranspose(n, k->v, {0, 2, 1, 3}), vB = emitTranspose(n, v->v, {0, 2, 1, 3});
+      n.setOutput(1, kB);
+      n.setOutput(2, vB);
+    }
+    Value mask;
+    if (n.hasInput(3)) {
+      FailureOr<Value> m = additiveMask(n, n.input(3), n.inputType(0).getElementType());
+      if (failed(m))
+        return failure();
+      mask = *m;
+    }
+    Value r = emitDecodaAttention(n, n.importer.materialize(q->v, n.loc),
+                                  n.importer.materialize(keys, n.loc),
+                                  n.importer.materialize(values, n.loc), mask, c);
+    FailureOr<OnnxValue> out =
+        fromHeads(n, OnnxValue::tensor(r, attentionDims(n, q->v, values)), q->fromBNSH);
+    if (failed(out))
+      return failure();
+    n.setOutput(0, *out);
+    return success();
+  });
+
+  // com.microsoft GroupQueryAttention: no padding within the batch (every seqlens_k + 1 equals
+  // total_sequence_length, checked at run time) and a past that holds exactly the earlier tokens.
+  add(t, "com.microsoft", "GroupQueryAttention", 1, [](NodeContext &n) -> LogicalResult {
+    for (unsigned i = 9; i < n.numInputs(); ++i)
+      if (n.hasInput(i))
+        return n.error() << "input " << i
+                         << " (position_ids / attention_bias / head_sink) is not supported";
+    if (!n.hasInput(1) || !n.hasInput(2))
+      return n.error() << "packed QKV (no key/value inputs) is not supported";
+    AttentionConfig c;
+    c.numHeads = n.intAttr("num_heads", 0);
+    c.numKvHeads = n.intAttr("kv_num_heads", 0);
+    if (c.numHeads <= 0 || c.numKvHeads <= 0 || c.numHeads % c.numKvHeads)
+      return n.error() << "num_heads must be a positive multiple of kv_num_heads";
+    if (double s = n.floatAttr("scale", 0.0); s != 0.0)
+      c.scale = s;
+    if (double sc = n.floatAttr("softcap", 0.0); sc > 0)
+      c.softcap = sc;
+    c.causal = true;
+    if (int64_t w = n.intAttr("local_window_size", -1); w >= 0)
+      c.window = w; // ONNX Runtime: the query and the w - 1 keys before it
+    FailureOr<Heads> q = toHeads(n, n.input(0), c.numHeads, "query");
+    FailureOr<Heads> k = toHeads(n, n.input(1), c.numKvHeads, "key");
+    FailureOr<Heads> v = toHeads(n, n.input(2), c.numKvHeads, "value");
+    if (failed(q) || failed(k) || failed(v))
+      return failure();
+    if (q->fromBNSH || k->fromBNSH)
+      return n.error() << "query, key and value must be 3-D [B, S, H*D]";
+    OnnxValue qv = q->v, kv = k->v;
+    if (n.intAttr("do_rotary", 0)) {
+      if (!n.hasInput(7) || !n.hasInput(8))
+        return n.error() << "do_rotary needs cos_cache and sin_cache";
+      // Token s of this step is at position past + s.
+      SmallVector<OpFoldResult> qd = n.importer.dimsOf(qv, n.loc);
+      OpFoldResult past = n.hasInput(3) ? n.importer.dimsOf(n.input(3), n.loc)[2]
+                                        : OpFoldResult(n.b.getIndexAttr(0));
+      Value pastV = indexValue(n.b, n.loc, past);
+      Value empty = tensor::EmptyOp::create(n.b, n.loc, ArrayRef<OpFoldResult>{qd[0], qd[1]},
+                                            n.b.getI64Type());
+      MLIRContext *ctx = n.b.getContext();
+      Value pos = linalg::GenericOp::create(
+                      n.b, n.loc, TypeRange{empty.getType()}, ValueRange{}, ValueRange{empty},
+                      ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(2, ctx)},
+                      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                                    utils::IteratorType::parallel},
+                      [&](OpBuilder &b, Location loc, ValueRange) {
+                        Value s = linalg::IndexOp::create(b, loc, 1);
+                        Value p = arith::AddIOp::create(b, loc, s, pastV);
+                        linalg::YieldOp::create(
+                            b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), p).getResult());
+                      })
+                      .getResult(0);
+      bool interleaved = n.intAttr("rotary_interleaved", 0) != 0;
+      int64_t headDim = staticDim(n, qv, 3);
+      int64_t rotDim = 2 * staticDim(n, n.input(7), 1);
+      if (rotDim <= 0 || rotDim > headDim)
+        return n.error() << "the cos/sin caches do not fit the head dim";
+      FailureOr<OnnxValue> qr = ropeWithTables(n, qv, pos, n.tensorInput(7), n.tensorInput(8),
+                                               rotDim, interleaved);
+      FailureOr<OnnxValue> kr = ropeWithTables(n, kv, pos, n.tensorInput(7), n.tensorInput(8),
+                                               rotDim, interleaved);
+      if (failed(qr) || failed(kr))
+        return failure();
+      qv = *qr;
+      kv = *kr;
+    }
+    OnnxValue kB = emitTranspose(n, kv, {0, 2, 1, 3}), vB = emitTranspose(n, v->v, {0, 2, 1, 3});
+    OnnxValue presentK = kB, presentV = vB;
+    if (n.hasInput(3) || n.hasInput(4)) {
+      if (!n.hasInput(3) || !n.hasInput(4))
+        return n.error() << "past_key and past_value come together";
+      FailureOr<OnnxValue> pk = appendCache(n, n.input(3), kB);
+      FailureOr<OnnxValue> pv = appendCache(n, n.input(4), vB);
+      if (failed(pk) || failed(pv))
+        return failure();
+      presentK = *pk;
+      presentV = *pv;
+    }
+    // Run-time checks: total_sequence_length = past + S and seqlens_k[b] = total - 1 for all b.
+    OpFoldResult total = n.importer.dimsOf(presentK, n.loc)[2];
+    Value totalV = indexValue(n.b, n.loc, total);
+    if (n.hasInput(6))
+      assertEq(n, scalarIndex(n, n.input(6)), totalV,
+               "total_sequence_length differs from past + new tokens (a shared past/present "
+               "buffer is not supported)");
+    if (n.hasInput(5)) {
+      OnnxValue sl = n.input(5);
+      if (auto c5 = n.constInts(5)) {
+        std::optional<int64_t> tc = getConstantIntValue(total);
+        for (int64_t x : *c5)
+          if (tc && x + 1 != *tc)
+            return n.error() << "seqlens_k implies a padded batch, which is not supported";
+      }
+      FailureOr<OnnxValue> mx = emitReduce(n, sl, {0}, false, ReduceKind::Max);
+      FailureOr<OnnxValue> mn = emitReduce(n, sl, {0}, false, ReduceKind::Min);
+      if (failed(mx) || failed(mn))
+        return failure();
+      Value one = arith::ConstantIndexOp::create(n.b, n.loc, 1);
+      for (OnnxValue r : {*mx, *mn}) {
+        Value s = tensor::ExtractOp::create(n.b, n.loc, r.value, ValueRange{});
+        Value si = arith::IndexCastOp::create(n.b, n.loc, n.b.getIndexType(), s);
+        assertEq(n, arith::AddIOp::create(n.b, n.loc, si, one), totalV,
+                 "seqlens_k + 1 must equal the total sequence length for every batch entry "
+                 "(padded batches are not supported)");
+      }
+    }
+    n.setOutput(1, presentK);
+    n.setOutput(2, presentV);
+    OnnxValue keys = emitTranspose(n, presentK, {0, 2, 1, 3}),
+              values = emitTranspose(n, presentV, {0, 2, 1, 3});
+    Value r = emitDecodaAttention(n, n.importer.materialize(qv, n.loc),
+                                  n.importer.materialize(keys, n.loc),
+                                  n.importer.materialize(values, n.loc), Value(), c);
+    FailureOr<OnnxValue> out =
+        fromHeads(n, OnnxValue::tensor(r, attentionDims(n, qv, values)), false);
+    if (failed(out))
+      return failure();
+    n.setOutput(0, *out);
+    return success();
+  });
+
+  // com.microsoft MultiHeadAttention: 3-D query/key/value, optional bias and attention_bias.
+  add(t, "com.microsoft", "MultiHeadAttention", 1, [](NodeContext &n) -> LogicalResult {
+    for (unsigned i : {4u, 6u, 7u})
+      if (n.hasInput(i))
+        return n.error() << "input " << i << " (key_padding_mask / past) is not supported";
+    if (!n.hasInput(1) || !n.hasInput(2))
+      return n.error() << "packed QKV is not supported";
+    AttentionConfig c;
+    c.numHeads = n.intAttr("num_heads", 0);
+    c.numKvHeads = c.numHeads;
+    if (c.numHeads <= 0)
+      return n.error() << "num_heads must be positive";
+    if (double s = n.floatAttr("scale", 0.0); s != 0.0)
+      c.scale = s;
+    c.causal = n.intAttr("unidirectional", 0) != 0;
+    Type et = n.inputType(0).getElementType();
+    OnnxValue qIn = n.input(0), kIn = n.input(1), vIn = n.input(2);
+    if (n.hasInput(3)) {
+      // bias [3 * hidden]: q, k, v biases.
+      int64_t hq = staticDim(n, qIn, n.inputRank(0) - 1);
+      if (n.inputRank(0) != 3 || hq <= 0)
+        return n.error() << "bias needs 3-D inputs with a static hidden size";
+      OnnxValue bias = n.input(3);
+      OnnxValue *targets[3] = {&qIn, &kIn, &vIn};
+      for (int i = 0; i < 3; ++i) {
+        FailureOr<OnnxValue> piece;
+        {
+          SmallVector<OpFoldResult> bd = n.importer.dimsOf(bias, n.loc);
+          Value bv = n.importer.materialize(bias, n.loc);
+          Value s = tensor::ExtractSliceOp::create(
+              n.b, n.loc, bv, ArrayRef<OpFoldResult>{n.b.getIndexAttr(i * hq)},
+              ArrayRef<OpFoldResult>{n.b.getIndexAttr(hq)},
+              ArrayRef<OpFoldResult>{n.b.getIndexAttr(1)});
+          (void)bd;
+          piece = emitElementwise(n, {*targets[i], OnnxValue::tensor(s, {n.b.getIndexAttr(hq)})}, et,
+                                  [](OpBuilder &b, Location loc, ValueRange a) -> Value {
+                                    return arith::AddFOp::create(b, loc, a[0], a[1]);
+                                  });
+        }
+        if (failed(piece))
+          return failure();
+        *targets[i] = *piece;
+      }
+    }
+    FailureOr<Heads> q = toHeads(n, qIn, c.numHeads, "query");
+    FailureOr<Heads> k = toHeads(n, kIn, c.numHeads, "key");
+    FailureOr<Heads> v = toHeads(n, vIn, c.numHeads, "value");
+    if (failed(q) || failed(k) || failed(v))
+      return failure();
+    Value mask;
+    if (n.hasInput(5)) {
+      FailureOr<Value> m = additiveMask(n, n.input(5), et);
+      if (failed(m))
+        return failure();
+      mask = *m;
+    }
+    Value r = emitDecodaAttention(n, n.importer.materialize(q->v, n.loc),
+                                  n.importer.materialize(k->v, n.loc),
+                                  n.importer.materialize(v->v, n.loc), mask, c);
+    FailureOr<OnnxValue> out =
+        fromHeads(n, OnnxValue::tensor(r, attentionDims(n, q->v, v->v)), false);
+    if (failed(out))
+      return failure();
+    n.setOutput(0, *out);
+    return success();
+  });
+}
