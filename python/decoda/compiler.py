@@ -28,6 +28,9 @@ def bin_dir() -> Path:
 def compile_file(source: os.PathLike, output: os.PathLike, flags: Sequence[str] = ()) -> Path:
     """``decoda-compile source -o output flags...``; returns ``output``."""
     tool = bin_dir() / "decoda-compile"
+    if not tool.is_file():
+        raise CompileError(f"{tool} does not exist; build it (ninja -C build decoda-compile) or "
+                           "point DECODA_BIN_DIR at the tools")
     proc = subprocess.run([str(tool), str(source), "-o", str(output), *flags],
                           capture_output=True, text=True)
     if proc.returncode != 0:
