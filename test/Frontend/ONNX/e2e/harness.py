@@ -8,14 +8,21 @@ never hides the others; it exits non-zero when any case fails.
 
 Environment: ``DECODA_ONNX_CASES`` (a regular expression) runs only the matching cases;
 ``DECODA_ONNX_ORT_ONLY=1`` checks only the ONNX Runtime half (the model loads and runs there,
-outputs are finite); ``DECODA_ONNX_KEEP=DIR`` keeps the models, libraries and inputs in DIR.
+outputs are finite); ``DECODA_ONNX_KEEP=DIR`` keeps the models, libraries and inputs in DIR;
+``DECODA_ONNX_RUN_TIMEOUT`` (seconds, default 300) bounds one case's runs.
+
+Each compiled model is loaded and run in a forked child, so a crash or a hang in one case is
+reported as that case's failure and the others still run.
 """
 
 from __future__ import annotations
 
 import os
+import pickle
 import re
+import select
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -112,6 +119,50 @@ def check_signature(model, onnx_inputs: Sequence[str], onnx_outputs: Sequence[st
         raise CaseFailure(f"entry outputs {got_out}, expected {want_out}")
 
 
+def isolated(fn, timeout: float):
+    """Runs ``fn()`` in a forked child; returns its result, re-raises its CaseFailure, and turns
+    a crash, a hang or any other exception into a CaseFailure."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(r)
+        try:
+            result = ("ok", fn())
+        except CaseFailure as exc:
+            result = ("fail", str(exc))
+        except BaseException:  # noqa: BLE001 - everything goes back to the parent
+            result = ("fail", "unexpected error:\n" + traceback.format_exc())
+        try:
+            with os.fdopen(w, "wb") as f:
+                pickle.dump(result, f)
+        finally:
+            os._exit(0)
+    os.close(w)
+    chunks, deadline = [], time.monotonic() + timeout
+    with os.fdopen(r, "rb") as f:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([f], [], [], left)[0]:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise CaseFailure(f"the compiled model did not finish within {timeout:g} s")
+            chunk = os.read(f.fileno(), 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    if not chunks:
+        how = (f"signal {os.WTERMSIG(status)} ({signal.Signals(os.WTERMSIG(status)).name})"
+               if os.WIFSIGNALED(status) else f"exit status {os.WEXITSTATUS(status)}")
+        raise CaseFailure(f"the compiled model crashed ({how})")
+    kind, value = pickle.loads(b"".join(chunks))
+    if kind == "fail":
+        raise CaseFailure(value)
+    return value
+
+
 class Runner:
     """Runs models through ONNX Runtime and Decoda and tallies per-case results."""
 
@@ -151,27 +202,9 @@ class Runner:
                 so = compile_onnx(path, self.work / f"{name}.so")
             except CompileError as exc:
                 raise CaseFailure(f"decoda-compile: {_first_lines(str(exc), 12)}") from exc
-            model = runtime.load(str(so))
-            check_signature(model, onnx_inputs, onnx_outputs)
-            worst = 0.0
-            for i, (feeds, exp) in enumerate(zip(feeds_list, expected)):
-                args = [feeds[n] for n in onnx_inputs]
-                saved = [np.array(a, copy=True) for a in args]
-                try:
-                    outs = model.run(ENTRY, *args)
-                except runtime.DecodaError as exc:
-                    raise CaseFailure(f"input set {i}: runtime: {exc}") from exc
-                if not isinstance(outs, tuple):
-                    outs = (outs,)
-                for a, b in zip(args, saved):
-                    if not np.array_equal(a, b, equal_nan=a.dtype.kind == "f"):
-                        raise CaseFailure(f"input set {i}: the model wrote into an input")
-                for n, a in zip(onnx_outputs, outs):
-                    try:
-                        worst = max(worst, compare(n, a, exp[n], rtol, atol))
-                    except CaseFailure as exc:
-                        shapes = ", ".join(f"{k}{list(v.shape)}" for k, v in feeds.items())
-                        raise CaseFailure(f"input set {i} ({shapes}): {exc}") from exc
+            worst = isolated(lambda: _run_compiled(so, feeds_list, expected, rtol, atol,
+                                                   onnx_inputs, onnx_outputs),
+                             float(os.environ.get("DECODA_ONNX_RUN_TIMEOUT", "300")))
             self._record(name, True, f"max abs error {worst:.3g} over {len(feeds_list)} input "
                          f"set(s)", t)
         except CaseFailure as exc:
@@ -213,6 +246,32 @@ class Runner:
             shutil.rmtree(self.work, ignore_errors=True)
         sys.stdout.flush()
         sys.exit(1 if failed or total == 0 else 0)
+
+
+def _run_compiled(so, feeds_list, expected, rtol, atol, onnx_inputs, onnx_outputs) -> float:
+    """Loads the compiled model, runs every input set, compares; the largest absolute error."""
+    model = runtime.load(str(so))
+    check_signature(model, onnx_inputs, onnx_outputs)
+    worst = 0.0
+    for i, (feeds, exp) in enumerate(zip(feeds_list, expected)):
+        args = [feeds[n] for n in onnx_inputs]
+        saved = [np.array(a, copy=True) for a in args]
+        try:
+            outs = model.run(ENTRY, *args)
+        except runtime.DecodaError as exc:
+            raise CaseFailure(f"input set {i}: runtime: {exc}") from exc
+        if not isinstance(outs, tuple):
+            outs = (outs,)
+        for a, b in zip(args, saved):
+            if not np.array_equal(a, b, equal_nan=a.dtype.kind == "f"):
+                raise CaseFailure(f"input set {i}: the model wrote into an input")
+        for n, a in zip(onnx_outputs, outs):
+            try:
+                worst = max(worst, compare(n, a, exp[n], rtol, atol))
+            except CaseFailure as exc:
+                shapes = ", ".join(f"{k}{list(v.shape)}" for k, v in feeds.items())
+                raise CaseFailure(f"input set {i} ({shapes}): {exc}") from exc
+    return worst
 
 
 def _first_lines(text: str, n: int) -> str:
