@@ -1,15 +1,22 @@
 //===- decoda-compile.cpp - the Decoda driver -----------------------------===//
 //
 // decoda-compile INPUT.mlir -o OUT.so [--target=cpu] [--emit=mlir|llvm|obj|so]
-//                [--dump-ir-after-each=DIR]
+//                [--dump-ir-after-each=DIR] [--print-ir-after=PASS,...]
+//                [--report[=FILE]] [--verify-numerics]
 //
 // Parses flags, loads the input, runs the same named pipelines as decoda-opt
-// (decoda-graph-opt, then decoda-lower-to-cpu), and writes the requested artifact.
+// (decoda-graph-opt, then decoda-lower-to-cpu), and writes the requested artifact. What it
+// reports and checks about the graph passes lives in lib/Driver.
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestPasses.h"
+
 #include "decoda/Conversion/Passes.h"
 #include "decoda/Dialect/Decoda/IR/DecodaOps.h"
+#include "decoda/Driver/GraphPassTracker.h"
+#include "decoda/Driver/MemoryLedger.h"
+#include "decoda/Driver/NumericsCheck.h"
 #include "decoda/Pipelines/Pipelines.h"
 #include "decoda/Target/CPU/CPUTarget.h"
 #include "decoda/Transforms/Passes.h"
@@ -22,8 +29,11 @@
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -33,6 +43,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::decoda;
@@ -60,6 +72,11 @@ cl::opt<Emit> emit("emit", cl::desc("Stop after producing this artifact"), cl::i
 cl::opt<std::string> dumpDir("dump-ir-after-each",
                              cl::desc("Write the IR after every pass to DIR/NN-<pass>.mlir"),
                              cl::value_desc("DIR"), cl::cat(category));
+cl::list<std::string> printIRAfter(
+    "print-ir-after",
+    cl::desc("Print the IR to stderr after every run of the named passes (pass arguments, e.g. "
+             "decoda-fuse-residual-norm; repeat the flag or separate names with commas)"),
+    cl::value_desc("pass"), cl::CommaSeparated, cl::cat(category));
 cl::opt<bool> noGraphOpt("no-graph-opt",
                          cl::desc("Skip decoda-graph-opt: compile the program exactly as written "
                                   "(for before/after comparisons of the graph passes)"),
@@ -69,6 +86,40 @@ cl::opt<std::string> targetCpu("target-cpu", cl::desc("LLVM CPU name (default: t
 cl::opt<int64_t> attentionKeyTile("attention-key-tile",
                                   cl::desc("Keys per step of the online-softmax attention loop"),
                                   cl::init(64), cl::cat(category));
+
+cl::opt<std::string> report(
+    "report",
+    cl::desc("Report what each graph pass changed (op counts, constants) and the memory ledger "
+             "(parameters, activations at T, KV cache per token) to stderr, or to FILE"),
+    cl::value_desc("FILE"), cl::ValueOptional, cl::cat(category));
+cl::opt<int64_t> reportSeqLen("report-seq-len",
+                              cl::desc("T for the report's activation bytes: the size of every "
+                                       "dynamic dimension"),
+                              cl::init(128), cl::cat(category));
+
+cl::opt<bool> verifyNumerics(
+    "verify-numerics",
+    cl::desc("Run the program on random inputs before the graph passes and after each one (JIT, "
+             "plain CPU lowering) and fail naming the first pass and op whose values drift"),
+    cl::init(false), cl::cat(category));
+cl::opt<double> verifyTolerance(
+    "verify-numerics-tol",
+    cl::desc("A value drifts when |new - ref| > tol * max(1, |ref|) (default: by element type, "
+             "f32/f64 1e-4, f16 1e-2, bf16 5e-2)"),
+    cl::cat(category));
+cl::opt<int64_t> verifyDimSize("verify-numerics-dim",
+                               cl::desc("Size of every dynamic dimension of the random inputs"),
+                               cl::init(8), cl::cat(category));
+cl::opt<uint64_t> verifySeed("verify-numerics-seed", cl::desc("Seed of the random inputs"),
+                             cl::init(1), cl::cat(category));
+
+// Test only: a way to put a deliberately wrong pass (decoda-test-break-numerics) among the graph
+// passes, so the tests can check that --verify-numerics and --report name it. Never used by a
+// named pipeline.
+cl::opt<std::string> testGraphPasses(
+    "test-insert-pass-after-graph-opt", cl::Hidden,
+    cl::desc("Test only: a textual pass pipeline appended to the graph passes"),
+    cl::value_desc("pipeline"), cl::cat(category));
 
 /// Writes the IR after each pass to DIR/NN-<pass-argument>.mlir.
 struct DumpAfterEach : public PassInstrumentation {
@@ -97,6 +148,54 @@ int fail(Location loc, const Twine &msg) {
   emitError(loc) << msg;
   return 1;
 }
+
+/// Reads the program into a module in the decoda dialect: `.mlir` is parsed; `.onnx` will go
+/// through the importer. Errors are reported through `context`'s diagnostic handler; null on
+/// failure.
+OwningOpRef<ModuleOp> loadInput(MLIRContext &context, llvm::SourceMgr &sourceMgr,
+                                StringRef path) {
+  Location unknown = UnknownLoc::get(&context);
+  if (llvm::sys::path::extension(path) == ".onnx") {
+    emitError(unknown) << "'" << path << "': ONNX import is not implemented yet; give a .mlir "
+                       << "file in the decoda dialect";
+    return nullptr;
+  }
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &errorMessage);
+  if (!file) {
+    emitError(unknown) << "cannot open '" << path << "': " << errorMessage;
+    return nullptr;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), SMLoc());
+  return parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+}
+
+/// `--print-ir-after` names must be passes of this compile: a typo would otherwise print
+/// nothing and look like success.
+LogicalResult checkPrintIRAfterNames(OpPassManager &pm, Location loc) {
+  std::vector<std::string> ran = passArgumentsOf(pm);
+  llvm::SetVector<StringRef> known(ran.begin(), ran.end());
+  for (const std::string &name : printIRAfter) {
+    if (known.contains(name))
+      continue;
+    InFlightDiagnostic diag = emitError(loc) << "--print-ir-after=" << name << ": no pass '"
+                                             << name << "' runs in this compile; the passes "
+                                             << "that run, in order: ";
+    llvm::interleaveComma(known, diag);
+    return failure();
+  }
+  return success();
+}
+
+void printReport(llvm::raw_ostream &os, ArrayRef<GraphPassRecord> records, ModuleOp written,
+                 ModuleOp afterGraph) {
+  os << "decoda-compile report: " << inputPath << "\n";
+  os << "graph passes (op count changes; LLVM statistics are compiled out of this LLVM):\n";
+  printGraphPassChanges(records, os);
+  std::vector<MemoryLedger> before = computeMemoryLedgers(written, reportSeqLen);
+  std::vector<MemoryLedger> after = computeMemoryLedgers(afterGraph, reportSeqLen);
+  printMemoryLedgers(before, after, os);
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -106,6 +205,7 @@ int main(int argc, char **argv) {
   registerAllPasses();
   registerDecodaConversionPasses();
   registerDecodaTransformsPasses();
+  test::registerTestPasses();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerAsmPrinterCLOptions();
@@ -118,27 +218,35 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   Location unknown = UnknownLoc::get(&context);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
 
   if (target == Target::CUDA)
     return fail(unknown, "--target=cuda: the NVIDIA GPU target is not implemented yet; use "
                          "--target=cpu");
-  StringRef ext = llvm::sys::path::extension(inputPath);
-  if (ext == ".onnx")
-    return fail(unknown, "'" + inputPath + "': ONNX import is not implemented yet; give a "
-                         ".mlir file in the decoda dialect");
   if (attentionKeyTile < 1)
     return fail(unknown, "--attention-key-tile must be positive");
+  if (reportSeqLen < 1)
+    return fail(unknown, "--report-seq-len must be positive");
+  if (verifyDimSize < 1)
+    return fail(unknown, "--verify-numerics-dim must be positive");
+  if (verifyTolerance.getNumOccurrences() &&
+      (!(verifyTolerance > 0) || !std::isfinite(verifyTolerance)))
+    return fail(unknown, "--verify-numerics-tol must be a positive finite number");
 
+  // Open the report file first: a bad path should not cost a compile.
+  bool wantReport = report.getNumOccurrences() > 0;
+  std::unique_ptr<llvm::ToolOutputFile> reportFile;
   std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputPath, &errorMessage);
-  if (!file)
-    return fail(unknown, "cannot open '" + inputPath + "': " + errorMessage);
-  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
-  sourceMgr->AddNewSourceBuffer(std::move(file), SMLoc());
-  SourceMgrDiagnosticHandler diagHandler(*sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (wantReport && !report.empty()) {
+    reportFile = openOutputFile(report, &errorMessage);
+    if (!reportFile)
+      return fail(unknown, "--report: cannot write '" + report + "': " + errorMessage);
+  }
+
+  OwningOpRef<ModuleOp> module = loadInput(context, sourceMgr, inputPath);
   if (!module)
-    return 1; // the parser reported where
+    return 1;
 
   FailureOr<std::vector<EntrySignature>> signature = extractSignature(*module);
   if (failed(signature))
@@ -155,11 +263,62 @@ int main(int argc, char **argv) {
   }
   if (!noGraphOpt)
     buildGraphOptPassPipeline(pm, GraphOptPipelineOptions());
+  if (!testGraphPasses.empty()) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    if (failed(parsePassPipeline(testGraphPasses, pm, os)))
+      return fail(unknown, "--test-insert-pass-after-graph-opt: " + message);
+  }
+  size_t numGraphPasses = pm.size();
   CPULoweringPipelineOptions cpuOptions;
   cpuOptions.attentionKeyTile = attentionKeyTile;
   buildCPULoweringPassPipeline(pm, cpuOptions);
+
+  if (!printIRAfter.empty()) {
+    if (failed(checkPrintIRAfterNames(pm, unknown)))
+      return 1;
+    llvm::StringSet<> names;
+    for (const std::string &name : printIRAfter)
+      names.insert(name);
+    // Module scope off: a nested pass prints the function it ran on, so no threading limits.
+    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                        [names](Pass *pass, Operation *) {
+                          return names.contains(pass->getArgument());
+                        },
+                        /*printModuleScope=*/false, /*printAfterOnlyOnChange=*/false,
+                        /*printAfterOnlyOnFailure=*/false, llvm::errs());
+  }
+
+  // The report and the numerics check look at the program as written and after each graph pass.
+  std::vector<GraphPassRecord> records;
+  OwningOpRef<ModuleOp> written;
+  if (wantReport || verifyNumerics) {
+    written = cast<ModuleOp>((*module)->clone());
+    pm.addInstrumentation(std::make_unique<GraphPassTracker>(
+        topLevelPasses(pm, 0, numGraphPasses), /*keepSnapshots=*/true, records));
+  }
+
   if (failed(pm.run(*module)))
     return 1;
+
+  if (wantReport) {
+    ModuleOp afterGraph = records.empty() ? *written : *records.back().snapshot;
+    printReport(reportFile ? reportFile->os() : llvm::errs(), records, *written, afterGraph);
+    if (reportFile)
+      reportFile->keep();
+  }
+
+  if (verifyNumerics) {
+    std::vector<ProgramVersion> versions = {{"", *written, true}};
+    for (GraphPassRecord &r : records)
+      versions.push_back({r.pass, *r.snapshot, r.changed});
+    NumericsCheckOptions options;
+    options.tolerance = verifyTolerance.getNumOccurrences() ? double(verifyTolerance) : 0.0;
+    options.dynamicDimSize = verifyDimSize;
+    options.seed = verifySeed;
+    if (failed(checkNumerics(versions, options, llvm::errs())))
+      return 1; // nothing written: the compiled program may be wrong
+  }
 
   if (emit == Emit::MLIR) {
     std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(outputPath, &errorMessage);
