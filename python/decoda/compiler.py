@@ -28,11 +28,12 @@ def bin_dir() -> Path:
 def compile_file(source: os.PathLike, output: os.PathLike, flags: Sequence[str] = ()) -> Path:
     """``decoda-compile source -o output flags...``; returns ``output``."""
     tool = bin_dir() / "decoda-compile"
-    if not tool.is_file():
-        raise CompileError(f"{tool} does not exist; build it (ninja -C build decoda-compile) or "
-                           "point DECODA_BIN_DIR at the tools")
-    proc = subprocess.run([str(tool), str(source), "-o", str(output), *flags],
-                          capture_output=True, text=True)
+    try:
+        proc = subprocess.run([str(tool), str(source), "-o", str(output), *flags],
+                              capture_output=True, text=True)
+    except OSError as exc:  # missing, not executable, or being relinked
+        raise CompileError(f"cannot run {tool}: {exc}; build it (ninja -C build decoda-compile) "
+                           "or point DECODA_BIN_DIR at the tools") from exc
     if proc.returncode != 0:
         raise CompileError(f"decoda-compile {source} failed ({proc.returncode}):\n{proc.stderr}")
     return Path(output)
