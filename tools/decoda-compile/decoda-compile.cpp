@@ -14,6 +14,7 @@
 
 #include "decoda/Conversion/Passes.h"
 #include "decoda/Dialect/Decoda/IR/DecodaOps.h"
+#include "decoda/Frontend/ONNX/Importer.h"
 #include "decoda/Driver/GraphPassTracker.h"
 #include "decoda/Driver/MemoryLedger.h"
 #include "decoda/Driver/NumericsCheck.h"
@@ -149,17 +150,14 @@ int fail(Location loc, const Twine &msg) {
   return 1;
 }
 
-/// Reads the program into a module in the decoda dialect: `.mlir` is parsed; `.onnx` will go
-/// through the importer. Errors are reported through `context`'s diagnostic handler; null on
+/// Reads the program into a module in the decoda dialect: `.mlir` is parsed; `.onnx` goes
+/// through the ONNX importer. Errors are reported through `context`'s diagnostic handler; null on
 /// failure.
 OwningOpRef<ModuleOp> loadInput(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                                 StringRef path) {
   Location unknown = UnknownLoc::get(&context);
-  if (llvm::sys::path::extension(path) == ".onnx") {
-    emitError(unknown) << "'" << path << "': ONNX import is not implemented yet; give a .mlir "
-                       << "file in the decoda dialect";
-    return nullptr;
-  }
+  if (llvm::sys::path::extension(path) == ".onnx")
+    return onnx_import::importONNXFile(path, &context);
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &errorMessage);
   if (!file) {

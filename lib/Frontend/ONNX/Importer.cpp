@@ -51,7 +51,14 @@ StringRef NodeContext::opType() const { return node.op_type(); }
 StringRef NodeContext::domain() const {
   return node.domain().empty() ? StringRef("ai.onnx") : StringRef(node.domain());
 }
-StringRef NodeContext::name() const { return node.name(); }
+StringRef NodeContext::name() const {
+  // Unnamed nodes are called as their location is: <op type>_<position>.
+  if (!node.name().empty())
+    return node.name();
+  if (auto nl = dyn_cast<NameLoc>(loc))
+    return nl.getName().getValue();
+  return node.op_type();
+}
 unsigned NodeContext::numInputs() const { return node.input_size(); }
 unsigned NodeContext::numOutputs() const { return node.output_size(); }
 bool NodeContext::hasInput(unsigned i) const {
@@ -59,6 +66,9 @@ bool NodeContext::hasInput(unsigned i) const {
 }
 bool NodeContext::hasOutput(unsigned i) const {
   return i < (unsigned)node.output_size() && !node.output(i).empty();
+}
+bool NodeContext::outputUsed(unsigned i) const {
+  return hasOutput(i) && importer.usedNames.contains(node.output(i));
 }
 
 OnnxValue &NodeContext::input(unsigned i) {
@@ -677,6 +687,12 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     imp.values[name] = OnnxValue::tensor(arg, dims);
   }
 
+  for (const onnx::NodeProto &node : g.node())
+    for (const std::string &in : node.input())
+      imp.usedNames.insert(in);
+  for (const onnx::ValueInfoProto &vi : g.output())
+    imp.usedNames.insert(vi.name());
+
   // Nodes.
   int index = 0;
   for (const onnx::NodeProto &node : g.node()) {
@@ -684,16 +700,17 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     Location nloc = nodeLoc(node, index);
     std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
     int64_t opset = imp.opsets.lookup(domain);
+    StringRef shownName = cast<NameLoc>(nloc).getName().getValue();
     for (const std::string &in : node.input())
       if (!in.empty() && !imp.values.count(in))
-        return emitError(nloc) << "ONNX node '" << node.name() << "' (" << node.op_type()
+        return emitError(nloc) << "ONNX node '" << shownName << "' (" << node.op_type()
                                << "): input '" << in
                                << "' is not produced by any earlier node, input or initializer "
                                   "(the graph must be topologically sorted)",
                nullptr;
     for (const onnx::AttributeProto &a : node.attribute())
       if (a.has_g() || a.graphs_size())
-        return emitError(nloc) << "ONNX node '" << node.name() << "' (" << node.op_type()
+        return emitError(nloc) << "ONNX node '" << shownName << "' (" << node.op_type()
                                << "): subgraph attributes are not supported",
                nullptr;
     const OpEntry *e = findOp(domain, node.op_type(), opset);
@@ -701,7 +718,7 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     if (failed(e->handler(ctx)))
       return nullptr;
     for (int i = 0; i < node.output_size(); ++i)
-      if (!node.output(i).empty() && !imp.values.count(node.output(i)))
+      if (ctx.outputUsed(i) && !imp.values.count(node.output(i)))
         return ctx.error() << "output " << i << " ('" << node.output(i)
                            << "') is not supported by the importer",
                nullptr;

@@ -19,6 +19,7 @@
 #include "mlir/IR/Diagnostics.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <functional>
 #include <optional>
@@ -87,6 +88,8 @@ public:
   unsigned numOutputs() const;
   bool hasInput(unsigned i) const;
   bool hasOutput(unsigned i) const;
+  /// Whether output `i` is read by a later node or is a graph output.
+  bool outputUsed(unsigned i) const;
   /// Input `i`, or an absent value when the node omits it.
   OnnxValue &input(unsigned i);
   /// The input as a run-time tensor (materialising constants and shapes).
@@ -142,6 +145,7 @@ public:
   ModuleOp module;
   llvm::StringMap<OnnxValue> values;
   llvm::StringMap<int64_t> opsets; // domain -> version
+  llvm::StringSet<> usedNames;     // values read by some node or returned
 
   // Run-time materialisation.
   Value materialize(OnnxValue &v, Location loc);

@@ -166,12 +166,33 @@ std::optional<OnnxValue> foldShapes(NodeContext &n, ArrayRef<OnnxValue> ins,
   if ((ea->size() != len && ea->size() != 1) || (ec->size() != len && ec->size() != 1))
     return std::nullopt;
   SmallVector<OpFoldResult> out;
-  for (size_t i = 0; i < len; ++i)
-    out.push_back(foldIndexBinary(n.b, n.loc, ew.shapeOp, (*ea)[ea->size() == 1 ? 0 : i],
-                                  (*ec)[ec->size() == 1 ? 0 : i]));
+  if (ew.shapeOp == '=') {
+    // Equality of shape elements: decidable when both are constants, the same symbolic dim, or
+    // a symbolic dim (never negative) against a negative constant (exporters compare with -1).
+    for (size_t i = 0; i < len; ++i) {
+      OpFoldResult x = (*ea)[ea->size() == 1 ? 0 : i], y = (*ec)[ec->size() == 1 ? 0 : i];
+      std::optional<int64_t> cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+      bool eq;
+      if (cx && cy)
+        eq = *cx == *cy;
+      else if (!cx && !cy && cast<Value>(x) == cast<Value>(y))
+        eq = true;
+      else if ((cx && *cx < 0) || (cy && *cy < 0))
+        eq = false;
+      else
+        return std::nullopt;
+      out.push_back(n.b.getIndexAttr(eq ? 1 : 0));
+    }
+  } else {
+    for (size_t i = 0; i < len; ++i)
+      out.push_back(foldIndexBinary(n.b, n.loc, ew.shapeOp, (*ea)[ea->size() == 1 ? 0 : i],
+                                    (*ec)[ec->size() == 1 ? 0 : i]));
+  }
   bool scalar = (a.isShape() ? a.scalar : cast<ShapedType>(a.cst.getType()).getRank() == 0) &&
                 (c.isShape() ? c.scalar : cast<ShapedType>(c.cst.getType()).getRank() == 0);
   Type it = a.isShape() ? a.elementType : c.elementType;
+  if (ew.shapeOp == '=')
+    it = n.b.getI1Type();
   return makeShapeValue(n.b.getContext(), out, scalar, it);
 }
 
@@ -399,10 +420,12 @@ void onnx_import::registerElementwiseOps(std::vector<OpEntry> &t) {
       return lowerElementwise(n, ew, 0, 2);
     });
   }
-  addSimple(t, "Equal",
-            compare(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq,
-                    [](double a, double b) { return a == b; }),
-            2);
+  {
+    Elementwise eq = compare(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq,
+                             [](double a, double b) { return a == b; });
+    eq.shapeOp = '=';
+    addSimple(t, "Equal", eq, 2);
+  }
   addSimple(t, "Less",
             compare(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt,
                     [](double a, double b) { return a < b; }),
@@ -454,7 +477,12 @@ void onnx_import::registerElementwiseOps(std::vector<OpEntry> &t) {
     add(t, "", "Where", 1, [where](NodeContext &n) -> LogicalResult {
       // Where(cond, shape, shape) with a constant condition selects shape elements symbolically.
       if (n.input(0).isConst() && (n.input(1).isShape() || n.input(2).isShape())) {
-        auto c = n.constInts(0);
+        std::optional<SmallVector<int64_t>> c;
+        if (auto d = dyn_cast<DenseElementsAttr>(n.input(0).cst); d && d.getType().getRank() <= 1) {
+          c.emplace();
+          for (APInt x : d.getValues<APInt>())
+            c->push_back(x.isZero() ? 0 : 1);
+        }
         auto x = shapeElements(n.input(1)), y = shapeElements(n.input(2));
         if (c && x && y && x->size() == y->size() && c->size() == x->size()) {
           SmallVector<OpFoldResult> out;

@@ -76,7 +76,7 @@ LogicalResult lastAxisOnly(NodeContext &n, int64_t axisAttr, int64_t rank) {
 
 LogicalResult noExtraOutputs(NodeContext &n, unsigned firstExtra, unsigned except = ~0u) {
   for (unsigned i = firstExtra; i < n.numOutputs(); ++i)
-    if (i != except && n.hasOutput(i))
+    if (i != except && n.outputUsed(i))
       return n.error() << "output " << i << " (training statistics) is not supported";
   return success();
 }

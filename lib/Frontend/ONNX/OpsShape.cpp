@@ -320,16 +320,76 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     std::optional<SmallVector<OpFoldResult>> target = shapeElements(n.input(1));
     bool allowZero = n.intAttr("allowzero", 0) != 0;
     if (!target) {
-      // A run-time shape tensor: the result's dims are known only at run time.
+      // A run-time shape tensor: resolve 0 (copy) and -1 (infer) at run time, check that the
+      // element count is kept, then reshape.
       Value shape = n.tensorInput(1);
       auto st = cast<RankedTensorType>(shape.getType());
       if (st.getRank() != 1 || st.isDynamicDim(0))
         return n.error() << "the shape input must be a 1-D tensor of static length";
+      int64_t outRank = st.getDimSize(0);
       Value v = n.importer.materialize(in, n.loc);
-      SmallVector<int64_t> dyn(st.getDimSize(0), ShapedType::kDynamic);
+      OpBuilder &b = n.b;
+      Location loc = n.loc;
+      Value c0 = arith::ConstantIndexOp::create(b, loc, 0),
+            c1 = arith::ConstantIndexOp::create(b, loc, 1),
+            cm1 = arith::ConstantIndexOp::create(b, loc, -1);
+      Value total = c1;
+      for (OpFoldResult d : inDims)
+        total = arith::MulIOp::create(b, loc, total, indexValue(b, loc, d));
+      SmallVector<Value> raw, resolved;
+      Value known = c1, inferCount = c0, ok = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+      for (int64_t i = 0; i < outRank; ++i) {
+        Value e = tensor::ExtractOp::create(b, loc, shape,
+                                            ValueRange{arith::ConstantIndexOp::create(b, loc, i)});
+        Value x = arith::IndexCastOp::create(b, loc, b.getIndexType(), e);
+        if (!allowZero && i < (int64_t)inDims.size()) {
+          Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, c0);
+          x = arith::SelectOp::create(b, loc, isZero, indexValue(b, loc, inDims[i]), x);
+        } else if (!allowZero) {
+          Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, c0);
+          ok = arith::AndIOp::create(b, loc, ok, arith::XOrIOp::create(b, loc, isZero,
+              arith::ConstantOp::create(b, loc, b.getBoolAttr(true))));
+        }
+        Value isInfer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, cm1);
+        Value valid = arith::OrIOp::create(
+            b, loc, isInfer, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, x, c0));
+        ok = arith::AndIOp::create(b, loc, ok, valid);
+        inferCount = arith::AddIOp::create(b, loc, inferCount,
+                                           arith::SelectOp::create(b, loc, isInfer, c1, c0));
+        known = arith::MulIOp::create(b, loc, known,
+                                      arith::SelectOp::create(b, loc, isInfer, c1, x));
+        raw.push_back(x);
+      }
+      // At most one -1; the known dims divide the element count (and match it without -1).
+      Value knownNonZero = arith::MaxSIOp::create(b, loc, known, c1);
+      Value inferred = arith::DivSIOp::create(b, loc, total, knownNonZero);
+      Value noInfer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inferCount, c0);
+      Value oneInfer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inferCount, c1);
+      Value exact = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, known, total);
+      Value divides = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq,
+          arith::MulIOp::create(b, loc, inferred, knownNonZero), total);
+      ok = arith::AndIOp::create(
+          b, loc, ok,
+          arith::OrIOp::create(b, loc, arith::AndIOp::create(b, loc, noInfer, exact),
+                               arith::AndIOp::create(b, loc, oneInfer, divides)));
+      cf::AssertOp::create(b, loc, ok,
+                           ("ONNX node '" + n.name() + "' (Reshape): the run-time shape does "
+                            "not fit the input's element count")
+                               .str());
+      SmallVector<OpFoldResult> outDims;
+      for (Value x : raw) {
+        Value isInfer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, cm1);
+        Value d = arith::SelectOp::create(b, loc, isInfer, inferred, x);
+        resolved.push_back(d);
+        outDims.push_back(d);
+      }
+      Value shapeIdx = tensor::FromElementsOp::create(
+          b, loc, RankedTensorType::get({outRank}, b.getIndexType()), resolved);
+      SmallVector<int64_t> dyn(outRank, ShapedType::kDynamic);
       auto outType = RankedTensorType::get(dyn, cast<ShapedType>(v.getType()).getElementType());
-      Value r = tensor::ReshapeOp::create(n.b, n.loc, outType, v, shape);
-      n.setOutput(0, r);
+      Value r = tensor::ReshapeOp::create(b, loc, outType, v, shapeIdx);
+      n.setOutput(0, OnnxValue::tensor(r, outDims));
       return success();
     }
     SmallVector<OpFoldResult> dims(*target);
@@ -352,12 +412,6 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
       }
     }
     if (inferAt >= 0) {
-      OpFoldResult total = n.b.getIndexAttr(1), known = n.b.getIndexAttr(1);
-      for (OpFoldResult d : inDims)
-        total = foldIndexBinary(n.b, n.loc, '*', total, d);
-      for (size_t i = 0; i < dims.size(); ++i)
-        if ((int)i != inferAt)
-          known = foldIndexBinary(n.b, n.loc, '*', known, dims[i]);
       // Cancel identical symbolic factors so [B, T, 2048] -> [B, T, -1, 64] stays static.
       SmallVector<OpFoldResult> num(inDims), den;
       for (size_t i = 0; i < dims.size(); ++i)
@@ -382,8 +436,6 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
         return n.error() << "cannot infer the -1 dim: " << *nc << " elements do not divide by "
                          << *dc;
       dims[inferAt] = foldIndexBinary(n.b, n.loc, '/', np, dp);
-      (void)total;
-      (void)known;
     }
     if (auto elems = shapeElements(in)) {
       // Reshape of a shape value ([n] <-> [1, n] and scalars) keeps it symbolic when possible.
