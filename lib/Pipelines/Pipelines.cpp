@@ -27,6 +27,17 @@ void mlir::decoda::buildGraphOptPassPipeline(OpPassManager &pm,
   // GLUs, quantize/dequantize round trips) and upstream constant folding.
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Absorption first: it may fold W_UV into a constant output projection, which then is an
+  // ordinary linear for the passes after it.
+  if (options.absorbMLA)
+    pm.addPass(createAbsorbMLAPass());
+  // Only constant weights: concatenating argument weights costs a copy of every weight per
+  // call, far more than the input reads fusion saves (see the pass description).
+  if (options.fuseProjections) {
+    FuseProjectionsPassOptions projections;
+    projections.weights = "constant";
+    pm.addPass(createFuseProjectionsPass(projections));
+  }
   pm.addPass(createFuseResidualNormPass());
 }
 

@@ -13,10 +13,23 @@
 
 namespace mlir::decoda {
 
-struct GraphOptPipelineOptions : public PassPipelineOptions<GraphOptPipelineOptions> {};
+struct GraphOptPipelineOptions : public PassPipelineOptions<GraphOptPipelineOptions> {
+  PassOptions::Option<bool> fuseProjections{
+      *this, "fuse-projections",
+      llvm::cl::desc("Fuse linears (and gated MLPs' gate/up) sharing an input whose weights are "
+                     "constants (decoda-fuse-projections{weights=constant})"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> absorbMLA{
+      *this, "absorb-mla",
+      llvm::cl::desc("Rewrite decoda.mla into MQA attention over the latent "
+                     "(decoda-absorb-mla); off by default: the mla lowering already scores "
+                     "against the latent, and the explicit form is slower in prefill"),
+      llvm::cl::init(false)};
+};
 
 /// Decoder-block graph optimisations on the `decoda` dialect (fusions, folding); the IR stays in
-/// the `decoda` dialect. Grows with every graph pass that lands.
+/// the `decoda` dialect: canonicalization, CSE, [decoda-absorb-mla], decoda-fuse-projections,
+/// decoda-fuse-residual-norm. Grows with every graph pass that lands.
 void buildGraphOptPassPipeline(OpPassManager &pm, const GraphOptPipelineOptions &options);
 
 struct CPULoweringPipelineOptions : public PassPipelineOptions<CPULoweringPipelineOptions> {

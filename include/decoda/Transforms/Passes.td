@@ -202,4 +202,121 @@ def MarkReadOnlyInputsPass : Pass<"decoda-mark-readonly-inputs", "ModuleOp"> {
   ];
 }
 
+def FuseProjectionsPass : Pass<"decoda-fuse-projections"> {
+  let summary = "Fuse linears that share an input (Q/K/V, gate/up) into one wider linear";
+  let description = [{
+    A group of at least `min-group` `decoda.linear` ops in one block that read the same input,
+    with rank-2 weights of the same layout, element type and input width `K`, static shapes,
+    and biases on all or none of them, becomes one `decoda.linear` on the weights concatenated
+    along `N` (`[ΣN, K]` for `out_in`, `[K, ΣN]` for `in_out`) followed by one
+    `tensor.extract_slice` per original projection on the last axis, so the input is read once
+    and the contraction is wider. The fused linear takes the place of the first member of the
+    group, in program order; concatenation follows program order.
+
+    Weights that are `arith.constant`s (`dense` or `dense_resource` with data) are concatenated
+    at compile time into one new constant (a `dense_resource` when any part was one), which the
+    CPU pipeline packs at compile time like any constant weight. Weights that are function
+    arguments can only be concatenated by a `tensor.concat` that runs on every call: it reads
+    and writes every weight once more, far more traffic than the repeated reads of the input
+    that fusion saves (on a Llama-3.2-1B-shaped block with argument weights, 26 ms → 758 ms per
+    decode step and 207 ms → 1215 ms per 128-token prefill on this project's machine, the copy
+    lowering to strided scalar loops). So by default (`weights=constant`) only groups whose
+    weights all fold are fused (biases are small and may be concatenated at run time);
+    `weights=any` fuses function-argument weights too.
+
+    `decoda.gated_mlp` (with `gated-mlp`) becomes a linear on `[W_gate ; W_up]`, two slices,
+    a `decoda.glu` of the halves and the down projection, so gate and up share one contraction
+    (and may join other projections of the same input, e.g. in a parallel block). Only for
+    `f32` storage: there the linear's epilogue (bias add in f32, rounding to f32) is exactly
+    what `gated_mlp` computes; for `f16`/`bf16` the split form would round gate and up to the
+    storage type before the GLU, which `gated_mlp` does not, so those are left alone.
+
+    Results are bit-identical for `f32` (each output element sums the same products in the
+    same order). Not fused: linears with different inputs, weight layouts, element types or
+    `K`; per-head (rank-3) weights; dynamic weight shapes; a lone linear; a group that mixes
+    linears with and without bias; linears in different blocks; a member whose non-constant
+    weight is defined after the first member of its group.
+  }];
+  let dependentDialects = ["::mlir::decoda::DecodaDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"minGroup", "min-group", "int64_t", /*default=*/"2",
+           "Smallest number of linears fused into one">,
+    Option<"fuseGatedMLP", "gated-mlp", "bool", /*default=*/"true",
+           "Split f32 gated MLPs into a fused gate/up linear, a glu and the down linear">,
+    Option<"weights", "weights", "std::string", /*default=*/"\"constant\"",
+           "Which weights to fuse: 'constant' (only groups whose weights all fold at compile "
+           "time) or 'any' (function arguments too, via a tensor.concat on every call)">
+  ];
+  let statistics = [
+    Statistic<"numFusedGroups", "num-fused-groups", "groups of linears fused into one linear">,
+    Statistic<"numFusedLinears", "num-fused-linears", "linears replaced by a slice of a fused one">,
+    Statistic<"numFusedGatedMLPs", "num-fused-gated-mlps",
+              "gated MLPs split into a fused gate/up linear, glu and down linear">,
+    Statistic<"numFoldedConcats", "num-folded-concats",
+              "weight or bias concatenations folded into one constant at compile time">,
+    Statistic<"numRuntimeConcats", "num-runtime-concats",
+              "weight or bias concatenations emitted as tensor.concat">
+  ];
+}
+
+def AbsorbMLAPass : Pass<"decoda-absorb-mla"> {
+  let summary = "Absorb MLA's W_UK into the query and W_UV into the output (MQA over the latent)";
+  let description = [{
+    Rewrites `decoda.mla` into the absorbed form (DeepSeek-V2 §2.1; seeds 004, MLA), exact in real
+    arithmetic:
+
+    - `q_lat[h] = q_nope[h] · W_UK[h]`: a per-head `decoda.linear` (`w_uk` `[H, Dn, Dc]` read as
+      `in_out`), giving `[B, Tq, H, Dc]`;
+    - `decoda.attention` with `num_kv_heads = 1` (MQA) of the query `[q_lat ; q_rope]`
+      (`[B, Tq, H, Dc + Dr]`) against the key `[c ; k_rope]` (`[B, Tk, 1, Dc + Dr]`) with the
+      latent `c` (`[B, Tk, 1, Dc]`) as the value, at the MLA scale (`1/sqrt(Dn + Dr)` unless
+      set) and mask. Only the non-rotary part is absorbed; the RoPE key stays a separate
+      `Dr`-wide part of the key, shared by all heads;
+    - `W_UV`: a per-head `decoda.linear` (`[H, Dv, Dc]`, `out_in`) of the attended latent, or,
+      when the result only feeds `collapse_shape` → `decoda.linear` with a constant rank-2
+      `f32` output projection `W_O` and `W_UV` is a constant `f32` too, folded into that
+      projection at compile time: `W_O'[:, h·Dc + c] = Σ_v W_O[:, h·Dv + v] · W_UV[h, v, c]`
+      (accumulated in f64), a new constant `[D, H·Dc]`.
+
+    Folding `W_UV` into `W_O` trades `H·Dv·Dc + D·H·Dv` multiply-adds per token for `D·H·Dc`;
+    with DeepSeek-V2's shapes (`Dc = 512`, `Dv = 128`, `D = 5120`) the folded projection is
+    3.6x more work and weight, so `fold-output-projection=cost` (the default) folds only when it
+    is not more work, `always` whenever the weights are constant, `never` not at all. `W_UK`
+    is not folded into `W_UQ` for the same reason. The absorbed attention is scored against
+    `Dc + Dr` numbers per key instead of decompressing `H·(Dn + Dr)` key and `H·Dv` value
+    numbers, which is what a KV cache of this layer holds per token; `report` emits that figure
+    as a remark on every `decoda.mla` (`computeMLACacheFigures` in
+    `decoda/Transforms/AbsorbMLA.h` computes it for a driver).
+
+    Numerics: for `f32` the result matches `decoda.mla` to rounding order. For `f16`/`bf16`,
+    `q_lat` and the attended latent are rounded to the storage type (op boundaries), where the
+    `decoda.mla` lowering keeps them in `f32`. Folding reads the constants on the host and
+    costs `D·H·Dv·Dc` multiply-adds of compile time.
+
+    The `decoda.mla` lowering already computes this absorbed form on the fly (scores against
+    the latent, `W_UV` after the softmax), so the pass changes no arithmetic by itself; it makes
+    the MQA form explicit for the passes and targets after it. Measured on this project's CPU
+    path (H = 16, Dn = 64, Dr = 32, Dc = 256, Dv = 64): decode over 512 or 2048 keys takes the
+    same time either way, a 128-token prefill is slower through the generic attention
+    (≈ 43 ms against ≈ 25 ms), which is why `decoda-graph-opt` runs it only with
+    `absorb-mla=true`.
+  }];
+  let dependentDialects = ["::mlir::decoda::DecodaDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"foldOutputProjection", "fold-output-projection", "std::string",
+           /*default=*/"\"cost\"",
+           "Fold a constant W_UV into a constant output projection: 'cost' (when it is not more "
+           "multiply-adds per token), 'always' or 'never'">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit the KV-cache figures (numbers and bytes per token, absorbed vs not) as a remark">
+  ];
+  let statistics = [
+    Statistic<"numAbsorbed", "num-absorbed", "decoda.mla ops rewritten into the absorbed form">,
+    Statistic<"numFoldedOutputProjections", "num-folded-output-projections",
+              "W_UV products folded into a constant output projection">
+  ];
+}
+
 #endif // DECODA_TRANSFORMS_PASSES_TD
