@@ -23,6 +23,10 @@ void addTextual(OpPassManager &pm, StringRef pipeline) {
 
 void mlir::decoda::buildGraphOptPassPipeline(OpPassManager &pm,
                                              const GraphOptPipelineOptions &options) {
+  // Raising first: an imported ONNX graph is linalg until its norms, MLPs and attention are
+  // decoda ops again (a no-op on programs written in decoda).
+  if (options.raiseONNX)
+    pm.addPass(createRaiseONNXPass());
   // Canonicalization applies the dialect's folds (infinite softcaps, zero branches, uncapped
   // GLUs, quantize/dequantize round trips) and upstream constant folding.
   pm.addPass(createCanonicalizerPass());

@@ -34,7 +34,7 @@
 // LIST-NEXT: func.func @block
 // LIST-NOT: IR Dump After
 
-// UNKNOWN: error: --print-ir-after=decoda-fuse-residul-norm: no pass 'decoda-fuse-residul-norm' runs in this compile; the passes that run, in order: canonicalize, cse, {{.*}}decoda-fuse-residual-norm, {{.*}}decoda-convert-to-linalg, {{.*}}decoda-check-backend-contract{{$}}
+// UNKNOWN: error: --print-ir-after=decoda-fuse-residul-norm: no pass 'decoda-fuse-residul-norm' runs in this compile; the passes that run, in order: decoda-raise-onnx, canonicalize, cse, {{.*}}decoda-fuse-residual-norm, {{.*}}decoda-convert-to-linalg, {{.*}}decoda-check-backend-contract{{$}}
 // ABSENT: error: --print-ir-after=decoda-fuse-residual-norm: no pass 'decoda-fuse-residual-norm' runs in this compile; the passes that run, in order: decoda-convert-to-linalg,
 // BADDIR: error: cannot create '{{.*}}file/dumps': Not a directory
 

@@ -37,7 +37,7 @@
 // FUSED: decoda.add_rms_norm
 // MISSING: cannot open '{{.*}}missing.mlir'
 // CUDA: --target=cuda: the NVIDIA GPU target is not implemented yet
-// ONNX: model.onnx': ONNX import is not implemented yet
+// ONNX: model.onnx:0:0: error: the ONNX model has no graph
 // SCALAR: entry point 'f': argument 0 has type 'i32'; entry points take and return ranked tensors
 // BROKEN: error:
 // NONE: the module has no public func.func to compile as an entry point

@@ -14,6 +14,11 @@
 namespace mlir::decoda {
 
 struct GraphOptPipelineOptions : public PassPipelineOptions<GraphOptPipelineOptions> {
+  PassOptions::Option<bool> raiseONNX{
+      *this, "raise-onnx",
+      llvm::cl::desc("Raise decomposed exporter subgraphs (norms, GLUs, MLPs, attention, "
+                     "residual adds) to decoda ops first (decoda-raise-onnx)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> fuseProjections{
       *this, "fuse-projections",
       llvm::cl::desc("Fuse linears (and gated MLPs' gate/up) sharing an input whose weights are "
@@ -28,7 +33,7 @@ struct GraphOptPipelineOptions : public PassPipelineOptions<GraphOptPipelineOpti
 };
 
 /// Decoder-block graph optimisations on the `decoda` dialect (fusions, folding); the IR stays in
-/// the `decoda` dialect: canonicalization, CSE, [decoda-absorb-mla], decoda-fuse-projections,
+/// the `decoda` dialect: [decoda-raise-onnx], canonicalization, CSE, [decoda-absorb-mla], decoda-fuse-projections,
 /// decoda-fuse-residual-norm. Grows with every graph pass that lands.
 void buildGraphOptPassPipeline(OpPassManager &pm, const GraphOptPipelineOptions &options);
 

@@ -319,4 +319,57 @@ def AbsorbMLAPass : Pass<"decoda-absorb-mla"> {
   ];
 }
 
+def RaiseONNXPass : Pass<"decoda-raise-onnx"> {
+  let summary = "Recognise decomposed exporter subgraphs and replace them with decoda ops";
+  let description = [{
+    The ONNX importer turns every exporter node into one linalg/tensor op. This pass reads chains
+    of elementwise `linalg.generic`s (through unit-dim reshapes, constants and last-axis sum
+    reductions) as scalar expression trees and raises:
+
+    - RMSNorm `x·w/sqrt(mean(x²)+eps)` and LayerNorm `(x-μ)·w/sqrt(mean((x-μ)²)+eps)+b` in
+      their Div, Reciprocal, Rsqrt and `Pow(·, ±0.5)` forms, weight/bias optional and in any
+      order, to `decoda.rms_norm` / `decoda.layer_norm`;
+    - two-input elementwise trees that compute a GLU (SwiGLU, GeGLU erf/tanh, SiTU-GLU, clamped
+      SwiGLU, constants taken from the tree) to `decoda.glu`, and one-input trees that compute
+      `c·tanh(x/c)` to `decoda.softcap`. GLUs and activations are recognised by evaluating the
+      tree at sample points against the definitions, so every algebraic spelling an exporter
+      uses matches, and nothing else does;
+    - `linear(glu(linear(x), linear(x)))` to `decoda.gated_mlp` and
+      `linear(act(linear(x)))` (GELU erf/tanh, SiLU, ReLU) to `decoda.mlp`;
+    - `softmax(mask(softcap(scale·Q·Kᵀ)))·V` over `[B, H, T, D]` operands to
+      `decoda.attention` (queries pre-scaled by a constant included; the repeat-KV
+      expand/broadcast/collapse of GQA folded into `num_kv_heads`; an additive Trilu mask of a
+      very negative fill above the diagonal becomes `causal`, any other additive or boolean
+      `Where` mask becomes the `mask` operand);
+    - `x·cos + rotate_half(x)·sin` (Slice/Neg/Concat) whose tables are `cos/sin(concat(F, F))`
+      of `F = positions ⊗ inv_freq` with a constant `inv_freq = theta^(-2k/D)` to
+      `decoda.rope` (positions from the cast position ids, or none for `0..T-1`), in
+      `[B, H, T, D]` and `[B, T, H, D]` layouts;
+    - `linear(x) + b` with a vector `b` to a `linear` with a bias;
+    - `x + branch` where the branch is a `linear`, `mlp`, `gated_mlp` or `moe` result to
+      `decoda.residual_add`, so `decoda-fuse-residual-norm` applies.
+
+    `report` emits one remark with how many of each pattern fired.
+  }];
+  let dependentDialects = ["::mlir::decoda::DecodaDialect", "::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark with the number of each raised pattern">
+  ];
+  let statistics = [
+    Statistic<"numRMSNorm", "num-rms-norm", "RMSNorm subgraphs raised">,
+    Statistic<"numLayerNorm", "num-layer-norm", "LayerNorm subgraphs raised">,
+    Statistic<"numGlu", "num-glu", "GLU subgraphs raised">,
+    Statistic<"numMLP", "num-mlp", "plain MLPs raised">,
+    Statistic<"numGatedMLP", "num-gated-mlp", "gated MLPs raised">,
+    Statistic<"numSoftcap", "num-softcap", "softcaps raised">,
+    Statistic<"numAttention", "num-attention", "attention subgraphs raised">,
+    Statistic<"numCausal", "num-causal", "attention masks recognised as causal">,
+    Statistic<"numResidual", "num-residual", "residual adds raised">,
+    Statistic<"numLinearBias", "num-linear-bias", "bias adds folded into linear ops">,
+    Statistic<"numRope", "num-rope", "rotate-half RoPE subgraphs raised">
+  ];
+}
+
 #endif // DECODA_TRANSFORMS_PASSES_TD

@@ -1,0 +1,110 @@
+# RUN: %PYTHON %s
+"""decoda-raise-onnx before/after: each exporter-style block is compiled with the graph
+pipeline (raising on) and with --no-graph-opt (the imported linalg as it is), both are compared
+with ONNX Runtime, and the raising report must show the decoda ops the block is made of, so a
+pattern that silently stops firing fails here as well as one that computes the wrong thing."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import CaseFailure, M, Runner, _run_compiled, compile_onnx, isolated  # noqa: E402
+
+# case -> the minimum count of each raised pattern (names as in the pass's report).
+EXPECTED = {
+    "llama_block": {"rms_norm": 2, "gated_mlp": 1, "attention": 1, "causal": 1, "residual_add": 2,
+                    "rope": 2},
+    "gpt2_block_prenorm": {"mlp": 1, "attention": 1, "residual_add": 2, "linear bias": 4},
+    "gpt2_block_postnorm": {"mlp": 1, "attention": 1, "residual_add": 2, "layer_norm": 2},
+    "rms_norm_pow_div": {"rms_norm": 1},
+    "rms_norm_reciprocal": {"rms_norm": 1},
+    "rms_norm_mul_self": {"rms_norm": 1},
+    "rms_norm_div_one": {"rms_norm": 1},
+    "layer_norm_decomposed": {"layer_norm": 1},
+    "swiglu_mlp": {"gated_mlp": 1},
+    "gelu_erf_mlp": {"mlp": 1},
+    "gelu_tanh_mlp": {"mlp": 1},
+    "attention_mha_div_trilu_add": {"attention": 1, "causal": 1},
+    "attention_gqa_mul_where_range": {"attention": 1},
+    "attention_gqa_mulq_where_trilu_bool": {"attention": 1},
+    "attention_mqa_div_shape_trilu_add": {"attention": 1, "causal": 1},
+    "attention_gqa_no_mask": {"attention": 1},
+    "rope_rotate_half_range": {"rope": 1},
+    "rope_rotate_half_position_ids": {"rope": 1},
+    "decoder_kv": {"rms_norm": 5, "gated_mlp": 2, "residual_add": 4, "attention": 2, "rope": 4},
+}
+
+# PyTorch exports (test/Frontend/ONNX/models; their numerics run in torch_exports.py): the
+# raising each must show.
+FIXTURES = {
+    "torch_llama_decoder_layer_dynamic": {"rms_norm": 2, "gated_mlp": 1, "attention": 1,
+                                          "causal": 1, "rope": 2, "residual_add": 2},
+    "torch_llama_decoder_layer_static": {"rms_norm": 2, "gated_mlp": 1, "attention": 1,
+                                         "causal": 1, "rope": 2, "residual_add": 2},
+    "torch_llama_attention_dynamic": {"attention": 1, "causal": 1, "rope": 2},
+    "torch_llama_mlp_dynamic": {"gated_mlp": 1},
+    "torch_llama_rmsnorm_dynamic": {"rms_norm": 1},
+    "torch_gpt2_block_dynamic": {"attention": 1},
+}
+
+
+def raised_counts(path: Path) -> dict:
+    bindir = Path(os.environ["DECODA_BIN_DIR"])
+    imported = subprocess.run([str(bindir / "decoda-translate"), "--import-onnx", str(path)],
+                              capture_output=True, text=True, check=True).stdout
+    report = subprocess.run([str(bindir / "decoda-opt"), "--decoda-raise-onnx=report=true",
+                             "-o", os.devnull], input=imported, capture_output=True, text=True,
+                            check=True).stderr
+    m = re.search(r"decoda-raise-onnx: (.*)", report)
+    if not m:
+        raise CaseFailure(f"no raising report in: {report[:400]}")
+    counts = {}
+    for part in re.finditer(r"([a-z_ ]+?) (\d+)", m.group(1)):
+        counts[part.group(1).strip(" ,(")] = int(part.group(2))
+    return counts
+
+
+def main():
+    runner = Runner("raise-onnx before/after")
+    for name, want in EXPECTED.items():
+        case = M.case(name)
+        model = case.build()
+        path = M.save(model, runner.work / f"{name}.onnx")
+        feeds = case.feeds(model)
+        ins, outs = M.input_names(model), M.output_names(model)
+        t = __import__("time").perf_counter()
+        try:
+            counts = raised_counts(path)
+            short = {k: v for k, v in want.items() if counts.get(k, 0) < v}
+            if short:
+                raise CaseFailure(f"raising fired {counts}, expected at least {want}")
+            expected = runner.expected(path, feeds)
+            errs = []
+            for tag, flags in (("raised", []), ("unraised", ["--no-graph-opt"])):
+                so = compile_onnx(path, runner.work / f"{name}-{tag}.so", flags)
+                errs.append(isolated(lambda so=so: _run_compiled(
+                    so, feeds, expected, case.rtol, case.atol, ins, outs), 300.0))
+            runner._record(name, True, f"raised {counts}; max abs error vs ONNX Runtime "
+                           f"{errs[0]:.3g} raised, {errs[1]:.3g} unraised", t)
+        except CaseFailure as exc:
+            runner._record(name, False, str(exc), t)
+        except Exception as exc:  # noqa: BLE001
+            runner._record(name, False, f"unexpected error: {exc!r}", t)
+    models = Path(__file__).resolve().parent.parent / "models"
+    for name, want in FIXTURES.items():
+        t = __import__("time").perf_counter()
+        try:
+            counts = raised_counts(models / f"{name}.onnx")
+            short = {k: v for k, v in want.items() if counts.get(k, 0) < v}
+            if short:
+                raise CaseFailure(f"raising fired {counts}, expected at least {want}")
+            runner._record(name, True, f"raised {counts}", t)
+        except CaseFailure as exc:
+            runner._record(name, False, str(exc), t)
+    runner.finish()
+
+
+main()
