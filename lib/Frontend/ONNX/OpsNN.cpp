@@ -13,6 +13,7 @@
 #include "decoda/Dialect/Decoda/IR/DecodaOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -78,6 +79,67 @@ LogicalResult noExtraOutputs(NodeContext &n, unsigned firstExtra, unsigned excep
   for (unsigned i = firstExtra; i < n.numOutputs(); ++i)
     if (i != except && n.outputUsed(i))
       return n.error() << "output " << i << " (training statistics) is not supported";
+  return success();
+}
+
+/// LayerNormalization over the trailing axes from `axis`, with the Mean and InvStdDev outputs:
+/// decomposed into reductions and elementwise maps (computed in the stash type).
+LogicalResult generalLayerNorm(NodeContext &n, int64_t axis) {
+  OnnxValue x = n.input(0);
+  int64_t rank = n.inputRank(0);
+  Type et = n.inputType(0).getElementType();
+  if (!isa<FloatType>(et))
+    return n.error() << "expects a floating-point input";
+  Type ct = n.intAttr("stash_type", 1) == 1 ? Type(n.b.getF32Type()) : et;
+  double eps = n.floatAttr("epsilon", 1e-5);
+  SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(axis, rank));
+  auto map = [&](ArrayRef<OnnxValue> ins, Type out,
+                 std::function<Value(OpBuilder &, Location, ValueRange)> f) {
+    return emitElementwise(n, ins, out, [&](OpBuilder &b, Location loc, ValueRange a) {
+      SmallVector<Value> c;
+      for (Value v : a)
+        c.push_back(castScalar(b, loc, v, ct));
+      return castScalar(b, loc, f(b, loc, c), out);
+    });
+  };
+  FailureOr<OnnxValue> xc = map({x}, ct, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  if (failed(xc))
+    return failure();
+  FailureOr<OnnxValue> mean = emitReduce(n, *xc, axes, true, ReduceKind::Mean);
+  if (failed(mean))
+    return failure();
+  FailureOr<OnnxValue> d = map({*xc, *mean}, ct, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return arith::SubFOp::create(b, l, a[0], a[1]);
+  });
+  if (failed(d))
+    return failure();
+  FailureOr<OnnxValue> d2 = map({*d}, ct, [](OpBuilder &b, Location l, ValueRange a) -> Value {
+    return arith::MulFOp::create(b, l, a[0], a[0]);
+  });
+  if (failed(d2))
+    return failure();
+  FailureOr<OnnxValue> var = emitReduce(n, *d2, axes, true, ReduceKind::Mean);
+  if (failed(var))
+    return failure();
+  FailureOr<OnnxValue> inv = map({*var}, ct, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+    Value s = math::SqrtOp::create(b, l, arith::AddFOp::create(b, l, a[0], scalarConst(b, l, ct, eps)));
+    return arith::DivFOp::create(b, l, scalarConst(b, l, ct, 1.0), s);
+  });
+  if (failed(inv))
+    return failure();
+  SmallVector<OnnxValue> ins = {*d, *inv, n.input(1)};
+  bool bias = n.hasInput(2);
+  if (bias)
+    ins.push_back(n.input(2));
+  FailureOr<OnnxValue> y = map(ins, et, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+    Value r = arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, a[0], a[1]), a[2]);
+    return bias ? arith::AddFOp::create(b, l, r, a[3]).getResult() : r;
+  });
+  if (failed(y))
+    return failure();
+  n.setOutput(0, *y);
+  n.setOutput(1, *mean);
+  n.setOutput(2, *inv);
   return success();
 }
 
@@ -213,8 +275,11 @@ void onnx_import::registerNNOps(std::vector<OpEntry> &t) {
   // Normalisations ---------------------------------------------------------------
   add(t, "", "LayerNormalization", 17, [](NodeContext &n) -> LogicalResult {
     int64_t rank = n.inputRank(0);
-    if (failed(lastAxisOnly(n, n.intAttr("axis", -1), rank)) || failed(noExtraOutputs(n, 1)))
+    FailureOr<int64_t> axis = n.axis(n.intAttr("axis", -1), rank);
+    if (failed(axis))
       return failure();
+    if (*axis != rank - 1 || n.outputUsed(1) || n.outputUsed(2))
+      return generalLayerNorm(n, *axis);
     OnnxValue x = n.input(0);
     OpFoldResult d = n.importer.dimsOf(x, n.loc).back();
     FailureOr<Value> w = featureVector(n, 1, d, "Scale");

@@ -154,6 +154,27 @@ FailureOr<OnnxValue> sliceTensor(NodeContext &n, OnnxValue in, ArrayRef<int64_t>
   return OnnxValue::tensor(g.getResult(0), sizes);
 }
 
+/// Elements of a rank-0/1 integer input of static length: folded when known at import, read
+/// from the tensor at run time otherwise.
+std::optional<SmallVector<OpFoldResult>> elementsOrRuntime(NodeContext &n, unsigned i) {
+  if (auto e = shapeElements(n.input(i)))
+    return e;
+  RankedTensorType t = n.inputType(i);
+  if (!isa<IntegerType>(t.getElementType()) || t.getRank() > 1 || !t.hasStaticShape())
+    return std::nullopt;
+  Value v = n.tensorInput(i);
+  SmallVector<OpFoldResult> r;
+  int64_t len = t.getRank() ? t.getDimSize(0) : 1;
+  for (int64_t k = 0; k < len; ++k) {
+    SmallVector<Value> idx;
+    if (t.getRank())
+      idx.push_back(arith::ConstantIndexOp::create(n.b, n.loc, k));
+    Value x = tensor::ExtractOp::create(n.b, n.loc, v, idx);
+    r.push_back(arith::IndexCastOp::create(n.b, n.loc, n.b.getIndexType(), x).getResult());
+  }
+  return r;
+}
+
 SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> xs) {
   SmallVector<OpFoldResult> r;
   for (int64_t x : xs)
@@ -568,10 +589,9 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     return success();
   });
   add(t, "Slice", 10, [](NodeContext &n) -> LogicalResult {
-    auto starts = shapeElements(n.input(1)), ends = shapeElements(n.input(2));
+    auto starts = elementsOrRuntime(n, 1), ends = elementsOrRuntime(n, 2);
     if (!starts || !ends)
-      return n.error() << "starts and ends must be known at compile time or from shape "
-                          "arithmetic";
+      return n.error() << "starts and ends must be 1-D integer tensors of static length";
     int64_t rank = n.inputRank(0);
     SmallVector<int64_t> axes, steps;
     if (n.hasInput(3)) {
@@ -713,9 +733,67 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
       n.setOutput(0, OnnxValue::tensor(r, dims));
       return success();
     }
-    return n.error() << "Gather with run-time indices is supported on a [V, D] float table along "
-                        "axis 0 (embedding lookup); got rank "
-                     << rank << ", axis " << *ax;
+    // General gather: out[a..., i..., b...] = data[a..., idx[i...], b...], with every index
+    // checked against the axis (negative ones count from the end) before any is used.
+    if (!isa<IntegerType>(n.inputType(1).getElementType()))
+      return n.error() << "indices must be integers";
+    Value dataV = n.tensorInput(0), idxV = n.tensorInput(1);
+    SmallVector<OpFoldResult> dd = n.importer.dimsOf(data, n.loc), id = n.importer.dimsOf(idx, n.loc);
+    int64_t ri = id.size();
+    Value axisSize = indexValue(n.b, n.loc, dd[*ax]);
+    {
+      Value lo, hi;
+      if (ri == 0) {
+        lo = hi = tensor::ExtractOp::create(n.b, n.loc, idxV, ValueRange{});
+      } else {
+        SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, ri));
+        FailureOr<OnnxValue> mx = emitReduce(n, idx, all, false, ReduceKind::Max);
+        FailureOr<OnnxValue> mn = emitReduce(n, idx, all, false, ReduceKind::Min);
+        if (failed(mx) || failed(mn))
+          return failure();
+        hi = tensor::ExtractOp::create(n.b, n.loc, mx->value, ValueRange{});
+        lo = tensor::ExtractOp::create(n.b, n.loc, mn->value, ValueRange{});
+      }
+      Value hiI = arith::IndexCastOp::create(n.b, n.loc, n.b.getIndexType(), hi);
+      Value loI = arith::IndexCastOp::create(n.b, n.loc, n.b.getIndexType(), lo);
+      Value negSize = arith::SubIOp::create(n.b, n.loc, arith::ConstantIndexOp::create(n.b, n.loc, 0), axisSize);
+      Value ok = arith::AndIOp::create(
+          n.b, n.loc, arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::slt, hiI, axisSize),
+          arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::sge, loI, negSize));
+      cf::AssertOp::create(n.b, n.loc, ok,
+                           ("ONNX node '" + n.name() + "' (Gather): an index is out of range")
+                               .str());
+    }
+    SmallVector<OpFoldResult> outDims(dd.begin(), dd.begin() + *ax);
+    outDims.append(id.begin(), id.end());
+    outDims.append(dd.begin() + *ax + 1, dd.end());
+    int64_t ro = outDims.size();
+    MLIRContext *ctx = n.b.getContext();
+    SmallVector<AffineExpr> idxExprs;
+    for (int64_t k = 0; k < ri; ++k)
+      idxExprs.push_back(getAffineDimExpr(*ax + k, ctx));
+    Type et = cast<ShapedType>(dataV.getType()).getElementType();
+    Value init = tensor::EmptyOp::create(n.b, n.loc, outDims, et);
+    auto g = linalg::GenericOp::create(
+        n.b, n.loc, TypeRange{init.getType()}, ValueRange{idxV}, ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::get(ro, 0, idxExprs, ctx),
+                            AffineMap::getMultiDimIdentityMap(ro, ctx)},
+        SmallVector<utils::IteratorType>(ro, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), args[0]);
+          Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i,
+                                            arith::ConstantIndexOp::create(b, loc, 0));
+          i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, axisSize), i);
+          SmallVector<Value> at;
+          for (int64_t k = 0; k < *ax; ++k)
+            at.push_back(linalg::IndexOp::create(b, loc, k));
+          at.push_back(i);
+          for (int64_t k = *ax + 1; k < rank; ++k)
+            at.push_back(linalg::IndexOp::create(b, loc, k - 1 + ri));
+          linalg::YieldOp::create(b, loc, tensor::ExtractOp::create(b, loc, dataV, at).getResult());
+        });
+    n.setOutput(0, OnnxValue::tensor(g.getResult(0), outDims));
+    return success();
   });
   add(t, "Range", 11, [](NodeContext &n) -> LogicalResult {
     Type et = n.inputType(0).getElementType();
@@ -812,13 +890,14 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
   });
   add(t, "Trilu", 14, [](NodeContext &n) -> LogicalResult {
     bool upper = n.intAttr("upper", 1) != 0;
-    int64_t k = 0;
+    OpFoldResult k = n.b.getIndexAttr(0);
     if (n.hasInput(1)) {
-      auto c = n.constInts(1);
+      auto c = elementsOrRuntime(n, 1);
       if (!c || c->size() != 1)
-        return n.error() << "k must be a compile-time scalar";
+        return n.error() << "k must be an integer scalar";
       k = (*c)[0];
     }
+    Value kValue = indexValue(n.b, n.loc, k);
     OnnxValue in = n.input(0);
     SmallVector<OpFoldResult> dims = n.importer.dimsOf(in, n.loc);
     int64_t rank = dims.size();
@@ -836,7 +915,7 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
           Value i = linalg::IndexOp::create(b, loc, rank - 2);
           Value j = linalg::IndexOp::create(b, loc, rank - 1);
           Value diff = arith::SubIOp::create(b, loc, j, i);
-          Value kk = arith::ConstantIndexOp::create(b, loc, k);
+          Value kk = kValue;
           Value keep = arith::CmpIOp::create(
               b, loc, upper ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sle, diff, kk);
           Value zero = scalarConst(b, loc, et, 0.0);
