@@ -518,10 +518,17 @@ struct Counters {
           causal = 0, residual = 0, bias = 0, rope = 0;
 };
 
-/// Norms: x·w/sqrt(mean(x²)+eps) and (x-mean)·w/sqrt(mean((x-mean)²)+eps) + b.
-struct RaiseNorm : public OpRewritePattern<linalg::GenericOp> {
-  RaiseNorm(MLIRContext *ctx, Counters &c) : OpRewritePattern(ctx, /*benefit=*/10), c(c) {}
+/// A raising pattern that counts what it raised.
+template <typename OpTy>
+struct RaisePattern : public OpRewritePattern<OpTy> {
+  RaisePattern(MLIRContext *ctx, Counters &c, PatternBenefit benefit)
+      : OpRewritePattern<OpTy>(ctx, benefit), c(c) {}
   Counters &c;
+};
+
+/// Norms: x·w/sqrt(mean(x²)+eps) and (x-mean)·w/sqrt(mean((x-mean)²)+eps) + b.
+struct RaiseNorm : public RaisePattern<linalg::GenericOp> {
+  RaiseNorm(MLIRContext *ctx, Counters &c) : RaisePattern(ctx, c, /*benefit=*/10) {}
 
   LogicalResult matchAndRewrite(linalg::GenericOp g, PatternRewriter &rw) const override {
     if (!allParallel(g) || g.getNumResults() != 1)
@@ -648,9 +655,8 @@ std::optional<Activation> classifyActivation(const ExprRef &e, Value x) {
 }
 
 /// An elementwise generic with two same-shaped leaves computing a GLU -> decoda.glu.
-struct RaiseGlu : public OpRewritePattern<linalg::GenericOp> {
-  RaiseGlu(MLIRContext *ctx, Counters &c) : OpRewritePattern(ctx, /*benefit=*/5), c(c) {}
-  Counters &c;
+struct RaiseGlu : public RaisePattern<linalg::GenericOp> {
+  RaiseGlu(MLIRContext *ctx, Counters &c) : RaisePattern(ctx, c, /*benefit=*/5) {}
   LogicalResult matchAndRewrite(linalg::GenericOp g, PatternRewriter &rw) const override {
     if (!allParallel(g) || g.getNumResults() != 1)
       return failure();
@@ -679,9 +685,8 @@ struct RaiseGlu : public OpRewritePattern<linalg::GenericOp> {
 };
 
 /// c·tanh(x/c) -> decoda.softcap.
-struct RaiseSoftcap : public OpRewritePattern<linalg::GenericOp> {
-  RaiseSoftcap(MLIRContext *ctx, Counters &c) : OpRewritePattern(ctx, /*benefit=*/4), c(c) {}
-  Counters &c;
+struct RaiseSoftcap : public RaisePattern<linalg::GenericOp> {
+  RaiseSoftcap(MLIRContext *ctx, Counters &c) : RaisePattern(ctx, c, /*benefit=*/4) {}
   LogicalResult matchAndRewrite(linalg::GenericOp g, PatternRewriter &rw) const override {
     if (!allParallel(g) || g.getNumResults() != 1)
       return failure();
@@ -731,9 +736,8 @@ bool usedOnlyBy(Value v, linalg::GenericOp root) {
 
 /// linear(glu(linear(x, Wg), linear(x, Wu)), Wd) -> decoda.gated_mlp;
 /// linear(act(linear(x, Wu)), Wd) -> decoda.mlp.
-struct RaiseMLP : public OpRewritePattern<LinearOp> {
-  RaiseMLP(MLIRContext *ctx, Counters &c) : OpRewritePattern(ctx, /*benefit=*/3), c(c) {}
-  Counters &c;
+struct RaiseMLP : public RaisePattern<LinearOp> {
+  RaiseMLP(MLIRContext *ctx, Counters &c) : RaisePattern(ctx, c, /*benefit=*/3) {}
 
   static bool plain(LinearOp l) {
     return l && !l.getBias() &&
@@ -811,9 +815,8 @@ bool dependsOn(Value v, Value src) {
 }
 
 /// x + branch, where the branch is a projection, an MLP or attention output -> residual_add.
-struct RaiseResidual : public OpRewritePattern<linalg::GenericOp> {
-  RaiseResidual(MLIRContext *ctx, Counters &c) : OpRewritePattern(ctx, /*benefit=*/1), c(c) {}
-  Counters &c;
+struct RaiseResidual : public RaisePattern<linalg::GenericOp> {
+  RaiseResidual(MLIRContext *ctx, Counters &c) : RaisePattern(ctx, c, /*benefit=*/1) {}
   static bool isBranch(Value v) {
     Operation *d = v.getDefiningOp();
     return isa_and_nonnull<LinearOp, MLPOp, GatedMLPOp, MoEOp>(d);
@@ -858,9 +861,8 @@ struct RaiseResidual : public OpRewritePattern<linalg::GenericOp> {
 };
 
 /// linear(x, W) + b with b a [N] vector -> linear(x, W, b) (MatMul + Add bias exports).
-struct RaiseLinearBias : public OpRewritePattern<linalg::GenericOp> {
-  RaiseLinearBias(MLIRContext *ctx, Counters &c) : OpRewritePattern(ctx, /*benefit=*/2), c(c) {}
-  Counters &c;
+struct RaiseLinearBias : public RaisePattern<linalg::GenericOp> {
+  RaiseLinearBias(MLIRContext *ctx, Counters &c) : RaisePattern(ctx, c, /*benefit=*/2) {}
   LogicalResult matchAndRewrite(linalg::GenericOp g, PatternRewriter &rw) const override {
     if (!allParallel(g) || g.getNumResults() != 1 || g.getNumDpsInputs() != 2)
       return failure();
@@ -1030,9 +1032,26 @@ bool isCausalMask(Value m) {
   return j && i && j.getDim() == 1 && i.getDim() == 0;
 }
 
-struct RaiseAttention : public OpRewritePattern<linalg::GenericOp> {
-  RaiseAttention(MLIRContext *ctx, Counters &c) : OpRewritePattern(ctx, /*benefit=*/20), c(c) {}
-  Counters &c;
+/// Strips multiplications and divisions by constants, folding them into `scale`.
+ExprRef peelConstantScale(ExprRef e, double &scale) {
+  while (true) {
+    if (e->kind == Expr::Mul && e->ops[1]->kind == Expr::Const) {
+      scale *= e->ops[1]->value;
+      e = e->ops[0];
+    } else if (e->kind == Expr::Mul && e->ops[0]->kind == Expr::Const) {
+      scale *= e->ops[0]->value;
+      e = e->ops[1];
+    } else if (e->kind == Expr::Div && e->ops[1]->kind == Expr::Const) {
+      scale /= e->ops[1]->value;
+      e = e->ops[0];
+    } else {
+      return e;
+    }
+  }
+}
+
+struct RaiseAttention : public RaisePattern<linalg::GenericOp> {
+  RaiseAttention(MLIRContext *ctx, Counters &c) : RaisePattern(ctx, c, /*benefit=*/20) {}
 
   LogicalResult matchAndRewrite(linalg::GenericOp pv, PatternRewriter &rw) const override {
     if (!isBatchMatmul4D(pv))
@@ -1104,20 +1123,7 @@ struct RaiseAttention : public OpRewritePattern<linalg::GenericOp> {
       }
     }
     double scale = 1.0;
-    while (true) {
-      if (e->kind == Expr::Mul && e->ops[1]->kind == Expr::Const) {
-        scale *= e->ops[1]->value;
-        e = e->ops[0];
-      } else if (e->kind == Expr::Mul && e->ops[0]->kind == Expr::Const) {
-        scale *= e->ops[0]->value;
-        e = e->ops[1];
-      } else if (e->kind == Expr::Div && e->ops[1]->kind == Expr::Const) {
-        scale /= e->ops[1]->value;
-        e = e->ops[0];
-      } else {
-        break;
-      }
-    }
+    e = peelConstantScale(e, scale);
     if (e->kind != Expr::Leaf)
       return failure();
     auto qk = e->leaf.getDefiningOp<linalg::GenericOp>();
@@ -1127,21 +1133,7 @@ struct RaiseAttention : public OpRewritePattern<linalg::GenericOp> {
     Value q4 = qk.getDpsInputs()[0], kT = qk.getDpsInputs()[1], v4 = pv.getDpsInputs()[1];
     // Queries pre-scaled by a constant (q * s or q / s).
     {
-      ExprRef qe = eb.tensorExpr(q4);
-      while (true) {
-        if (qe->kind == Expr::Mul && qe->ops[1]->kind == Expr::Const) {
-          scale *= qe->ops[1]->value;
-          qe = qe->ops[0];
-        } else if (qe->kind == Expr::Mul && qe->ops[0]->kind == Expr::Const) {
-          scale *= qe->ops[0]->value;
-          qe = qe->ops[1];
-        } else if (qe->kind == Expr::Div && qe->ops[1]->kind == Expr::Const) {
-          scale /= qe->ops[1]->value;
-          qe = qe->ops[0];
-        } else {
-          break;
-        }
-      }
+      ExprRef qe = peelConstantScale(eb.tensorExpr(q4), scale);
       if (qe->kind == Expr::Leaf)
         q4 = qe->leaf;
     }
@@ -1433,9 +1425,8 @@ FailureOr<Value> positionsOf(Value p) {
 }
 
 /// x·cos + rotate_half(x)·sin with in-graph theta tables -> decoda.rope.
-struct RaiseRope : public OpRewritePattern<linalg::GenericOp> {
-  RaiseRope(MLIRContext *ctx, Counters &c) : OpRewritePattern(ctx, /*benefit=*/8), c(c) {}
-  Counters &c;
+struct RaiseRope : public RaisePattern<linalg::GenericOp> {
+  RaiseRope(MLIRContext *ctx, Counters &c) : RaisePattern(ctx, c, /*benefit=*/8) {}
   LogicalResult matchAndRewrite(linalg::GenericOp g, PatternRewriter &rw) const override {
     if (!allParallel(g) || g.getNumResults() != 1)
       return failure();

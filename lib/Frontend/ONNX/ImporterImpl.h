@@ -128,6 +128,12 @@ struct OpEntry {
   OpHandler handler;
 };
 
+/// Adds one table entry.
+inline void addOp(std::vector<OpEntry> &table, const char *domain, const char *opType,
+                  int64_t sinceVersion, OpHandler handler) {
+  table.push_back(OpEntry{domain, opType, sinceVersion, std::move(handler)});
+}
+
 void registerElementwiseOps(std::vector<OpEntry> &table);
 void registerShapeOps(std::vector<OpEntry> &table);
 void registerNNOps(std::vector<OpEntry> &table);

@@ -29,10 +29,6 @@ using namespace mlir::decoda::onnx_import;
 
 namespace {
 
-void add(std::vector<OpEntry> &t, const char *domain, const char *op, int64_t since,
-         OpHandler h) {
-  t.push_back(OpEntry{domain, op, since, std::move(h)});
-}
 
 /// A tensor in decoda's head layout [B, T, H, D] and how to return to the ONNX layout.
 struct Heads {
@@ -379,9 +375,9 @@ LogicalResult importRope(NodeContext &n, unsigned xIdx, unsigned cosIdx, unsigne
 
 void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
   // RotaryEmbedding-23: (X, cos_cache, sin_cache, position_ids).
-  add(t, "", "RotaryEmbedding", 23, [](NodeContext &n) { return importRope(n, 0, 1, 2, 3); });
+  addOp(t, "", "RotaryEmbedding", 23, [](NodeContext &n) { return importRope(n, 0, 1, 2, 3); });
   // com.microsoft RotaryEmbedding: (input, position_ids, cos_cache, sin_cache).
-  add(t, "com.microsoft", "RotaryEmbedding", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "com.microsoft", "RotaryEmbedding", 1, [](NodeContext &n) -> LogicalResult {
     if (n.floatAttr("scale", 1.0) != 1.0)
       return n.error() << "scale != 1 is not supported";
     if (n.intAttr("is_packed_batching", 0))
@@ -392,7 +388,7 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
   });
 
   // Attention-23.
-  add(t, "", "Attention", 23, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Attention", 23, [](NodeContext &n) -> LogicalResult {
     if (n.hasOutput(3))
       return n.error() << "output 3 (qk_matmul_output) is not supported";
     if (n.hasInput(6))
@@ -452,7 +448,7 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
 
   // com.microsoft GroupQueryAttention: no padding within the batch (every seqlens_k + 1 equals
   // total_sequence_length, checked at run time) and a past that holds exactly the earlier tokens.
-  add(t, "com.microsoft", "GroupQueryAttention", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "com.microsoft", "GroupQueryAttention", 1, [](NodeContext &n) -> LogicalResult {
     for (unsigned i = 9; i < n.numInputs(); ++i)
       if (n.hasInput(i))
         return n.error() << "input " << i
@@ -572,7 +568,7 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
   });
 
   // com.microsoft MultiHeadAttention: 3-D query/key/value, optional bias and attention_bias.
-  add(t, "com.microsoft", "MultiHeadAttention", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "com.microsoft", "MultiHeadAttention", 1, [](NodeContext &n) -> LogicalResult {
     for (unsigned i : {4u, 6u, 7u})
       if (n.hasInput(i))
         return n.error() << "input " << i << " (key_padding_mask / past) is not supported";

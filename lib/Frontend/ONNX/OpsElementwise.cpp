@@ -300,13 +300,16 @@ Elementwise unaryFloat(std::function<Value(OpBuilder &, Location, Value)> f,
   return e;
 }
 
-void add(std::vector<OpEntry> &t, const char *domain, const char *op, int64_t since,
-         OpHandler h) {
-  t.push_back(OpEntry{domain, op, since, std::move(h)});
+
+/// A one-op math function of a float.
+template <typename OpTy>
+Elementwise unaryMath(double (*f)(double)) {
+  return unaryFloat([](OpBuilder &b, Location l, Value x) -> Value { return OpTy::create(b, l, x); },
+                    f);
 }
 
 void addSimple(std::vector<OpEntry> &t, const char *op, Elementwise ew, unsigned arity) {
-  add(t, "", op, 1, [ew, arity](NodeContext &n) { return lowerElementwise(n, ew, 0, arity); });
+  addOp(t, "", op, 1, [ew, arity](NodeContext &n) { return lowerElementwise(n, ew, 0, arity); });
 }
 
 } // namespace
@@ -352,7 +355,7 @@ void onnx_import::registerElementwiseOps(std::vector<OpEntry> &t) {
         [](ArrayRef<int64_t> a) { return std::min(a[0], a[1]); }, 'm');
     // Variadic Max/Min: fold left pairwise.
     for (auto [name, ew] : {std::pair<const char *, Elementwise>{"Max", mx}, {"Min", mn}}) {
-      add(t, "", name, 1, [ew = ew](NodeContext &n) -> LogicalResult {
+      addOp(t, "", name, 1, [ew = ew](NodeContext &n) -> LogicalResult {
         if (n.numInputs() == 0)
           return n.error() << "needs at least one input";
         OnnxValue acc = n.input(0);
@@ -382,7 +385,7 @@ void onnx_import::registerElementwiseOps(std::vector<OpEntry> &t) {
   {
     // Pow: small constant integer exponents become multiplications (exact, and safe for
     // negative bases); others use math.powf.
-    add(t, "", "Pow", 1, [](NodeContext &n) -> LogicalResult {
+    addOp(t, "", "Pow", 1, [](NodeContext &n) -> LogicalResult {
       Type et = n.inputType(0).getElementType();
       if (!isF(et))
         return n.error() << "integer Pow is not supported";
@@ -474,7 +477,7 @@ void onnx_import::registerElementwiseOps(std::vector<OpEntry> &t) {
     };
     where.evalF = [](ArrayRef<double> a) { return a[0] != 0 ? a[1] : a[2]; };
     where.evalI = [](ArrayRef<int64_t> a) { return a[0] != 0 ? a[1] : a[2]; };
-    add(t, "", "Where", 1, [where](NodeContext &n) -> LogicalResult {
+    addOp(t, "", "Where", 1, [where](NodeContext &n) -> LogicalResult {
       // Where(cond, shape, shape) with a constant condition selects shape elements symbolically.
       if (n.input(0).isConst() && (n.input(1).isShape() || n.input(2).isShape())) {
         std::optional<SmallVector<int64_t>> c;
@@ -498,29 +501,20 @@ void onnx_import::registerElementwiseOps(std::vector<OpEntry> &t) {
   }
 
   // Unary float ops.
-  addSimple(t, "Sqrt", unaryFloat([](B &b, Location l, Value x) -> Value { return math::SqrtOp::create(b, l, x); },
-                                  [](double x) { return std::sqrt(x); }), 1);
+  addSimple(t, "Sqrt", unaryMath<math::SqrtOp>([](double x) { return std::sqrt(x); }), 1);
   addSimple(t, "Reciprocal",
             unaryFloat([](B &b, Location l, Value x) -> Value {
                          return arith::DivFOp::create(b, l, fconst(b, l, x.getType(), 1.0), x);
                        },
                        [](double x) { return 1.0 / x; }), 1);
-  addSimple(t, "Exp", unaryFloat([](B &b, Location l, Value x) -> Value { return math::ExpOp::create(b, l, x); },
-                                 [](double x) { return std::exp(x); }), 1);
-  addSimple(t, "Log", unaryFloat([](B &b, Location l, Value x) -> Value { return math::LogOp::create(b, l, x); },
-                                 [](double x) { return std::log(x); }), 1);
-  addSimple(t, "Tanh", unaryFloat([](B &b, Location l, Value x) -> Value { return math::TanhOp::create(b, l, x); },
-                                  [](double x) { return std::tanh(x); }), 1);
-  addSimple(t, "Erf", unaryFloat([](B &b, Location l, Value x) -> Value { return math::ErfOp::create(b, l, x); },
-                                 [](double x) { return std::erf(x); }), 1);
-  addSimple(t, "Cos", unaryFloat([](B &b, Location l, Value x) -> Value { return math::CosOp::create(b, l, x); },
-                                 [](double x) { return std::cos(x); }), 1);
-  addSimple(t, "Sin", unaryFloat([](B &b, Location l, Value x) -> Value { return math::SinOp::create(b, l, x); },
-                                 [](double x) { return std::sin(x); }), 1);
-  addSimple(t, "Floor", unaryFloat([](B &b, Location l, Value x) -> Value { return math::FloorOp::create(b, l, x); },
-                                   [](double x) { return std::floor(x); }), 1);
-  addSimple(t, "Ceil", unaryFloat([](B &b, Location l, Value x) -> Value { return math::CeilOp::create(b, l, x); },
-                                  [](double x) { return std::ceil(x); }), 1);
+  addSimple(t, "Exp", unaryMath<math::ExpOp>([](double x) { return std::exp(x); }), 1);
+  addSimple(t, "Log", unaryMath<math::LogOp>([](double x) { return std::log(x); }), 1);
+  addSimple(t, "Tanh", unaryMath<math::TanhOp>([](double x) { return std::tanh(x); }), 1);
+  addSimple(t, "Erf", unaryMath<math::ErfOp>([](double x) { return std::erf(x); }), 1);
+  addSimple(t, "Cos", unaryMath<math::CosOp>([](double x) { return std::cos(x); }), 1);
+  addSimple(t, "Sin", unaryMath<math::SinOp>([](double x) { return std::sin(x); }), 1);
+  addSimple(t, "Floor", unaryMath<math::FloorOp>([](double x) { return std::floor(x); }), 1);
+  addSimple(t, "Ceil", unaryMath<math::CeilOp>([](double x) { return std::ceil(x); }), 1);
   addSimple(t, "Sigmoid", unaryFloat([](B &b, Location l, Value x) { return sigmoidOf(b, l, x); },
                                      [](double x) { return 1.0 / (1.0 + std::exp(-x)); }), 1);
   addSimple(t, "Softplus",
@@ -557,7 +551,7 @@ void onnx_import::registerElementwiseOps(std::vector<OpEntry> &t) {
     relu.evalI = [](ArrayRef<int64_t> a) { return std::max<int64_t>(a[0], 0); };
     addSimple(t, "Relu", relu, 1);
   }
-  add(t, "", "Gelu", 20, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Gelu", 20, [](NodeContext &n) -> LogicalResult {
     std::string approx = n.stringAttr("approximate", "none");
     if (approx != "none" && approx != "tanh")
       return n.error() << "unknown approximate '" << approx << "' (expected none or tanh)";
@@ -568,11 +562,11 @@ void onnx_import::registerElementwiseOps(std::vector<OpEntry> &t) {
                    [tanh](double x) { return tanh ? geluTanhD(x) : geluErfD(x); }),
         0, 1);
   });
-  add(t, "", "Identity", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Identity", 1, [](NodeContext &n) -> LogicalResult {
     n.setOutput(0, n.input(0));
     return success();
   });
-  add(t, "", "Cast", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Cast", 1, [](NodeContext &n) -> LogicalResult {
     FailureOr<Type> to = n.importer.convertElementType(n.intAttr("to", 0), n.loc);
     if (failed(to))
       return n.error() << "unsupported 'to' type";
@@ -607,7 +601,7 @@ void onnx_import::registerElementwiseOps(std::vector<OpEntry> &t) {
     n.setOutput(0, *r);
     return success();
   });
-  add(t, "", "Clip", 13, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Clip", 13, [](NodeContext &n) -> LogicalResult {
     Type et = n.inputType(0).getElementType();
     bool hasMin = n.hasInput(1), hasMax = n.hasInput(2);
     SmallVector<OnnxValue> ins = {n.input(0)};
@@ -652,7 +646,7 @@ void onnx_import::registerElementwiseOps(std::vector<OpEntry> &t) {
   });
 
   // com.microsoft activations.
-  add(t, "com.microsoft", "FastGelu", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "com.microsoft", "FastGelu", 1, [](NodeContext &n) -> LogicalResult {
     Elementwise ew = unaryFloat([](B &b, Location l, Value x) { return geluTanhOf(b, l, x); },
                                 [](double x) { return geluTanhD(x); });
     if (!n.hasInput(1))
@@ -664,7 +658,7 @@ void onnx_import::registerElementwiseOps(std::vector<OpEntry> &t) {
     biased.evalF = [](ArrayRef<double> a) { return geluTanhD(a[0] + a[1]); };
     return lowerElementwise(n, biased, 0, 2);
   });
-  add(t, "com.microsoft", "BiasGelu", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "com.microsoft", "BiasGelu", 1, [](NodeContext &n) -> LogicalResult {
     Elementwise biased;
     biased.floatOnly = true;
     biased.body = [](OpBuilder &b, Location loc, ValueRange a, Type) {
@@ -673,7 +667,7 @@ void onnx_import::registerElementwiseOps(std::vector<OpEntry> &t) {
     biased.evalF = [](ArrayRef<double> a) { return geluErfD(a[0] + a[1]); };
     return lowerElementwise(n, biased, 0, 2);
   });
-  add(t, "com.microsoft", "QuickGelu", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "com.microsoft", "QuickGelu", 1, [](NodeContext &n) -> LogicalResult {
     double alpha = n.floatAttr("alpha", 1.702);
     return lowerElementwise(
         n,

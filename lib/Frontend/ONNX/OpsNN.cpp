@@ -27,10 +27,6 @@ using namespace mlir::decoda::onnx_import;
 
 namespace {
 
-void add(std::vector<OpEntry> &t, const char *domain, const char *op, int64_t since,
-         OpHandler h) {
-  t.push_back(OpEntry{domain, op, since, std::move(h)});
-}
 
 LogicalResult setResult(NodeContext &n, unsigned i, FailureOr<OnnxValue> v) {
   if (failed(v))
@@ -146,7 +142,7 @@ LogicalResult generalLayerNorm(NodeContext &n, int64_t axis) {
 } // namespace
 
 void onnx_import::registerNNOps(std::vector<OpEntry> &t) {
-  add(t, "", "MatMul", 13, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "MatMul", 13, [](NodeContext &n) -> LogicalResult {
     OnnxValue a = n.input(0), w = n.input(1);
     Type et = n.inputType(0).getElementType();
     if (n.inputRank(1) == 2 && n.inputRank(0) >= 2 && isa<FloatType>(et) &&
@@ -167,7 +163,7 @@ void onnx_import::registerNNOps(std::vector<OpEntry> &t) {
     }
     return setResult(n, 0, emitMatMul(n, a, w));
   });
-  add(t, "", "Gemm", 13, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Gemm", 13, [](NodeContext &n) -> LogicalResult {
     double alpha = n.floatAttr("alpha", 1.0), beta = n.floatAttr("beta", 1.0);
     bool transA = n.intAttr("transA", 0), transB = n.intAttr("transB", 0);
     if (n.inputRank(0) != 2 || n.inputRank(1) != 2)
@@ -233,7 +229,7 @@ void onnx_import::registerNNOps(std::vector<OpEntry> &t) {
         {"ReduceMax", ReduceKind::Max, 18},
         {"ReduceMin", ReduceKind::Min, 18},
         {"ReduceProd", ReduceKind::Prod, 18}}) {
-    add(t, "", name, 13, [kind = kind, inputSince = inputSince](NodeContext &n) -> LogicalResult {
+    addOp(t, "", name, 13, [kind = kind, inputSince = inputSince](NodeContext &n) -> LogicalResult {
       SmallVector<int64_t> axes;
       if (n.opset < inputSince) {
         axes = n.intsAttr("axes");
@@ -256,7 +252,7 @@ void onnx_import::registerNNOps(std::vector<OpEntry> &t) {
       return setResult(n, 0, emitReduce(n, n.input(0), axes, keepDims, kind));
     });
   }
-  add(t, "", "Softmax", 13, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Softmax", 13, [](NodeContext &n) -> LogicalResult {
     int64_t rank = n.inputRank(0);
     FailureOr<int64_t> ax = n.axis(n.intAttr("axis", -1), rank);
     if (failed(ax))
@@ -273,7 +269,7 @@ void onnx_import::registerNNOps(std::vector<OpEntry> &t) {
   });
 
   // Normalisations ---------------------------------------------------------------
-  add(t, "", "LayerNormalization", 17, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "LayerNormalization", 17, [](NodeContext &n) -> LogicalResult {
     int64_t rank = n.inputRank(0);
     FailureOr<int64_t> axis = n.axis(n.intAttr("axis", -1), rank);
     if (failed(axis))
@@ -312,9 +308,9 @@ void onnx_import::registerNNOps(std::vector<OpEntry> &t) {
     n.setOutput(0, OnnxValue::tensor(r, n.importer.dimsOf(x, n.loc)));
     return success();
   };
-  add(t, "", "RMSNormalization", 23, rmsNorm);
-  add(t, "com.microsoft", "SimplifiedLayerNormalization", 1, rmsNorm);
-  add(t, "", "SimplifiedLayerNormalization", 1, rmsNorm); // exported in the default domain too
+  addOp(t, "", "RMSNormalization", 23, rmsNorm);
+  addOp(t, "com.microsoft", "SimplifiedLayerNormalization", 1, rmsNorm);
+  addOp(t, "", "SimplifiedLayerNormalization", 1, rmsNorm); // exported in the default domain too
 
   // Skip*: out = norm(input + skip [+ bias]); output 3 is the sum (the new residual stream).
   auto skipNorm = [](bool layerNorm) {
@@ -374,6 +370,6 @@ void onnx_import::registerNNOps(std::vector<OpEntry> &t) {
       return success();
     };
   };
-  add(t, "com.microsoft", "SkipSimplifiedLayerNormalization", 1, skipNorm(false));
-  add(t, "com.microsoft", "SkipLayerNormalization", 1, skipNorm(true));
+  addOp(t, "com.microsoft", "SkipSimplifiedLayerNormalization", 1, skipNorm(false));
+  addOp(t, "com.microsoft", "SkipLayerNormalization", 1, skipNorm(true));
 }

@@ -24,9 +24,6 @@ using namespace mlir::decoda::onnx_import;
 
 namespace {
 
-void add(std::vector<OpEntry> &t, const char *op, int64_t since, OpHandler h) {
-  t.push_back(OpEntry{"", op, since, std::move(h)});
-}
 
 bool isShapeLike(OnnxValue &v) { return shapeElements(v).has_value(); }
 
@@ -276,7 +273,7 @@ LogicalResult squeeze(NodeContext &n, OnnxValue in, ArrayRef<int64_t> axesIn) {
 } // namespace
 
 void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
-  add(t, "Shape", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Shape", 1, [](NodeContext &n) -> LogicalResult {
     SmallVector<OpFoldResult> dims = n.importer.dimsOf(n.input(0), n.loc);
     int64_t rank = dims.size();
     int64_t start = n.intAttr("start", 0), end = n.intAttr("end", rank);
@@ -292,14 +289,14 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     n.setOutput(0, makeShapeValue(n.b.getContext(), elems, false, i64(n)));
     return success();
   });
-  add(t, "Size", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Size", 1, [](NodeContext &n) -> LogicalResult {
     OpFoldResult p = n.b.getIndexAttr(1);
     for (OpFoldResult d : n.importer.dimsOf(n.input(0), n.loc))
       p = foldIndexBinary(n.b, n.loc, '*', p, d);
     n.setOutput(0, makeShapeValue(n.b.getContext(), {p}, true, i64(n)));
     return success();
   });
-  add(t, "Constant", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Constant", 1, [](NodeContext &n) -> LogicalResult {
     if (const onnx::AttributeProto *a = n.attr("value")) {
       FailureOr<ElementsAttr> c = n.importer.convertTensor(a->t(), n.loc, /*forceInline=*/false);
       if (failed(c))
@@ -335,7 +332,7 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     return n.error() << "needs one of value, value_float(s), value_int(s) (sparse and string "
                         "constants are not supported)";
   });
-  add(t, "Reshape", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Reshape", 1, [](NodeContext &n) -> LogicalResult {
     OnnxValue in = n.input(0);
     SmallVector<OpFoldResult> inDims = n.importer.dimsOf(in, n.loc);
     std::optional<SmallVector<OpFoldResult>> target = shapeElements(n.input(1));
@@ -478,7 +475,7 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     }
     return setTensor(n, 0, emitReshape(n, in, dims));
   });
-  add(t, "Flatten", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Flatten", 1, [](NodeContext &n) -> LogicalResult {
     OnnxValue in = n.input(0);
     SmallVector<OpFoldResult> dims = n.importer.dimsOf(in, n.loc);
     int64_t rank = dims.size();
@@ -492,7 +489,7 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
       (i < a ? p0 : p1) = foldIndexBinary(n.b, n.loc, '*', i < a ? p0 : p1, dims[i]);
     return setTensor(n, 0, emitReshape(n, in, {p0, p1}));
   });
-  add(t, "Transpose", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Transpose", 1, [](NodeContext &n) -> LogicalResult {
     int64_t rank = n.inputRank(0);
     SmallVector<int64_t> perm = n.intsAttr("perm");
     if (perm.empty())
@@ -511,19 +508,19 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     n.setOutput(0, emitTranspose(n, n.input(0), perm));
     return success();
   });
-  add(t, "Unsqueeze", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Unsqueeze", 1, [](NodeContext &n) -> LogicalResult {
     FailureOr<SmallVector<int64_t>> axes = axesOf(n, 1, 13, true);
     if (failed(axes))
       return failure();
     return unsqueeze(n, n.input(0), *axes);
   });
-  add(t, "Squeeze", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Squeeze", 1, [](NodeContext &n) -> LogicalResult {
     FailureOr<SmallVector<int64_t>> axes = axesOf(n, 1, 13, false);
     if (failed(axes))
       return failure();
     return squeeze(n, n.input(0), *axes);
   });
-  add(t, "Expand", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Expand", 1, [](NodeContext &n) -> LogicalResult {
     std::optional<SmallVector<OpFoldResult>> target = shapeElements(n.input(1));
     if (!target)
       return n.error() << "the target shape must be known at compile time (a constant or "
@@ -531,7 +528,7 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     // Expand's shape may use 1 where the input is larger (bidirectional broadcast).
     return setTensor(n, 0, emitBroadcastTo(n, n.input(0), *target));
   });
-  add(t, "Concat", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Concat", 1, [](NodeContext &n) -> LogicalResult {
     int64_t axisAttr = n.intAttr("axis", 0);
     bool allShape = true;
     for (unsigned i = 0; i < n.numInputs(); ++i)
@@ -588,7 +585,7 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     n.setOutput(0, OnnxValue::tensor(r, dims));
     return success();
   });
-  add(t, "Slice", 10, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Slice", 10, [](NodeContext &n) -> LogicalResult {
     auto starts = elementsOrRuntime(n, 1), ends = elementsOrRuntime(n, 2);
     if (!starts || !ends)
       return n.error() << "starts and ends must be 1-D integer tensors of static length";
@@ -633,7 +630,7 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     }
     return setTensor(n, 0, sliceTensor(n, in, axes, *starts, *ends, steps));
   });
-  add(t, "Split", 13, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Split", 13, [](NodeContext &n) -> LogicalResult {
     int64_t rank = n.inputRank(0);
     FailureOr<int64_t> ax = n.axis(n.intAttr("axis", 0), rank);
     if (failed(ax))
@@ -667,7 +664,7 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     }
     return success();
   });
-  add(t, "Gather", 1, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Gather", 1, [](NodeContext &n) -> LogicalResult {
     OnnxValue data = n.input(0), idx = n.input(1);
     int64_t rank = n.inputRank(0);
     FailureOr<int64_t> ax = n.axis(n.intAttr("axis", 0), rank);
@@ -795,7 +792,7 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     n.setOutput(0, OnnxValue::tensor(g.getResult(0), outDims));
     return success();
   });
-  add(t, "Range", 11, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Range", 11, [](NodeContext &n) -> LogicalResult {
     Type et = n.inputType(0).getElementType();
     auto cs = n.constInts(0), cl = n.constInts(1), cd = n.constInts(2);
     auto fs = n.constFloat(0), fl = n.constFloat(1), fd = n.constFloat(2);
@@ -858,7 +855,7 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     n.setOutput(0, OnnxValue::tensor(g.getResult(0), {len}));
     return success();
   });
-  add(t, "ConstantOfShape", 9, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "ConstantOfShape", 9, [](NodeContext &n) -> LogicalResult {
     std::optional<SmallVector<OpFoldResult>> dims = shapeElements(n.input(0));
     if (!dims)
       return n.error() << "the shape must be known at compile time or from shape arithmetic";
@@ -888,7 +885,7 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     n.setOutput(0, OnnxValue::tensor(r, *dims));
     return success();
   });
-  add(t, "Trilu", 14, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Trilu", 14, [](NodeContext &n) -> LogicalResult {
     bool upper = n.intAttr("upper", 1) != 0;
     OpFoldResult k = n.b.getIndexAttr(0);
     if (n.hasInput(1)) {
@@ -927,7 +924,7 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     n.setOutput(0, OnnxValue::tensor(g.getResult(0), dims));
     return success();
   });
-  add(t, "Tile", 13, [](NodeContext &n) -> LogicalResult {
+  addOp(t, "", "Tile", 13, [](NodeContext &n) -> LogicalResult {
     auto reps = n.constInts(1);
     OnnxValue in = n.input(0);
     SmallVector<OpFoldResult> dims = n.importer.dimsOf(in, n.loc);
