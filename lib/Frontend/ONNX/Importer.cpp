@@ -489,6 +489,7 @@ const std::vector<OpEntry> &opTable() {
     registerShapeOps(t);
     registerNNOps(t);
     registerAttentionOps(t);
+    registerControlFlowOps(t);
     return t;
   }();
   return table;
@@ -526,15 +527,10 @@ public:
   OwningOpRef<ModuleOp> run();
 
 private:
-  Location fileLoc() { return FileLineColLoc::get(imp.b.getStringAttr(imp.modelPath), 0, 0); }
-  Location nodeLoc(const onnx::NodeProto &node, int index) {
-    std::string name = node.name().empty()
-                           ? (node.op_type() + "_" + std::to_string(index))
-                           : node.name();
-    return NameLoc::get(imp.b.getStringAttr(name), fileLoc());
-  }
+  Location fileLoc() { return imp.fileLoc(); }
   LogicalResult readOpsets();
   LogicalResult checkNodes(const onnx::GraphProto &g);
+  void collectUnsupported(const onnx::GraphProto &g, SmallVectorImpl<std::string> &unsupported);
   FailureOr<RankedTensorType> inputType(const onnx::ValueInfoProto &vi,
                                         SmallVectorImpl<std::string> &params);
 
@@ -559,6 +555,18 @@ LogicalResult GraphImporter::readOpsets() {
 
 LogicalResult GraphImporter::checkNodes(const onnx::GraphProto &g) {
   SmallVector<std::string> unsupported;
+  collectUnsupported(g, unsupported);
+  if (unsupported.empty())
+    return success();
+  InFlightDiagnostic d = emitError(fileLoc());
+  d << unsupported.size() << " unsupported ONNX node" << (unsupported.size() == 1 ? "" : "s")
+    << ": ";
+  llvm::interleaveComma(unsupported, d);
+  return failure();
+}
+
+void GraphImporter::collectUnsupported(const onnx::GraphProto &g,
+                                       SmallVectorImpl<std::string> &unsupported) {
   int index = 0;
   for (const onnx::NodeProto &node : g.node()) {
     ++index;
@@ -571,14 +579,13 @@ LogicalResult GraphImporter::checkNodes(const onnx::GraphProto &g) {
                        (opset < 0 ? std::string("not imported") : std::to_string(opset)) + ")";
     if (opset < 0 || !findOp(domain, node.op_type(), opset))
       unsupported.push_back(desc);
+    for (const onnx::AttributeProto &a : node.attribute()) {
+      if (a.has_g())
+        collectUnsupported(a.g(), unsupported);
+      for (const onnx::GraphProto &gg : a.graphs())
+        collectUnsupported(gg, unsupported);
+    }
   }
-  if (unsupported.empty())
-    return success();
-  InFlightDiagnostic d = emitError(fileLoc());
-  d << unsupported.size() << " unsupported ONNX node" << (unsupported.size() == 1 ? "" : "s")
-    << ": ";
-  llvm::interleaveComma(unsupported, d);
-  return failure();
 }
 
 FailureOr<RankedTensorType> GraphImporter::inputType(const onnx::ValueInfoProto &vi,
@@ -687,42 +694,28 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     imp.values[name] = OnnxValue::tensor(arg, dims);
   }
 
-  for (const onnx::NodeProto &node : g.node())
-    for (const std::string &in : node.input())
-      imp.usedNames.insert(in);
+  // Names read by any node, subgraphs (Loop bodies, If branches) included.
+  std::function<void(const onnx::GraphProto &)> collectUses = [&](const onnx::GraphProto &sg) {
+    for (const onnx::NodeProto &node : sg.node()) {
+      for (const std::string &in : node.input())
+        imp.usedNames.insert(in);
+      for (const onnx::AttributeProto &a : node.attribute()) {
+        if (a.has_g())
+          collectUses(a.g());
+        for (const onnx::GraphProto &gg : a.graphs())
+          collectUses(gg);
+      }
+    }
+    for (const onnx::ValueInfoProto &vi : sg.output())
+      imp.usedNames.insert(vi.name());
+  };
+  collectUses(g);
   for (const onnx::ValueInfoProto &vi : g.output())
     imp.usedNames.insert(vi.name());
 
   // Nodes.
-  int index = 0;
-  for (const onnx::NodeProto &node : g.node()) {
-    ++index;
-    Location nloc = nodeLoc(node, index);
-    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
-    int64_t opset = imp.opsets.lookup(domain);
-    StringRef shownName = cast<NameLoc>(nloc).getName().getValue();
-    for (const std::string &in : node.input())
-      if (!in.empty() && !imp.values.count(in))
-        return emitError(nloc) << "ONNX node '" << shownName << "' (" << node.op_type()
-                               << "): input '" << in
-                               << "' is not produced by any earlier node, input or initializer "
-                                  "(the graph must be topologically sorted)",
-               nullptr;
-    for (const onnx::AttributeProto &a : node.attribute())
-      if (a.has_g() || a.graphs_size())
-        return emitError(nloc) << "ONNX node '" << shownName << "' (" << node.op_type()
-                               << "): subgraph attributes are not supported",
-               nullptr;
-    const OpEntry *e = findOp(domain, node.op_type(), opset);
-    NodeContext ctx(imp, node, opset, nloc);
-    if (failed(e->handler(ctx)))
-      return nullptr;
-    for (int i = 0; i < node.output_size(); ++i)
-      if (ctx.outputUsed(i) && !imp.values.count(node.output(i)))
-        return ctx.error() << "output " << i << " ('" << node.output(i)
-                           << "') is not supported by the importer",
-               nullptr;
-  }
+  if (failed(imp.importNodes(g)))
+    return nullptr;
 
   // Outputs -> results.
   SmallVector<Value> results;
@@ -756,6 +749,45 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   return module;
 }
 } // namespace
+
+Location Importer::fileLoc() { return FileLineColLoc::get(b.getStringAttr(modelPath), 0, 0); }
+
+Location Importer::nodeLoc(const onnx::NodeProto &node, int index) {
+  std::string name =
+      node.name().empty() ? (node.op_type() + "_" + std::to_string(index)) : node.name();
+  return NameLoc::get(b.getStringAttr(name), fileLoc());
+}
+
+LogicalResult Importer::importNodes(const onnx::GraphProto &g) {
+  int index = 0;
+  for (const onnx::NodeProto &node : g.node()) {
+    ++index;
+    Location nloc = nodeLoc(node, index);
+    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+    int64_t opset = opsets.lookup(domain);
+    StringRef shownName = cast<NameLoc>(nloc).getName().getValue();
+    for (const std::string &in : node.input())
+      if (!in.empty() && !values.count(in))
+        return emitError(nloc) << "ONNX node '" << shownName << "' (" << node.op_type()
+                               << "): input '" << in
+                               << "' is not produced by any earlier node, input or initializer "
+                                  "(the graph must be topologically sorted)";
+    bool controlFlow = domain.empty() && (node.op_type() == "Loop" || node.op_type() == "If");
+    for (const onnx::AttributeProto &a : node.attribute())
+      if ((a.has_g() || a.graphs_size()) && !controlFlow)
+        return emitError(nloc) << "ONNX node '" << shownName << "' (" << node.op_type()
+                               << "): subgraph attributes are not supported";
+    const OpEntry *e = findOp(domain, node.op_type(), opset);
+    NodeContext ctx(*this, node, opset, nloc);
+    if (failed(e->handler(ctx)))
+      return failure();
+    for (int i = 0; i < node.output_size(); ++i)
+      if (ctx.outputUsed(i) && !values.count(node.output(i)))
+        return ctx.error() << "output " << i << " ('" << node.output(i)
+                           << "') is not supported by the importer";
+  }
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // Entry points

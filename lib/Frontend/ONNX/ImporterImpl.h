@@ -25,6 +25,7 @@
 #include <optional>
 
 namespace onnx {
+class GraphProto;
 class NodeProto;
 class AttributeProto;
 class TensorProto;
@@ -138,6 +139,7 @@ void registerElementwiseOps(std::vector<OpEntry> &table);
 void registerShapeOps(std::vector<OpEntry> &table);
 void registerNNOps(std::vector<OpEntry> &table);
 void registerAttentionOps(std::vector<OpEntry> &table);
+void registerControlFlowOps(std::vector<OpEntry> &table);
 
 class Importer {
 public:
@@ -161,6 +163,12 @@ public:
   FailureOr<ElementsAttr> convertTensor(const onnx::TensorProto &t, Location loc, bool forceInline);
 
   FailureOr<Type> convertElementType(int32_t onnxType, Location loc);
+
+  /// Imports `graph`'s nodes in order into the current insertion point (the main graph, or a
+  /// Loop body / If branch being inlined). Values are looked up by name, outer ones included.
+  LogicalResult importNodes(const onnx::GraphProto &graph);
+  Location fileLoc();
+  Location nodeLoc(const onnx::NodeProto &node, int index);
 
   std::vector<std::shared_ptr<std::string>> ownedBlobs; // keeps raw_data alive for resources
 };
