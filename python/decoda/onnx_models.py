@@ -1365,14 +1365,15 @@ _attn_case("attention_gqa_no_mask", scale="div", mask=None)
 
 def llama_block_subgraph(g: Graph, x: str, cos: str, sin: str, prefix: str,
                          mask="trilu_add", norm="reciprocal", d: int = D, heads: int = H,
-                         kv_heads: int = HKV, dh: int = DH, ff: int = FF) -> str:
+                         kv_heads: int = HKV, dh: int = DH, ff: int = FF,
+                         eps: float = 1e-6) -> str:
     h = rms_norm_subgraph(g, x, g.weight([d], f"{prefix}.input_layernorm", 0.2, 1.0),
-                          form=norm)
+                          eps=eps, form=norm)
     a = attention_subgraph(g, h, heads=heads, kv_heads=kv_heads, scale="div_shape", mask=mask,
                            rope=(cos, sin), prefix=f"{prefix}.self_attn", d=d, dh=dh)
     x = g.op("Add", [x, a])
     h = rms_norm_subgraph(g, x, g.weight([d], f"{prefix}.post_attention_layernorm", 0.2, 1.0),
-                          form=norm)
+                          eps=eps, form=norm)
     return g.op("Add", [x, swiglu_subgraph(g, h, f"{prefix}.mlp", d, ff)])
 
 
@@ -1391,17 +1392,19 @@ def llama_block():
 
 
 def llama_block_model(hidden: int = D, heads: int = H, kv_heads: int = HKV, head_dim: int = DH,
-                      ffn: int = FF, seed: int = 21, name: str = "llama_block") -> onnx.ModelProto:
+                      ffn: int = FF, seed: int = 21, name: str = "llama_block",
+                      theta: float = 10000.0, eps: float = 1e-6) -> onnx.ModelProto:
     """The :func:`llama_block` graph at any size, e.g. Llama-3.2-1B's block for benchmarks:
-    ``llama_block_model(2048, 32, 8, 64, 8192)`` (about 240 MB of f32 weights). Inputs
+    ``llama_block_model(2048, 32, 8, 64, 8192, theta=500000.0, eps=1e-5)`` (about 240 MB of f32
+    weights). ``theta`` is the RoPE base, ``eps`` the RMSNorm epsilon. Inputs
     ``hidden_states`` [batch, sequence, hidden] f32 and ``position_ids`` [batch, sequence] i64;
     output ``y``."""
     g = Graph(name, seed=seed)
     x = g.input("hidden_states", "f32", ["batch", "sequence", hidden])
     pos = g.input("position_ids", "i64", ["batch", "sequence"])
-    cos, sin = _hf_cos_sin(g, pos, head_dim)
+    cos, sin = _hf_cos_sin(g, pos, head_dim, theta)
     y = llama_block_subgraph(g, x, cos, sin, "layers.0", d=hidden, heads=heads,
-                             kv_heads=kv_heads, dh=head_dim, ff=ffn)
+                             kv_heads=kv_heads, dh=head_dim, ff=ffn, eps=eps)
     g.output(y, "y", "f32", ["batch", "sequence", hidden])
     return g.model()
 
