@@ -12,8 +12,10 @@ Usage: /usr/bin/python3 bench/onnx_block.py [--threads N] [--runs N] [--seq T]..
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -173,7 +175,9 @@ def main():
     ap.add_argument("--ops", action="store_true",
                     help="also count the ops the importer raised and the graph passes left (a "
                          "second compile with --print-ir-after)")
-    ap.add_argument("--workdir", help="keep the ONNX file and the .so here (default: a temp dir)")
+    ap.add_argument("--workdir",
+                    help="keep the ONNX file and the .so here (default: a temporary directory, "
+                         "removed at exit)")
     ap.add_argument("--fresh-pages", action="store_true",
                     help="keep glibc's default malloc thresholds (see bench/README.md)")
     args = ap.parse_args()
@@ -191,8 +195,12 @@ def main():
         ap.error(f"--hidden must be a multiple of the head dim {HEAD_DIM}")
     d = dims(args.hidden)
     seqs = args.seq or [128, 512]
-    work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="decoda-onnx-"))
-    work.mkdir(parents=True, exist_ok=True)
+    if args.workdir:
+        work = Path(args.workdir)
+        work.mkdir(parents=True, exist_ok=True)
+    else:  # about 500 MB (model, .so): removed at exit
+        work = Path(tempfile.mkdtemp(prefix="decoda-onnx-"))
+        atexit.register(shutil.rmtree, work, ignore_errors=True)
 
     peak, bw, omp_threads = cpu_block.roofline(work)
     print(f"machine: {os.cpu_count()} cores; roofline ({omp_threads} OpenMP threads): peak "
