@@ -23,11 +23,8 @@ namespace {
 
 constexpr int64_t kMaxUnroll = 4096;
 
-/// A boolean input known at import.
-std::optional<bool> constBool(NodeContext &n, unsigned i) {
-  if (!n.hasInput(i))
-    return std::nullopt;
-  OnnxValue &v = n.input(i);
+/// A boolean (or integer) scalar known at import.
+std::optional<bool> constBoolValue(OnnxValue &v) {
   if (v.isConst())
     if (auto d = dyn_cast<DenseElementsAttr>(v.cst); d && d.getNumElements() == 1) {
       if (isa<IntegerType>(d.getElementType()))
@@ -40,15 +37,10 @@ std::optional<bool> constBool(NodeContext &n, unsigned i) {
   return std::nullopt;
 }
 
-std::optional<bool> constBoolValue(MLIRContext *ctx, OnnxValue &v) {
-  if (v.isConst())
-    if (auto d = dyn_cast<DenseElementsAttr>(v.cst); d && d.getNumElements() == 1 &&
-                                                      isa<IntegerType>(d.getElementType()))
-      return !(*d.getValues<APInt>().begin()).isZero();
-  if (auto e = shapeElements(v); e && e->size() == 1)
-    if (std::optional<int64_t> c = getConstantIntValue((*e)[0]))
-      return *c != 0;
-  return std::nullopt;
+std::optional<bool> constBool(NodeContext &n, unsigned i) {
+  if (!n.hasInput(i))
+    return std::nullopt;
+  return constBoolValue(n.input(i));
 }
 
 OnnxValue scalarConstant(MLIRContext *ctx, Type t, int64_t v) {
@@ -135,7 +127,7 @@ LogicalResult importLoop(NodeContext &n) {
     FailureOr<OnnxValue> cond = get(0);
     if (failed(cond))
       return failure();
-    std::optional<bool> keepGoing = constBoolValue(ctx, *cond);
+    std::optional<bool> keepGoing = constBoolValue(*cond);
     if (!keepGoing)
       return n.error() << "the body's condition output is known only at run time";
     for (int64_t k = 0; k < carried; ++k) {
