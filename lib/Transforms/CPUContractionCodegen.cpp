@@ -38,6 +38,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 namespace mlir::decoda {
 #define GEN_PASS_DEF_CPUCONTRACTIONCODEGENPASS
@@ -220,14 +223,44 @@ FailureOr<Contraction> match(linalg::GenericOp op, int64_t gemvMaxRows) {
   return c;
 }
 
-/// A 2-D f32 weight read straight from a constant `memref.global` (an `arith.constant` weight
+/// A 2-D f32 weight read straight from a constant `memref.global` (an `arith.constant` weight,
+/// `dense` or `dense_resource`,
 /// after bufferization) with map (n, k) or (k, n): the dense value and whether k is the minor
 /// dim. Such weights are packed at compile time.
 struct ConstantWeight {
   memref::GlobalOp global;
-  DenseElementsAttr value;
+  ArrayRef<float> values; // one element when `splat`
+  bool splat;
   bool kMinor;
 };
+
+/// The f32 elements of a constant global's initial value, from a `dense` or a `dense_resource`
+/// attribute (the ONNX importer's form for large initializers). Nothing when the blob is
+/// elided, not loaded, or of the wrong size.
+std::optional<std::pair<ArrayRef<float>, bool>> constantF32Values(Attribute init,
+                                                                  int64_t numElements) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(init)) {
+    if (!dense.getElementType().isF32())
+      return std::nullopt;
+    ArrayRef<char> raw = dense.getRawData();
+    bool splat = dense.isSplat();
+    if (raw.size() != (splat ? 1 : numElements) * sizeof(float))
+      return std::nullopt;
+    return std::make_pair(ArrayRef<float>(reinterpret_cast<const float *>(raw.data()),
+                                          raw.size() / sizeof(float)),
+                          splat);
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
+    ArrayRef<char> raw = resource.getData();
+    if (!resource.getElementType().isF32() ||
+        raw.size() != static_cast<size_t>(numElements) * sizeof(float) ||
+        reinterpret_cast<uintptr_t>(raw.data()) % alignof(float) != 0)
+      return std::nullopt;
+    return std::make_pair(
+        ArrayRef<float>(reinterpret_cast<const float *>(raw.data()), numElements), false);
+  }
+  return std::nullopt;
+}
 
 std::optional<ConstantWeight> constantWeight(const Contraction &c) {
   linalg::GenericOp op = c.op;
@@ -240,8 +273,8 @@ std::optional<ConstantWeight> constantWeight(const Contraction &c) {
   auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(get, get.getNameAttr());
   if (!global || !global.getConstant() || !global.getInitialValue())
     return std::nullopt;
-  auto value = dyn_cast<DenseElementsAttr>(*global.getInitialValue());
-  if (!value)
+  auto values = constantF32Values(*global.getInitialValue(), type.getNumElements());
+  if (!values)
     return std::nullopt;
   AffineMap bMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
   auto d0 = dyn_cast<AffineDimExpr>(bMap.getResult(0));
@@ -249,9 +282,9 @@ std::optional<ConstantWeight> constantWeight(const Contraction &c) {
   if (!d0 || !d1)
     return std::nullopt;
   if (d0.getPosition() == c.nDim && d1.getPosition() == c.kDim)
-    return ConstantWeight{global, value, true};
+    return ConstantWeight{global, values->first, values->second, true};
   if (d0.getPosition() == c.kDim && d1.getPosition() == c.nDim)
-    return ConstantWeight{global, value, false};
+    return ConstantWeight{global, values->first, values->second, false};
   return std::nullopt;
 }
 
@@ -266,14 +299,14 @@ memref::GlobalOp packedGlobal(ConstantWeight w) {
   int64_t n = w.kMinor ? shape[0] : shape[1], k = w.kMinor ? shape[1] : shape[0];
   int64_t panels = (n + kPanel - 1) / kPanel;
   std::vector<float> packed(panels * k * kPanel, 0.0f);
-  if (w.value.isSplat()) {
-    float v = w.value.getSplatValue<float>();
+  if (w.splat) {
+    float v = w.values.front();
     for (int64_t p = 0; p < panels; ++p)
       for (int64_t kk = 0; kk < k; ++kk)
         for (int64_t j = 0; j < kPanel && p * kPanel + j < n; ++j)
           packed[(p * k + kk) * kPanel + j] = v;
   } else {
-    auto values = w.value.getValues<float>();
+    ArrayRef<float> values = w.values;
     for (int64_t row = 0; row < (w.kMinor ? n : k); ++row)
       for (int64_t col = 0; col < (w.kMinor ? k : n); ++col) {
         int64_t nn = w.kMinor ? row : col, kk = w.kMinor ? col : row;
@@ -284,10 +317,17 @@ memref::GlobalOp packedGlobal(ConstantWeight w) {
   auto type = MemRefType::get({panels, k, kPanel}, Float32Type::get(ctx));
   auto tensorType = RankedTensorType::get({panels, k, kPanel}, Float32Type::get(ctx));
   OpBuilder b(w.global);
-  return memref::GlobalOp::create(
-      b, w.global.getLoc(), b.getStringAttr(name), b.getStringAttr("private"), TypeAttr::get(type),
-      DenseElementsAttr::get(tensorType, ArrayRef<float>(packed)), b.getUnitAttr(),
-      b.getI64IntegerAttr(64));
+  // Weights from a dense_resource stay resources (one copy of the packed bytes, not a second one
+  // uniqued in the context); small dense weights stay dense.
+  Attribute init;
+  if (isa<DenseResourceElementsAttr>(*w.global.getInitialValue()))
+    init = DenseResourceElementsAttr::get(
+        tensorType, name, HeapAsmResourceBlob::allocateAndCopyInferAlign<float>(packed));
+  else
+    init = DenseElementsAttr::get(tensorType, ArrayRef<float>(packed));
+  return memref::GlobalOp::create(b, w.global.getLoc(), b.getStringAttr(name),
+                                  b.getStringAttr("private"), TypeAttr::get(type), init,
+                                  b.getUnitAttr(), b.getI64IntegerAttr(64));
 }
 
 /// Builds the tiled loop nest that replaces `c.op`.

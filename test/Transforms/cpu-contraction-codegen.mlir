@@ -305,3 +305,36 @@ func.func @constant_weight(%x: memref<?x3xf32>, %y: memref<?x35xf32>) {
   }
   return
 }
+
+// -----
+
+// A dense_resource weight (the ONNX importer's form for large initializers) is packed at compile
+// time too, into a dense_resource global: packed[0][k][j] = W[j][k] for W = [[1, 2, 3], [4, 5, 6]].
+memref.global "private" constant @w_res : memref<2x3xf32> = dense_resource<w_blob>
+#x = affine_map<(d0, d1, d2) -> (d0, d2)>
+#w = affine_map<(d0, d1, d2) -> (d1, d2)>
+#o = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG:   memref.global "private" constant @w_res_packed32 : memref<1x3x32xf32> = dense_resource<[[RES:w_res_packed32[_0-9]*]]>
+// CHECK-LABEL: func.func @resource_weight(
+// CHECK-NOT:     memref.alloca
+// CHECK:         memref.get_global @w_res_packed32 : memref<1x3x32xf32>
+// CHECK:         [[RES]]: "0x040000000000803F00008040000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000400000A040000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000040400000C040000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+func.func @resource_weight(%x: memref<?x3xf32>, %y: memref<?x2xf32>) {
+  %w = memref.get_global @w_res : memref<2x3xf32>
+  linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x3xf32>, memref<2x3xf32>) outs(%y : memref<?x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      w_blob: "0x040000000000803F0000004000004040000080400000A0400000C040"
+    }
+  }
+#-}
