@@ -11,6 +11,7 @@ PKGS=(
   zlib1g-dev
   libonnx-dev libprotobuf-dev protobuf-compiler python3-onnx libonnx-testdata
   nodejs
+  clang-22 libclang-rt-22-dev libfuzzer-22-dev
 )
 
 missing=()
