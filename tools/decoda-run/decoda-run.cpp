@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "NumpyIO.h"
+#include "decoda/Support/NumpyIO.h"
 
 #include "decoda-c/runtime.h"
 

@@ -1,6 +1,6 @@
 //===- NumpyIO.cpp - .npy / .npz reading and .npy writing -----------------===//
 
-#include "NumpyIO.h"
+#include "decoda/Support/NumpyIO.h"
 
 #include <zlib.h>
 

@@ -1,14 +1,14 @@
 //===- NumpyIO.h - .npy / .npz reading and .npy writing -------------------===//
 //
-// Just enough of the NumPy file formats for decoda-run: .npy versions 1, 2 and 3 with a
-// little-endian (or byte-order-free) descr among <f4 <f2 <f8 |i1 <i4 <i8 |b1 <u2, C order only;
-// .npz archives (zip, stored or deflate, zip64 as NumPy writes it). Errors are returned as
-// messages that name the file.
+// Just enough of the NumPy file formats for decoda-run and decoda-compile: .npy versions 1, 2
+// and 3 with a little-endian (or byte-order-free) descr among <f4 <f2 <f8 |i1 <i4 <i8 |b1 <u2,
+// C order only; .npz archives (zip, stored or deflate, zip64 as NumPy writes it). Errors are
+// returned as messages that name the file.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef DECODA_TOOLS_DECODA_RUN_NUMPYIO_H
-#define DECODA_TOOLS_DECODA_RUN_NUMPYIO_H
+#ifndef DECODA_SUPPORT_NUMPYIO_H
+#define DECODA_SUPPORT_NUMPYIO_H
 
 #include <cstdint>
 #include <string>
@@ -46,4 +46,4 @@ bool readFile(const std::string &path, std::string &out, std::string &error);
 
 } // namespace decoda::npy
 
-#endif // DECODA_TOOLS_DECODA_RUN_NUMPYIO_H
+#endif // DECODA_SUPPORT_NUMPYIO_H
