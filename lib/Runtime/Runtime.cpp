@@ -14,6 +14,7 @@
 #include "Signature.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <setjmp.h>
 #include <sys/stat.h>
 
@@ -184,14 +185,39 @@ bool isInLoadedObject(const void *p) {
   return dladdr(p, &info) != 0 && info.dli_fname != nullptr;
 }
 
-bool hasElfMagic(const char *path) {
+/// Checks that `path` is an ELF file whose loadable segments all lie inside it, before dlopen:
+/// the dynamic loader maps a truncated file without complaint and the first touch of a page
+/// past its end is a SIGBUS. Returns "" when the file is fit to load, else why not ("not an ELF
+/// shared library" when it is not ELF at all).
+std::string checkElfFile(const char *path, off_t fileSize) {
+  const std::string notElf = "not an ELF shared library";
   FILE *f = std::fopen(path, "rb");
   if (!f)
-    return false;
-  unsigned char magic[4] = {0, 0, 0, 0};
-  size_t n = std::fread(magic, 1, 4, f);
-  std::fclose(f);
-  return n == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+    return notElf;
+  std::unique_ptr<FILE, int (*)(FILE *)> closer(f, &std::fclose);
+  Elf64_Ehdr eh;
+  std::memset(&eh, 0, sizeof(eh));
+  size_t n = std::fread(&eh, 1, sizeof(eh), f);
+  if (n < 4 || std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+    return notElf;
+  if (n < sizeof(eh) || eh.e_ident[EI_CLASS] != ELFCLASS64)
+    return "a truncated or non-64-bit ELF file";
+  const uint64_t size = static_cast<uint64_t>(fileSize);
+  if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phoff > size ||
+      uint64_t(eh.e_phnum) * sizeof(Elf64_Phdr) > size - eh.e_phoff)
+    return "a truncated ELF file (its program headers lie past the end of the file)";
+  if (std::fseek(f, static_cast<long>(eh.e_phoff), SEEK_SET) != 0)
+    return "an unreadable ELF file";
+  for (unsigned i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    if (std::fread(&ph, sizeof(ph), 1, f) != 1)
+      return "an unreadable ELF file";
+    if (ph.p_type == PT_LOAD && (ph.p_offset > size || ph.p_filesz > size - ph.p_offset))
+      return "a truncated ELF file (segment " + std::to_string(i) + " ends at byte " +
+             std::to_string(ph.p_offset + ph.p_filesz) + ", the file has " +
+             std::to_string(size) + ")";
+  }
+  return "";
 }
 
 } // namespace
@@ -416,9 +442,8 @@ decoda_status loadImpl(const char *path, decoda_model **out) {
     return setError(DECODA_ERROR_IO, "cannot open model '" + p + "': " + std::strerror(errno));
   if (S_ISDIR(st.st_mode))
     return setError(DECODA_ERROR_IO, "cannot open model '" + p + "': it is a directory");
-  if (!hasElfMagic(path))
-    return setError(DECODA_ERROR_FORMAT,
-                    "'" + p + "' is not a Decoda model (not an ELF shared library)");
+  if (std::string why = checkElfFile(path, st.st_size); !why.empty())
+    return setError(DECODA_ERROR_FORMAT, "'" + p + "' is not a Decoda model (" + why + ")");
   // dlopen searches the library path for a name without '/'; a model path is a file path.
   std::string openPath = p.find('/') == std::string::npos ? "./" + p : p;
   void *handle = dlopen(openPath.c_str(), RTLD_NOW | RTLD_LOCAL);
