@@ -9,4 +9,9 @@ if [ ! -f build/build.ninja ]; then
     { cat build-configure.log; exit 1; }
   rm -f build-configure.log
 fi
+# One build at a time in this tree: concurrent ninja runs in one build directory would compile the
+# same objects twice and race on them; a second caller waits here for the first.
+mkdir -p build
+exec 9>build/.build-lock
+flock 9
 ninja -C build decoda-test-depends all
