@@ -291,6 +291,18 @@ openExternalData(StringRef modelDir, StringRef tensorName, StringRef location, i
       return fail("'..' components are not allowed");
   SmallString<256> full(modelDir);
   llvm::sys::path::append(full, location);
+  // No component may be a symbolic link (the file itself is refused by O_NOFOLLOW below; a
+  // linked parent directory would let the path move after the checks).
+  SmallString<256> prefix(modelDir);
+  for (auto it = llvm::sys::path::begin(location), end = llvm::sys::path::end(location);
+       it != end; ++it) {
+    llvm::sys::path::append(prefix, *it);
+    if (std::next(it) == end)
+      break;
+    struct stat lst;
+    if (::lstat(prefix.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode))
+      return fail("directory '" + *it + "' is a symbolic link");
+  }
 
   SmallString<256> realDir, realFile;
   if (llvm::sys::fs::real_path(modelDir, realDir))
@@ -373,25 +385,40 @@ FailureOr<ElementsAttr> Importer::convertTensor(const onnx::TensorProto &tp, Loc
       emitError(loc) << "initializer '" << name << "': external data is disabled";
       return failure();
     }
-    std::string location;
-    int64_t offset = 0, length = -1;
+    // Keys first (each at most once), then the values, so that every error names the location.
+    llvm::StringMap<std::string> entries;
     for (const onnx::StringStringEntryProto &kv : tp.external_data()) {
-      StringRef key = kv.key(), value = kv.value();
-      if (key == "location") {
-        location = value.str();
-      } else if (key == "offset" || key == "length") {
-        int64_t v;
-        if (value.getAsInteger(10, v) || v < 0) {
-          emitError(loc) << "initializer '" << name << "': external data " << key << " '"
-                         << value << "' is not a non-negative integer";
-          return failure();
-        }
-        (key == "offset" ? offset : length) = v;
-      } else if (key != "checksum") {
-        emitError(loc) << "initializer '" << name << "': unknown external data key '" << key
+      auto [it, inserted] = entries.try_emplace(kv.key(), kv.value());
+      if (!inserted) {
+        emitError(loc) << "initializer '" << name << "': external data location '"
+                       << entries.lookup("location") << "': key '" << kv.key()
+                       << "' is given more than once ('" << it->second << "', '" << kv.value()
+                       << "')";
+        return failure();
+      }
+    }
+    std::string location = entries.lookup("location");
+    static constexpr StringLiteral kKnownKeys[] = {"location", "offset", "length", "checksum"};
+    for (const onnx::StringStringEntryProto &kv : tp.external_data())
+      if (!llvm::is_contained(kKnownKeys, StringRef(kv.key()))) {
+        emitError(loc) << "initializer '" << name << "': external data location '" << location
+                       << "': unknown key '" << kv.key()
                        << "' (known: location, offset, length, checksum)";
         return failure();
       }
+    int64_t offset = 0, length = -1;
+    for (StringRef key : {"offset", "length"}) {
+      auto it = entries.find(key);
+      if (it == entries.end())
+        continue;
+      int64_t v;
+      if (StringRef(it->second).getAsInteger(10, v) || v < 0) {
+        emitError(loc) << "initializer '" << name << "': external data location '" << location
+                       << "': " << key << " '" << it->second
+                       << "' is not a non-negative 64-bit integer";
+        return failure();
+      }
+      (key == "offset" ? offset : length) = v;
     }
     auto buf = openExternalData(modelDir, name, location, offset, length, bytes, loc);
     if (failed(buf))
