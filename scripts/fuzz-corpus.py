@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT / "python"))
 
 
 def onnx_seeds(out: Path):
-    subprocess.run([sys.executable, "-m", "decoda.onnx_models", "--out", str(out), "--inputs"],
-                   check=True, cwd=ROOT / "python", stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "decoda.onnx_models", "--out", str(out.resolve()),
+                    "--inputs"], check=True, cwd=ROOT / "python", stdout=subprocess.DEVNULL)
     for f in (ROOT / "test/Frontend/ONNX/models").glob("*.onnx"):
         if f.stat().st_size <= 4096:
             (out / f.name).write_bytes(f.read_bytes())

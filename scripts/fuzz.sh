@@ -21,7 +21,7 @@ ninja -C $B -j 2 "decoda-fuzz-$target"
 [ -d $B/fuzz/seeds/onnx ] || /usr/bin/python3 scripts/fuzz-corpus.py $B/fuzz/seeds
 mkdir -p "$B/fuzz/corpus/$target" "$B/fuzz/findings/$target"
 # Leaks are findings; each input gets 10 s and 2 GiB.
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:detect_odr_violation=0} \
+ASAN_OPTIONS=${ASAN_OPTIONS:-verify_asan_link_order=0:detect_leaks=1:detect_odr_violation=0} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
   "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
   -artifact_prefix="$B/fuzz/findings/$target/" "$@" \
