@@ -461,7 +461,15 @@ def Decoda_AttentionOp : Decoda_Op<"attention", [Pure, AttrSizedOperandSegments,
       masks that no attribute expresses; prefer the attributes, which cost nothing);
     - `segment_ids`: `[B, Tk]` document ids for packed sequences; query `i` sees key `j` only
       when `segment_ids[b, j] = segment_ids[b, Tk - Tq + i]`;
-    - `sinks`: `[num_heads]` sink logits.
+    - `sinks`: `[num_heads]` sink logits;
+    - `quantize(q_scale, k_scale, v_scale)`: rank-0 `f32` scales that make both matmuls INT8
+      (all three or none). `qᵢ = clamp(round_half_even(q / q_scale), -127, 127)` and likewise
+      `k` (`k_scale`) and `v` (`v_scale`); `q·k` is an `i32` dot product of `qᵢ·kᵢ`, scored as
+      `scale · q_scale · k_scale · (qᵢ·kᵢ)`; softmax stays `f32`: with `m` the row's largest
+      visible score (or sink logit) and `l = Σ_j exp(s_j - m)` (plus `exp(sink - m)`) in `f32`,
+      the unnormalised probabilities `p_j = exp(s_j - m)` ∈ [0, 1] are quantised as `u8` with
+      scale `1/255`, `pᵤ = clamp(round_half_even(255 · p), 0, 255)`, and
+      `out = (Σ_j pᵤ·vᵢ) · v_scale / (255 · l)` with `i32` accumulation.
 
     ```mlir
     %o = decoda.attention %q, %k, %v sinks(%s : tensor<8xf32>)
@@ -471,15 +479,27 @@ def Decoda_AttentionOp : Decoda_Op<"attention", [Pure, AttrSizedOperandSegments,
   }];
   let arguments = !con((ins Decoda_FloatTensor:$query, Decoda_FloatTensor:$key,
       Decoda_FloatTensor:$value, Optional<Decoda_FloatTensor>:$mask,
-      Optional<Decoda_IntTensor>:$segment_ids, Optional<Decoda_FloatTensor>:$sinks),
+      Optional<Decoda_IntTensor>:$segment_ids, Optional<Decoda_FloatTensor>:$sinks,
+      Optional<Decoda_F32Tensor>:$q_scale, Optional<Decoda_F32Tensor>:$k_scale,
+      Optional<Decoda_F32Tensor>:$v_scale),
       AttentionConfig);
   let results = (outs Decoda_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
     (`segment_ids` `(` $segment_ids^ `:` type($segment_ids) `)`)?
     (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
+    (`quantize` `(` $q_scale^ `,` $k_scale `,` $v_scale `:` type($q_scale) `,` type($k_scale)
+     `,` type($v_scale) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value)
   }];
+  // The float form, without the INT8 scales.
+  let builders = [OpBuilder<(ins "Value":$query, "Value":$key, "Value":$value, "Value":$mask,
+      "Value":$segment_ids, "Value":$sinks, "IntegerAttr":$num_heads,
+      "IntegerAttr":$num_kv_heads, "FloatAttr":$scale, "UnitAttr":$causal,
+      "IntegerAttr":$window, "IntegerAttr":$chunk_size, "FloatAttr":$softcap), [{
+    build($_builder, $_state, query, key, value, mask, segment_ids, sinks, Value(), Value(),
+          Value(), num_heads, num_kv_heads, scale, causal, window, chunk_size, softcap);
+  }]>];
   let hasVerifier = 1;
 }
 

@@ -742,11 +742,54 @@ def _masked_softmax_attend(scores, visible, values_per_head, sinks):
     return np.einsum("bhij,bjhd->bihd", w, values_per_head)
 
 
+def _quantize_sym(x: np.ndarray, scale, lo: int, hi: int) -> np.ndarray:
+    """``clamp(round_half_even(x / scale), lo, hi)`` computed in f32, as int64."""
+    s = np.float32(scale)
+    _check(np.isfinite(s) and s > 0, f"attention: quantisation scales must be finite and "
+           f"positive, got {s}")
+    return np.clip(np.rint(x.astype(np.float32) / s), lo, hi).astype(np.int64)
+
+
+def _int8_scores(q, kh, q_scale, k_scale, sc):
+    """INT8 ``q kᵀ``: q and k quantised per tensor to [-127, 127], an exact integer dot product,
+    scaled back in f32 by ``sc · q_scale · k_scale``."""
+    qi = _quantize_sym(q, q_scale, -127, 127)
+    ki = _quantize_sym(kh, k_scale, -127, 127)
+    acc = np.einsum("bihd,bjhd->bhij", qi, ki)
+    factor = np.float32(sc) * np.float32(q_scale) * np.float32(k_scale)
+    return acc.astype(np.float32) * factor
+
+
+def _masked_softmax_attend_int8(scores, visible, vh, sinks, v_scale):
+    """``_masked_softmax_attend`` with u8 probabilities and s8 values: with ``m`` the row max
+    (visible scores and sink) and ``l = Σ exp(s - m)`` (+ sink) in f32, ``pᵤ = clamp(rint(255 ·
+    exp(s - m)), 0, 255)``, ``out = (Σ_j pᵤ vᵢ) · v_scale / (255 · l)`` (integer sum exact)."""
+    s = np.where(visible, scores, -np.inf).astype(np.float32)
+    row_max = s.max(axis=-1, keepdims=True)
+    dead = np.isneginf(row_max)
+    m = row_max
+    if sinks is not None:
+        m = np.maximum(m, sinks[None, :, None, None].astype(np.float32))
+    m = np.where(np.isneginf(m), 0, m).astype(np.float32)
+    p = np.exp(s - m).astype(np.float32)
+    denom = p.sum(axis=-1, keepdims=True, dtype=np.float32)
+    if sinks is not None:
+        denom = denom + np.exp(sinks[None, :, None, None].astype(np.float32) - m)
+    pu = np.clip(np.rint(p * np.float32(255)), 0, 255).astype(np.int64)
+    vi = _quantize_sym(vh, v_scale, -127, 127)
+    acc = np.einsum("bhij,bjhd->bihd", pu, vi)
+    # [B, H, Tq, 1] -> [B, Tq, H, 1]
+    l = np.transpose(np.where(dead, 1, denom), (0, 2, 1, 3)).astype(np.float32)
+    out = acc.astype(np.float32) * np.float32(v_scale) / (np.float32(255) * l)
+    return np.where(np.transpose(dead, (0, 2, 1, 3)), 0, out).astype(np.float32)
+
+
 def attention(query, key, value, *, num_heads: Optional[int] = None,
               num_kv_heads: Optional[int] = None, scale: Optional[float] = None,
               causal: bool = False, window: Optional[int] = None,
               chunk_size: Optional[int] = None, softcap: Optional[float] = None,
-              mask=None, segment_ids=None, sinks=None, storage=None):
+              mask=None, segment_ids=None, sinks=None, storage=None,
+              q_scale=None, k_scale=None, v_scale=None):
     """``decoda.attention``: ``softmax(mask(softcap(scale · q kᵀ))) v`` per head.
 
     ``query`` ``[B, Tq, Hq, D]``, ``key`` ``[B, Tk, Hkv, D]``, ``value`` ``[B, Tk, Hkv, Dv]`` ->
@@ -758,7 +801,16 @@ def attention(query, key, value, *, num_heads: Optional[int] = None,
     additive float ``[B|1, Hq|1, Tq, Tk]``. ``sinks`` ``[Hq]`` join the softmax denominator
     without a value. Query head ``h`` reads K/V head ``⌊h · Hkv / Hq⌋``. A row whose keys are all
     masked gives 0. Scores, softmax and the weighted sum are computed in f32 (materialised).
+
+    With ``q_scale``, ``k_scale``, ``v_scale`` (all three: ``quantize(...)``, INT8 attention):
+    q, k, v are quantised per tensor (round half to even, clamp ±127), ``q kᵀ`` is an exact
+    integer dot product scaled back by ``scale · q_scale · k_scale``, the softmax is f32, and the
+    unnormalised probabilities ``exp(s - m)`` are quantised as u8 with scale 1/255 against s8
+    values (see ``_masked_softmax_attend_int8``).
     """
+    quant = [x is not None for x in (q_scale, k_scale, v_scale)]
+    _check(all(quant) or not any(quant),
+           "attention: quantize needs all three of q_scale, k_scale, v_scale")
     st = storage_of(query, storage)
     cd = _compute_dtype(st)
     q = _act(query, st, "query")
@@ -781,7 +833,10 @@ def attention(query, key, value, *, num_heads: Optional[int] = None,
     kh = k[:, :, kv_of_head, :]
     vh = v[:, :, kv_of_head, :]
     sc = cd(1.0 / math.sqrt(dim) if scale is None else scale)
-    s = np.einsum("bihd,bjhd->bhij", q, kh) * sc
+    if all(quant):
+        s = _int8_scores(q, kh, q_scale, k_scale, sc)
+    else:
+        s = np.einsum("bihd,bjhd->bhij", q, kh) * sc
     if softcap is not None:
         _check(softcap > 0, f"attention: softcap must be positive, got {softcap}")
         s = _softcap_f(s, softcap)
@@ -806,7 +861,10 @@ def attention(query, key, value, *, num_heads: Optional[int] = None,
     if sinks is not None:
         sk = _w(sinks, st, "sinks")
         _check(sk.shape == (hq,), f"attention: sinks must be [{hq}], got {list(sk.shape)}")
-    out = _masked_softmax_attend(s, visible, vh, sk)
+    if all(quant):
+        out = _masked_softmax_attend_int8(s, visible, vh, sk, v_scale)
+    else:
+        out = _masked_softmax_attend(s, visible, vh, sk)
     return to_storage(out, st)
 
 

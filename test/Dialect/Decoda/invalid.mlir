@@ -872,6 +872,31 @@ func.func @attention_gqa_not_multiple(%q: tensor<1x16x32x64xf32>, %k: tensor<1x1
 
 // -----
 
+func.func @attention_quantize_scale_rank(%q: tensor<1x16x8x64xf32>, %k: tensor<1x16x8x64xf32>, %s: tensor<f32>, %v: tensor<1xf32>) {
+  // expected-error @+1 {{'decoda.attention' op v_scale must be a rank-0 f32 tensor, found 'tensor<1xf32>'}}
+  %o = decoda.attention %q, %k, %k quantize(%s, %s, %v : tensor<f32>, tensor<f32>, tensor<1xf32>) {num_heads = 8 : i64, num_kv_heads = 8 : i64} : tensor<1x16x8x64xf32>, tensor<1x16x8x64xf32>, tensor<1x16x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_quantize_not_f32(%q: tensor<1x16x8x64xf32>, %k: tensor<1x16x8x64xf32>, %s: tensor<f32>, %h: tensor<f16>) {
+  // expected-error @+1 {{'decoda.attention' op operand #4 must be ranked tensor of 32-bit float values, but got 'tensor<f16>'}}
+  %o = decoda.attention %q, %k, %k quantize(%s, %h, %s : tensor<f32>, tensor<f16>, tensor<f32>) {num_heads = 8 : i64, num_kv_heads = 8 : i64} : tensor<1x16x8x64xf32>, tensor<1x16x8x64xf32>, tensor<1x16x8x64xf32>
+  return
+}
+
+// -----
+
+// Only q_scale (the generic form can say so): all three or none.
+func.func @attention_quantize_partial(%q: tensor<1x16x8x64xf32>, %k: tensor<1x16x8x64xf32>, %s: tensor<f32>) {
+  // expected-error @+1 {{'decoda.attention' op quantize needs all three of q_scale, k_scale, v_scale, found 1}}
+  %o = "decoda.attention"(%q, %k, %k, %s) <{num_heads = 8 : i64, num_kv_heads = 8 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 1, 0, 0>}> : (tensor<1x16x8x64xf32>, tensor<1x16x8x64xf32>, tensor<1x16x8x64xf32>, tensor<f32>) -> tensor<1x16x8x64xf32>
+  return
+}
+
+// -----
+
 func.func @attention_zero_scale(%q: tensor<1x16x8x64xf32>, %k: tensor<1x16x8x64xf32>) {
   // expected-error @+1 {{'decoda.attention' op scale must be finite and positive, found 0.000000e+00}}
   %o = decoda.attention %q, %k, %k {num_heads = 8 : i64, num_kv_heads = 8 : i64, scale = 0.0 : f64} : tensor<1x16x8x64xf32>, tensor<1x16x8x64xf32>, tensor<1x16x8x64xf32>
@@ -1169,7 +1194,7 @@ func.func @attention_float_segment_ids(%q: tensor<2x16x8x64xf32>, %k: tensor<2x1
 func.func @attention_result_type(%q: tensor<1x16x8x64xf32>, %k: tensor<1x16x8x64xf32>) {
   // expected-error @+2 {{'decoda.attention' op inferred type(s) 'tensor<1x16x8x64xf32>' are incompatible with return type(s) of operation 'tensor<1x16x8x32xf32>'}}
   // expected-error @+1 {{'decoda.attention' op failed to infer returned types}}
-  %o = "decoda.attention"(%q, %k, %k) <{num_heads = 8 : i64, num_kv_heads = 8 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0>}> : (tensor<1x16x8x64xf32>, tensor<1x16x8x64xf32>, tensor<1x16x8x64xf32>) -> tensor<1x16x8x32xf32>
+  %o = "decoda.attention"(%q, %k, %k) <{num_heads = 8 : i64, num_kv_heads = 8 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0>}> : (tensor<1x16x8x64xf32>, tensor<1x16x8x64xf32>, tensor<1x16x8x64xf32>) -> tensor<1x16x8x32xf32>
   return
 }
 

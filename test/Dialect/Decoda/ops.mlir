@@ -536,6 +536,16 @@ func.func @attention_sinks_inf_softcap(%q: tensor<1x8x4x16xf32>, %k: tensor<1x8x
 
 // -----
 
+// INT8 attention: the three quantisation scales, with sinks and a mask.
+// CHECK-LABEL: func.func @attention_quantize(
+// CHECK:         decoda.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%{{.+}} : tensor<1x1x8x8xf32>) sinks(%{{.+}} : tensor<4xf32>) quantize(%[[QS:.+]], %[[KS:.+]], %[[VS:.+]] : tensor<f32>, tensor<f32>, tensor<f32>) {causal, num_heads = 4 : i64, num_kv_heads = 2 : i64} : tensor<1x8x4x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
+func.func @attention_quantize(%q: tensor<1x8x4x16xf32>, %k: tensor<1x8x2x16xf32>, %v: tensor<1x8x2x16xf32>, %m: tensor<1x1x8x8xf32>, %s: tensor<4xf32>, %qs: tensor<f32>, %ks: tensor<f32>, %vs: tensor<f32>) -> tensor<1x8x4x16xf32> {
+  %o = decoda.attention %q, %k, %v mask(%m : tensor<1x1x8x8xf32>) sinks(%s : tensor<4xf32>) quantize(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x8x4x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
+  return %o : tensor<1x8x4x16xf32>
+}
+
+// -----
+
 // Decode step without sinks; three results (output, key cache, value cache).
 // CHECK-LABEL: func.func @cached_attention(
 // CHECK-SAME:    %[[Q:[a-z0-9]+]]: tensor<1x1x8x64xf32>, %[[K:[a-z0-9]+]]: tensor<1x1x2x64xf32>, %[[V:[a-z0-9]+]]: tensor<1x1x2x64xf32>, %[[KC:[a-z0-9]+]]: tensor<1x512x2x64xf32>, %[[VC:[a-z0-9]+]]: tensor<1x512x2x64xf32>, %[[OFF:[a-z0-9]+]]: index)

@@ -586,6 +586,20 @@ LogicalResult AttentionOp::verify() {
                          "the key length Tk")))
       return failure();
   }
+  Value scales[3] = {getQScale(), getKScale(), getVScale()};
+  const char *scaleNames[3] = {"q_scale", "k_scale", "v_scale"};
+  int present = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (!scales[i])
+      continue;
+    ++present;
+    if (tensorType(scales[i]).getRank() != 0)
+      return emitOpError() << scaleNames[i] << " must be a rank-0 f32 tensor, found "
+                           << scales[i].getType();
+  }
+  if (present != 0 && present != 3)
+    return emitOpError() << "quantize needs all three of q_scale, k_scale, v_scale, found "
+                         << present;
   return success();
 }
 
