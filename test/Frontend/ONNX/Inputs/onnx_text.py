@@ -2,7 +2,7 @@
 
 Usage: onnx_text.py TEST_FILE OUT.onnx [--case NAME] [--raw] [--external DIR-RELATIVE-NAME]
        [--external-location L] [--external-offset N] [--external-length N]
-       [--external-key K=V] [--truncate N] [--set-initializer-bytes NAME=N] [--set-dtype NAME=T]
+       [--external-key K=V]... [--truncate N] [--set-initializer-bytes NAME=N] [--set-dtype NAME=T]
 
 The model text is every line of TEST_FILE that starts with "//ONNX " (or "//ONNX-<NAME> " with
 --case NAME), with the prefix removed. --raw stores initializers as raw_data; --external moves
@@ -33,9 +33,10 @@ def main():
     ap.add_argument("--set-dtype", default="")
     ap.add_argument("--external-location", default="",
                     help="record this location instead of the file written")
-    ap.add_argument("--external-offset", type=int, default=-1)
-    ap.add_argument("--external-length", type=int, default=-1)
-    ap.add_argument("--external-key", default="", help="an extra KEY=VALUE entry")
+    ap.add_argument("--external-offset", default="", help="recorded as given (any text)")
+    ap.add_argument("--external-length", default="", help="recorded as given (any text)")
+    ap.add_argument("--external-key", action="append", default=[],
+                    help="an extra KEY=VALUE entry (repeatable)")
     a = ap.parse_args()
 
     prefix = f"//ONNX-{a.case} " if a.case else "//ONNX "
@@ -64,11 +65,10 @@ def main():
                 t.ClearField("raw_data")
                 t.data_location = onnx.TensorProto.EXTERNAL
                 loc = a.external_location or a.external
-                off = a.external_offset if a.external_offset >= 0 else offset
-                length = a.external_length if a.external_length >= 0 else len(data)
-                entries = [("location", loc), ("offset", str(off)), ("length", str(length))]
-                if a.external_key:
-                    entries.append(tuple(a.external_key.split("=", 1)))
+                off = a.external_offset or str(offset)
+                length = a.external_length or str(len(data))
+                entries = [("location", loc), ("offset", off), ("length", length)]
+                entries += [tuple(kv.split("=", 1)) for kv in a.external_key]
                 for k, v in entries:
                     e = t.external_data.add()
                     e.key, e.value = k, v
