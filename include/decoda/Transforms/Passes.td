@@ -4,6 +4,7 @@
 #define DECODA_TRANSFORMS_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+include "decoda/Transforms/QuantPasses.td"
 
 def CheckBackendContractPass : Pass<"decoda-check-backend-contract", "ModuleOp"> {
   let summary = "Verify that only the dialects a backend accepts remain";
