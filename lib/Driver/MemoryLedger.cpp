@@ -5,6 +5,7 @@
 #include "decoda/Dialect/Decoda/IR/DecodaOps.h"
 #include "decoda/Dialect/Decoda/IR/Semantics.h"
 #include "decoda/Driver/ReportFormat.h"
+#include "decoda/Transforms/AbsorbMLA.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -166,16 +167,16 @@ std::optional<KVCacheLayer> kvCacheLayer(Operation *op, int64_t seqLen) {
     return layer;
   }
   if (auto mla = dyn_cast<MLAOp>(op)) {
-    int64_t b = bytesOfElement(mla.getLatent());
-    int64_t dc = dim(mla.getLatent(), 2, seqLen), dr = dim(mla.getKRope(), 2, seqLen);
-    int64_t heads = mla.getNumHeads(), dn = dim(mla.getQNope(), 3, seqLen);
-    int64_t dv = dim(mla.getWUv(), 1, seqLen);
-    layer.bytesPerToken = mlaCacheBytesPerToken(b, dc, dr);
-    layer.formula = llvm::formatv("{0} B x ({1} + {2}), the latent and the RoPE key", b, dc, dr);
-    layer.otherBytesPerToken = b * heads * (dn + dr + dv);
+    // The same figures decoda-absorb-mla reports (one formula for both).
+    MLACacheFigures f = computeMLACacheFigures(mla);
+    int64_t b = f.bytesPerNumber;
+    layer.bytesPerToken = b * f.absorbedPerToken();
+    layer.formula = llvm::formatv("{0} B x ({1} + {2}), the latent and the RoPE key", b,
+                                  f.latentDim, f.ropeDim);
+    layer.otherBytesPerToken = b * f.decompressedPerToken();
     layer.otherFormula = llvm::formatv("{0} B x {1} heads x ({2} + {3} + {4}) if per-head K and "
                                        "V were cached",
-                                       b, heads, dn, dr, dv)
+                                       b, f.numHeads, f.nopeDim, f.ropeDim, f.valueDim)
                              .str();
     return layer;
   }

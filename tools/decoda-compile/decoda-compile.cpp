@@ -82,6 +82,11 @@ cl::opt<bool> noGraphOpt("no-graph-opt",
                          cl::desc("Skip decoda-graph-opt: compile the program exactly as written "
                                   "(for before/after comparisons of the graph passes)"),
                          cl::init(false), cl::cat(category));
+cl::opt<std::string> graphOptOptions(
+    "graph-opt-options",
+    cl::desc("Options of decoda-graph-opt, as in its textual pipeline form, e.g. "
+             "'fuse-projections=false absorb-mla=true'"),
+    cl::value_desc("options"), cl::cat(category));
 cl::opt<std::string> targetCpu("target-cpu", cl::desc("LLVM CPU name (default: this host)"),
                                cl::init("host"), cl::cat(category));
 cl::opt<int64_t> attentionKeyTile("attention-key-tile",
@@ -259,8 +264,14 @@ int main(int argc, char **argv) {
       return fail(unknown, "cannot create '" + dumpDir + "': " + ec.message());
     pm.addInstrumentation(std::make_unique<DumpAfterEach>(dumpDir));
   }
-  if (!noGraphOpt)
-    buildGraphOptPassPipeline(pm, GraphOptPipelineOptions());
+  if (!noGraphOpt) {
+    std::unique_ptr<GraphOptPipelineOptions> graphOptions =
+        GraphOptPipelineOptions::createFromString(graphOptOptions);
+    if (!graphOptions)
+      return fail(unknown, "--graph-opt-options: cannot parse '" + graphOptOptions +
+                               "' (options: raise-onnx, fuse-projections, absorb-mla)");
+    buildGraphOptPassPipeline(pm, *graphOptions);
+  }
   if (!testGraphPasses.empty()) {
     std::string message;
     llvm::raw_string_ostream os(message);
