@@ -14,6 +14,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinDialect.h"
@@ -217,6 +218,7 @@ Value Importer::materialize(OnnxValue &v, Location loc) {
     v.value = tensor::FromElementsOp::create(b, loc, type, elems);
     return v.value;
   }
+  case OnnxValue::Kind::Sequence: // refused before any handler could ask (importNodes)
   case OnnxValue::Kind::None:
     break;
   }
@@ -517,6 +519,8 @@ const std::vector<OpEntry> &opTable() {
     registerNNOps(t);
     registerAttentionOps(t);
     registerControlFlowOps(t);
+    registerScatterOps(t);
+    registerSequenceOps(t);
     return t;
   }();
   return table;
@@ -752,6 +756,10 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
     if (it == imp.values.end())
       return emitError(loc) << "graph output '" << vi.name() << "' is not produced by any node",
              nullptr;
+    if (it->second.isSequence())
+      return emitError(loc) << "graph output '" << vi.name()
+                            << "' is a sequence; sequence-typed graph outputs are not supported",
+             nullptr;
     Value v = imp.materialize(it->second, loc);
     if (vi.type().has_tensor_type() && vi.type().tensor_type().elem_type()) {
       FailureOr<Type> et = imp.convertElementType(vi.type().tensor_type().elem_type(), loc);
@@ -804,6 +812,17 @@ LogicalResult Importer::importNodes(const onnx::GraphProto &g) {
       if ((a.has_g() || a.graphs_size()) && !controlFlow)
         return emitError(nloc) << "ONNX node '" << shownName << "' (" << node.op_type()
                                << "): subgraph attributes are not supported";
+    // Sequences exist only at import: only the sequence ops (and the control flow and Identity
+    // that pass values through) may read one.
+    static const llvm::StringSet<> takesSequences = {
+        "SequenceAt", "SequenceInsert", "SequenceErase", "SequenceLength", "ConcatFromSequence",
+        "Identity", "Loop", "If"};
+    if (!(domain.empty() && takesSequences.contains(node.op_type())))
+      for (const std::string &in : node.input())
+        if (!in.empty() && values[in].isSequence())
+          return emitError(nloc) << "ONNX node '" << shownName << "' (" << node.op_type()
+                                 << "): input '" << in
+                                 << "' is a sequence; only the sequence ops take sequences";
     const OpEntry *e = findOp(domain, node.op_type(), opset);
     NodeContext ctx(*this, node, opset, nloc);
     if (failed(e->handler(ctx)))
@@ -816,13 +835,25 @@ LogicalResult Importer::importNodes(const onnx::GraphProto &g) {
   return success();
 }
 
+LogicalResult Importer::importSyntheticNode(const onnx::NodeProto &node, Location loc) {
+  int64_t opset = opsets.lookup("");
+  const OpEntry *e = findOp("", node.op_type(), opset);
+  if (!e)
+    return emitError(loc) << "internal error: no " << node.op_type() << " handler at opset "
+                          << opset;
+  for (const std::string &out : node.output())
+    usedNames.insert(out);
+  NodeContext ctx(*this, node, opset, loc);
+  return e->handler(ctx);
+}
+
 //===----------------------------------------------------------------------===//
 // Entry points
 //===----------------------------------------------------------------------===//
 
 static void loadDialects(MLIRContext *ctx) {
   ctx->loadDialect<arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect,
-                   linalg::LinalgDialect, math::MathDialect, tensor::TensorDialect,
+                   linalg::LinalgDialect, math::MathDialect, scf::SCFDialect, tensor::TensorDialect,
                    DecodaDialect>();
 }
 
@@ -886,7 +917,7 @@ void onnx_import::registerONNXImportTranslation() {
       },
       [](DialectRegistry &registry) {
         registry.insert<arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect,
-                        linalg::LinalgDialect, math::MathDialect, tensor::TensorDialect,
+                        linalg::LinalgDialect, math::MathDialect, scf::SCFDialect, tensor::TensorDialect,
                         DecodaDialect>();
       });
 }
