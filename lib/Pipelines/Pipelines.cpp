@@ -72,8 +72,10 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
   CPUContractionCodegenPassOptions contraction;
   contraction.mTile = options.matmulMTile;
   contraction.kTile = options.matmulKTile;
-  if (options.optimize)
+  if (options.optimize) {
     pm.addPass(createCPUContractionCodegenPass(contraction));
+    pm.addPass(createCPUInt8CodegenPass()); // qlinear's i8 contractions: AVX-512 VNNI
+  }
   pm.addNestedPass<func::FuncOp>(createCPUCopiesToLinalgPass());
   addTextual(pm, options.optimize ? "func.func(convert-linalg-to-parallel-loops)"
                                   : "func.func(convert-linalg-to-loops)");

@@ -114,6 +114,37 @@ def CPUContractionCodegenPass : Pass<"decoda-cpu-contraction-codegen", "ModuleOp
   ];
 }
 
+def CPUInt8CodegenPass : Pass<"decoda-cpu-int8-codegen", "ModuleOp"> {
+  let summary = "AVX-512 VNNI (vpdpbusd) code for the i8 x i8 -> i32 contraction of qlinear";
+  let description = [{
+    Runs after bufferization. Rewrites the `i32` contraction generic that the `decoda.qlinear`
+    lowering emits (tagged `decoda.qlinear_acc`: `acc[lead..., n] += (x[lead..., k] - zp) *
+    w[n, k]`, `x`/`w` `i8`, optional rank-0 or per-token zero point) into register-tiled
+    `vpdpbusd` loops: `x + 128` (as `u8`, K padded with zeros to a multiple of 64) times the
+    weight packed in the VNNI layout `[ceil(N/32)][ceil(K/4)][32 x 4]` (`s8`, zero padded),
+    corrected by `(128 + zp) * colsum[n]` with `colsum[n] = Σ_k w[n, k]`. The integer result
+    is bit-exact with the scalar loops. An `scf.parallel` over 32-wide `n` panels; per panel
+    `m-tile x 32` register tiles (two `vector<16xi32>` accumulators a row), then 2- and 1-row
+    tiles for the leftover rows (decode is the 1-row tile: the weight is streamed once).
+
+    A constant weight (a constant `memref.global`, `dense` or `dense_resource`) is packed at
+    compile time into `<name>_vnni32` with its column sums in `<name>_vnni32_colsum`; other
+    weights are packed at run time into a heap buffer before the panel loop. Contraction
+    inputs or outputs with non-identity layouts are left to the scalar loops.
+  }];
+  let options = [
+    Option<"mTile", "m-tile", "int64_t", /*default=*/"8", "Rows of a register tile">
+  ];
+  let dependentDialects = ["::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+  let statistics = [
+    Statistic<"numRewritten", "num-rewritten", "i8 contractions turned into VNNI code">,
+    Statistic<"numPrepacked", "num-prepacked",
+              "of which with a weight packed at compile time">
+  ];
+}
+
 def CPUParallelLoopsPass : Pass<"decoda-cpu-parallel-loops", "func::FuncOp"> {
   let summary = "Keep one level of scf.parallel per loop nest, over its leading dims";
   let description = [{

@@ -9,7 +9,7 @@
 // qlinear: acc[..., n] = Σ_k (extsi(x) - extsi(x_zp)) * extsi(w[n, k]) in i32 (one contraction
 // generic), then one epilogue generic: y = sitofp(acc) * x_scale * w_scale[n] + bias[n] in f32,
 // rounded to the float result, or requantised to i8 with out_scale. A scalar-correct form; the
-// integer dot-product instructions come with the CPU pipeline.
+// contraction is tagged `decoda.qlinear_acc` for decoda-cpu-int8-codegen (AVX-512 VNNI).
 //
 // NaN inputs (unspecified by the ops) quantise to -128: the clamp uses maxnumf/minnumf, so no
 // NaN ever reaches fptosi.
@@ -204,7 +204,7 @@ struct LowerQLinear : public OpRewritePattern<QLinearOp> {
       init = linalg::FillOp::create(rewriter, loc, zero, init).getResult(0);
       SmallVector<utils::IteratorType> iters(numDims, utils::IteratorType::parallel);
       iters.back() = utils::IteratorType::reduction;
-      acc = linalg::GenericOp::create(
+      auto gen = linalg::GenericOp::create(
                 rewriter, loc, init.getType(), ins, ValueRange{init}, maps, iters,
                 [&](OpBuilder &b, Location l, ValueRange args) {
                   Value xv = arith::ExtSIOp::create(b, l, i32, args[0]);
@@ -215,8 +215,10 @@ struct LowerQLinear : public OpRewritePattern<QLinearOp> {
                   Value p = arith::MulIOp::create(b, l, xv, wv);
                   linalg::YieldOp::create(b, l,
                                           ValueRange{arith::AddIOp::create(b, l, args.back(), p)});
-                })
-                .getResult(0);
+                });
+      // decoda-cpu-int8-codegen recognises this contraction by the tag (and its maps).
+      gen->setAttr("decoda.qlinear_acc", rewriter.getUnitAttr());
+      acc = gen.getResult(0);
     }
 
     // Epilogue over (lead..., n).

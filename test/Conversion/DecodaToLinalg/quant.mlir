@@ -126,7 +126,7 @@ func.func @dequantize_zp_f16(%q: tensor<?x64xi8>, %s: tensor<f32>, %zp: tensor<i
 // CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0 : i32
 // CHECK:         %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : i32) outs(%{{.*}} : tensor<2x16x128xi32>)
 // CHECK:         %[[ACC:.*]] = linalg.generic {indexing_maps = [#[[$QX]], #[[$QW]], #[[$QO]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-// CHECK-SAME:      ins(%[[X]], %[[W]] : tensor<2x16x64xi8>, tensor<128x64xi8>) outs(%[[INIT]] : tensor<2x16x128xi32>)
+// CHECK-SAME:      ins(%[[X]], %[[W]] : tensor<2x16x64xi8>, tensor<128x64xi8>) outs(%[[INIT]] : tensor<2x16x128xi32>) attrs =  {decoda.qlinear_acc}
 // CHECK-NEXT:    ^bb0(%[[XV:[a-z0-9_]+]]: i8, %[[WV:[a-z0-9_]+]]: i8, %[[AV:[a-z0-9_]+]]: i32):
 // CHECK-NEXT:      %[[XI:.*]] = arith.extsi %[[XV]] : i8 to i32
 // CHECK-NEXT:      %[[WI:.*]] = arith.extsi %[[WV]] : i8 to i32

@@ -1,0 +1,505 @@
+//===- CPUInt8Codegen.cpp - AVX-512 VNNI code for qlinear contractions ----===//
+//
+// After bufferization, the i32 contraction generic of a `decoda.qlinear` (tagged
+// `decoda.qlinear_acc` by its lowering: acc[lead..., n] += (x[lead..., k] - zp) * w[n, k], x and w
+// i8) becomes
+//
+//   xu = alloc [M, roundup(K, 64)] u8      // xu[m][k] = x[m][k] ^ 0x80 = x + 128 (0x80 past K)
+//   scf.parallel (p over ceil(N/32) panels) {        // OpenMP work items
+//     for m tiles of MT rows (then 2-row and 1-row tiles):
+//       2*MT accumulators vector<16xi32> = 0
+//       for k4 in [0, ceil(K/4)):
+//         b0, b1 = packed[p][k4][0:64], [64:128]          // 16 columns x 4 k each (s8)
+//         per row: a = broadcast of the 4 bytes xu[m][4k4 : 4k4+4] (u8)
+//                  acc = vpdpbusd(acc, a, b)              // Σ of 4 u8*s8 products per lane
+//       out[m][n0 + ..] += acc - (128 + zp[m]) * colsum[n]   (masked on the last panel)
+//   }
+//
+// vpdpbusd multiplies unsigned by signed bytes, so the signed activations are offset by 128
+// and Σ_k 128 * w[n, k] is taken back out per column (with the zero point: Σ (x - zp) w =
+// Σ (x + 128) w - (128 + zp) Σ w). vpdpbusd wraps (no saturation), so the i32 result equals the
+// scalar loops' bit for bit whenever those do not overflow. The weight layout is VNNI's: per
+// panel of 32 columns and group of 4 k, the 4 bytes of each column in one 32-bit lane; padded
+// columns and k are 0. Constant weights are packed at compile time (with their column sums);
+// others at run time, once per call, before the panel loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "decoda/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+namespace mlir::decoda {
+#define GEN_PASS_DEF_CPUINT8CODEGENPASS
+#include "decoda/Transforms/Passes.h.inc"
+} // namespace mlir::decoda
+
+using namespace mlir;
+
+namespace {
+constexpr int64_t kLanes = 16;              // i32 lanes of an AVX-512 register
+constexpr int64_t kPanel = 2 * kLanes;      // columns of a packed panel / register tile
+constexpr int64_t kGroup = 4;               // k values per 32-bit lane (vpdpbusd)
+constexpr int64_t kRowBytes = kPanel * kGroup; // bytes of one k group of a panel
+constexpr int64_t kXAlign = 64;             // the u8 activation rows are padded to this
+constexpr llvm::StringLiteral kQLinearAttr = "decoda.qlinear_acc";
+constexpr llvm::StringLiteral kCollapseAttr = "decoda.parallel_all_dims";
+
+bool identityLayout(Value v) {
+  auto t = dyn_cast<MemRefType>(v.getType());
+  return t && t.getLayout().isIdentity();
+}
+
+bool hasElementType(Value v, unsigned width) {
+  auto t = dyn_cast<MemRefType>(v.getType());
+  return t && t.getElementType().isInteger(width);
+}
+
+/// What the matcher found: the operands of the tagged i32 contraction.
+struct Int8Contraction {
+  linalg::GenericOp op;
+  Value x, w, zp, out;
+  int64_t rank = 0; // of x and out
+};
+
+/// The tagged generic with the maps of Quant.cpp's lowering, on identity-layout buffers.
+FailureOr<Int8Contraction> match(linalg::GenericOp op) {
+  if (!op->hasAttr(kQLinearAttr) || !op.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
+    return failure();
+  unsigned numIns = op.getNumDpsInputs();
+  if (numIns != 2 && numIns != 3)
+    return failure();
+  Int8Contraction c;
+  c.op = op;
+  c.x = op.getDpsInputOperand(0)->get();
+  c.w = op.getDpsInputOperand(1)->get();
+  c.zp = numIns == 3 ? op.getDpsInputOperand(2)->get() : Value();
+  c.out = op.getDpsInitOperand(0)->get();
+  if (!hasElementType(c.x, 8) || !hasElementType(c.w, 8) || !hasElementType(c.out, 32) ||
+      (c.zp && !hasElementType(c.zp, 8)))
+    return failure();
+  if (!identityLayout(c.x) || !identityLayout(c.w) || !identityLayout(c.out) ||
+      (c.zp && !identityLayout(c.zp)))
+    return failure();
+  c.rank = cast<MemRefType>(c.x.getType()).getRank();
+  if (c.rank < 2 || cast<MemRefType>(c.out.getType()).getRank() != c.rank ||
+      cast<MemRefType>(c.w.getType()).getRank() != 2 ||
+      op.getNumLoops() != static_cast<unsigned>(c.rank + 1))
+    return failure();
+  // x: (lead..., k); w: (n, k); out: (lead..., n).
+  MLIRContext *ctx = op.getContext();
+  unsigned numLoops = c.rank + 1;
+  SmallVector<AffineExpr> lead;
+  for (int64_t i = 0; i + 1 < c.rank; ++i)
+    lead.push_back(getAffineDimExpr(i, ctx));
+  AffineExpr n = getAffineDimExpr(c.rank - 1, ctx), k = getAffineDimExpr(c.rank, ctx);
+  SmallVector<AffineExpr> xe(lead), oe(lead);
+  xe.push_back(k);
+  oe.push_back(n);
+  if (op.getMatchingIndexingMap(op.getDpsInputOperand(0)) != AffineMap::get(numLoops, 0, xe, ctx) ||
+      op.getMatchingIndexingMap(op.getDpsInputOperand(1)) !=
+          AffineMap::get(numLoops, 0, {n, k}, ctx) ||
+      op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != AffineMap::get(numLoops, 0, oe, ctx))
+    return failure();
+  if (c.zp) {
+    auto zt = cast<MemRefType>(c.zp.getType());
+    if (zt.getRank() != 0 && (zt.getRank() != c.rank || zt.getDimSize(c.rank - 1) != 1))
+      return failure();
+  }
+  return c;
+}
+
+/// The i8 elements of a constant global's initial value (`dense` or `dense_resource`).
+std::optional<std::pair<ArrayRef<int8_t>, bool>> constantI8Values(Attribute init,
+                                                                  int64_t numElements) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(init)) {
+    if (!dense.getElementType().isInteger(8))
+      return std::nullopt;
+    ArrayRef<char> raw = dense.getRawData();
+    bool splat = dense.isSplat();
+    if (raw.size() != static_cast<size_t>(splat ? 1 : numElements))
+      return std::nullopt;
+    return std::make_pair(ArrayRef<int8_t>(reinterpret_cast<const int8_t *>(raw.data()),
+                                           raw.size()),
+                          splat);
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
+    ArrayRef<char> raw = resource.getData();
+    if (!resource.getElementType().isInteger(8) ||
+        raw.size() != static_cast<size_t>(numElements))
+      return std::nullopt;
+    return std::make_pair(
+        ArrayRef<int8_t>(reinterpret_cast<const int8_t *>(raw.data()), numElements), false);
+  }
+  return std::nullopt;
+}
+
+/// For a constant [N, K] i8 weight: the globals `<name>_vnni32` (memref<P x K4 x 128 x i8>) and
+/// `<name>_vnni32_colsum` (memref<32P x i32>), created once per weight.
+std::optional<std::pair<memref::GlobalOp, memref::GlobalOp>> packedGlobals(Value w) {
+  auto get = w.getDefiningOp<memref::GetGlobalOp>();
+  auto type = cast<MemRefType>(w.getType());
+  if (!get || !type.hasStaticShape())
+    return std::nullopt;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(get, get.getNameAttr());
+  if (!global || !global.getConstant() || !global.getInitialValue())
+    return std::nullopt;
+  auto values = constantI8Values(*global.getInitialValue(), type.getNumElements());
+  if (!values)
+    return std::nullopt;
+  ModuleOp module = global->getParentOfType<ModuleOp>();
+  std::string name = (global.getSymName() + "_vnni32").str();
+  std::string sumName = name + "_colsum";
+  auto existing = module.lookupSymbol<memref::GlobalOp>(name);
+  auto existingSum = module.lookupSymbol<memref::GlobalOp>(sumName);
+  if (existing && existingSum)
+    return std::make_pair(existing, existingSum);
+
+  int64_t n = type.getDimSize(0), k = type.getDimSize(1);
+  int64_t panels = (n + kPanel - 1) / kPanel, k4 = (k + kGroup - 1) / kGroup;
+  std::vector<int8_t> packed(panels * k4 * kRowBytes, 0);
+  std::vector<int32_t> colsum(panels * kPanel, 0);
+  for (int64_t nn = 0; nn < n; ++nn)
+    for (int64_t kk = 0; kk < k; ++kk) {
+      int8_t v = values->second ? values->first.front() : values->first[nn * k + kk];
+      packed[((nn / kPanel) * k4 + kk / kGroup) * kRowBytes + (nn % kPanel) * kGroup +
+             kk % kGroup] = v;
+      colsum[nn] += v;
+    }
+  MLIRContext *ctx = module.getContext();
+  Type i8 = IntegerType::get(ctx, 8), i32 = IntegerType::get(ctx, 32);
+  auto packedType = RankedTensorType::get({panels, k4, kRowBytes}, i8);
+  auto sumType = RankedTensorType::get({panels * kPanel}, i32);
+  OpBuilder b(global);
+  Attribute init;
+  if (isa<DenseResourceElementsAttr>(*global.getInitialValue()))
+    init = DenseResourceElementsAttr::get(
+        packedType, name, HeapAsmResourceBlob::allocateAndCopyInferAlign<int8_t>(packed));
+  else
+    init = DenseElementsAttr::get(packedType, ArrayRef<int8_t>(packed));
+  auto g = memref::GlobalOp::create(
+      b, global.getLoc(), b.getStringAttr(name), b.getStringAttr("private"),
+      TypeAttr::get(MemRefType::get(packedType.getShape(), i8)), init, b.getUnitAttr(),
+      b.getI64IntegerAttr(64));
+  auto s = memref::GlobalOp::create(
+      b, global.getLoc(), b.getStringAttr(sumName), b.getStringAttr("private"),
+      TypeAttr::get(MemRefType::get(sumType.getShape(), i32)),
+      DenseElementsAttr::get(sumType, ArrayRef<int32_t>(colsum)), b.getUnitAttr(),
+      b.getI64IntegerAttr(64));
+  return std::make_pair(g, s);
+}
+
+class Emitter {
+public:
+  Emitter(const Int8Contraction &c, int64_t mTile)
+      : c(c), mTile(mTile), b(this->c.op), loc(this->c.op.getLoc()) {}
+
+  /// Returns whether the weight was packed at compile time.
+  bool emit() {
+    i8 = b.getI8Type();
+    i32 = b.getI32Type();
+    accType = VectorType::get({kLanes}, i32);
+    bytesType = VectorType::get({kRowBytes / 2}, i8);
+    maskType = VectorType::get({kLanes}, b.getI1Type());
+    c0 = idx(0);
+    c1 = idx(1);
+
+    // Rows M (the lead dims, flattened), K and N.
+    SmallVector<ReassociationIndices> rowsAndLast{{}, {c.rank - 1}};
+    for (int64_t i = 0; i + 1 < c.rank; ++i)
+      rowsAndLast[0].push_back(i);
+    x = c.x;
+    out = c.out;
+    if (c.rank > 2) {
+      x = memref::CollapseShapeOp::create(b, loc, x, rowsAndLast);
+      out = memref::CollapseShapeOp::create(b, loc, out, rowsAndLast);
+    }
+    m = memref::DimOp::create(b, loc, x, 0);
+    k = memref::DimOp::create(b, loc, x, 1);
+    n = memref::DimOp::create(b, loc, c.w, 0);
+    k4 = arith::CeilDivUIOp::create(b, loc, k, idx(kGroup));
+    Value panels = arith::CeilDivUIOp::create(b, loc, n, idx(kPanel));
+
+    // The zero point: one i32 per tensor, or a [M] buffer per token.
+    if (c.zp) {
+      auto zt = cast<MemRefType>(c.zp.getType());
+      if (zt.getRank() == 0) {
+        zpScalar = arith::ExtSIOp::create(b, loc, i32,
+                                          memref::LoadOp::create(b, loc, c.zp, ValueRange{}));
+      } else {
+        ReassociationIndices all;
+        for (int64_t i = 0; i < zt.getRank(); ++i)
+          all.push_back(i);
+        zpRows = memref::CollapseShapeOp::create(b, loc, c.zp,
+                                                 ArrayRef<ReassociationIndices>{all});
+      }
+    }
+
+    emitOffsetActivations();
+
+    bool prepacked = false;
+    if (auto globals = packedGlobals(c.w)) {
+      packed = memref::GetGlobalOp::create(b, loc, globals->first.getType(),
+                                           globals->first.getSymName());
+      colsum = memref::GetGlobalOp::create(b, loc, globals->second.getType(),
+                                           globals->second.getSymName());
+      prepacked = true;
+    } else {
+      emitRuntimePack(panels);
+    }
+
+    auto par = scf::ParallelOp::create(b, loc, ValueRange{c0}, ValueRange{panels},
+                                       ValueRange{c1},
+                                       [&](OpBuilder &nb, Location, ValueRange ivs) {
+                                         OpBuilder::InsertionGuard g(b);
+                                         b.setInsertionPoint(nb.getInsertionBlock(),
+                                                             nb.getInsertionPoint());
+                                         emitPanel(ivs.front());
+                                       });
+    par->setAttr(kCollapseAttr, b.getUnitAttr());
+    memref::DeallocOp::create(b, loc, xu);
+    if (!prepacked) {
+      memref::DeallocOp::create(b, loc, packed);
+      memref::DeallocOp::create(b, loc, colsum);
+    }
+    return prepacked;
+  }
+
+private:
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value i32Const(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(static_cast<int32_t>(v)));
+  }
+  Value splat(Type type, Value v) { return vector::BroadcastOp::create(b, loc, type, v); }
+
+  /// xu[m][k] = x[m][k] + 128 as u8 (x ^ 0x80), rows padded to a multiple of 64 bytes with
+  /// 0x80 (those bytes meet zero weights).
+  void emitOffsetActivations() {
+    Value kPad = arith::MulIOp::create(
+        b, loc, arith::CeilDivUIOp::create(b, loc, k, idx(kXAlign)), idx(kXAlign));
+    auto type = MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic}, i8);
+    xu = memref::AllocOp::create(b, loc, type, ValueRange{m, kPad}, b.getI64IntegerAttr(64));
+    auto vt = VectorType::get({kXAlign}, i8);
+    auto vmask = VectorType::get({kXAlign}, b.getI1Type());
+    Value zero = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vt, b.getI8IntegerAttr(0)));
+    Value flip = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vt, b.getIntegerAttr(i8, APInt(8, 0x80))));
+    auto rows = scf::ForOp::create(b, loc, c0, m, c1);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(rows.getBody()->getTerminator());
+    Value row = rows.getInductionVar();
+    auto cols = scf::ForOp::create(b, loc, c0, kPad, idx(kXAlign));
+    b.setInsertionPoint(cols.getBody()->getTerminator());
+    Value kk = cols.getInductionVar();
+    Value mask = vector::CreateMaskOp::create(b, loc, vmask,
+                                              ValueRange{arith::SubIOp::create(b, loc, k, kk)});
+    Value v = vector::MaskedLoadOp::create(b, loc, vt, x, ValueRange{row, kk}, mask, zero);
+    v = arith::XOrIOp::create(b, loc, v, flip);
+    vector::StoreOp::create(b, loc, v, xu, ValueRange{row, kk});
+  }
+
+  /// Packs a run-time weight: packed[p][k4][4j + r] = w[32p + j][4 k4 + r] (0 outside) and
+  /// colsum[32p + j] = Σ_k w[32p + j][k], in a parallel loop over panels (scalar copies).
+  void emitRuntimePack(Value panels) {
+    auto pt = MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic, kRowBytes}, i8);
+    packed = memref::AllocOp::create(b, loc, pt, ValueRange{panels, k4}, b.getI64IntegerAttr(64));
+    auto st = MemRefType::get({ShapedType::kDynamic}, i32);
+    colsum = memref::AllocOp::create(
+        b, loc, st, ValueRange{arith::MulIOp::create(b, loc, panels, idx(kPanel))},
+        b.getI64IntegerAttr(64));
+    auto par = scf::ParallelOp::create(
+        b, loc, ValueRange{c0}, ValueRange{panels}, ValueRange{c1},
+        [&](OpBuilder &nb, Location, ValueRange ivs) {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+          Value p = ivs.front();
+          Value nLast = arith::SubIOp::create(b, loc, n, c1);
+          Value kLast = arith::SubIOp::create(b, loc, k, c1);
+          Value zero8 = arith::ConstantOp::create(b, loc, b.getI8IntegerAttr(0));
+          auto cols = scf::ForOp::create(b, loc, c0, idx(kPanel), c1);
+          b.setInsertionPoint(cols.getBody()->getTerminator());
+          Value j = cols.getInductionVar();
+          Value col = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, p, idx(kPanel)), j);
+          Value colOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, col, n);
+          Value colIn = arith::MinSIOp::create(b, loc, col, nLast);
+          auto groups = scf::ForOp::create(
+              b, loc, c0, k4, c1, ValueRange{i32Const(0)},
+              [&](OpBuilder &lb, Location, Value g4, ValueRange iter) {
+                OpBuilder::InsertionGuard g2(b);
+                b.setInsertionPoint(lb.getInsertionBlock(), lb.getInsertionPoint());
+                Value sum = iter.front();
+                for (int64_t r = 0; r < kGroup; ++r) {
+                  Value kk = arith::AddIOp::create(
+                      b, loc, arith::MulIOp::create(b, loc, g4, idx(kGroup)), idx(r));
+                  Value ok = arith::AndIOp::create(
+                      b, loc, colOk,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, kk, k));
+                  Value v = memref::LoadOp::create(
+                      b, loc, c.w, ValueRange{colIn, arith::MinSIOp::create(b, loc, kk, kLast)});
+                  v = arith::SelectOp::create(b, loc, ok, v, zero8);
+                  Value pos = arith::AddIOp::create(
+                      b, loc, arith::MulIOp::create(b, loc, j, idx(kGroup)), idx(r));
+                  memref::StoreOp::create(b, loc, v, packed, ValueRange{p, g4, pos});
+                  sum = arith::AddIOp::create(b, loc, sum, arith::ExtSIOp::create(b, loc, i32, v));
+                }
+                scf::YieldOp::create(b, loc, ValueRange{sum});
+              });
+          memref::StoreOp::create(b, loc, groups.getResult(0), colsum, ValueRange{col});
+        });
+    par->setAttr(kCollapseAttr, b.getUnitAttr());
+  }
+
+  void emitPanel(Value p) {
+    Value n0 = arith::MulIOp::create(b, loc, p, idx(kPanel));
+    Value nValid = arith::MinSIOp::create(b, loc, idx(kPanel), arith::SubIOp::create(b, loc, n, n0));
+    masks[0] = vector::CreateMaskOp::create(b, loc, maskType, ValueRange{nValid});
+    masks[1] = vector::CreateMaskOp::create(
+        b, loc, maskType, ValueRange{arith::SubIOp::create(b, loc, nValid, idx(kLanes))});
+    // Column sums of the panel (padded to whole panels, so unmasked), and their multiple by
+    // 128 + zp when the zero point is one per tensor.
+    for (int64_t j = 0; j < 2; ++j) {
+      Value col = j ? arith::AddIOp::create(b, loc, n0, idx(kLanes)).getResult() : n0;
+      sums[j] = vector::LoadOp::create(b, loc, accType, colsum, ValueRange{col});
+      if (!zpRows) {
+        Value off = zpScalar ? arith::AddIOp::create(b, loc, zpScalar, i32Const(128)).getResult()
+                             : i32Const(128);
+        corr[j] = arith::MulIOp::create(b, loc, sums[j], splat(accType, off));
+      }
+      cols[j] = col;
+    }
+    Value mFull = arith::SubIOp::create(b, loc, m, arith::RemUIOp::create(b, loc, m, idx(mTile)));
+    auto tiles = [&](Value lb, Value ub, int64_t rows) {
+      auto loop = scf::ForOp::create(b, loc, lb, ub, idx(rows));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      emitTile(p, loop.getInductionVar(), rows);
+    };
+    tiles(c0, mFull, mTile);
+    Value mPairs = arith::SubIOp::create(
+        b, loc, m, arith::RemUIOp::create(b, loc, arith::SubIOp::create(b, loc, m, mFull), idx(2)));
+    tiles(mFull, mPairs, 2);
+    tiles(mPairs, m, 1);
+  }
+
+  /// A rows x 32 tile at row m0 of panel p over the whole of k. A single row (decode) keeps two
+  /// sets of accumulators over alternate k groups (four independent vpdpbusd chains), summed
+  /// at the end (exact: integer addition).
+  void emitTile(Value p, Value m0, int64_t rows) {
+    Value zero = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(accType, b.getI32IntegerAttr(0)));
+    SmallVector<Value> rowIdx;
+    for (int64_t i = 0; i < rows; ++i)
+      rowIdx.push_back(i ? arith::AddIOp::create(b, loc, m0, idx(i)).getResult() : m0);
+    auto a4Type = VectorType::get({kGroup}, i8);
+    auto a1Type = VectorType::get({1}, i32);
+    StringAttr intrin = b.getStringAttr("llvm.x86.avx512.vpdpbusd.512");
+    // accs[2i + j] += row i's 4 bytes at group g4 times panel half j.
+    auto step = [&](Value g4, ValueRange accs) {
+      Value bv[2];
+      for (int64_t j = 0; j < 2; ++j)
+        bv[j] = vector::LoadOp::create(b, loc, bytesType, packed,
+                                       ValueRange{p, g4, idx(j * kRowBytes / 2)});
+      Value kk = arith::MulIOp::create(b, loc, g4, idx(kGroup));
+      SmallVector<Value> next;
+      for (int64_t i = 0; i < rows; ++i) {
+        Value a4 = vector::LoadOp::create(b, loc, a4Type, xu, ValueRange{rowIdx[i], kk});
+        Value a1 = vector::BitCastOp::create(b, loc, a1Type, a4);
+        Value a = vector::BroadcastOp::create(
+            b, loc, accType, vector::ExtractOp::create(b, loc, a1, ArrayRef<int64_t>{0}));
+        Value aBytes = vector::BitCastOp::create(b, loc, bytesType, a);
+        for (int64_t j = 0; j < 2; ++j)
+          next.push_back(LLVM::CallIntrinsicOp::create(b, loc, accType, intrin,
+                                                       ValueRange{accs[2 * i + j], aBytes, bv[j]})
+                             .getResult(0));
+      }
+      return next;
+    };
+    auto kLoop = [&](Value lb, Value ub, Value stepSize, int64_t copies, ValueRange init) {
+      return scf::ForOp::create(
+          b, loc, lb, ub, stepSize, init,
+          [&](OpBuilder &nb, Location, Value g4, ValueRange accs) {
+            OpBuilder::InsertionGuard g(b);
+            b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+            SmallVector<Value> next;
+            int64_t per = 2 * rows;
+            for (int64_t u = 0; u < copies; ++u) {
+              Value gu = u ? arith::AddIOp::create(b, loc, g4, idx(u)).getResult() : g4;
+              llvm::append_range(next, step(gu, accs.slice(u * per, per)));
+            }
+            scf::YieldOp::create(b, loc, next);
+          });
+    };
+    SmallVector<Value> results;
+    if (rows == 1) {
+      Value k4Even = arith::SubIOp::create(b, loc, k4, arith::RemUIOp::create(b, loc, k4, idx(2)));
+      auto pairs = kLoop(c0, k4Even, idx(2), 2, SmallVector<Value>(4, zero));
+      auto last = kLoop(k4Even, k4, c1, 1, pairs.getResults().take_front(2));
+      for (int64_t j = 0; j < 2; ++j)
+        results.push_back(
+            arith::AddIOp::create(b, loc, last.getResult(j), pairs.getResult(2 + j)));
+    } else {
+      auto loop = kLoop(c0, k4, c1, 1, SmallVector<Value>(2 * rows, zero));
+      results.assign(loop.getResults().begin(), loop.getResults().end());
+    }
+    for (int64_t i = 0; i < rows; ++i) {
+      Value rowCorr[2] = {corr[0], corr[1]};
+      if (zpRows) {
+        Value zp = arith::ExtSIOp::create(
+            b, loc, i32, memref::LoadOp::create(b, loc, zpRows, ValueRange{rowIdx[i]}));
+        Value off = splat(accType, arith::AddIOp::create(b, loc, zp, i32Const(128)));
+        for (int64_t j = 0; j < 2; ++j)
+          rowCorr[j] = arith::MulIOp::create(b, loc, sums[j], off);
+      }
+      for (int64_t j = 0; j < 2; ++j) {
+        ValueRange at{rowIdx[i], cols[j]};
+        Value old = vector::MaskedLoadOp::create(b, loc, accType, out, at, masks[j], zero);
+        Value v = arith::SubIOp::create(b, loc, results[2 * i + j], rowCorr[j]);
+        vector::MaskedStoreOp::create(b, loc, out, at, masks[j],
+                                      arith::AddIOp::create(b, loc, old, v));
+      }
+    }
+  }
+
+  Int8Contraction c;
+  int64_t mTile;
+  OpBuilder b;
+  Location loc;
+  Type i8, i32;
+  VectorType accType, bytesType, maskType;
+  Value c0, c1, x, out, m, k, n, k4, xu, packed, colsum, zpScalar, zpRows;
+  Value masks[2], sums[2], corr[2], cols[2];
+};
+
+struct CPUInt8CodegenPass
+    : public mlir::decoda::impl::CPUInt8CodegenPassBase<CPUInt8CodegenPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (mTile < 1 || mTile > 14) {
+      getOperation().emitError() << "decoda-cpu-int8-codegen: m-tile must be in [1, 14] "
+                                    "(2 accumulators a row, 32 registers)";
+      return signalPassFailure();
+    }
+    SmallVector<linalg::GenericOp> generics;
+    getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
+    for (linalg::GenericOp op : generics) {
+      FailureOr<Int8Contraction> c = match(op);
+      if (failed(c))
+        continue;
+      Emitter emitter(*c, mTile);
+      if (emitter.emit())
+        ++numPrepacked;
+      op.erase();
+      ++numRewritten;
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,131 @@
+// RUN: decoda-opt %s --decoda-cpu-int8-codegen --split-input-file | FileCheck %s
+// RUN: decoda-opt %s --decoda-cpu-int8-codegen="m-tile=3" --split-input-file | FileCheck %s --check-prefix=TILE3
+// RUN: not decoda-opt %s --decoda-cpu-int8-codegen="m-tile=15" --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+
+// The tagged i32 contraction of qlinear (x i8 [lead..., K], w i8 [N, K]) becomes x + 128 as u8
+// rows padded to 64 bytes, a VNNI-packed weight ([ceil(N/32)][ceil(K/4)][128] bytes and column
+// sums), and an scf.parallel over 32-wide panels of vpdpbusd register tiles corrected by
+// (128 + zp) * colsum. Untagged generics and tagged ones on strided buffers are left alone.
+// (The numbers: test/e2e/qlinear_int8.py.)
+
+// BAD: m-tile must be in [1, 14]
+
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#w = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#o = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @runtime_weight(
+// CHECK-SAME:    %[[X:.*]]: memref<1x?x40xi8>, %[[W:.*]]: memref<50x40xi8>, %[[ACC:.*]]: memref<1x?x50xi32>)
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[XC:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : memref<1x?x40xi8> into memref<?x40xi8>
+// CHECK:         %[[OC:.*]] = memref.collapse_shape %[[ACC]] {{\[\[}}0, 1], [2]] : memref<1x?x50xi32> into memref<?x50xi32>
+// CHECK:         %[[XU:.*]] = memref.alloc(%{{.*}}, %{{.*}}) {alignment = 64 : i64} : memref<?x?xi8>
+// CHECK:         %[[FLIP:.*]] = arith.constant dense<-128> : vector<64xi8>
+// CHECK:           vector.maskedload %[[XC]]
+// CHECK:           arith.xori %{{.*}}, %[[FLIP]] : vector<64xi8>
+// CHECK:           vector.store %{{.*}}, %[[XU]]
+// CHECK:         %[[PACKED:.*]] = memref.alloc(%{{.*}}, %{{.*}}) {alignment = 64 : i64} : memref<?x?x128xi8>
+// CHECK:         %[[SUMS:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?xi32>
+// CHECK:         scf.parallel
+// CHECK-COUNT-4:   memref.load %[[W]]
+// CHECK:           memref.store %{{.*}}, %[[SUMS]]
+// CHECK:         } {decoda.parallel_all_dims}
+// CHECK:         scf.parallel
+// CHECK:           vector.load %[[SUMS]]
+//                  8-row tiles: 16 accumulators, two 64-byte weight loads and per row a 4-byte
+//                  broadcast and two vpdpbusd per k group
+// CHECK:           %{{.*}}:16 = scf.for
+// CHECK-COUNT-2:     vector.load %[[PACKED]]{{.*}} : memref<?x?x128xi8>, vector<64xi8>
+// CHECK:             vector.load %[[XU]]{{.*}} : memref<?x?xi8>, vector<4xi8>
+// CHECK:             vector.bitcast %{{.*}} : vector<4xi8> to vector<1xi32>
+// CHECK:             vector.broadcast %{{.*}} : i32 to vector<16xi32>
+// CHECK:             vector.bitcast %{{.*}} : vector<16xi32> to vector<64xi8>
+// CHECK-COUNT-16:    llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK:           vector.maskedload %[[OC]]
+// CHECK:           arith.subi
+// CHECK:           vector.maskedstore %[[OC]]
+//                  then 2-row tiles and single rows (four chains over alternate k groups)
+// CHECK:           %{{.*}}:4 = scf.for
+// CHECK:           %{{.*}}:4 = scf.for
+// CHECK:           %{{.*}}:2 = scf.for
+// CHECK:         } {decoda.parallel_all_dims}
+// CHECK:         memref.dealloc %[[XU]]
+// CHECK:         memref.dealloc %[[PACKED]]
+// CHECK:         memref.dealloc %[[SUMS]]
+// TILE3-LABEL: func.func @runtime_weight(
+// TILE3:         %{{.*}}:6 = scf.for
+// TILE3-COUNT-6:   llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+func.func @runtime_weight(%x: memref<1x?x40xi8>, %w: memref<50x40xi8>, %acc: memref<1x?x50xi32>) {
+  linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : memref<1x?x40xi8>, memref<50x40xi8>) outs(%acc : memref<1x?x50xi32>) attrs = {decoda.qlinear_acc} {
+  ^bb0(%a: i8, %b: i8, %c: i32):
+    %0 = arith.extsi %a : i8 to i32
+    %1 = arith.extsi %b : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %c, %2 : i32
+    linalg.yield %3 : i32
+  }
+  return
+}
+
+// -----
+
+// A constant weight [3, 5] is packed at compile time: panel 0, two k groups of 4, column n at
+// bytes 4n..4n+3 of each group (group 1: k = 4 only, then zeros); column sums 15, -15, 0.
+#x = affine_map<(d0, d1, d2) -> (d0, d2)>
+#w = affine_map<(d0, d1, d2) -> (d1, d2)>
+#o = affine_map<(d0, d1, d2) -> (d0, d1)>
+#tok = affine_map<(d0, d1, d2) -> (d0, 0)>
+// CHECK:       memref.global "private" constant @w_vnni32 : memref<1x2x128xi8> = dense<"0x01020304FFFEFDFC{{0+}}05000000FB{{0+}}">
+// CHECK:       memref.global "private" constant @w_vnni32_colsum : memref<32xi32> = dense<[15, -15, 0, 0,
+// CHECK-LABEL: func.func @constant_weight_token_zp(
+// CHECK-NOT:     linalg.generic
+// CHECK:         memref.get_global @w_vnni32 : memref<1x2x128xi8>
+// CHECK:         memref.get_global @w_vnni32_colsum : memref<32xi32>
+// CHECK:         scf.parallel
+// CHECK:           arith.constant 128 : i32
+// CHECK:           llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+memref.global "private" constant @w : memref<3x5xi8> = dense<[[1, 2, 3, 4, 5], [-1, -2, -3, -4, -5], [0, 0, 0, 0, 0]]>
+func.func @constant_weight_token_zp(%x: memref<?x5xi8>, %zp: memref<?x1xi8>, %acc: memref<?x3xi32>) {
+  %w = memref.get_global @w : memref<3x5xi8>
+  linalg.generic {indexing_maps = [#x, #w, #tok, #o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w, %zp : memref<?x5xi8>, memref<3x5xi8>, memref<?x1xi8>) outs(%acc : memref<?x3xi32>) attrs = {decoda.qlinear_acc} {
+  ^bb0(%a: i8, %b: i8, %z: i8, %c: i32):
+    %0 = arith.extsi %a : i8 to i32
+    %1 = arith.extsi %z : i8 to i32
+    %2 = arith.subi %0, %1 : i32
+    %3 = arith.extsi %b : i8 to i32
+    %4 = arith.muli %2, %3 : i32
+    %5 = arith.addi %c, %4 : i32
+    linalg.yield %5 : i32
+  }
+  return
+}
+
+// -----
+
+// Negative: no tag (not a qlinear contraction), and a tagged one on a strided input.
+#x = affine_map<(d0, d1, d2) -> (d0, d2)>
+#w = affine_map<(d0, d1, d2) -> (d1, d2)>
+#o = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @left_alone(
+// CHECK-NOT:     llvm.call_intrinsic
+// CHECK:         linalg.generic
+// CHECK:         linalg.generic {{.*}} attrs = {decoda.qlinear_acc}
+// CHECK-NOT:     llvm.call_intrinsic
+func.func @left_alone(%x: memref<4x8xi8>, %xs: memref<4x8xi8, strided<[16, 1]>>, %w: memref<5x8xi8>, %acc: memref<4x5xi32>) {
+  linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<4x8xi8>, memref<5x8xi8>) outs(%acc : memref<4x5xi32>) {
+  ^bb0(%a: i8, %b: i8, %c: i32):
+    %0 = arith.extsi %a : i8 to i32
+    %1 = arith.extsi %b : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %c, %2 : i32
+    linalg.yield %3 : i32
+  }
+  linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%xs, %w : memref<4x8xi8, strided<[16, 1]>>, memref<5x8xi8>) outs(%acc : memref<4x5xi32>) attrs = {decoda.qlinear_acc} {
+  ^bb0(%a: i8, %b: i8, %c: i32):
+    %0 = arith.extsi %a : i8 to i32
+    %1 = arith.extsi %b : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %c, %2 : i32
+    linalg.yield %3 : i32
+  }
+  return
+}
