@@ -253,13 +253,15 @@ _REGISTRY: List[Case] = []
 
 #: The groups of each family, each run by one e2e test file (test/Frontend/ONNX/e2e/).
 GROUPS = {
-    "ops": ("elementwise", "matmul", "reduce_norm", "shape", "attention_rope"),
+    "ops": ("elementwise", "matmul", "reduce_norm", "shape", "attention_rope", "indexing",
+            "sequence"),
     "ms_ops": ("contrib",),
-    "blocks": ("norm_mlp", "attention_rope", "block"),
+    "blocks": ("norm_mlp", "attention_rope", "block", "moe_mla_sinks"),
     "models": ("model",),
 }
 _GROUP_PREFIXES = {
-    "ops": [("matmul", "matmul"), ("gemm", "matmul"), ("reduce_", "reduce_norm"),
+    "ops": [("top_k", "indexing"), ("scatter", "indexing"), ("seq_", "sequence"),
+            ("matmul", "matmul"), ("gemm", "matmul"), ("reduce_", "reduce_norm"),
             ("softmax", "reduce_norm"), ("layer_normalization", "reduce_norm"),
             ("rms_normalization", "reduce_norm"), ("attention23", "attention_rope"),
             ("rotary_embedding23", "attention_rope"), ("reshape", "shape"),
@@ -269,7 +271,8 @@ _GROUP_PREFIXES = {
             ("constant_of_shape", "shape"), ("trilu", "shape"), ("tile", "shape"),
             ("", "elementwise")],
     "ms_ops": [("", "contrib")],
-    "blocks": [("rms_norm", "norm_mlp"), ("layer_norm", "norm_mlp"), ("swiglu", "norm_mlp"),
+    "blocks": [("moe_", "moe_mla_sinks"), ("mla_", "moe_mla_sinks"),
+               ("sinks_", "moe_mla_sinks"), ("rms_norm", "norm_mlp"), ("layer_norm", "norm_mlp"), ("swiglu", "norm_mlp"),
                ("gelu", "norm_mlp"), ("attention", "attention_rope"), ("rope", "attention_rope"),
                ("shape_chain", "attention_rope"), ("", "block")],
     "models": [("", "model")],
@@ -865,6 +868,167 @@ def constant_value_ints():
     return g.model()
 
 
+# -- TopK, ScatterND, ScatterElements (MoE routing, KV-cache updates) --------------------------
+
+
+def _distinct_rows(n_rows, count, size, lo=0):
+    """``fn(rng, shape)`` giving, per row, ``count`` distinct indices in [lo, lo + size)."""
+    def make(rng, shape):
+        rows = [rng.permutation(size)[:count] + lo for _ in range(int(np.prod(shape[:-1])))]
+        return np.asarray(rows, np.int64).reshape(shape)
+    return make
+
+
+@_case("ops", dims=[{"batch": 3}, {"batch": 1}])
+def top_k_last_axis():
+    g = Graph("top_k_last_axis", 13)
+    x = g.input("x", "f32", ["batch", 8])
+    v, i = g.op("TopK", [x, g.i64([3])], n_out=2)
+    g.output(v, "values", "f32", ["batch", 3])
+    g.output(i, "indices", "i64", ["batch", 3])
+    return g.model()
+
+
+@_case("ops")
+def top_k_axis1_smallest():
+    g = Graph("top_k_axis1_smallest", 13)
+    x = g.input("x", "f32", [3, 7, 4])
+    v, i = g.op("TopK", [x, g.i64([2])], n_out=2, axis=1, largest=0)
+    g.output(v, "values", "f32", [3, 2, 4])
+    g.output(i, "indices", "i64", [3, 2, 4])
+    return g.model()
+
+
+@_case("ops", special={"x": lambda rng, s: rng.integers(0, 3, s).astype(np.float32)})
+def top_k_ties_int_values():
+    """Equal values: the lower index comes first (ONNX's rule)."""
+    g = Graph("top_k_ties_int_values", 13)
+    x = g.input("x", "f32", [4, 9])
+    v, i = g.op("TopK", [x, g.i64([5])], n_out=2, axis=-1)
+    g.output(v, "values", "f32", [4, 5])
+    g.output(i, "indices", "i64", [4, 5])
+    return g.model()
+
+
+def _scatter_nd_rows(rng, shape):
+    # [B, T, 2] tuples (b, position): every batch row writes T distinct positions of 10.
+    b, t, _ = shape
+    out = np.zeros(shape, np.int64)
+    for bi in range(b):
+        out[bi, :, 0] = bi
+        out[bi, :, 1] = rng.permutation(10)[:t]
+    return out
+
+
+@_case("ops", special={"idx": _scatter_nd_rows})
+def scatter_nd_kv_cache_rows():
+    """A KV-cache update: rows of a [B, S, D] cache written at (batch, position) tuples."""
+    g = Graph("scatter_nd_kv_cache_rows", 13)
+    cache = g.input("cache", "f32", [2, 10, 8])
+    idx = g.input("idx", "i64", [2, 3, 2])
+    upd = g.input("upd", "f32", [2, 3, 8])
+    g.output(g.op("ScatterND", [cache, idx, upd]), "y", "f32", [2, 10, 8])
+    return g.model()
+
+
+@_case("ops", special={"idx": _ints(0, 4)})
+def scatter_nd_add_elements():
+    """Full-depth tuples with repeats, summed (reduction = add, opset 16)."""
+    g = Graph("scatter_nd_add_elements", 16)
+    data = g.input("data", "f32", [4, 4])
+    idx = g.input("idx", "i64", [6, 2])
+    upd = g.input("upd", "f32", [6])
+    g.output(g.op("ScatterND", [data, idx, upd], reduction="add"), "y", "f32", [4, 4])
+    return g.model()
+
+
+@_case("ops", special={"idx": _ints(0, 5)})
+def scatter_nd_max_slices():
+    g = Graph("scatter_nd_max_slices", 18)
+    data = g.input("data", "f32", [5, 3, 4])
+    idx = g.input("idx", "i64", [4, 1])
+    upd = g.input("upd", "f32", [4, 3, 4])
+    g.output(g.op("ScatterND", [data, idx, upd], reduction="max"), "y", "f32", [5, 3, 4])
+    return g.model()
+
+
+@_case("ops", dims=[{"tokens": 5}, {"tokens": 1}], special={"idx": _distinct_rows(0, 2, 8)})
+def scatter_elements_gates():
+    """MoE gates: top-k weights scattered into a zero [tokens, experts] matrix."""
+    g = Graph("scatter_elements_gates", 13)
+    zeros = g.input("zeros", "f32", ["tokens", 8])
+    idx = g.input("idx", "i64", ["tokens", 2])
+    upd = g.input("upd", "f32", ["tokens", 2])
+    g.output(g.op("ScatterElements", [zeros, idx, upd], axis=1), "y", "f32", ["tokens", 8])
+    return g.model()
+
+
+@_case("ops", special={"idx": _distinct_rows(0, 3, 6, lo=-6)})
+def scatter_elements_negative_indices():
+    g = Graph("scatter_elements_negative_indices", 13)
+    data = g.input("data", "f32", [2, 4, 6])
+    idx = g.input("idx", "i64", [2, 4, 3])
+    upd = g.input("upd", "f32", [2, 4, 3])
+    g.output(g.op("ScatterElements", [data, idx, upd], axis=-1), "y", "f32", [2, 4, 6])
+    return g.model()
+
+
+@_case("ops", special={"idx": _ints(0, 3)})
+def scatter_elements_add_axis0():
+    g = Graph("scatter_elements_add_axis0", 16)
+    data = g.input("data", "f32", [3, 5])
+    idx = g.input("idx", "i64", [4, 5])
+    upd = g.input("upd", "f32", [4, 5])
+    g.output(g.op("ScatterElements", [data, idx, upd], axis=0, reduction="add"), "y", "f32",
+             [3, 5])
+    return g.model()
+
+
+# -- Sequence ops (resolved at import) ---------------------------------------------------------
+
+
+@_case("ops", dims=[{"batch": 2}, {"batch": 3}])
+def seq_split_at_concat():
+    """torch.split along dim 1 -> a sequence; its last piece, its length, and the concat back."""
+    g = Graph("seq_split_at_concat", 17)
+    x = g.input("x", "f32", ["batch", 6, 4])
+    s = g.op("SplitToSequence", [x, g.i64([1, 2, 3])], axis=1)
+    g.output(g.op("SequenceAt", [s, g.i64(-1)]), "last", "f32", ["batch", 3, 4])
+    g.output(g.op("SequenceLength", [s]), "n", "i64", [])
+    g.output(g.op("ConcatFromSequence", [s], axis=1), "y", "f32", ["batch", 6, 4])
+    return g.model()
+
+
+@_case("ops")
+def seq_construct_insert_stack():
+    """A list built up and stacked (torch.stack), one element erased and read back."""
+    g = Graph("seq_construct_insert_stack", 17)
+    a = g.input("a", "f32", [3, 4])
+    b = g.input("b", "f32", [3, 4])
+    c = g.input("c", "f32", [3, 4])
+    s = g.op("SequenceConstruct", [a, b])
+    s = g.op("SequenceInsert", [s, g.op("Neg", [c]), g.i64(1)])
+    g.output(g.op("ConcatFromSequence", [s], axis=-1, new_axis=1), "stacked", "f32", [3, 4, 3])
+    e = g.op("SequenceErase", [s, g.i64(0)])
+    g.output(g.op("SequenceAt", [e, g.i64(0)]), "first", "f32", [3, 4])
+    return g.model()
+
+
+@_case("ops", dims=[{"n": 5}, {"n": 2}])
+def seq_unbind_empty_insert():
+    """torch.unbind (keepdims = 0 splits into unit pieces and squeezes), a list started empty."""
+    g = Graph("seq_unbind_empty_insert", 17)
+    x = g.input("x", "f32", [3, "n"])
+    s = g.op("SplitToSequence", [x], axis=0, keepdims=0)
+    t = g.op("SequenceEmpty", [], dtype=TensorProto.FLOAT)
+    t = g.op("SequenceInsert", [t, g.op("SequenceAt", [s, g.i64(2)])])
+    t = g.op("SequenceInsert", [t, g.op("SequenceAt", [s, g.i64(0)])])
+    g.output(g.op("ConcatFromSequence", [t], axis=0, new_axis=1), "y", "f32", [2, "n"])
+    s2 = g.op("SplitToSequence", [x, g.i64(2)], axis=0)
+    g.output(g.op("SequenceAt", [s2, g.i64(1)]), "tail", "f32", [1, "n"])
+    return g.model()
+
+
 # ---------------------------------------------------------------------------------------------
 # (a') com.microsoft ops
 
@@ -1294,6 +1458,22 @@ def rope_interleaved_range():
     return g.model()
 
 
+@_case("blocks", dims=_DYN, rtol=1e-5, atol=1e-5)
+def rope_partial_rotate_half():
+    """GPT-NeoX rotary_pct / Phi partial rotary: rotate-half RoPE on the first 8 of 16 features
+    (Slice), the rest passed through, Concat back."""
+    g = Graph("rope_partial_rotate_half")
+    x = g.input("x", "f32", _HEADS_X)
+    rd = DH // 2
+    x_rot = g.op("Slice", [x, g.i64([0]), g.i64([rd]), g.i64([-1]), g.i64([1])])
+    x_pass = g.op("Slice", [x, g.i64([rd]), g.i64([INT64_MAX]), g.i64([-1]), g.i64([1])])
+    pos = g.op("Range", [g.i64(0), g.dim(x, 2), g.i64(1)])
+    cos, sin = rope_tables_subgraph(g, pos, rd)
+    y = g.op("Concat", [rotate_half_subgraph(g, x_rot, cos, sin, rd), x_pass], axis=-1)
+    g.output(y, "y", "f32", _HEADS_X)
+    return g.model()
+
+
 @_case("blocks", dims=_DYN)
 def shape_chain_reshape():
     """Shape -> Gather -> Unsqueeze -> Concat -> Reshape, as torch exports x.view(b, s, h, d),
@@ -1361,6 +1541,128 @@ _attn_case("attention_gqa_mulq_where_trilu_bool", scale="mul_q", mask="where_tri
 _attn_case("attention_mqa_div_shape_trilu_add", kv_heads=1, scale="div_shape",
            mask="trilu_add")
 _attn_case("attention_gqa_no_mask", scale="div", mask=None)
+
+
+# -- MoE, MLA and sliding-window + sink attention, the way exporters write them ---------------
+
+E, TOPK, FE = 8, 2, 32
+
+
+def moe_subgraph(g: Graph, x: str, scoring: str, prefix="moe", d: int = D) -> str:
+    """gpt-oss / Mixtral-style routed MoE as torch exports the dense path: router MatMul ->
+    Softmax or Sigmoid -> TopK -> normalised gates -> ScatterElements into a zero
+    [tokens, experts] matrix -> every expert's SwiGLU as one batched MatMul over stacked weights
+    -> gate-weighted ReduceSum over experts; plus one shared SwiGLU expert."""
+    tokens = g.op("Reshape", [x, g.i64([-1, d])])
+    logits = g.op("MatMul", [tokens, g.weight([d, E], f"{prefix}.router")])
+    scores = g.op("Softmax" if scoring == "softmax" else "Sigmoid", [logits],
+                  **({"axis": -1} if scoring == "softmax" else {}))
+    topv, topi = g.op("TopK", [scores, g.i64([TOPK])], n_out=2, axis=-1)
+    denom = g.op("ReduceSum", [topv, g.i64([-1])], keepdims=1)
+    if scoring == "sigmoid":
+        denom = g.op("Add", [denom, g.f32(1e-20)])
+    topv = g.op("Div", [topv, denom])
+    if scoring == "sigmoid":
+        topv = g.op("Mul", [topv, g.f32(2.5)])  # DeepSeek-V3's routed_scaling_factor
+    zeros = g.op("ConstantOfShape", [g.shape_of([g.dims1(tokens, 0), E])],
+                 value=helper.make_tensor("value", TensorProto.FLOAT, [1], [0.0]))
+    gates = g.op("ScatterElements", [zeros, topi, topv], axis=1)
+    h = g.op("Unsqueeze", [tokens, g.i64([0])])  # [1, T, D]
+    gate = g.op("MatMul", [h, g.weight([E, d, FE], f"{prefix}.experts.gate", 1 / math.sqrt(d))])
+    up = g.op("MatMul", [h, g.weight([E, d, FE], f"{prefix}.experts.up", 1 / math.sqrt(d))])
+    act = g.op("Mul", [g.op("Mul", [gate, g.op("Sigmoid", [gate])]), up])
+    y = g.op("MatMul", [act, g.weight([E, FE, d], f"{prefix}.experts.down", 1 / math.sqrt(FE))])
+    w = g.op("Unsqueeze", [g.op("Transpose", [gates], perm=[1, 0]), g.i64([-1])])  # [E, T, 1]
+    routed = g.op("ReduceSum", [g.op("Mul", [y, w]), g.i64([0])], keepdims=0)
+    shared = swiglu_subgraph(g, tokens, f"{prefix}.shared_expert", d, FE)
+    return g.op("Reshape", [g.op("Add", [routed, shared]), g.op("Shape", [x])])
+
+
+def _moe_case(scoring):
+    name = f"moe_top2_shared_{scoring}"
+
+    def build():
+        g = Graph(name, seed=31)
+        x = g.input("x", "f32", _X)
+        g.output(moe_subgraph(g, x, scoring), "y", "f32", _X)
+        return g.model()
+    _add("blocks", name, build, dims=_DYN, rtol=1e-4, atol=1e-5)
+
+
+_moe_case("softmax")
+_moe_case("sigmoid")
+
+
+@_case("blocks", dims=_DYN, rtol=1e-4, atol=1e-5)
+def mla_deepseek_v2_block():
+    """DeepSeek-V2 multi-head latent attention at small scale (4 heads, q_lora 32, kv_lora 32,
+    nope 16 + rope 8 query/key dims, value 16): the low-rank query and latent KV paths with
+    their RMSNorms, the decoupled RoPE key shared by all heads (rotate-half on the rope slice),
+    Concat of the nope and rope parts, softmax scale 1/sqrt(24), Trilu causal mask."""
+    g = Graph("mla_deepseek_v2_block", seed=41)
+    heads, ql, kvl, nope, rope, vd = 4, 32, 32, 16, 8, 16
+    x = g.input("x", "f32", _X)
+    cq = rms_norm_subgraph(g, g.op("MatMul", [x, g.weight([D, ql], "q_a_proj")]),
+                           g.weight([ql], "q_a_layernorm", 0.2, 1.0))
+    q = split_heads(g, g.op("MatMul", [cq, g.weight([ql, heads * (nope + rope)], "q_b_proj")]),
+                    heads, dh=nope + rope)
+    q_nope, q_pe = g.op("Split", [q, g.i64([nope, rope])], n_out=2, axis=-1)
+    ckv = g.op("MatMul", [x, g.weight([D, kvl + rope], "kv_a_proj_with_mqa")])
+    c, k_pe = g.op("Split", [ckv, g.i64([kvl, rope])], n_out=2, axis=-1)
+    k_pe = split_heads(g, k_pe, 1, dh=rope)  # [B, 1, S, rope]
+    kv = g.op("MatMul", [rms_norm_subgraph(g, c, g.weight([kvl], "kv_a_layernorm", 0.2, 1.0)),
+                         g.weight([kvl, heads * (nope + vd)], "kv_b_proj")])
+    kv = split_heads(g, kv, heads, dh=nope + vd)
+    k_nope, v = g.op("Split", [kv, g.i64([nope, vd])], n_out=2, axis=-1)
+    pos = g.op("Range", [g.i64(0), g.dim(x, 1), g.i64(1)])
+    cos, sin = rope_tables_subgraph(g, pos, rope)
+    q_pe = rotate_half_subgraph(g, q_pe, cos, sin, rope)
+    k_pe = rotate_half_subgraph(g, k_pe, cos, sin, rope)
+    k_pe = g.op("Expand", [k_pe, g.shape_of([g.dims1(x, 0), heads, g.dims1(x, 1), rope])])
+    qf = g.op("Concat", [q_nope, q_pe], axis=-1)
+    kf = g.op("Concat", [k_nope, k_pe], axis=-1)
+    s = g.op("Mul", [g.op("MatMul", [qf, g.op("Transpose", [kf], perm=[0, 1, 3, 2])]),
+                     g.f32(1.0 / math.sqrt(nope + rope))])
+    p = g.op("Softmax", [causal_additive_trilu(g, s)], axis=-1)
+    o = merge_heads(g, g.op("MatMul", [p, v]))
+    g.output(g.op("MatMul", [o, g.weight([heads * vd, D], "o_proj")]), "y", "f32", _X)
+    return g.model()
+
+
+def sinks_window_attention_subgraph(g: Graph, x: str, window: int, prefix="self_attn") -> str:
+    """gpt-oss eager attention: GQA with repeat-KV, scores·scale plus a sliding-window causal
+    mask (Where on Range row/column indices), each head's learned sink logit concatenated as
+    an extra column, max subtracted, Softmax, the sink column sliced off, PV."""
+    q = split_heads(g, g.op("MatMul", [x, g.weight([D, H * DH], f"{prefix}.q_proj")]), H)
+    k = split_heads(g, g.op("MatMul", [x, g.weight([D, HKV * DH], f"{prefix}.k_proj")]), HKV)
+    v = split_heads(g, g.op("MatMul", [x, g.weight([D, HKV * DH], f"{prefix}.v_proj")]), HKV)
+    k, v = repeat_kv(g, k, H // HKV), repeat_kv(g, v, H // HKV)
+    s = g.op("Mul", [g.op("MatMul", [q, g.op("Transpose", [k], perm=[0, 1, 3, 2])]),
+                     g.f32(1.0 / math.sqrt(DH))])
+    n = g.dim(s, 2)
+    r = g.op("Range", [g.i64(0), n, g.i64(1)])
+    row = g.op("Unsqueeze", [r, g.i64([1])])
+    col = g.op("Unsqueeze", [r, g.i64([0])])
+    keep = g.op("And", [g.op("LessOrEqual", [col, row]),
+                        g.op("Less", [g.op("Sub", [row, col]), g.i64(window)])])
+    s = g.op("Where", [keep, s, g.f32(F32_MIN)])
+    sinks = g.op("Expand", [g.op("Reshape", [g.weight([H], f"{prefix}.sinks", 1.0),
+                                             g.i64([1, -1, 1, 1])]),
+                            g.shape_of([g.dims1(s, 0), H, g.dims1(s, 2), 1])])
+    comb = g.op("Concat", [s, sinks], axis=-1)
+    comb = g.op("Sub", [comb, g.op("ReduceMax", [comb], axes=[-1], keepdims=1)])
+    p = g.op("Softmax", [comb], axis=-1)
+    p = g.op("Slice", [p, g.i64([0]), g.i64([-1]), g.i64([-1]), g.i64([1])])
+    o = merge_heads(g, g.op("MatMul", [p, v]))
+    return g.op("MatMul", [o, g.weight([H * DH, D], f"{prefix}.o_proj")])
+
+
+@_case("blocks", dims=_DYN, rtol=1e-4, atol=1e-5)
+def sinks_sliding_window_attention():
+    g = Graph("sinks_sliding_window_attention", seed=51)
+    x = g.input("x", "f32", _X)
+    g.output(sinks_window_attention_subgraph(g, x, window=3), "y", "f32", _X)
+    return g.model()
 
 
 def llama_block_subgraph(g: Graph, x: str, cos: str, sin: str, prefix: str,
