@@ -22,6 +22,8 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <functional>
+#include <memory>
+#include <vector>
 #include <optional>
 
 namespace onnx {
@@ -39,19 +41,23 @@ namespace mlir::decoda::onnx_import {
 ///  - Const:  a compile-time tensor `cst`; materialised as `arith.constant` on first run-time use.
 ///  - Shape:  a rank-0/1 integer tensor whose elements are known symbolically (`elems`), the
 ///    result of shape arithmetic; materialised with `tensor.from_elements` only if data needs it.
+///  - Sequence: an ONNX sequence whose length is known at import (`seq`, element type in
+///    `elementType`); it exists only at import and is never materialised.
 struct OnnxValue {
-  enum class Kind { None, Tensor, Const, Shape };
+  enum class Kind { None, Tensor, Const, Shape, Sequence };
   Kind kind = Kind::None;
   Value value;
   SmallVector<OpFoldResult> dims;  // Tensor: dims; Shape: elements
   ElementsAttr cst;                // Const
   bool scalar = false;             // Shape: rank 0
-  Type elementType;                // Shape: the integer type (i64 or i32)
+  Type elementType;                // Shape: the integer type (i64 or i32); Sequence: elements'
+  std::shared_ptr<std::vector<OnnxValue>> seq; // Sequence: the elements
 
   bool present() const { return kind != Kind::None; }
   bool isConst() const { return kind == Kind::Const; }
   bool isShape() const { return kind == Kind::Shape; }
   bool isTensor() const { return kind == Kind::Tensor; }
+  bool isSequence() const { return kind == Kind::Sequence; }
 
   static OnnxValue tensor(Value v, ArrayRef<OpFoldResult> dims) {
     OnnxValue r;
@@ -64,6 +70,13 @@ struct OnnxValue {
     OnnxValue r;
     r.kind = Kind::Const;
     r.cst = attr;
+    return r;
+  }
+  static OnnxValue sequence(std::vector<OnnxValue> elems, Type elementType) {
+    OnnxValue r;
+    r.kind = Kind::Sequence;
+    r.seq = std::make_shared<std::vector<OnnxValue>>(std::move(elems));
+    r.elementType = elementType;
     return r;
   }
 };
@@ -140,6 +153,8 @@ void registerShapeOps(std::vector<OpEntry> &table);
 void registerNNOps(std::vector<OpEntry> &table);
 void registerAttentionOps(std::vector<OpEntry> &table);
 void registerControlFlowOps(std::vector<OpEntry> &table);
+void registerScatterOps(std::vector<OpEntry> &table);
+void registerSequenceOps(std::vector<OpEntry> &table);
 
 class Importer {
 public:
@@ -167,6 +182,9 @@ public:
   /// Imports `graph`'s nodes in order into the current insertion point (the main graph, or a
   /// Loop body / If branch being inlined). Values are looked up by name, outer ones included.
   LogicalResult importNodes(const onnx::GraphProto &graph);
+  /// Runs the default-domain handler of a node the importer made up (sequence ops expressed as
+  /// Concat/Split/Unsqueeze/Squeeze); its outputs count as used.
+  LogicalResult importSyntheticNode(const onnx::NodeProto &node, Location loc);
   Location fileLoc();
   Location nodeLoc(const onnx::NodeProto &node, int index);
 

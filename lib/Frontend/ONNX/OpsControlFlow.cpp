@@ -140,6 +140,8 @@ LogicalResult importLoop(NodeContext &n) {
       FailureOr<OnnxValue> v = get(1 + carried + j);
       if (failed(v))
         return failure();
+      if (v->isSequence())
+        return n.error() << "scan output " << j << " is a sequence; not supported";
       scanParts[j].push_back(*v);
     }
     if (!*keepGoing)
