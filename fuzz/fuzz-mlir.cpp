@@ -44,8 +44,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext context(registry(), MLIRContext::Threading::DISABLED);
   ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) { return success(); });
   ParserConfig config(&context);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      llvm::StringRef(reinterpret_cast<const char *>(data), size), config, "fuzz.mlir");
+  // MLIR's lexer reads up to a terminating NUL, as every file the tools read through
+  // llvm::MemoryBuffer has; the raw fuzz bytes have none, so they go through a std::string.
+  std::string source(reinterpret_cast<const char *>(data), size);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(source, config, "fuzz.mlir");
   if (!module)
     return 0;
   std::string text;
