@@ -391,10 +391,14 @@ SmallVector<Value> flashStep(OpBuilder &b, Location loc, const FlashAttention &f
   return {mNew, lNew, accNew};
 }
 
-/// The loop; returns (acc [B, Tq, H, accWidth], rowScale [B, Tq, H]) with out = acc·rowScale.
-std::pair<Value, Value> buildFlashAttention(OpBuilder &b, Location loc,
-                                            const FlashAttention &fa) {
-  Type f32 = b.getF32Type();
+/// One loop step over keys [j0, j0 + size) that maps the carried values to their next ones.
+using TileStepFn = function_ref<SmallVector<Value>(OpBuilder &, Location, Value j0,
+                                                   OpFoldResult size, ValueRange carried)>;
+
+/// Runs `step` over the key tiles of `fa` (full tiles of a static size in an scf.for from the
+/// first key any query can see, then the possibly empty remainder) and returns the final values.
+SmallVector<Value> forEachKeyTile(OpBuilder &b, Location loc, const FlashAttention &fa,
+                                  ValueRange init, TileStepFn step) {
   IndexMath im{b, loc};
 
   // The first key any query of the block can see.
@@ -410,33 +414,39 @@ std::pair<Value, Value> buildFlashAttention(OpBuilder &b, Location loc,
     tile = *cs; // one full tile covers every key
   OpFoldResult end = im.add(start, im.mul(im.div(span, tile), tile));
 
+  Value lb = im.val(start), ub = im.val(end), stepSize = im.val(im.cst(tile));
+  auto loop = scf::ForOp::create(b, loc, lb, ub, stepSize, init,
+                                 [&](OpBuilder &nb, Location nl, Value j0, ValueRange iter) {
+                                   scf::YieldOp::create(
+                                       nb, nl, step(nb, nl, j0, nb.getIndexAttr(tile), iter));
+                                 });
+  SmallVector<Value> values(loop.getResults());
+
+  // The last partial tile (static when Tk is static, possibly empty when it is dynamic).
+  OpFoldResult rest = im.sub(fa.keyLen, end);
+  auto cr = getConstantIntValue(rest);
+  if (!cr || *cr > 0)
+    values = step(b, loc, im.val(end), rest, values);
+  return values;
+}
+
+/// The loop; returns (acc [B, Tq, H, accWidth], rowScale [B, Tq, H]) with out = acc·rowScale.
+std::pair<Value, Value> buildFlashAttention(OpBuilder &b, Location loc,
+                                            const FlashAttention &fa) {
+  Type f32 = b.getF32Type();
   SmallVector<OpFoldResult> accSizes = fa.rows;
   accSizes.push_back(fa.accWidth);
   Value m = filledTensor(b, loc, fa.rows, f32, kNegInf);
   Value l = filledTensor(b, loc, fa.rows, f32, 0.0);
   Value acc = filledTensor(b, loc, accSizes, f32, 0.0);
-
-  Value lb = im.val(start), ub = im.val(end), step = im.val(im.cst(tile));
-  auto loop = scf::ForOp::create(
-      b, loc, lb, ub, step, ValueRange{m, l, acc},
-      [&](OpBuilder &nb, Location nl, Value j0, ValueRange iter) {
-        SmallVector<Value> next =
-            flashStep(nb, nl, fa, j0, nb.getIndexAttr(tile), iter[0], iter[1], iter[2]);
-        scf::YieldOp::create(nb, nl, next);
+  SmallVector<Value> state = forEachKeyTile(
+      b, loc, fa, ValueRange{m, l, acc},
+      [&](OpBuilder &nb, Location nl, Value j0, OpFoldResult size, ValueRange iter) {
+        return flashStep(nb, nl, fa, j0, size, iter[0], iter[1], iter[2]);
       });
-  m = loop.getResult(0);
-  l = loop.getResult(1);
-  acc = loop.getResult(2);
-
-  // The last partial tile (static when Tk is static, possibly empty when it is dynamic).
-  OpFoldResult rest = im.sub(fa.keyLen, end);
-  auto cr = getConstantIntValue(rest);
-  if (!cr || *cr > 0) {
-    SmallVector<Value> next = flashStep(b, loc, fa, im.val(end), rest, m, l, acc);
-    m = next[0];
-    l = next[1];
-    acc = next[2];
-  }
+  m = state[0];
+  l = state[1];
+  acc = state[2];
 
   // rowScale = e^(m-M) / (l·e^(m-M) + e^(sink-M)) with M = max(m, sink), or 1 / l; 0 when the
   // denominator is 0.
@@ -556,6 +566,191 @@ FlashAttention attentionConfig(OpBuilder &b, Location loc, OpTy op, Value key, V
   return fa;
 }
 
+//===----------------------------------------------------------------------===//
+// INT8 attention (decoda.attention with quantize(q_scale, k_scale, v_scale))
+//===----------------------------------------------------------------------===//
+
+/// A tensor of `sizes` filled with i32 zeros.
+Value zeroI32(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes) {
+  Value empty = emptyTensor(b, loc, sizes, b.getI32Type());
+  Value cst = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
+}
+
+/// clamp(round_half_even(x / scale), -127, 127) as i8, computed in f32 (scale a rank-0 tensor).
+Value quantizeSymmetric(OpBuilder &b, Location loc, Value x, Value scale) {
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  return buildMap(b, loc, ValueRange{x, scale},
+                  {b.getMultiDimIdentityMap(rank), AffineMap::get(rank, 0, {}, b.getContext())},
+                  emptyLike(b, loc, x, b.getI8Type()),
+                  [](OpBuilder &nb, Location nl, ValueRange a) {
+                    Value v = arith::DivFOp::create(nb, nl, toF32(nb, nl, a[0]), a[1]);
+                    v = math::RoundEvenOp::create(nb, nl, v);
+                    v = arith::MaxNumFOp::create(nb, nl, v, f32Const(nb, nl, -127.0));
+                    v = arith::MinNumFOp::create(nb, nl, v, f32Const(nb, nl, 127.0));
+                    return arith::FPToSIOp::create(nb, nl, nb.getI8Type(), v).getResult();
+                  });
+}
+
+/// Scores of the INT8 form for keys [j0, j0 + size): the exact i32 dot product of the i8 query
+/// and key, times `factor` (= scale · q_scale · k_scale, f32): [B, Tq, H, size] f32.
+Value int8Scores(OpBuilder &b, Location loc, Value qi, Value ki, int64_t group, Value factor,
+                 Value j0, OpFoldResult size) {
+  Value kTile = keySlice(b, loc, ki, j0, size);
+  SmallVector<OpFoldResult> sizes = getDims(b, loc, qi);
+  sizes[3] = size;
+  AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1), d2 = b.getAffineDimExpr(2),
+             d3 = b.getAffineDimExpr(3), d4 = b.getAffineDimExpr(4);
+  Type i32 = b.getI32Type();
+  Value acc = generic(b, loc, ValueRange{qi, kTile}, ValueRange{zeroI32(b, loc, sizes)},
+                      {map(b, 5, {d0, d1, d2, d4}), map(b, 5, {d0, d3, kvHeadOf(d2, group), d4}),
+                       map(b, 5, {d0, d1, d2, d3})},
+                      iterators(4, 1), [&](OpBuilder &nb, Location nl, ValueRange a) {
+                        Value x = arith::ExtSIOp::create(nb, nl, i32, a[0]);
+                        Value y = arith::ExtSIOp::create(nb, nl, i32, a[1]);
+                        Value p = arith::MulIOp::create(nb, nl, x, y);
+                        yield(nb, nl, arith::AddIOp::create(nb, nl, a[2], p).getResult());
+                      })[0];
+  return buildMap(b, loc, ValueRange{acc}, {b.getMultiDimIdentityMap(4)},
+                  emptyTensor(b, loc, sizes, b.getF32Type()),
+                  [&](OpBuilder &nb, Location nl, ValueRange a) {
+                    Value v = arith::SIToFPOp::create(nb, nl, nb.getF32Type(), a[0]);
+                    return mulF(nb, nl, v, factor);
+                  });
+}
+
+/// The INT8 attention of `op` (see the op description): two passes over the key tiles, the
+/// first for the row max m (max with the sink), the second for l = Σ exp(s - m) (f32) and
+/// acc = Σ_j clamp(rint(255 · exp(s_j - m)), 0, 255) · v_i8[j] (i32); then
+/// out = acc · v_scale / (255 · (l + exp(sink - m))), 0 for a row that sees no key.
+Value buildInt8Attention(OpBuilder &b, Location loc, AttentionOp op, FlashAttention fa) {
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  int64_t group = op.getNumKvHeads() == 1
+                      ? 0
+                      : static_cast<int64_t>(op.getNumHeads() / op.getNumKvHeads());
+  Value qi = quantizeSymmetric(b, loc, op.getQuery(), op.getQScale());
+  Value ki = quantizeSymmetric(b, loc, op.getKey(), op.getKScale());
+  Value vi = quantizeSymmetric(b, loc, op.getValue(), op.getVScale());
+  Value qs = tensor::ExtractOp::create(b, loc, op.getQScale(), ValueRange{});
+  Value ks = tensor::ExtractOp::create(b, loc, op.getKScale(), ValueRange{});
+  Value vs = tensor::ExtractOp::create(b, loc, op.getVScale(), ValueRange{});
+  // scale · q_scale · k_scale in f32, in this order (as the reference); maskScores then must
+  // not scale again.
+  Value factor = mulF(b, loc, mulF(b, loc, f32Const(b, loc, fa.scale), qs), ks);
+  fa.scale = 1.0;
+  auto scores = [&](OpBuilder &nb, Location nl, Value j0, OpFoldResult size) {
+    Value s = int8Scores(nb, nl, qi, ki, group, factor, j0, size);
+    return maskScores(nb, nl, fa, s, j0, size);
+  };
+  AffineMap id4 = b.getMultiDimIdentityMap(4), id3 = b.getMultiDimIdentityMap(3);
+  AffineMap row4 = id4.dropResult(3);
+
+  // Pass 1: m = max over the visible scores.
+  Value m = forEachKeyTile(
+      b, loc, fa, ValueRange{filledTensor(b, loc, fa.rows, f32, kNegInf)},
+      [&](OpBuilder &nb, Location nl, Value j0, OpFoldResult size, ValueRange iter) {
+        Value s = scores(nb, nl, j0, size);
+        return SmallVector<Value>{generic(nb, nl, ValueRange{s}, ValueRange{iter[0]},
+                                          {id4, row4}, iterators(3, 1),
+                                          [](OpBuilder &bb, Location ll, ValueRange a) {
+                                            yield(bb, ll,
+                                                  arith::MaximumFOp::create(bb, ll, a[1], a[0])
+                                                      .getResult());
+                                          })[0]};
+      })[0];
+  // The exponent base: max(m, sink), 0 while -inf.
+  SmallVector<Value> ins{m};
+  SmallVector<AffineMap> maps{id3};
+  if (fa.sinks) {
+    ins.push_back(fa.sinks);
+    maps.push_back(map(b, 3, {b.getAffineDimExpr(2)}));
+  }
+  Value base = buildMap(b, loc, ins, maps, emptyTensor(b, loc, fa.rows, f32),
+                        [&](OpBuilder &nb, Location nl, ValueRange a) {
+                          Value v = a[0];
+                          if (fa.sinks)
+                            v = arith::MaximumFOp::create(nb, nl, v, toF32(nb, nl, a[1]));
+                          return safeMax(nb, nl, v);
+                        });
+
+  // Pass 2: l and the integer accumulator.
+  SmallVector<OpFoldResult> accSizes = fa.rows;
+  accSizes.push_back(fa.accWidth);
+  AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1), d2 = b.getAffineDimExpr(2),
+             d3 = b.getAffineDimExpr(3), d4 = b.getAffineDimExpr(4);
+  SmallVector<Value> state = forEachKeyTile(
+      b, loc, fa, ValueRange{filledTensor(b, loc, fa.rows, f32, 0.0), zeroI32(b, loc, accSizes)},
+      [&](OpBuilder &nb, Location nl, Value j0, OpFoldResult size, ValueRange iter) {
+        Value s = scores(nb, nl, j0, size);
+        // p = exp(s - base), in place of the scores
+        Value p = generic(nb, nl, ValueRange{base}, ValueRange{s}, {row4, id4}, iterators(4),
+                          [](OpBuilder &bb, Location ll, ValueRange a) {
+                            yield(bb, ll, expDiff(bb, ll, a[1], a[0]));
+                          })[0];
+        Value l = generic(nb, nl, ValueRange{p}, ValueRange{iter[0]}, {id4, row4},
+                          iterators(3, 1), [](OpBuilder &bb, Location ll, ValueRange a) {
+                            yield(bb, ll, addF(bb, ll, a[1], a[0]));
+                          })[0];
+        // pu = clamp(rint(255 p), 0, 255) as i32
+        SmallVector<OpFoldResult> pSizes = getDims(nb, nl, p);
+        Value pu = buildMap(nb, nl, ValueRange{p}, {id4}, emptyTensor(nb, nl, pSizes, i32),
+                            [](OpBuilder &bb, Location ll, ValueRange a) {
+                              Value v = mulF(bb, ll, a[0], f32Const(bb, ll, 255.0));
+                              v = math::RoundEvenOp::create(bb, ll, v);
+                              v = arith::MaxNumFOp::create(bb, ll, v, f32Const(bb, ll, 0.0));
+                              v = arith::MinNumFOp::create(bb, ll, v, f32Const(bb, ll, 255.0));
+                              return arith::FPToSIOp::create(bb, ll, bb.getI32Type(), v)
+                                  .getResult();
+                            });
+        Value vTile = keySlice(nb, nl, vi, j0, size);
+        Value acc = generic(
+            nb, nl, ValueRange{pu, vTile}, ValueRange{iter[1]},
+            {map(nb, 5, {d0, d1, d2, d4}), map(nb, 5, {d0, d4, kvHeadOf(d2, group), d3}),
+             map(nb, 5, {d0, d1, d2, d3})},
+            iterators(4, 1), [](OpBuilder &bb, Location ll, ValueRange a) {
+              Value v = arith::ExtSIOp::create(bb, ll, bb.getI32Type(), a[1]);
+              Value prod = arith::MulIOp::create(bb, ll, a[0], v);
+              yield(bb, ll, arith::AddIOp::create(bb, ll, a[2], prod).getResult());
+            })[0];
+        return SmallVector<Value>{l, acc};
+      });
+
+  // rowDen = l + exp(sink - base); out = acc · v_scale / (255 · rowDen), 0 where rowDen = 0
+  // or no key is visible (m = -inf).
+  SmallVector<Value> dIns{state[0], m, base};
+  SmallVector<AffineMap> dMaps{id3, id3, id3};
+  if (fa.sinks) {
+    dIns.push_back(fa.sinks);
+    dMaps.push_back(map(b, 3, {b.getAffineDimExpr(2)}));
+  }
+  Value den = buildMap(b, loc, dIns, dMaps, emptyTensor(b, loc, fa.rows, f32),
+                       [&](OpBuilder &nb, Location nl, ValueRange a) {
+                         Value d = a[0];
+                         if (fa.sinks)
+                           d = addF(nb, nl, d, expDiff(nb, nl, toF32(nb, nl, a[3]), a[2]));
+                         Value dead = arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ,
+                                                            a[1], f32Const(nb, nl, kNegInf));
+                         // 0 marks a row without keys.
+                         return arith::SelectOp::create(nb, nl, dead, f32Const(nb, nl, 0.0), d)
+                             .getResult();
+                       });
+  Type elem = op.getQuery().getType().getElementType();
+  return buildMap(b, loc, ValueRange{state[1], den}, {id4, row4},
+                  emptyTensor(b, loc, accSizes, elem),
+                  [&](OpBuilder &nb, Location nl, ValueRange a) {
+                    Value v = arith::SIToFPOp::create(nb, nl, nb.getF32Type(), a[0]);
+                    v = mulF(nb, nl, v, vs);
+                    Value d = mulF(nb, nl, f32Const(nb, nl, 255.0), a[1]);
+                    Value zero = f32Const(nb, nl, 0.0);
+                    Value empty =
+                        arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, a[1], zero);
+                    Value safe = arith::SelectOp::create(nb, nl, empty, f32Const(nb, nl, 1.0), d);
+                    v = arith::DivFOp::create(nb, nl, v, safe);
+                    v = arith::SelectOp::create(nb, nl, empty, zero, v);
+                    return fromF32(nb, nl, v, elem);
+                  });
+}
+
 struct LowerAttention : public OpRewritePattern<AttentionOp> {
   LowerAttention(MLIRContext *ctx, int64_t tile) : OpRewritePattern(ctx), tile(tile) {}
 
@@ -574,6 +769,10 @@ struct LowerAttention : public OpRewritePattern<AttentionOp> {
     fa.queryOffset = im.sub(fa.keyLen, tq);
     fa.mask = op.getMask();
     fa.segmentIds = op.getSegmentIds();
+    if (op.getQScale()) {
+      rewriter.replaceOp(op, buildInt8Attention(rewriter, loc, op, fa));
+      return success();
+    }
     auto [acc, rowScale] = buildFlashAttention(rewriter, loc, fa);
     rewriter.replaceOp(op, scaleRows(rewriter, loc, acc, rowScale,
                                      op.getQuery().getType().getElementType()));
