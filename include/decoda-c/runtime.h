@@ -78,6 +78,24 @@ decoda_status decoda_entry_output(const decoda_model *model, int entry, int i, c
 decoda_status decoda_run(decoda_model *model, int entry, const decoda_tensor *inputs,
                          int num_inputs, decoda_tensor *outputs, int num_outputs);
 
+/* Donated inputs (docs/ABI.md). An entry may write one of its outputs into the buffer of an
+   input ("input i is donated to output o"), typically a KV cache that goes in and comes out
+   updated. Returns o for such an input, -1 for an input that is not donated, -2 for a bad
+   entry or index. */
+int decoda_entry_input_donated_to(const decoda_model *model, int entry, int i);
+
+/* decoda_run where the caller may hand over the buffers of donatable inputs: donate[i] != 0
+   (donate may be null: nothing donated) gives input i's buffer to the model, which overwrites
+   it with output o = decoda_entry_input_donated_to(i); on success outputs[o].data ==
+   inputs[i].data, still the caller's memory (release it as the input was allocated, never with
+   decoda_tensor_free). The buffer must be writable, aligned for its dtype and must not overlap
+   any other input; on a failed call its contents are unspecified. Donating an input the entry
+   does not donate is DECODA_ERROR_ARGUMENT. A donatable input that the caller does not donate
+   (and every input of decoda_run) is copied first and left unchanged, as for any input. */
+decoda_status decoda_run_donating(decoda_model *model, int entry, const decoda_tensor *inputs,
+                                  int num_inputs, decoda_tensor *outputs, int num_outputs,
+                                  const uint8_t *donate);
+
 void decoda_tensor_free(decoda_tensor *tensor);
 
 #ifdef __cplusplus

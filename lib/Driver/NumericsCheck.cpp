@@ -341,6 +341,7 @@ FailureOr<ProgramRun> VersionRunner::run(ModuleOp original, StringRef what) {
   PassManager pm(ctx);
   CPULoweringPipelineOptions lowering;
   lowering.optimize = false; // plain loops: no OpenMP runtime in the compiler process
+  lowering.donateInputs = false; // every result returned, every input left as it was
   buildCPULoweringPassPipeline(pm, lowering);
   if (failed(pm.run(*module)))
     return emitError(loc) << "--verify-numerics: cannot lower the program " << what

@@ -59,9 +59,14 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
 
   // Tensors to buffers; identity layouts at function boundaries keep the C ABI simple.
   // Inputs are read-only for the model (docs/ABI.md): writes to them must copy first.
+  // Donated inputs (decoda.donate) are the exception: their results are written into them.
+  if (options.donateInputs)
+    pm.addPass(createDonateInputsPass());
   pm.addPass(createMarkReadOnlyInputsPass());
   addTextual(pm, "one-shot-bufferize{bufferize-function-boundaries "
                  "function-boundary-type-conversion=identity-layout-map}");
+  if (options.donateInputs)
+    pm.addPass(createDropDonatedResultsPass());
   addTextual(pm, "buffer-deallocation-pipeline");
   addTextual(pm, "convert-bufferization-to-memref"); // clones left by the deallocation
   pm.addPass(createCanonicalizerPass());

@@ -284,8 +284,26 @@ decoda_status validateInput(const EntrySpec &entry, size_t i, const decoda_tenso
   return DECODA_OK;
 }
 
+/// Bytes of a validated input.
+size_t byteSize(const decoda_tensor &t) {
+  int64_t count = 0;
+  elementCount(t.shape, t.rank, count);
+  return static_cast<size_t>(count) * decoda_dtype_size(t.dtype);
+}
+
+/// Frees on destruction the copies made of donatable inputs the caller did not donate, unless
+/// released (then they belong to the caller as outputs).
+struct DonationCopies {
+  std::vector<void *> buffers;
+  ~DonationCopies() {
+    for (void *p : buffers)
+      std::free(p);
+  }
+};
+
 decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *inputs,
-                      int numInputs, decoda_tensor *outputs, int numOutputs) {
+                      int numInputs, decoda_tensor *outputs, int numOutputs,
+                      const uint8_t *donate) {
   if (outputs)
     for (int i = 0; i < numOutputs; ++i) {
       outputs[i].data = nullptr;
@@ -321,22 +339,65 @@ decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *
     if (decoda_status s = validateInput(spec, i, inputs[i]))
       return s;
 
+  // Donated inputs: the model writes the paired output into the buffer it gets for the input,
+  // the caller's own when donated, else a private copy that becomes the output.
+  std::vector<void *> data(nIn);
+  DonationCopies copies;
+  for (size_t i = 0; i < nIn; ++i) {
+    const decoda_tensor &t = inputs[i];
+    data[i] = t.data ? t.data : static_cast<void *>(gEmptyTensorStorage);
+    const TensorSpec &is = spec.inputs[i];
+    bool donated = donate && donate[i];
+    if (donated && is.donation < 0)
+      return setError(DECODA_ERROR_ARGUMENT,
+                      "entry '" + spec.name + "': input '" + is.name + "' (#" +
+                          std::to_string(i) + ") cannot be donated: the entry does not write "
+                          "an output into it");
+    if (is.donation < 0)
+      continue;
+    size_t bytes = byteSize(t);
+    if (donated) {
+      const char *lo = static_cast<const char *>(t.data), *hi = lo + bytes;
+      for (size_t j = 0; j < nIn && bytes > 0; ++j) {
+        if (j == i || !inputs[j].data)
+          continue;
+        const char *lo2 = static_cast<const char *>(inputs[j].data);
+        const char *hi2 = lo2 + byteSize(inputs[j]);
+        if (lo < hi2 && lo2 < hi)
+          return setError(DECODA_ERROR_ARGUMENT,
+                          "entry '" + spec.name + "': donated input '" + is.name +
+                              "' overlaps input '" + spec.inputs[j].name +
+                              "'; a donated buffer must not be read as another input");
+      }
+      continue;
+    }
+    void *copy = std::malloc(bytes > 0 ? bytes : 1);
+    if (!copy)
+      return setError(DECODA_ERROR_RUNTIME, "entry '" + spec.name + "': out of memory copying "
+                                                "input '" + is.name + "'");
+    copies.buffers.push_back(copy);
+    if (bytes > 0)
+      std::memcpy(copy, t.data, bytes);
+    data[i] = copy;
+  }
+
   // Input descriptors, then the output descriptor buffer, all in one per-call allocation.
   size_t words = 0;
   for (const TensorSpec &t : spec.inputs)
     words += 3 + 2 * static_cast<size_t>(t.rank());
   size_t outWordsStart = words;
   for (const TensorSpec &t : spec.outputs)
-    words += 3 + 2 * static_cast<size_t>(t.rank());
+    if (t.donation < 0) // donated outputs are not returned (docs/ABI.md)
+      words += 3 + 2 * static_cast<size_t>(t.rank());
+  bool anyReturned = words > outWordsStart;
   std::vector<int64_t> desc(words + 1, 0);
-  std::vector<void *> args(nIn + (nOut ? 1 : 0), nullptr);
+  std::vector<void *> args(nIn + (anyReturned ? 1 : 0), nullptr);
   size_t w = 0;
   for (size_t i = 0; i < nIn; ++i) {
     const decoda_tensor &t = inputs[i];
-    void *data = t.data ? t.data : static_cast<void *>(gEmptyTensorStorage);
     args[i] = &desc[w];
-    desc[w++] = reinterpret_cast<intptr_t>(data); // allocated
-    desc[w++] = reinterpret_cast<intptr_t>(data); // aligned
+    desc[w++] = reinterpret_cast<intptr_t>(data[i]); // allocated
+    desc[w++] = reinterpret_cast<intptr_t>(data[i]); // aligned
     desc[w++] = 0;                                // offset
     for (int32_t d = 0; d < t.rank; ++d)
       desc[w + d] = t.shape[d];
@@ -347,7 +408,7 @@ decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *
     }
     w += 2 * static_cast<size_t>(t.rank);
   }
-  if (nOut)
+  if (anyReturned)
     args[nIn] = &desc[outWordsStart];
 
   JumpContext ctx;
@@ -363,6 +424,20 @@ decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *
   for (size_t o = 0; o < nOut; ++o) {
     const TensorSpec &os = spec.outputs[o];
     const int32_t rank = os.rank();
+    if (os.donation >= 0) {
+      // Written into the buffer passed for the donated input: that buffer is the output.
+      const decoda_tensor &in = inputs[os.donation];
+      decoda_tensor &out = outputs[o];
+      out.dtype = os.dtype;
+      out.rank = rank;
+      for (int32_t i = 0; i < DECODA_MAX_RANK; ++i)
+        out.shape[i] = i < rank ? in.shape[i] : 0;
+      out.data = data[os.donation];
+      for (void *&p : copies.buffers)
+        if (p == out.data)
+          p = nullptr; // now the caller's
+      continue;
+    }
     const int64_t *d = &desc[w];
     w += 3 + 2 * static_cast<size_t>(rank);
     void *allocated = reinterpret_cast<void *>(static_cast<intptr_t>(d[0]));
@@ -373,7 +448,8 @@ decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *
     bool release = allocated != nullptr &&
                    reinterpret_cast<uintptr_t>(allocated) != uintptr_t(0xdeadbeef);
     for (size_t i = 0; release && i < nIn; ++i)
-      if (allocated == inputs[i].data || allocated == gEmptyTensorStorage)
+      if (allocated == inputs[i].data || allocated == data[i] ||
+          allocated == gEmptyTensorStorage)
         release = false;
     for (void *p : toFree)
       if (p == allocated)
@@ -426,8 +502,15 @@ decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *
   for (void *p : toFree)
     std::free(p);
   if (status != DECODA_OK)
-    for (size_t o = 0; o < nOut; ++o)
-      decoda_tensor_free(&outputs[o]);
+    for (size_t o = 0; o < nOut; ++o) {
+      const TensorSpec &os = spec.outputs[o];
+      if (os.donation >= 0 && outputs[o].data == inputs[os.donation].data)
+        outputs[o].data = nullptr; // the caller's donated buffer
+      else if (os.donation >= 0)
+        copies.buffers.push_back(outputs[o].data), outputs[o].data = nullptr;
+      else
+        decoda_tensor_free(&outputs[o]);
+    }
   return status;
 }
 
@@ -462,16 +545,22 @@ decoda_status loadImpl(const char *path, decoda_model **out) {
     return closeWith(DECODA_ERROR_FORMAT,
                      "'" + p + "' is not a Decoda model: it does not export " +
                          (version ? "decoda_signature" : "decoda_abi_version"));
-  if (*version != 1)
+  if (*version != 1 && *version != 2)
     return closeWith(DECODA_ERROR_FORMAT, "'" + p + "' has Decoda ABI version " +
                                               std::to_string(*version) +
-                                              "; this runtime supports version 1");
+                                              "; this runtime supports versions 1 and 2");
   auto model = std::make_unique<decoda_model>();
   model->path = p;
   std::vector<EntrySpec> specs;
   std::string error;
-  if (!decoda::runtime::parseSignature(signature, specs, error))
+  int sigVersion = 0;
+  if (!decoda::runtime::parseSignature(signature, specs, error, &sigVersion))
     return closeWith(DECODA_ERROR_FORMAT, "'" + p + "': " + error);
+  if (sigVersion != *version)
+    return closeWith(DECODA_ERROR_FORMAT, "'" + p + "': decoda_abi_version is " +
+                                              std::to_string(*version) +
+                                              " but its signature has version " +
+                                              std::to_string(sigVersion));
   for (EntrySpec &s : specs) {
     std::string symbol = "decoda_entry_" + s.name;
     void *fn = dlsym(handle, symbol.c_str());
@@ -621,8 +710,21 @@ decoda_status decoda_entry_output(const decoda_model *model, int entry, int i, c
 
 decoda_status decoda_run(decoda_model *model, int entry, const decoda_tensor *inputs,
                          int num_inputs, decoda_tensor *outputs, int num_outputs) {
+  return decoda_run_donating(model, entry, inputs, num_inputs, outputs, num_outputs, nullptr);
+}
+
+int decoda_entry_input_donated_to(const decoda_model *model, int entry, int i) {
+  const Entry *e = getEntry(model, entry);
+  if (!e || i < 0 || static_cast<size_t>(i) >= e->spec.inputs.size())
+    return -2;
+  return e->spec.inputs[i].donation;
+}
+
+decoda_status decoda_run_donating(decoda_model *model, int entry, const decoda_tensor *inputs,
+                                  int num_inputs, decoda_tensor *outputs, int num_outputs,
+                                  const uint8_t *donate) {
   try {
-    return runImpl(model, entry, inputs, num_inputs, outputs, num_outputs);
+    return runImpl(model, entry, inputs, num_inputs, outputs, num_outputs, donate);
   } catch (const std::bad_alloc &) {
     return setError(DECODA_ERROR_RUNTIME, "out of memory in decoda_run");
   } catch (...) {

@@ -69,13 +69,16 @@ std::string formatShape(const int64_t *shape, int32_t rank) {
   return s + "]";
 }
 
-bool parseSignature(const char *text, std::vector<EntrySpec> &entries, std::string &error) {
+bool parseSignature(const char *text, std::vector<EntrySpec> &entries, std::string &error,
+                    int *version) {
   entries.clear();
+  int sigVersion = 1;
   if (!text) {
     error = "decoda_signature is a null string";
     return false;
   }
-  enum class State { Header, BetweenEntries, InInputs, InOutputs } state = State::Header;
+  enum class State { Header, BetweenEntries, InInputs, InOutputs, InDonations } state =
+      State::Header;
   std::set<std::string> entryNames, inputNames, outputNames;
   std::string all(text);
   size_t pos = 0;
@@ -102,8 +105,9 @@ bool parseSignature(const char *text, std::vector<EntrySpec> &entries, std::stri
     case State::Header:
       if (kw != "decoda-signature" || tok.size() != 2)
         return fail("expected 'decoda-signature 1' as the first line");
-      if (tok[1] != "1")
-        return fail("unsupported signature version '" + tok[1] + "' (this runtime reads 1)");
+      if (tok[1] != "1" && tok[1] != "2")
+        return fail("unsupported signature version '" + tok[1] + "' (this runtime reads 1 and 2)");
+      sigVersion = tok[1] == "2" ? 2 : 1;
       state = State::BetweenEntries;
       continue;
     case State::BetweenEntries:
@@ -120,6 +124,7 @@ bool parseSignature(const char *text, std::vector<EntrySpec> &entries, std::stri
       continue;
     case State::InInputs:
     case State::InOutputs:
+    case State::InDonations:
       break;
     }
     if (kw == "end") {
@@ -128,8 +133,40 @@ bool parseSignature(const char *text, std::vector<EntrySpec> &entries, std::stri
       state = State::BetweenEntries;
       continue;
     }
+    if (kw == "donate") {
+      if (sigVersion < 2)
+        return fail("'donate' needs signature version 2");
+      if (tok.size() != 3)
+        return fail("expected 'donate <input-name> <output-name>'");
+      EntrySpec &entry = entries.back();
+      auto find = [](std::vector<TensorSpec> &list, const std::string &name) {
+        for (size_t i = 0; i < list.size(); ++i)
+          if (list[i].name == name)
+            return static_cast<int>(i);
+        return -1;
+      };
+      int in = find(entry.inputs, tok[1]), out = find(entry.outputs, tok[2]);
+      if (in < 0)
+        return fail("no input '" + tok[1] + "' in entry '" + entry.name + "'");
+      if (out < 0)
+        return fail("no output '" + tok[2] + "' in entry '" + entry.name + "'");
+      TensorSpec &ti = entry.inputs[in], &to = entry.outputs[out];
+      if (ti.dtype != to.dtype || ti.shape != to.shape)
+        return fail("input '" + ti.name + "' and output '" + to.name +
+                    "' differ in dtype or shape");
+      if (ti.donation >= 0)
+        return fail("input '" + ti.name + "' is donated twice");
+      if (to.donation >= 0)
+        return fail("output '" + to.name + "' is donated to twice");
+      ti.donation = out;
+      to.donation = in;
+      state = State::InDonations;
+      continue;
+    }
+    if (state == State::InDonations)
+      return fail("expected 'donate' or 'end' after a 'donate' line");
     if (kw != "input" && kw != "output")
-      return fail("expected 'input', 'output' or 'end'");
+      return fail("expected 'input', 'output', 'donate' or 'end'");
     bool isInput = kw == "input";
     if (isInput && state == State::InOutputs)
       return fail("an input after an output (inputs come first, in call order)");
@@ -170,6 +207,8 @@ bool parseSignature(const char *text, std::vector<EntrySpec> &entries, std::stri
     entries.clear();
     return false;
   }
+  if (version)
+    *version = sigVersion;
   return true;
 }
 

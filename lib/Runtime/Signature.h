@@ -21,6 +21,8 @@ struct TensorSpec {
   std::string name;
   decoda_dtype dtype = DECODA_F32;
   std::vector<int64_t> shape;
+  /// Inputs: the output this input is donated to; outputs: the input donated to it; else -1.
+  int donation = -1;
   int32_t rank() const { return static_cast<int32_t>(shape.size()); }
 };
 
@@ -33,17 +35,21 @@ struct EntrySpec {
 /// Parses the text of `decoda_signature`. Grammar (one item per line, tokens separated by spaces
 /// or tabs, empty lines ignored):
 ///
-///   decoda-signature 1
+///   decoda-signature 1|2
 ///   ( entry <name>
 ///     ( input <name> <dtype> <rank> <dim>{rank} )*
 ///     ( output <name> <dtype> <rank> <dim>{rank} )*
+///     ( donate <input-name> <output-name> )*        (version 2 only)
 ///     end )*
 ///
 /// Returns false and sets `error` (naming the line number and its text) on any deviation:
 /// unknown keyword, wrong token count, unknown dtype, rank outside [0, DECODA_MAX_RANK], a
 /// dimension below -1, an input after an output, a duplicate entry / input / output name, a
-/// missing `end`, or text after the last block that is not an `entry`.
-bool parseSignature(const char *text, std::vector<EntrySpec> &entries, std::string &error);
+/// missing `end`, or text after the last block that is not an `entry`; a `donate` line naming
+/// an unknown input or output, one of another dtype or shape, or a tensor already donated.
+/// `version` receives the signature version.
+bool parseSignature(const char *text, std::vector<EntrySpec> &entries, std::string &error,
+                    int *version = nullptr);
 
 /// `f32` ... `i1` -> dtype; false for anything else.
 bool parseDtype(const std::string &text, decoda_dtype &dtype);

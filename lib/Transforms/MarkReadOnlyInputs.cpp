@@ -24,7 +24,9 @@ struct MarkReadOnlyInputsPass
       if (!fn.isPublic() || fn.isExternal())
         continue;
       for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
-        if (!isa<TensorType>(fn.getArgument(i).getType()))
+        // Donated arguments are made writable by decoda-donate-inputs, which runs first.
+        if (!isa<TensorType>(fn.getArgument(i).getType()) ||
+            (fn.getArgAttr(i, "decoda.donate") && fn.getArgAttr(i, "bufferization.writable")))
           continue;
         fn.setArgAttr(i, "bufferization.writable", b.getBoolAttr(false));
         ++numMarked;

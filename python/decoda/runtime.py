@@ -114,6 +114,10 @@ def _library():
             "decoda_entry_num_outputs": (c_int, [model_p, c_int]),
             "decoda_run": (c_int, [model_p, c_int, ctypes.POINTER(_Tensor), c_int,
                                    ctypes.POINTER(_Tensor), c_int]),
+            "decoda_run_donating": (c_int, [model_p, c_int, ctypes.POINTER(_Tensor), c_int,
+                                            ctypes.POINTER(_Tensor), c_int,
+                                            ctypes.POINTER(ctypes.c_uint8)]),
+            "decoda_entry_input_donated_to": (c_int, [model_p, c_int, c_int]),
             "decoda_tensor_free": (None, [ctypes.POINTER(_Tensor)]),
         }
         info = [model_p, c_int, c_int, ctypes.POINTER(c_char_p), ctypes.POINTER(c_int),
@@ -148,6 +152,11 @@ class Model:
         self.path = os.fspath(path)
         self._signatures = tuple(self._read_signature(i)
                                  for i in range(lib.decoda_model_num_entries(handle)))
+        # Per entry: input index -> the output index it is donated to (docs/ABI.md).
+        self._donations = tuple(
+            {i: o for i in range(len(s.inputs))
+             if (o := lib.decoda_entry_input_donated_to(handle, e, i)) >= 0}
+            for e, s in enumerate(self._signatures))
 
     def _read_signature(self, index):
         lib, h = self._lib, self._handle
@@ -198,24 +207,69 @@ class Model:
         model has one entry)."""
         return self._signatures[self._index(entry)]
 
+    def donations(self, entry=None):
+        """``{input name: output name}`` of the inputs ``entry`` writes an output into (donated
+        inputs, docs/ABI.md), e.g. a KV cache that comes back updated."""
+        index = self._index(entry)
+        sig = self._signatures[index]
+        return {sig.inputs[i].name: sig.outputs[o].name
+                for i, o in self._donations[index].items()}
+
+    def _donated_inputs(self, index, donate):
+        """The input indices to donate: ``donate`` is True (every donatable input), or names or
+        indices of inputs."""
+        sig, table = self._signatures[index], self._donations[index]
+        if donate is True:
+            return set(table)
+        if not donate:
+            return set()
+        if isinstance(donate, (str, int)):
+            donate = [donate]
+        chosen = set()
+        for d in donate:
+            i = d if isinstance(d, int) and not isinstance(d, bool) else next(
+                (k for k, s in enumerate(sig.inputs) if s.name == d), None)
+            if i is None or not 0 <= i < len(sig.inputs):
+                raise DecodaError(f"entry '{sig.name}': donate={d!r} names no input", "ARGUMENT")
+            if i not in table:
+                raise DecodaError(f"entry '{sig.name}': input '{sig.inputs[i].name}' cannot be "
+                                  "donated (the entry writes no output into it; donatable: "
+                                  f"{', '.join(self.donations(index)) or 'none'})", "ARGUMENT")
+            chosen.add(i)
+        return chosen
+
     # -- running -------------------------------------------------------------------------------
 
-    def __call__(self, *arrays, entry=None):
+    def __call__(self, *arrays, entry=None, donate=()):
         """Runs ``entry`` on ``arrays``; returns the output array, or a tuple of them when the
         entry has zero or several outputs."""
-        return self.run(entry, *arrays)
+        return self.run(entry, *arrays, donate=donate)
 
-    def run(self, entry, *arrays):
-        """Runs ``entry`` (a name, an index, or None for the only entry) on ``arrays``."""
+    def run(self, entry, *arrays, donate=()):
+        """Runs ``entry`` (a name, an index, or None for the only entry) on ``arrays``.
+
+        ``donate`` (True for every donatable input, or input names/indices) hands those arrays
+        to the model: it writes the paired output into the array, which is returned as that
+        output (the same object, no copy). A donated array must be a writable, C-contiguous
+        ndarray of the input's exact dtype. Without ``donate`` no input array changes."""
         np = _np()
         if self._handle is None:
             raise DecodaError(f"the model '{self.path}' is closed", "ARGUMENT")
         index = self._index(entry)
         sig = self._signatures[index]
+        donated = self._donated_inputs(index, donate)
         keep = []  # the converted arrays stay alive during the call
         tensors = (_Tensor * max(len(arrays), 1))()
         for i, a in enumerate(arrays):
             spec = sig.inputs[i] if i < len(sig.inputs) else None
+            if i in donated:
+                ok = (isinstance(a, np.ndarray) and a.dtype.name == _NUMPY_OF[spec.dtype] and
+                      a.dtype.isnative and a.flags.c_contiguous and a.flags.writeable)
+                if not ok:
+                    raise DecodaError(
+                        f"entry '{sig.name}': donated input '{spec.name}' (#{i}) must be a "
+                        f"writable C-contiguous ndarray of dtype {_NUMPY_OF[spec.dtype]} "
+                        "(it is written in place)", "ARGUMENT")
             if not isinstance(a, np.ndarray):
                 a = np.asarray(a, dtype=_NUMPY_OF[spec.dtype] if spec else None)
             where = f"entry '{sig.name}': input '{spec.name}' (#{i})" if spec else \
@@ -237,8 +291,10 @@ class Model:
                 t.shape[d] = a.shape[d]
             t.data = a.ctypes.data if a.size else None
         outputs = (_Tensor * max(len(sig.outputs), 1))()
-        status = self._lib.decoda_run(self._handle, index, tensors, len(arrays), outputs,
-                                      len(sig.outputs))
+        flags = (ctypes.c_uint8 * max(len(arrays), 1))(
+            *[1 if i in donated else 0 for i in range(len(arrays))])
+        status = self._lib.decoda_run_donating(self._handle, index, tensors, len(arrays),
+                                               outputs, len(sig.outputs), flags)
         if status != 0:
             hint = ""
             if _STATUS.get(status) == "DTYPE" and any(
@@ -247,9 +303,14 @@ class Model:
                         "decoda.runtime.float32_to_bf16)")
             raise _error(self._lib, status, hint)
         results = []
+        by_output = {self._donations[index][i]: i for i in donated}
         try:
             for o, spec in enumerate(sig.outputs):
                 t = outputs[o]
+                if o in by_output:  # the donated array itself, written in place
+                    results.append(arrays[by_output[o]])
+                    t.data = None   # the caller's memory: never decoda_tensor_free
+                    continue
                 shape = tuple(t.shape[d] for d in range(t.rank))
                 arr = np.empty(shape, dtype=_NUMPY_OF[DTYPES[t.dtype]])
                 if arr.nbytes:

@@ -20,7 +20,9 @@
 #include "decoda/Driver/NumericsCheck.h"
 #include "decoda/Pipelines/Pipelines.h"
 #include "decoda/Target/CPU/CPUTarget.h"
+#include "decoda/Transforms/Donation.h"
 #include "decoda/Transforms/Passes.h"
+#include "decoda/Transforms/SpecializeDims.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -92,6 +94,25 @@ cl::opt<std::string> targetCpu("target-cpu", cl::desc("LLVM CPU name (default: t
 cl::opt<int64_t> attentionKeyTile("attention-key-tile",
                                   cl::desc("Keys per step of the online-softmax attention loop"),
                                   cl::init(64), cl::cat(category));
+
+cl::opt<bool> donateCaches(
+    "donate-caches",
+    cl::desc("Donate every KV-cache argument of a cached_attention whose updated cache is "
+             "returned (decoda.donate, docs/ABI.md): the update is written into the caller's "
+             "buffer instead of a copy"),
+    cl::init(true), cl::cat(category));
+
+cl::opt<std::string> staticDims(
+    "static-dims",
+    cl::desc("Specialise dynamic dims of the entry points: NAME=N (dims named by decoda.dims, "
+             "e.g. the ONNX dim_params) or ARG:DIM=N (input name or index, dim index), comma "
+             "separated; the runtime then rejects other sizes"),
+    cl::value_desc("spec,..."), cl::cat(category));
+cl::opt<bool> decodeEntries(
+    "decode-entries",
+    cl::desc("For each entry point using cached_attention with a dynamic query length, also "
+             "emit <name>_decode specialised to one token (docs/ABI.md)"),
+    cl::init(true), cl::cat(category));
 
 cl::opt<std::string> report(
     "report",
@@ -251,6 +272,20 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
+  // Entry-point shapes: static dims first, then the one-token decode copies, then donation
+  // (the copies donate their caches too); the signature is read after all three.
+  if (staticDims.getNumOccurrences()) {
+    SmallVector<DimSpec> specs;
+    std::string error;
+    if (!parseDimSpecs(staticDims, specs, error))
+      return fail(unknown, "--static-dims: " + error);
+    if (failed(specializeDims(*module, specs, "--static-dims")))
+      return 1;
+  }
+  if (decodeEntries && failed(addDecodeEntries(*module)))
+    return 1;
+  if (donateCaches)
+    markDonatedCaches(*module);
   FailureOr<std::vector<EntrySignature>> signature = extractSignature(*module);
   if (failed(signature))
     return 1;

@@ -42,6 +42,10 @@ options:
   --atol A              absolute tolerance of --check (default 1e-8)
   --bench N             time N runs after the warm-up runs; prints median/min/max in ms
   --warmup W            warm-up runs before --bench (default 3)
+  --donate              hand the buffers of donated inputs (docs/ABI.md; e.g. a KV cache the
+                        entry returns updated) to the model: it writes those outputs in place
+                        instead of into a copy (each --bench run then starts from the cache
+                        the run before wrote)
   --list                print the entry points and their signatures, then exit
   -h, --help            print this help
 
@@ -200,6 +204,7 @@ struct Options {
   double rtol = 1e-5, atol = 1e-8;
   long bench = 0, warmup = 3;
   bool list = false;
+  bool donate = false;
 };
 
 Options parseArgs(int argc, char **argv) {
@@ -224,10 +229,10 @@ Options parseArgs(int argc, char **argv) {
                                               "--warmup"};
       bool takesValue = std::any_of(std::begin(withValue), std::end(withValue),
                                     [&](const char *f) { return flag == f; });
-      if (flag == "--list") {
+      if (flag == "--list" || flag == "--donate") {
         if (inlineValue)
-          die(kExitUsage, "--list takes no value", true);
-        o.list = true;
+          die(kExitUsage, flag + " takes no value", true);
+        (flag == "--list" ? o.list : o.donate) = true;
         continue;
       }
       if (!takesValue)
@@ -347,6 +352,12 @@ void printSignature(decoda_model *model, const std::string &path) {
     for (const auto &t : e.outputs)
       std::printf("  output %s: %s %s\n", t.name.c_str(), decoda_dtype_name(t.dtype),
                   shapeString(t.shape).c_str());
+    for (size_t k = 0; k < e.inputs.size(); ++k) {
+      int o = decoda_entry_input_donated_to(model, i, static_cast<int>(k));
+      if (o >= 0)
+        std::printf("  donate %s -> %s\n", e.inputs[k].name.c_str(),
+                    e.outputs[o].name.c_str());
+    }
   }
 }
 
@@ -548,15 +559,25 @@ int main(int argc, char **argv) {
 
   // Run.
   std::vector<decoda_tensor> outputs(entry.outputs.size());
+  // --donate: every donatable input's buffer (ours, read from its file) goes to the model.
+  std::vector<uint8_t> donate(inputs.size() + 1, 0);
+  std::vector<bool> outputIsInput(outputs.size(), false);
+  for (size_t i = 0; opt.donate && i < inputs.size(); ++i) {
+    int o = decoda_entry_input_donated_to(model, entryIndex, static_cast<int>(i));
+    if (o >= 0)
+      donate[i] = 1, outputIsInput[o] = true;
+  }
   auto runOnce = [&]() {
-    decoda_status s = decoda_run(model, entryIndex, inputs.data(), static_cast<int>(inputs.size()),
-                                 outputs.data(), static_cast<int>(outputs.size()));
+    decoda_status s = decoda_run_donating(model, entryIndex, inputs.data(),
+                                          static_cast<int>(inputs.size()), outputs.data(),
+                                          static_cast<int>(outputs.size()), donate.data());
     if (s != DECODA_OK)
       die(exitCodeFor(s), decoda_last_error());
   };
   auto freeOutputs = [&]() {
-    for (decoda_tensor &t : outputs)
-      decoda_tensor_free(&t);
+    for (size_t o = 0; o < outputs.size(); ++o)
+      if (!outputIsInput[o]) // a donated input's buffer belongs to its npy::Array
+        decoda_tensor_free(&outputs[o]);
   };
   runOnce();
 

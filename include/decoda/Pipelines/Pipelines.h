@@ -51,6 +51,11 @@ struct CPULoweringPipelineOptions : public PassPipelineOptions<CPULoweringPipeli
   PassOptions::Option<int64_t> matmulKTile{
       *this, "matmul-k-tile", llvm::cl::desc("Reduction block of a packed contraction panel"),
       llvm::cl::init(1024)};
+  PassOptions::Option<bool> donateInputs{
+      *this, "donate-inputs",
+      llvm::cl::desc("Write results into arguments marked decoda.donate and drop those results "
+                     "(docs/ABI.md); false: donated arguments stay read-only like the others"),
+      llvm::cl::init(true)};
 };
 
 /// From the decoda dialect to the LLVM dialect for x86 CPUs: decoda-convert-to-linalg,

@@ -227,11 +227,76 @@ def MarkReadOnlyInputsPass : Pass<"decoda-mark-readonly-inputs", "ModuleOp"> {
     not change under it. One-shot bufferization would otherwise update a function argument in
     place (e.g. the `tensor.insert_slice` of `cached_attention` into its cache operand). This
     pass sets `bufferization.writable = false` on every tensor argument of every public function,
-    so bufferization copies before writing.
+    so bufferization copies before writing, except on arguments donated to a result that
+    `decoda-donate-inputs` made writable (`decoda.donate`).
   }];
   let statistics = [
     Statistic<"numMarked", "num-marked", "arguments marked read-only">
   ];
+}
+
+def DonateInputsPass : Pass<"decoda-donate-inputs", "ModuleOp"> {
+  let summary = "Write donated entry-point outputs in place into their input buffers";
+  let description = [{
+    An argument of a public function with `decoda.donate = N : i64` is donated to result `N`
+    (docs/ABI.md): the caller hands its buffer to the model, and result `N` is written into it,
+    so a KV cache that goes in and comes out updated is not copied. The result must have the
+    argument's type. This pass (on tensors, before one-shot bufferization) replaces the returned
+    value with `bufferization.materialize_in_destination %value in %arg` and marks the argument
+    `bufferization.writable = true`: bufferization then computes the value in the argument's
+    buffer (the cache append of `cached_attention` becomes an in-place `insert_slice`), or
+    copies it there when that is not possible. With `auto-caches`, every cache operand of a
+    `decoda.cached_attention` that is a function argument whose updated cache is returned is
+    donated to that result first (`markDonatedCaches`). A malformed `decoda.donate` (not an
+    integer, out of range, another type, two arguments donated to one result) is an error
+    naming the function and argument.
+  }];
+  let options = [
+    Option<"autoCaches", "auto-caches", "bool", /*default=*/"false",
+           "Donate cache arguments of cached_attention whose updated cache is returned">
+  ];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+  let statistics = [
+    Statistic<"numDonated", "num-donated", "donated arguments">
+  ];
+}
+
+def DropDonatedResultsPass : Pass<"decoda-drop-donated-results", "ModuleOp"> {
+  let summary = "Remove the results of entry points that were written into donated inputs";
+  let description = [{
+    After one-shot bufferization, a result donated from argument `M` (`decoda.donate = N` on
+    `M`, see `decoda-donate-inputs`) is the argument's buffer itself. This pass checks that
+    (through `memref.cast`s) and removes the result from the function, so the entry point
+    neither returns nor the deallocation pipeline clones it: the runtime reads that output from
+    the input it passed (docs/ABI.md). A result that is not the argument's buffer is an error.
+    The `decoda.donate` attributes are removed.
+  }];
+  let statistics = [
+    Statistic<"numDropped", "num-dropped", "results dropped">
+  ];
+}
+
+def SpecializeDimsPass : Pass<"decoda-specialize-dims", "ModuleOp"> {
+  let summary = "Make named dynamic dims of entry points static; add decode entry points";
+  let description = [{
+    `dims` (`NAME=N` for every argument dim named NAME by the `decoda.dims` argument attribute,
+    or `ARG:DIM=N` for dim DIM of the argument whose `decoda.name` or index is ARG) gives those
+    dims of every public function's arguments a static size; a `tensor.cast` back to the
+    dynamic type at entry lets the lowering's folds carry the sizes through the program. A spec
+    that matches nothing, a dim that is static with another size, or a dim past the rank is an
+    error naming the spec (decoda-compile `--static-dims`).
+
+    With `decode-entries`, every public function that uses `decoda.cached_attention` with a
+    dynamic query length gets a copy `<name>_decode` with query length 1 (the dims named `seq`,
+    or else dim 1 of every non-cache argument of rank >= 2), so single-token steps take the
+    contraction codegen's static-row (GEMV) path; `<name>` stays for prefill.
+  }];
+  let options = [
+    ListOption<"dims", "dims", "std::string", "NAME=N or ARG:DIM=N items">,
+    Option<"decodeEntries", "decode-entries", "bool", /*default=*/"false",
+           "Add <name>_decode (query length 1) for cached-attention functions">
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
 def FuseProjectionsPass : Pass<"decoda-fuse-projections"> {

@@ -23,19 +23,32 @@ struct TensorSignature {
   std::string name;
   std::string dtype;          // f32 f16 bf16 f64 i8 i32 i64 i1
   std::vector<int64_t> shape; // -1: dynamic
+  int64_t donateTo = -1;      // inputs: the output this input is donated to (decoda.donate)
 };
 
 struct EntrySignature {
   std::string name;
   std::vector<TensorSignature> inputs, outputs;
+  bool hasDonations() const {
+    for (const TensorSignature &t : inputs)
+      if (t.donateTo >= 0)
+        return true;
+    return false;
+  }
+  /// Outputs the entry point returns itself (not written into a donated input).
+  size_t numReturnedOutputs() const;
 };
+
+/// 2 when any entry has a donated input (the `donate` lines of docs/ABI.md), else 1.
+int signatureVersion(const std::vector<EntrySignature> &entries);
 
 /// Reads the entry points (public func.func with tensor arguments and results) of a module
 /// that is still on tensors. Fails with a diagnostic naming the function and argument when a
 /// signature cannot cross the C ABI (non-tensor values, unsupported element types, rank > 8).
 FailureOr<std::vector<EntrySignature>> extractSignature(ModuleOp module);
 
-/// Removes the `decoda.name` argument/result attributes once the signature has been read (LLVM
+/// Removes the `decoda.name` argument/result attributes (`decoda.donate` stays for the
+/// pipeline's decoda-donate-inputs) once the signature has been read (LLVM
 /// translation does not know them).
 void stripSignatureAttributes(ModuleOp module);
 

@@ -1,0 +1,41 @@
+// decoda-specialize-dims: named or positional dims of entry-point arguments become static (uses
+// see the old type through a tensor.cast); decode-entries adds <name>_decode with query length 1
+// to functions using cached_attention. Numerics of the specialised programs:
+// test/tools/decoda-compile-static-dims.mlir and test/e2e/prefill_decode.py.
+// RUN: decoda-opt %s --decoda-specialize-dims="dims=seq=8" | FileCheck %s
+// RUN: decoda-opt %s --decoda-specialize-dims="dims=0:0=2" | FileCheck %s --check-prefix=POS
+// RUN: decoda-opt %s --decoda-specialize-dims="decode-entries=true" | FileCheck %s --check-prefix=DEC
+// RUN: decoda-opt %s --decoda-specialize-dims="decode-entries=true dims=batch=1" | FileCheck %s --check-prefix=BOTH
+
+// CHECK-LABEL: func @norm
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x8x16xf32> {decoda.dims = ["batch", "seq", ""]}, %[[W:.+]]: tensor<16xf32>) -> tensor<?x?x16xf32>
+// CHECK:         %[[C:.+]] = tensor.cast %[[X]] : tensor<?x8x16xf32> to tensor<?x?x16xf32>
+// CHECK:         decoda.rms_norm %[[C]], %[[W]]
+// POS-LABEL: func @norm
+// POS-SAME:    tensor<2x?x16xf32>
+// DEC-LABEL: func @norm
+// DEC-SAME:    tensor<?x?x16xf32>
+// DEC-NOT:   func @norm_decode
+func.func @norm(%x: tensor<?x?x16xf32> {decoda.dims = ["batch", "seq", ""]}, %w: tensor<16xf32>) -> tensor<?x?x16xf32> {
+  %y = decoda.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<?x?x16xf32>, tensor<16xf32>
+  return %y : tensor<?x?x16xf32>
+}
+
+// Unnamed dims: the decode copy fixes dim 1 of the non-cache arguments of rank >= 2 (q, k, v);
+// the caches and the rank-0 offset keep their types.
+// DEC-LABEL: func @step(
+// DEC-SAME:    tensor<?x?x4x8xf32>
+// DEC-LABEL: func @step_decode(
+// DEC-SAME:    %[[Q:[a-z0-9]+]]: tensor<?x1x4x8xf32>, %[[K:[a-z0-9]+]]: tensor<?x1x2x8xf32>, %[[V:[a-z0-9]+]]: tensor<?x1x2x8xf32>, %{{.+}}: tensor<?x16x2x8xf32>, %{{.+}}: tensor<?x16x2x8xf32>, %{{.+}}: tensor<i64>)
+// DEC:         tensor.cast %[[Q]] : tensor<?x1x4x8xf32> to tensor<?x?x4x8xf32>
+// DEC:         decoda.cached_attention
+// BOTH-LABEL: func @step(
+// BOTH-SAME:    tensor<?x?x4x8xf32>
+// BOTH-LABEL: func @step_decode(
+// BOTH-SAME:    tensor<?x1x4x8xf32>
+func.func @step(%q: tensor<?x?x4x8xf32>, %k: tensor<?x?x2x8xf32>, %v: tensor<?x?x2x8xf32>, %kc: tensor<?x16x2x8xf32>, %vc: tensor<?x16x2x8xf32>, %offset: tensor<i64>) -> (tensor<?x?x4x8xf32>, tensor<?x16x2x8xf32>, tensor<?x16x2x8xf32>) {
+  %off64 = tensor.extract %offset[] : tensor<i64>
+  %off = arith.index_cast %off64 : i64 to index
+  %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %kc, %vc[%off] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<?x?x4x8xf32>, tensor<?x?x2x8xf32>, tensor<?x?x2x8xf32>, tensor<?x16x2x8xf32>, tensor<?x16x2x8xf32>
+  return %o, %kc2, %vc2 : tensor<?x?x4x8xf32>, tensor<?x16x2x8xf32>, tensor<?x16x2x8xf32>
+}
