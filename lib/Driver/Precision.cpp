@@ -3,6 +3,7 @@
 #include "decoda/Driver/Precision.h"
 
 #include "decoda/Dialect/Decoda/IR/DecodaOps.h"
+#include "decoda/Transforms/Quantization.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -65,6 +66,10 @@ std::string shortName(Operation *op) {
 std::string escape(StringRef s) {
   std::string out;
   for (char c : s) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
     if (c == '"' || c == '\\')
       out += '\\';
     out += c;
@@ -102,9 +107,9 @@ std::optional<OpPrecision> mlir::decoda::classifyPrecision(Operation *op) {
   if (auto a = dyn_cast<AttentionOp>(op); a && a.getQScale())
     return OpPrecision{PrecisionClass::Int8, "int8",
                        "QK^T s8 x s8 -> i32, PV u8 x s8 -> i32; softmax f32"};
-  if (isa<QuantizeOp>(op))
-    return OpPrecision{PrecisionClass::Boundary, typeName(elementTypeOf(op)) + " -> i8",
-                       "quantize"};
+  if (auto q = dyn_cast<QuantizeOp>(op))
+    return OpPrecision{PrecisionClass::Boundary,
+                       typeName(q.getInput().getType().getElementType()) + " -> i8", "quantize"};
   if (isa<DequantizeOp>(op))
     return OpPrecision{PrecisionClass::Boundary, "i8 -> " + typeName(elementTypeOf(op)),
                        "dequantize"};
@@ -117,8 +122,7 @@ std::optional<OpPrecision> mlir::decoda::classifyPrecision(Operation *op) {
   std::string detail = "computes in " + typeName(et);
   if (auto l = dyn_cast<LinearOp>(op); l && l.getWeight().getDefiningOp<DequantizeOp>())
     detail = "float linear on dequantized INT8 operands (not folded to qlinear)";
-  if (isa<linalg::GenericOp>(op) && op->getNumResults() == 1 &&
-      llvm::any_of(op->getUsers(), [](Operation *u) { return isa<QuantizeOp>(u); }))
+  if (op->hasAttr(quant::kDynamicScale))
     detail = "dynamic activation scale (max|x| / 127)";
   return OpPrecision{PrecisionClass::Float, typeName(et), detail};
 }

@@ -90,27 +90,29 @@ Value dynamicScale(OpBuilder &b, Location loc, Value x, bool perToken) {
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx),
                                  AffineMap::get(rank, 0, outExprs, ctx)};
-  Value absmax =
+  auto reduce =
       linalg::GenericOp::create(
           b, loc, outType, ValueRange{x}, ValueRange{init}, maps, iters,
           [&](OpBuilder &nb, Location nl, ValueRange args) {
             Value a = math::AbsFOp::create(nb, nl, args[0]);
             Value m = arith::MaximumFOp::create(nb, nl, a, args[1]);
             linalg::YieldOp::create(nb, nl, m);
-          })
-          .getResult(0);
+          });
+  reduce->setAttr(kDynamicScale, b.getUnitAttr());
+  Value absmax = reduce.getResult(0);
   SmallVector<AffineMap> ewMaps(2, AffineMap::getMultiDimIdentityMap(shape.size(), ctx));
   SmallVector<utils::IteratorType> ewIters(shape.size(), utils::IteratorType::parallel);
   Value out = tensor::EmptyOp::create(b, loc, shape, f32, dynSizes);
-  return linalg::GenericOp::create(
+  auto scale = linalg::GenericOp::create(
              b, loc, outType, ValueRange{absmax}, ValueRange{out}, ewMaps, ewIters,
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                Value tiny = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(kTiny));
                Value qmax = arith::ConstantOp::create(nb, nl, nb.getF32FloatAttr(kQMax));
                Value m = arith::MaximumFOp::create(nb, nl, args[0], tiny);
                linalg::YieldOp::create(nb, nl, arith::DivFOp::create(nb, nl, m, qmax).getResult());
-             })
-      .getResult(0);
+             });
+  scale->setAttr(kDynamicScale, b.getUnitAttr());
+  return scale.getResult(0);
 }
 
 Value scalarConstant(OpBuilder &b, Location loc, float value) {

@@ -15,9 +15,11 @@
 #include "decoda/Conversion/Passes.h"
 #include "decoda/Dialect/Decoda/IR/DecodaOps.h"
 #include "decoda/Frontend/ONNX/Importer.h"
+#include "decoda/Driver/Calibration.h"
 #include "decoda/Driver/GraphPassTracker.h"
 #include "decoda/Driver/MemoryLedger.h"
 #include "decoda/Driver/NumericsCheck.h"
+#include "decoda/Driver/Precision.h"
 #include "decoda/Pipelines/Pipelines.h"
 #include "decoda/Target/CPU/CPUTarget.h"
 #include "decoda/Transforms/Donation.h"
@@ -102,6 +104,18 @@ cl::opt<bool> donateCaches(
              "buffer instead of a copy"),
     cl::init(true), cl::cat(category));
 
+enum class Weights { Embed, File };
+cl::opt<Weights> weightsMode(
+    "weights", cl::desc("Where constant weights go"), cl::init(Weights::Embed),
+    cl::values(clEnumValN(Weights::Embed, "embed", "inside the shared library"),
+               clEnumValN(Weights::File, "file",
+                          "in OUT.weights next to OUT.so, mapped read-only at load")),
+    cl::cat(category));
+cl::opt<uint64_t> weightsMinBytes(
+    "weights-min-bytes",
+    cl::desc("With --weights=file: constants of at least this many bytes go to the file"),
+    cl::init(4096), cl::cat(category));
+
 cl::opt<std::string> staticDims(
     "static-dims",
     cl::desc("Specialise dynamic dims of the entry points: NAME=N (dims named by decoda.dims, "
@@ -139,6 +153,48 @@ cl::opt<int64_t> verifyDimSize("verify-numerics-dim",
                                cl::init(8), cl::cat(category));
 cl::opt<uint64_t> verifySeed("verify-numerics-seed", cl::desc("Seed of the random inputs"),
                              cl::init(1), cl::cat(category));
+
+// INT8 W8A8 (SmoothQuant): lib/Driver/Calibration.cpp, the passes in QuantPasses.td.
+enum class Quantize { None, Int8 };
+cl::opt<Quantize> quantize(
+    "quantize", cl::desc("Quantise the projections and attention BMMs (W8A8, SmoothQuant)"),
+    cl::init(Quantize::None),
+    cl::values(clEnumValN(Quantize::None, "none", "float as written"),
+               clEnumValN(Quantize::Int8, "int8", "INT8 projections and attention BMMs")),
+    cl::cat(category));
+cl::opt<std::string> calibration(
+    "calibration",
+    cl::desc("Calibration inputs (.npz: one array per input name, samples stacked along the "
+             "first axis) or saved statistics (.json from --save-calibration)"),
+    cl::value_desc("FILE"), cl::cat(category));
+cl::opt<std::string> saveCalibrationPath(
+    "save-calibration", cl::desc("Write the calibration statistics to FILE (JSON) for reuse"),
+    cl::value_desc("FILE.json"), cl::cat(category));
+cl::opt<double> smoothAlpha("smooth-alpha",
+                            cl::desc("SmoothQuant migration strength alpha in [0, 1]"),
+                            cl::init(0.5), cl::cat(category));
+cl::opt<bool> noSmooth("no-smooth", cl::desc("Plain W8A8: no SmoothQuant smoothing"),
+                       cl::init(false), cl::cat(category));
+cl::opt<std::string> quantActivations(
+    "quant-activations", cl::desc("Activation scales per-token (default) or per-tensor"),
+    cl::init("per-token"), cl::cat(category));
+cl::opt<std::string> quantScales(
+    "quant-scales",
+    cl::desc("Activation scales dynamic (computed at run time, default) or static (from "
+             "calibration; needs --quant-activations=per-tensor)"),
+    cl::init("dynamic"), cl::cat(category));
+cl::opt<bool> quantAttention("quant-attention",
+                             cl::desc("INT8 attention BMMs (QK^T, PV) with static scales"),
+                             cl::init(true), cl::cat(category));
+cl::list<std::string> quantKeepFloat(
+    "quant-keep-float",
+    cl::desc("Ops that stay float: op names (linear, attention) or location substrings"),
+    cl::value_desc("name"), cl::CommaSeparated, cl::cat(category));
+cl::opt<std::string> precisionGraph(
+    "emit-precision-graph",
+    cl::desc("Draw the ops coloured by precision (INT8, boundaries, float) to FILE.dot or "
+             "FILE.svg"),
+    cl::value_desc("FILE"), cl::cat(category));
 
 // Test only: a way to put a deliberately wrong pass (decoda-test-break-numerics) among the graph
 // passes, so the tests can check that --verify-numerics and --report name it. Never used by a
@@ -258,6 +314,48 @@ int main(int argc, char **argv) {
       (!(verifyTolerance > 0) || !std::isfinite(verifyTolerance)))
     return fail(unknown, "--verify-numerics-tol must be a positive finite number");
 
+  bool int8 = quantize == Quantize::Int8;
+  QuantizeOptions quantOptions;
+  quantOptions.smooth = !noSmooth;
+  quantOptions.alpha = smoothAlpha;
+  quantOptions.activations = quantActivations;
+  quantOptions.scales = quantScales;
+  quantOptions.attention = quantAttention;
+  quantOptions.keepFloat.assign(quantKeepFloat.begin(), quantKeepFloat.end());
+  cl::Option *quantFlags[] = {&calibration,      &saveCalibrationPath, &smoothAlpha,
+                              &noSmooth,         &quantActivations,    &quantScales,
+                              &quantAttention,   std::addressof(quantKeepFloat)};
+  for (cl::Option *o : quantFlags)
+    if (o->getNumOccurrences() && !int8)
+      return fail(unknown, "--" + o->ArgStr + " needs --quantize=int8");
+  if (!(smoothAlpha >= 0.0 && smoothAlpha <= 1.0))
+    return fail(unknown, llvm::formatv("--smooth-alpha must be in [0, 1], got {0}",
+                                       double(smoothAlpha)).str());
+  if (quantActivations != "per-token" && quantActivations != "per-tensor")
+    return fail(unknown, "--quant-activations must be per-token or per-tensor, got '" +
+                             quantActivations + "'");
+  if (quantScales != "dynamic" && quantScales != "static")
+    return fail(unknown, "--quant-scales must be dynamic or static, got '" + quantScales + "'");
+  if (quantScales == "static" && quantActivations == "per-token")
+    return fail(unknown, "--quant-scales=static needs --quant-activations=per-tensor (per-token "
+                         "scales are computed at run time)");
+  if (int8 && calibration.empty() && quantizationNeedsCalibration(quantOptions))
+    return fail(unknown, "--quantize=int8 needs --calibration=FILE.npz (or saved statistics, "
+                         ".json): smoothing, static scales and INT8 attention use calibration "
+                         "statistics; without them use --no-smooth --quant-attention=false "
+                         "(dynamic per-token scales only)");
+  if (!saveCalibrationPath.empty() && llvm::sys::path::extension(calibration) != ".npz")
+    return fail(unknown, "--save-calibration needs --calibration=FILE.npz (statistics are "
+                         "recorded by running the model on it)");
+  if (!calibration.empty() && !llvm::sys::fs::exists(calibration))
+    return fail(unknown, "--calibration: cannot read '" + calibration + "': no such file");
+  if (!precisionGraph.empty()) {
+    StringRef ext = llvm::sys::path::extension(precisionGraph);
+    if (ext != ".dot" && ext != ".svg")
+      return fail(unknown, "--emit-precision-graph=" + precisionGraph +
+                               ": the file must end in .dot (Graphviz) or .svg");
+  }
+
   // Open the report file first: a bad path should not cost a compile.
   bool wantReport = report.getNumOccurrences() > 0;
   std::unique_ptr<llvm::ToolOutputFile> reportFile;
@@ -314,6 +412,19 @@ int main(int argc, char **argv) {
       return fail(unknown, "--test-insert-pass-after-graph-opt: " + message);
   }
   size_t numGraphPasses = pm.size();
+  // The INT8 stage (calibration + INT8 passes) follows the graph passes; it changes the numerics
+  // on purpose, so --verify-numerics does not compare it.
+  OwningOpRef<ModuleOp> afterInt8;
+  if (int8 || !precisionGraph.empty()) {
+    QuantizeStageConfig stage;
+    stage.quantize = int8;
+    stage.options = quantOptions;
+    stage.signature = *signature;
+    stage.calibration = calibration;
+    stage.saveCalibration = saveCalibrationPath;
+    stage.snapshot = &afterInt8;
+    pm.addPass(createQuantizeStagePass(std::move(stage)));
+  }
   CPULoweringPipelineOptions cpuOptions;
   cpuOptions.attentionKeyTile = attentionKeyTile;
   buildCPULoweringPassPipeline(pm, cpuOptions);
@@ -348,9 +459,14 @@ int main(int argc, char **argv) {
   if (wantReport) {
     ModuleOp afterGraph = records.empty() ? *written : *records.back().snapshot;
     printReport(reportFile ? reportFile->os() : llvm::errs(), records, *written, afterGraph);
+    printPrecisionReport(afterInt8 ? *afterInt8 : afterGraph,
+                         reportFile ? reportFile->os() : llvm::errs());
     if (reportFile)
       reportFile->keep();
   }
+
+  if (!precisionGraph.empty() && failed(writePrecisionGraph(*afterInt8, precisionGraph, unknown)))
+    return 1;
 
   if (verifyNumerics) {
     std::vector<ProgramVersion> versions = {{"", *written, true}};
@@ -362,6 +478,17 @@ int main(int argc, char **argv) {
     options.seed = verifySeed;
     if (failed(checkNumerics(versions, options, llvm::errs())))
       return 1; // nothing written: the compiled program may be wrong
+  }
+
+  // --weights=file: large constants move to OUT.weights (docs/ABI.md).
+  std::optional<WeightsFile> weightsFile;
+  if (weightsMode == Weights::File) {
+    SmallString<256> weightsPath(outputPath);
+    llvm::sys::path::replace_extension(weightsPath, "weights");
+    FailureOr<WeightsFile> w = externalizeWeights(*module, weightsPath, weightsMinBytes);
+    if (failed(w))
+      return 1;
+    weightsFile = *w;
   }
 
   if (emit == Emit::MLIR) {
@@ -404,7 +531,7 @@ int main(int argc, char **argv) {
     llvm::raw_fd_ostream src(srcPath, ec);
     if (ec)
       return fail(unknown, "cannot write '" + srcPath + "': " + ec.message());
-    writeSupportSource(*signature, src);
+    writeSupportSource(*signature, src, weightsFile ? &*weightsFile : nullptr);
   }
   if (failed(linkSharedLibrary(objPath, srcPath, outputPath, unknown)))
     return 1;

@@ -20,6 +20,9 @@ inline constexpr const char *kSmoothed = "decoda.smoothed";
 /// f64 attribute set by decoda-insert-qdq on a linear whose static activation scale comes
 /// from the output bound of the GLU feeding it (SiTU-GLU: beta1 * beta2), not calibration.
 inline constexpr const char *kScaleFromGluBound = "decoda.scale_from_glu_bound";
+/// Unit attribute on the linalg ops decoda-insert-qdq creates to compute a dynamic activation
+/// scale (for the precision report).
+inline constexpr const char *kDynamicScale = "decoda.dynamic_scale";
 
 } // namespace mlir::decoda::quant
 

@@ -1,0 +1,22 @@
+// RUN: decoda-opt %s --decoda-insert-qdq --split-input-file --verify-diagnostics
+// RUN: decoda-opt %s --decoda-insert-qdq="keep-float=attention,linear" --split-input-file | FileCheck %s
+
+// Without calibration statistics, INT8 attention and static scales are errors naming the op;
+// keeping those ops in float is the way out.
+// CHECK-LABEL: func @attention_no_stats
+// CHECK-NOT:     quantize(
+func.func @attention_no_stats(%q: tensor<1x4x2x8xf32>, %k: tensor<1x4x1x8xf32>, %v: tensor<1x4x1x8xf32>) -> tensor<1x4x2x8xf32> {
+  // expected-error @+1 {{decoda-insert-qdq: INT8 attention needs calibration statistics ('decoda.calib_absmax' = array<f32: q, k, v> absmax) on this op}}
+  %o = decoda.attention %q, %k, %v {num_heads = 2 : i64, num_kv_heads = 1 : i64}
+      : tensor<1x4x2x8xf32>, tensor<1x4x1x8xf32>, tensor<1x4x1x8xf32>
+  return %o : tensor<1x4x2x8xf32>
+}
+
+// -----
+
+// Argument weights cannot be stored as i8: the linear stays float, with a remark.
+func.func @argument_weight(%x: tensor<1x4x16xf32>, %w: tensor<8x16xf32>) -> tensor<1x4x8xf32> {
+  // expected-remark @+1 {{decoda-insert-qdq: stays float (INT8 needs an f32 linear with a constant rank-2 weight)}}
+  %y = decoda.linear %x, %w : tensor<1x4x16xf32>, tensor<8x16xf32>
+  return %y : tensor<1x4x8xf32>
+}
