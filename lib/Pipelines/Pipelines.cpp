@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - named pass pipelines of Decoda ---------------------===//
 
 #include "decoda/Pipelines/Pipelines.h"
+#include "decoda/Pipelines/GPUPipeline.h"
 
 #include "decoda/Conversion/Passes.h"
 #include "decoda/Transforms/Passes.h"
@@ -127,4 +128,5 @@ void mlir::decoda::registerDecodaPipelines() {
       "Lower decoda (after decoda-graph-opt) to the LLVM dialect for x86 CPUs, ending with a "
       "check that only LLVM ops remain",
       buildCPULoweringPassPipeline);
+  registerDecodaGPUPipeline(); // decoda-lower-to-cuda (GPUPipeline.cpp)
 }

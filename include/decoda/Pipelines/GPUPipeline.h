@@ -1,0 +1,59 @@
+//===- GPUPipeline.h - the NVIDIA GPU lowering pipeline ---------*- C++ -*-===//
+//
+// `decoda-lower-to-cuda`: from the decoda dialect (after decoda-graph-opt) to the LLVM dialect
+// for the host with the kernels compiled to a cubin (or PTX text) in a `gpu.binary`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DECODA_PIPELINES_GPUPIPELINE_H
+#define DECODA_PIPELINES_GPUPIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir::decoda {
+
+struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipelineOptions> {
+  PassOptions::Option<std::string> gpuArch{
+      *this, "gpu-arch",
+      llvm::cl::desc("NVIDIA architecture (sm_80, sm_86, sm_89, sm_90, sm_90a, sm_100, ...)"),
+      llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel binary format: bin (cubin, assembled with ptxas) or isa (PTX "
+                     "text, no ptxas)"),
+      llvm::cl::init("bin")};
+  PassOptions::Option<int64_t> attentionKeyTile{
+      *this, "attention-key-tile",
+      llvm::cl::desc("Keys per step of the online-softmax attention loop"), llvm::cl::init(64)};
+  PassOptions::Option<int64_t> blockX{
+      *this, "block-x",
+      llvm::cl::desc("Threads per block along a loop nest's innermost parallel dimension"),
+      llvm::cl::init(32)};
+  PassOptions::Option<int64_t> blockY{
+      *this, "block-y",
+      llvm::cl::desc("Threads per block along the second-innermost parallel dimension"),
+      llvm::cl::init(8)};
+};
+
+/// PTX ISA features needed for `arch` ("+ptx80" for sm_90a, ...), or "" for an unknown
+/// architecture.
+std::string cudaArchFeatures(StringRef arch);
+
+/// The architectures `--gpu-arch` accepts, for error messages.
+StringRef cudaKnownArchs();
+
+/// decoda-convert-to-linalg, decoda-fuse-elementwise, bufferization (no donation), every
+/// linalg op and copy to a parallel loop nest, tiled and mapped to blocks/threads
+/// (decoda-gpu-map-parallel-loops), gpu.launch + outlining, device buffers for arguments,
+/// constants and temporaries (decoda-gpu-device-buffers, which also refuses host code that
+/// touches device memory), gpu-lower-to-nvvm-pipeline (NVVM, ptxas, gpu.binary; host to LLVM),
+/// decoda-check-backend-contract{dialects=llvm,gpu}.
+void buildCUDALoweringPassPipeline(OpPassManager &pm, const CUDALoweringPipelineOptions &options);
+
+/// Registers `decoda-lower-to-cuda` and the GPU passes.
+void registerDecodaGPUPipeline();
+
+} // namespace mlir::decoda
+
+#endif // DECODA_PIPELINES_GPUPIPELINE_H
