@@ -100,6 +100,16 @@ const int64_t gNoDims[1] = {0};
 
 bool isValidDtype(int dtype) { return dtype >= DECODA_F32 && dtype <= DECODA_I1; }
 
+/// The value a C caller stored in a decoda_dtype, read as the int it is: loading an enum object
+/// that holds a value outside the enumerators is undefined behaviour in C++ (UBSan's enum check
+/// flagged decoda_dtype_size(99) from the C API test).
+int rawDtype(const decoda_dtype &dtype) {
+  int raw;
+  static_assert(sizeof(raw) == sizeof(dtype), "decoda_dtype is an int-sized C enum");
+  std::memcpy(&raw, &dtype, sizeof(raw));
+  return raw;
+}
+
 std::string dtypeName(int dtype) {
   return isValidDtype(dtype) ? decoda_dtype_name(static_cast<decoda_dtype>(dtype))
                              : "<invalid dtype " + std::to_string(dtype) + ">";
@@ -251,9 +261,9 @@ decoda_status validateInput(const EntrySpec &entry, size_t i, const decoda_tenso
     return "entry '" + entry.name + "': input '" + spec.name + "' (#" + std::to_string(i) + ")";
   };
   auto expected = [&] { return formatShape(spec.shape.data(), spec.rank()); };
-  if (!isValidDtype(t.dtype) || t.dtype != spec.dtype)
+  if (!isValidDtype(rawDtype(t.dtype)) || t.dtype != spec.dtype)
     return setError(DECODA_ERROR_DTYPE, where() + ": expected dtype " + dtypeName(spec.dtype) +
-                                            ", found " + dtypeName(t.dtype));
+                                            ", found " + dtypeName(rawDtype(t.dtype)));
   if (t.rank < 0 || t.rank > DECODA_MAX_RANK)
     return setError(DECODA_ERROR_SHAPE, where() + ": expected shape " + expected() + " (rank " +
                                             std::to_string(spec.rank()) + "), found rank " +
@@ -613,6 +623,8 @@ extern "C" {
 const char *decoda_last_error(void) { return tlLastError.c_str(); }
 
 size_t decoda_dtype_size(decoda_dtype dtype) {
+  if (!isValidDtype(rawDtype(dtype)))
+    return 0;
   switch (dtype) {
   case DECODA_F32:
   case DECODA_I32:
@@ -631,6 +643,8 @@ size_t decoda_dtype_size(decoda_dtype dtype) {
 }
 
 const char *decoda_dtype_name(decoda_dtype dtype) {
+  if (!isValidDtype(rawDtype(dtype)))
+    return "?";
   switch (dtype) {
   case DECODA_F32: return "f32";
   case DECODA_F16: return "f16";

@@ -39,6 +39,9 @@ struct Heads {
 /// [B, H, S, D] -> [B, S, H, D], or [B, S, H*D] -> [B, S, H, D] with `numHeads` (0: infer from
 /// a 4D input).
 FailureOr<Heads> toHeads(NodeContext &n, OnnxValue x, int64_t numHeads, StringRef what) {
+  // A node may omit any input; these are required (found by fuzzing, docs/Reliability.md).
+  if (!x.present())
+    return n.error() << "input " << what << " is required", failure();
   SmallVector<OpFoldResult> d = n.importer.dimsOf(x, n.loc);
   Heads h;
   if (d.size() == 4) {
