@@ -46,11 +46,11 @@ namespace mlir::decoda {
 using namespace mlir;
 
 namespace {
-constexpr int64_t kLanes = 16;              // i32 lanes of an AVX-512 register
-constexpr int64_t kPanel = 2 * kLanes;      // columns of a packed panel / register tile
-constexpr int64_t kGroup = 4;               // k values per 32-bit lane (vpdpbusd)
+constexpr int64_t kLanes = 16;                 // i32 lanes of an AVX-512 register
+constexpr int64_t kPanel = 2 * kLanes;         // columns of a packed panel / register tile
+constexpr int64_t kGroup = 4;                  // k values per 32-bit lane (vpdpbusd)
 constexpr int64_t kRowBytes = kPanel * kGroup; // bytes of one k group of a panel
-constexpr int64_t kXAlign = 64;             // the u8 activation rows are padded to this
+constexpr int64_t kXAlign = 64;                // the u8 activation rows are padded to this
 constexpr llvm::StringLiteral kQLinearAttr = "decoda.qlinear_acc";
 constexpr llvm::StringLiteral kCollapseAttr = "decoda.parallel_all_dims";
 
@@ -128,14 +128,12 @@ std::optional<std::pair<ArrayRef<int8_t>, bool>> constantI8Values(Attribute init
     bool splat = dense.isSplat();
     if (raw.size() != static_cast<size_t>(splat ? 1 : numElements))
       return std::nullopt;
-    return std::make_pair(ArrayRef<int8_t>(reinterpret_cast<const int8_t *>(raw.data()),
-                                           raw.size()),
-                          splat);
+    return std::make_pair(
+        ArrayRef<int8_t>(reinterpret_cast<const int8_t *>(raw.data()), raw.size()), splat);
   }
   if (auto resource = dyn_cast<DenseResourceElementsAttr>(init)) {
     ArrayRef<char> raw = resource.getData();
-    if (!resource.getElementType().isInteger(8) ||
-        raw.size() != static_cast<size_t>(numElements))
+    if (!resource.getElementType().isInteger(8) || raw.size() != static_cast<size_t>(numElements))
       return std::nullopt;
     return std::make_pair(
         ArrayRef<int8_t>(reinterpret_cast<const int8_t *>(raw.data()), numElements), false);
@@ -186,15 +184,15 @@ std::optional<std::pair<memref::GlobalOp, memref::GlobalOp>> packedGlobals(Value
         packedType, name, HeapAsmResourceBlob::allocateAndCopyInferAlign<int8_t>(packed));
   else
     init = DenseElementsAttr::get(packedType, ArrayRef<int8_t>(packed));
-  auto g = memref::GlobalOp::create(
-      b, global.getLoc(), b.getStringAttr(name), b.getStringAttr("private"),
-      TypeAttr::get(MemRefType::get(packedType.getShape(), i8)), init, b.getUnitAttr(),
-      b.getI64IntegerAttr(64));
-  auto s = memref::GlobalOp::create(
-      b, global.getLoc(), b.getStringAttr(sumName), b.getStringAttr("private"),
-      TypeAttr::get(MemRefType::get(sumType.getShape(), i32)),
-      DenseElementsAttr::get(sumType, ArrayRef<int32_t>(colsum)), b.getUnitAttr(),
-      b.getI64IntegerAttr(64));
+  auto g = memref::GlobalOp::create(b, global.getLoc(), b.getStringAttr(name),
+                                    b.getStringAttr("private"),
+                                    TypeAttr::get(MemRefType::get(packedType.getShape(), i8)), init,
+                                    b.getUnitAttr(), b.getI64IntegerAttr(64));
+  auto s = memref::GlobalOp::create(b, global.getLoc(), b.getStringAttr(sumName),
+                                    b.getStringAttr("private"),
+                                    TypeAttr::get(MemRefType::get(sumType.getShape(), i32)),
+                                    DenseElementsAttr::get(sumType, ArrayRef<int32_t>(colsum)),
+                                    b.getUnitAttr(), b.getI64IntegerAttr(64));
   return std::make_pair(g, s);
 }
 
@@ -233,14 +231,13 @@ public:
     if (c.zp) {
       auto zt = cast<MemRefType>(c.zp.getType());
       if (zt.getRank() == 0) {
-        zpScalar = arith::ExtSIOp::create(b, loc, i32,
-                                          memref::LoadOp::create(b, loc, c.zp, ValueRange{}));
+        zpScalar =
+            arith::ExtSIOp::create(b, loc, i32, memref::LoadOp::create(b, loc, c.zp, ValueRange{}));
       } else {
         ReassociationIndices all;
         for (int64_t i = 0; i < zt.getRank(); ++i)
           all.push_back(i);
-        zpRows = memref::CollapseShapeOp::create(b, loc, c.zp,
-                                                 ArrayRef<ReassociationIndices>{all});
+        zpRows = memref::CollapseShapeOp::create(b, loc, c.zp, ArrayRef<ReassociationIndices>{all});
       }
     }
 
@@ -257,8 +254,7 @@ public:
       emitRuntimePack(panels);
     }
 
-    auto par = scf::ParallelOp::create(b, loc, ValueRange{c0}, ValueRange{panels},
-                                       ValueRange{c1},
+    auto par = scf::ParallelOp::create(b, loc, ValueRange{c0}, ValueRange{panels}, ValueRange{c1},
                                        [&](OpBuilder &nb, Location, ValueRange ivs) {
                                          OpBuilder::InsertionGuard g(b);
                                          b.setInsertionPoint(nb.getInsertionBlock(),
@@ -284,13 +280,14 @@ private:
   /// xu[m][k] = x[m][k] + 128 as u8 (x ^ 0x80), rows padded to a multiple of 64 bytes with
   /// 0x80 (those bytes meet zero weights).
   void emitOffsetActivations() {
-    Value kPad = arith::MulIOp::create(
-        b, loc, arith::CeilDivUIOp::create(b, loc, k, idx(kXAlign)), idx(kXAlign));
+    Value kPad = arith::MulIOp::create(b, loc, arith::CeilDivUIOp::create(b, loc, k, idx(kXAlign)),
+                                       idx(kXAlign));
     auto type = MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic}, i8);
     xu = memref::AllocOp::create(b, loc, type, ValueRange{m, kPad}, b.getI64IntegerAttr(64));
     auto vt = VectorType::get({kXAlign}, i8);
     auto vmask = VectorType::get({kXAlign}, b.getI1Type());
-    Value zero = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vt, b.getI8IntegerAttr(0)));
+    Value zero =
+        arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vt, b.getI8IntegerAttr(0)));
     Value flip = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(vt, b.getIntegerAttr(i8, APInt(8, 0x80))));
     auto rows = scf::ForOp::create(b, loc, c0, m, c1);
@@ -313,9 +310,9 @@ private:
     auto pt = MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic, kRowBytes}, i8);
     packed = memref::AllocOp::create(b, loc, pt, ValueRange{panels, k4}, b.getI64IntegerAttr(64));
     auto st = MemRefType::get({ShapedType::kDynamic}, i32);
-    colsum = memref::AllocOp::create(
-        b, loc, st, ValueRange{arith::MulIOp::create(b, loc, panels, idx(kPanel))},
-        b.getI64IntegerAttr(64));
+    colsum = memref::AllocOp::create(b, loc, st,
+                                     ValueRange{arith::MulIOp::create(b, loc, panels, idx(kPanel))},
+                                     b.getI64IntegerAttr(64));
     auto par = scf::ParallelOp::create(
         b, loc, ValueRange{c0}, ValueRange{panels}, ValueRange{c1},
         [&](OpBuilder &nb, Location, ValueRange ivs) {
@@ -328,7 +325,8 @@ private:
           auto cols = scf::ForOp::create(b, loc, c0, idx(kPanel), c1);
           b.setInsertionPoint(cols.getBody()->getTerminator());
           Value j = cols.getInductionVar();
-          Value col = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, p, idx(kPanel)), j);
+          Value col =
+              arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, p, idx(kPanel)), j);
           Value colOk = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, col, n);
           Value colIn = arith::MinSIOp::create(b, loc, col, nLast);
           auto groups = scf::ForOp::create(
@@ -360,7 +358,8 @@ private:
 
   void emitPanel(Value p) {
     Value n0 = arith::MulIOp::create(b, loc, p, idx(kPanel));
-    Value nValid = arith::MinSIOp::create(b, loc, idx(kPanel), arith::SubIOp::create(b, loc, n, n0));
+    Value nValid =
+        arith::MinSIOp::create(b, loc, idx(kPanel), arith::SubIOp::create(b, loc, n, n0));
     masks[0] = vector::CreateMaskOp::create(b, loc, maskType, ValueRange{nValid});
     masks[1] = vector::CreateMaskOp::create(
         b, loc, maskType, ValueRange{arith::SubIOp::create(b, loc, nValid, idx(kLanes))});
@@ -394,7 +393,8 @@ private:
   /// sets of accumulators over alternate k groups (four independent vpdpbusd chains), summed
   /// at the end (exact: integer addition).
   void emitTile(Value p, Value m0, int64_t rows) {
-    Value zero = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(accType, b.getI32IntegerAttr(0)));
+    Value zero =
+        arith::ConstantOp::create(b, loc, DenseElementsAttr::get(accType, b.getI32IntegerAttr(0)));
     SmallVector<Value> rowIdx;
     for (int64_t i = 0; i < rows; ++i)
       rowIdx.push_back(i ? arith::AddIOp::create(b, loc, m0, idx(i)).getResult() : m0);
@@ -424,8 +424,7 @@ private:
     };
     auto kLoop = [&](Value lb, Value ub, Value stepSize, int64_t copies, ValueRange init) {
       return scf::ForOp::create(
-          b, loc, lb, ub, stepSize, init,
-          [&](OpBuilder &nb, Location, Value g4, ValueRange accs) {
+          b, loc, lb, ub, stepSize, init, [&](OpBuilder &nb, Location, Value g4, ValueRange accs) {
             OpBuilder::InsertionGuard g(b);
             b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
             SmallVector<Value> next;
@@ -443,8 +442,7 @@ private:
       auto pairs = kLoop(c0, k4Even, idx(2), 2, SmallVector<Value>(4, zero));
       auto last = kLoop(k4Even, k4, c1, 1, pairs.getResults().take_front(2));
       for (int64_t j = 0; j < 2; ++j)
-        results.push_back(
-            arith::AddIOp::create(b, loc, last.getResult(j), pairs.getResult(2 + j)));
+        results.push_back(arith::AddIOp::create(b, loc, last.getResult(j), pairs.getResult(2 + j)));
     } else {
       auto loop = kLoop(c0, k4, c1, 1, SmallVector<Value>(2 * rows, zero));
       results.assign(loop.getResults().begin(), loop.getResults().end());
@@ -478,8 +476,7 @@ private:
   Value masks[2], sums[2], corr[2], cols[2];
 };
 
-struct CPUInt8CodegenPass
-    : public mlir::decoda::impl::CPUInt8CodegenPassBase<CPUInt8CodegenPass> {
+struct CPUInt8CodegenPass : public mlir::decoda::impl::CPUInt8CodegenPassBase<CPUInt8CodegenPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -619,6 +619,19 @@ Value int8Scores(OpBuilder &b, Location loc, Value qi, Value ki, int64_t group, 
                   });
 }
 
+/// A [B, Tq, H] f32 map over `ins` (each [B, Tq, H]), followed in the body arguments by the
+/// head's sink logit when `fa.sinks` is set.
+Value rowMapWithSinks(OpBuilder &b, Location loc, const FlashAttention &fa,
+                      SmallVector<Value> ins,
+                      function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<AffineMap> maps(ins.size(), b.getMultiDimIdentityMap(3));
+  if (fa.sinks) {
+    ins.push_back(fa.sinks);
+    maps.push_back(map(b, 3, {b.getAffineDimExpr(2)}));
+  }
+  return buildMap(b, loc, ins, maps, emptyTensor(b, loc, fa.rows, b.getF32Type()), body);
+}
+
 /// The INT8 attention of `op` (see the op description): two passes over the key tiles, the
 /// first for the row max m (max with the sink), the second for l = Σ exp(s - m) (f32) and
 /// acc = Σ_j clamp(rint(255 · exp(s_j - m)), 0, 255) · v_i8[j] (i32); then
@@ -642,7 +655,7 @@ Value buildInt8Attention(OpBuilder &b, Location loc, AttentionOp op, FlashAttent
     Value s = int8Scores(nb, nl, qi, ki, group, factor, j0, size);
     return maskScores(nb, nl, fa, s, j0, size);
   };
-  AffineMap id4 = b.getMultiDimIdentityMap(4), id3 = b.getMultiDimIdentityMap(3);
+  AffineMap id4 = b.getMultiDimIdentityMap(4);
   AffineMap row4 = id4.dropResult(3);
 
   // Pass 1: m = max over the visible scores.
@@ -659,14 +672,7 @@ Value buildInt8Attention(OpBuilder &b, Location loc, AttentionOp op, FlashAttent
                                           })[0]};
       })[0];
   // The exponent base: max(m, sink), 0 while -inf.
-  SmallVector<Value> ins{m};
-  SmallVector<AffineMap> maps{id3};
-  if (fa.sinks) {
-    ins.push_back(fa.sinks);
-    maps.push_back(map(b, 3, {b.getAffineDimExpr(2)}));
-  }
-  Value base = buildMap(b, loc, ins, maps, emptyTensor(b, loc, fa.rows, f32),
-                        [&](OpBuilder &nb, Location nl, ValueRange a) {
+  Value base = rowMapWithSinks(b, loc, fa, {m}, [&](OpBuilder &nb, Location nl, ValueRange a) {
                           Value v = a[0];
                           if (fa.sinks)
                             v = arith::MaximumFOp::create(nb, nl, v, toF32(nb, nl, a[1]));
@@ -717,14 +723,8 @@ Value buildInt8Attention(OpBuilder &b, Location loc, AttentionOp op, FlashAttent
 
   // rowDen = l + exp(sink - base); out = acc · v_scale / (255 · rowDen), 0 where rowDen = 0
   // or no key is visible (m = -inf).
-  SmallVector<Value> dIns{state[0], m, base};
-  SmallVector<AffineMap> dMaps{id3, id3, id3};
-  if (fa.sinks) {
-    dIns.push_back(fa.sinks);
-    dMaps.push_back(map(b, 3, {b.getAffineDimExpr(2)}));
-  }
-  Value den = buildMap(b, loc, dIns, dMaps, emptyTensor(b, loc, fa.rows, f32),
-                       [&](OpBuilder &nb, Location nl, ValueRange a) {
+  Value den = rowMapWithSinks(b, loc, fa, {state[0], m, base},
+                              [&](OpBuilder &nb, Location nl, ValueRange a) {
                          Value d = a[0];
                          if (fa.sinks)
                            d = addF(nb, nl, d, expDiff(nb, nl, toF32(nb, nl, a[3]), a[2]));
