@@ -129,6 +129,7 @@ class Spec:
     weights: str                  # "args" | "consts" | "mixed"
     lengths: List[int]
     key_tile: int
+    chunk: Optional[int] = None   # attention chunk_size (Llama 4 chunked attention)
     const_names: List[str] = field(default_factory=list)
 
     def describe(self) -> str:
@@ -148,6 +149,8 @@ class Spec:
             bits.append("causal")
         if self.window:
             bits.append(f"window={self.window}")
+        if self.chunk:
+            bits.append(f"chunk={self.chunk}")
         if self.sinks:
             bits.append("sinks")
         if self.softcap:
@@ -217,7 +220,7 @@ def draw_spec(seed: int) -> Spec:
     lengths.append(int(g.integers(2, 20)))
     if g.random() < 0.5:
         lengths.append(int(g.integers(20, 72)))
-    return Spec(
+    spec = Spec(
         seed=seed, dtype=dtype, batch=pick([1, 1, 2]), d_model=d_model, heads=heads,
         kv_heads=kv_heads, head_dim=head_dim, norm=norm,
         norm_bias=norm == "layer" and g.random() < 0.7,
@@ -228,6 +231,9 @@ def draw_spec(seed: int) -> Spec:
         ffn=pick([16, 40, 64, 96]), rope=rope, causal=causal, window=window, sinks=sinks,
         softcap=softcap, scale=scale, mla=mla,
         weights=pick(["args", "args", "consts", "mixed"]), lengths=lengths, key_tile=key_tile)
+    # Drawn last, so that adding it left every other draw of a seed as it was.
+    spec.chunk = pick([3, 8, 16]) if (not mla and g.random() < 0.2) else None
+    return spec
 
 
 # ------------------------------------------------------------------------------------------------
@@ -494,6 +500,8 @@ def build(spec: Spec, fn_name: str):
             attrs.append("causal")
         if spec.window:
             attrs.append(f"window = {spec.window} : i64")
+        if spec.chunk:
+            attrs.append(f"chunk_size = {spec.chunk} : i64")
         if spec.softcap:
             attrs.append(f"softcap = {_f(spec.softcap)} : f64")
         sinks = f" sinks({bld.weight('sinks')} : {ty(H)})" if spec.sinks else ""
@@ -628,7 +636,8 @@ def make_reference(spec: Spec, P: Params) -> Callable[[np.ndarray], np.ndarray]:
             q = R.rope(q, None, r["theta"], r["rotary_dim"], r["layout"], sc, storage=st)
             k = R.rope(k, None, r["theta"], r["rotary_dim"], r["layout"], sc, storage=st)
         o = R.attention(q, k, v, num_heads=H, num_kv_heads=KV, scale=spec.scale,
-                        causal=spec.causal, window=spec.window, softcap=spec.softcap,
+                        causal=spec.causal, window=spec.window, chunk_size=spec.chunk,
+                        softcap=spec.softcap,
                         sinks=P.get("sinks") if spec.sinks else None, storage=st)
         return lin(merge(o), "wo")
 
@@ -792,7 +801,9 @@ def run(seeds: List[int], *, rotate: bool = False, group: int = 8, keep: Optiona
     for i, c in enumerate(cases):
         pipes = pipelines_for(c.spec, pipelines)
         if rotate and pipes:
-            pipes = [pipes[(c.spec.seed + i) % len(pipes)]]
+            # One pipeline per case; MLA blocks (few) always go through absorb-mla as well.
+            chosen = pipes[i % len(pipes)]
+            pipes = [chosen] + [p for p in pipes if p == "absorb-mla" and p != chosen]
         for p in pipes:
             key = (p, c.spec.key_tile if p == "key-tile" else 0)
             plan.setdefault(key, []).append(c)
@@ -840,13 +851,18 @@ def run(seeds: List[int], *, rotate: bool = False, group: int = 8, keep: Optiona
 
 
 def _seed_range(text: str) -> List[int]:
-    a, _, b = text.partition(":")
-    return list(range(int(a), int(b))) if b else [int(a)]
+    """'A:B' (half-open), or seeds and ranges separated by commas ('4,11,20:23')."""
+    out = []
+    for part in text.split(","):
+        a, _, b = part.partition(":")
+        out += list(range(int(a), int(b))) if b else [int(a)]
+    return out
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seeds", default="0:50", help="A:B (half-open) or one seed")
+    ap.add_argument("--seeds", default="0:50",
+                    help="A:B (half-open), or seeds and ranges separated by commas")
     ap.add_argument("--seed", type=int, help="one seed (overrides --seeds)")
     ap.add_argument("--rotate", action="store_true",
                     help="one pipeline per case (cycling) instead of every pipeline")
