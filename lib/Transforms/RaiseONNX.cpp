@@ -9,9 +9,13 @@
 //   GLUs (SiLU·up, GeLU·up in erf and tanh forms, SiTU-GLU, clamped SwiGLU) and plain MLP
 //   activations by evaluating the tree at sample points against the definitions,
 //   softcaps c·tanh(x/c),
+//   RoPE: rotate-half and GPT-J interleaved forms with in-graph theta tables, and partial
+//   rotary (concat of the rotated head of the features with the untouched rest),
 //   attention: softmax(mask(softcap(scale·QKᵀ)))·V with repeat-KV expansion folded into
 //   num_kv_heads and triangular additive masks recognised as causal,
 //   residual adds of a projection's output,
+//   MLPs between token-flattening reshapes (GPT-2's Reshape -> Gemm -> Reshape), after the
+//   activation is moved to the flat side,
 //
 // and replaces them with decoda ops, so the graph passes and fast lowerings apply to exports.
 // Anything that does not match exactly is left alone.
@@ -22,6 +26,7 @@
 #include "decoda/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -1495,6 +1500,345 @@ struct RaiseRope : public RaisePattern<linalg::GenericOp> {
   }
 };
 
+/// x[..., offset::2] taking D/2 features of the last axis (unit offsets and full sizes
+/// elsewhere): returns x.
+Value strideTwoSource(Value v, int64_t offset) {
+  auto sl = v.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!sl)
+    return {};
+  Value x = sl.getSource();
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t rank = xt.getRank(), d = xt.getDimSize(rank - 1);
+  if (ShapedType::isDynamic(d) || d % 2 || sl.getType().getRank() != rank)
+    return {};
+  SmallVector<OpFoldResult> offs = sl.getMixedOffsets(), sizes = sl.getMixedSizes(),
+                            strides = sl.getMixedStrides();
+  for (int64_t i = 0; i + 1 < rank; ++i)
+    if (getConstantIntValue(offs[i]) != 0 || !sameSize(sizes[i], x, i) ||
+        getConstantIntValue(strides[i]) != 1)
+      return {};
+  if (getConstantIntValue(offs[rank - 1]) != offset ||
+      getConstantIntValue(sizes[rank - 1]) != d / 2 ||
+      getConstantIntValue(strides[rank - 1]) != 2)
+    return {};
+  return x;
+}
+
+/// A table trig(F) (cos or sin, seen through unit reshapes): returns F.
+Value plainTrigArgument(Value t, bool wantCos) {
+  t = stripUnitReshapes(t);
+  auto g = t.getDefiningOp<linalg::GenericOp>();
+  if (!g || !allParallel(g) || g.getNumDpsInputs() != 1)
+    return {};
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  Operation *trig = yield.getOperand(0).getDefiningOp();
+  if (!trig || !(wantCos ? isa<math::CosOp>(trig) : isa<math::SinOp>(trig)) ||
+      trig->getOperand(0) != g.getBody()->getArgument(0))
+    return {};
+  return g.getDpsInputs()[0];
+}
+
+/// Where a rank-4 x keeps its heads, given the table's sequence extent: true for [B, H, T, D],
+/// false for [B, T, H, D], nullopt when neither reads unambiguously.
+std::optional<bool> headsFirst(Value x, Value table) {
+  auto tt = cast<RankedTensorType>(table.getType());
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t tableT = tt.getRank() >= 2 ? tt.getDimSize(tt.getRank() - 2) : -1;
+  auto isHeads = [&](int64_t dim) {
+    return !xt.isDynamicDim(dim) &&
+           (ShapedType::isDynamic(tableT) || xt.getDimSize(dim) != tableT);
+  };
+  auto isSeq = [&](int64_t dim) {
+    return xt.isDynamicDim(dim) ? ShapedType::isDynamic(tableT) : xt.getDimSize(dim) == tableT;
+  };
+  if (isHeads(1) && isSeq(2))
+    return true;
+  if (isSeq(1) && isHeads(2))
+    return false;
+  return std::nullopt;
+}
+
+/// GPT-J's interleaved RoPE as exported: x0 = x[..., 0::2], x1 = x[..., 1::2],
+/// r0 = x0·cos - x1·sin, r1 = x0·sin + x1·cos, stacked on a new last axis and reshaped back to
+/// [..., D], with cos/sin = trig(positions ⊗ inv_freq) [.., T, D/2] -> decoda.rope (interleaved).
+struct RaiseInterleavedRope : public RaisePattern<tensor::CollapseShapeOp> {
+  RaiseInterleavedRope(MLIRContext *ctx, Counters &c) : RaisePattern(ctx, c, /*benefit=*/8) {}
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp root, PatternRewriter &rw) const override {
+    auto rt = root.getResultType();
+    auto st = root.getSrcType();
+    if (rt.getRank() != 4 || st.getRank() != 5 || !isa<FloatType>(rt.getElementType()) ||
+        st.getDimSize(4) != 2)
+      return failure();
+    SmallVector<ReassociationIndices> re = root.getReassociationIndices();
+    if (re.size() != 4 || re[3] != ReassociationIndices{3, 4})
+      return failure();
+    auto cat = root.getSrc().getDefiningOp<tensor::ConcatOp>();
+    if (!cat || cat.getInputs().size() != 2 || cat.getDim() != 4)
+      return failure();
+    Value r0 = stripUnitReshapes(cat.getInputs()[0]), r1 = stripUnitReshapes(cat.getInputs()[1]);
+    if (cast<RankedTensorType>(r0.getType()).getRank() != 4 ||
+        cast<RankedTensorType>(r1.getType()).getRank() != 4)
+      return failure();
+    ExprBuilder eb;
+    ExprRef e0 = eb.tensorExpr(r0), e1 = eb.tensorExpr(r1);
+    // r0 = Sub(Mul(x0, C), Mul(x1, S)), r1 = Add(Mul(x0, S), Mul(x1, C)) in any operand order.
+    if (e0->kind != Expr::Sub || e1->kind != Expr::Add)
+      return failure();
+    for (const ExprRef &m : {e0->ops[0], e0->ops[1], e1->ops[0], e1->ops[1]})
+      if (m->kind != Expr::Mul || !m->ops[0]->src || !m->ops[1]->src)
+        return failure();
+    // Splits a product into (the x-half with the given offset, the other factor).
+    auto split = [](const ExprRef &m, int64_t offset, Value &x, Value &t) {
+      for (int i = 0; i < 2; ++i)
+        if (Value s = strideTwoSource(m->ops[i]->src, offset)) {
+          x = s;
+          t = m->ops[1 - i]->src;
+          return true;
+        }
+      return false;
+    };
+    Value xa, ca, xb, sa, xc, sb, xd, cb;
+    if (!split(e0->ops[0], 0, xa, ca) || !split(e0->ops[1], 1, xb, sa))
+      return failure();
+    const ExprRef &p0 = e1->ops[0], &p1 = e1->ops[1];
+    if (!((split(p0, 0, xc, sb) && split(p1, 1, xd, cb)) ||
+          (split(p1, 0, xc, sb) && split(p0, 1, xd, cb))))
+      return failure();
+    Value x = xa;
+    if (xb != x || xc != x || xd != x || x.getType() != rt || ca != cb || sa != sb)
+      return failure();
+    Value fc = plainTrigArgument(ca, true), fs = plainTrigArgument(sa, false);
+    if (!fc || fc != fs)
+      return failure();
+    auto angles = anglesOf(fc, rt.getDimSize(3));
+    if (!angles)
+      return failure();
+    FailureOr<Value> pos = positionsOf(angles->first);
+    if (failed(pos))
+      return failure();
+    std::optional<bool> bhtd = headsFirst(x, ca);
+    if (!bhtd)
+      return failure();
+    Location loc = root.getLoc();
+    Value xin = *bhtd ? transposeTo(rw, loc, x, {0, 2, 1, 3}) : x;
+    Value r = RopeOp::create(rw, loc, xin, *pos, rw.getF64FloatAttr(angles->second),
+                             IntegerAttr(),
+                             RopeLayoutAttr::get(rw.getContext(), RopeLayout::interleaved),
+                             RopeScalingAttr());
+    Value back = *bhtd ? transposeTo(rw, loc, r, {0, 2, 1, 3}) : r;
+    if (back.getType() != rt)
+      back = tensor::CastOp::create(rw, loc, rt, back);
+    rw.replaceOp(root, back);
+    ++c.rope;
+    return success();
+  }
+};
+
+/// Partial RoPE (GPT-J/NeoX rotary_pct, GLM, Phi): concat(rope(x[..., :r]), x[..., r:]) on the
+/// last axis, the rope raised already (possibly between head transposes) and rotating all of
+/// its input -> one decoda.rope on x with rotary_dim = r.
+struct RaisePartialRope : public RaisePattern<tensor::ConcatOp> {
+  RaisePartialRope(MLIRContext *ctx, Counters &c) : RaisePattern(ctx, c, /*benefit=*/8) {}
+  LogicalResult matchAndRewrite(tensor::ConcatOp cat, PatternRewriter &rw) const override {
+    auto rt = cast<RankedTensorType>(cat.getType());
+    if (rt.getRank() != 4 || cat.getInputs().size() != 2 || (int64_t)cat.getDim() != 3)
+      return failure();
+    // The rotated part: rope(s) or transpose(rope(transpose(s))) with the 0213 permutation.
+    Value a = cat.getInputs()[0];
+    if (auto c = a.getDefiningOp<tensor::CastOp>())
+      a = c.getSource();
+    auto perm0213 = [](linalg::TransposeOp t) {
+      return t && t.getPermutation() == ArrayRef<int64_t>{0, 2, 1, 3};
+    };
+    bool transposed = false;
+    if (auto t = a.getDefiningOp<linalg::TransposeOp>()) {
+      if (!perm0213(t))
+        return failure();
+      a = t.getInput();
+      transposed = true;
+    }
+    auto rope = a.getDefiningOp<RopeOp>();
+    if (!rope || (rope.getRotaryDim() &&
+                  (int64_t)*rope.getRotaryDim() != rope.getInput().getType().getDimSize(3)))
+      return failure();
+    Value s = rope.getInput();
+    if (transposed) {
+      auto t = s.getDefiningOp<linalg::TransposeOp>();
+      if (!perm0213(t))
+        return failure();
+      s = t.getInput();
+    }
+    // s = x[..., :r], the pass-through part x[..., r:].
+    auto head = s.getDefiningOp<tensor::ExtractSliceOp>();
+    auto tail = cat.getInputs()[1].getDefiningOp<tensor::ExtractSliceOp>();
+    if (!head || !tail || head.getSource() != tail.getSource())
+      return failure();
+    Value x = head.getSource();
+    if (x.getType() != rt)
+      return failure();
+    int64_t d = rt.getDimSize(3);
+    auto covers = [&](tensor::ExtractSliceOp sl, int64_t off, int64_t size) {
+      if (!sl.hasUnitStride() || sl.getType().getRank() != 4)
+        return false;
+      SmallVector<OpFoldResult> offs = sl.getMixedOffsets(), sizes = sl.getMixedSizes();
+      for (int64_t i = 0; i < 3; ++i)
+        if (getConstantIntValue(offs[i]) != 0 || !sameSize(sizes[i], x, i))
+          return false;
+      return getConstantIntValue(offs[3]) == off && getConstantIntValue(sizes[3]) == size;
+    };
+    int64_t r = head.getType().getDimSize(3);
+    if (ShapedType::isDynamic(d) || ShapedType::isDynamic(r) || r <= 0 || r >= d || r % 2 ||
+        !covers(head, 0, r) || !covers(tail, r, d - r))
+      return failure();
+    Location loc = cat.getLoc();
+    Value xin = transposed ? transposeTo(rw, loc, x, {0, 2, 1, 3}) : x;
+    Value out = RopeOp::create(rw, loc, xin, rope.getPositions(), rope.getThetaAttr(),
+                               rw.getI64IntegerAttr(r), rope.getLayoutAttr(),
+                               rope.getScalingAttr());
+    Value back = transposed ? transposeTo(rw, loc, out, {0, 2, 1, 3}) : out;
+    if (back.getType() != rt)
+      back = tensor::CastOp::create(rw, loc, rt, back);
+    rw.replaceOp(cat, back);
+    return success();
+  }
+};
+
+/// An elementwise generic over token-unflattened operands, f(u(a), u(b), scalars), where every
+/// u turns [N, F] into [B, T, F] the same way (one tensor.expand_shape form, or one
+/// tensor.reshape with the same shape operand), becomes u(f(a, b, scalars)): GPT-2's Conv1D
+/// exports project flattened tokens (Reshape -> Gemm -> Reshape), so the activation between two
+/// projections sinks to the flat side, where the reshape back and forth folds and the MLP is
+/// recognisable.
+struct SinkTokenExpand : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  /// The flat [N, F] source of a [B, T, F] unflattening, or null.
+  static Value flatSource(Value v) {
+    if (auto e = v.getDefiningOp<tensor::ExpandShapeOp>()) {
+      SmallVector<ReassociationIndices> re = e.getReassociationIndices();
+      if (e.getSrcType().getRank() == 2 && re.size() == 2 && re[1] == ReassociationIndices{2})
+        return e.getSrc();
+      return {};
+    }
+    if (auto r = v.getDefiningOp<tensor::ReshapeOp>()) {
+      auto st = cast<RankedTensorType>(r.getSource().getType());
+      auto rt = cast<RankedTensorType>(r.getType());
+      if (st.getRank() == 2 && rt.getRank() == 3 && !st.isDynamicDim(1) &&
+          st.getDimSize(1) == rt.getDimSize(2))
+        return r.getSource();
+    }
+    return {};
+  }
+  /// Whether two unflattenings are the same map.
+  static bool sameUnflatten(Operation *a, Operation *b) {
+    if (auto ea = dyn_cast<tensor::ExpandShapeOp>(a)) {
+      auto eb = dyn_cast<tensor::ExpandShapeOp>(b);
+      return eb && ea.getSrcType() == eb.getSrcType() &&
+             ea.getReassociationIndices() == eb.getReassociationIndices() &&
+             ea.getMixedOutputShape() == eb.getMixedOutputShape();
+    }
+    auto ra = cast<tensor::ReshapeOp>(a);
+    auto rb = dyn_cast<tensor::ReshapeOp>(b);
+    return rb && ra.getSource().getType() == rb.getSource().getType() &&
+           ra.getShape() == rb.getShape() && ra.getType() == rb.getType();
+  }
+  LogicalResult matchAndRewrite(linalg::GenericOp g, PatternRewriter &rw) const override {
+    if (!allParallel(g) || g.getNumResults() != 1 || g.getNumDpsInits() != 1 ||
+        !g.getIndexingMapsArray().back().isIdentity() ||
+        !g.getRegionOutputArgs()[0].use_empty() ||
+        llvm::any_of(g.getBody()->getOperations(),
+                     [](Operation &op) { return isa<linalg::IndexOp, tensor::ExtractOp>(op); }))
+      return failure();
+    auto rt = cast<RankedTensorType>(g.getResult(0).getType());
+    if (rt.getRank() != 3 || rt.isDynamicDim(2))
+      return failure();
+    Operation *first = nullptr;
+    SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+    for (auto [i, in] : llvm::enumerate(g.getDpsInputs())) {
+      if (maps[i].getNumResults() == 0)
+        continue; // a broadcast scalar
+      if (!maps[i].isIdentity() || !flatSource(in))
+        return failure();
+      Operation *u = in.getDefiningOp();
+      if (!first)
+        first = u;
+      else if (!sameUnflatten(first, u))
+        return failure();
+    }
+    if (!first)
+      return failure();
+    Location loc = g.getLoc();
+    MLIRContext *ctx = rw.getContext();
+    SmallVector<Value> ins;
+    SmallVector<AffineMap> newMaps;
+    for (auto [i, in] : llvm::enumerate(g.getDpsInputs())) {
+      bool scalar = maps[i].getNumResults() == 0;
+      ins.push_back(scalar ? in : flatSource(in));
+      newMaps.push_back(scalar ? AffineMap::get(2, 0, {}, ctx)
+                               : AffineMap::getMultiDimIdentityMap(2, ctx));
+    }
+    newMaps.push_back(AffineMap::getMultiDimIdentityMap(2, ctx));
+    // The flat size N = B·T from the unflattening's own shape (a tensor.dim of the flat source
+    // would be one more reader of the projection and keep it from being raised).
+    Value b, t;
+    if (auto e = dyn_cast<tensor::ExpandShapeOp>(first)) {
+      SmallVector<OpFoldResult> shape = e.getMixedOutputShape();
+      b = getValueOrCreateConstantIndexOp(rw, loc, shape[0]);
+      t = getValueOrCreateConstantIndexOp(rw, loc, shape[1]);
+    } else {
+      Value shape = cast<tensor::ReshapeOp>(first).getShape();
+      auto at = [&](int64_t i) -> Value {
+        Value v = tensor::ExtractOp::create(rw, loc, shape,
+                                            ValueRange{arith::ConstantIndexOp::create(rw, loc, i)});
+        if (!v.getType().isIndex())
+          v = arith::IndexCastOp::create(rw, loc, rw.getIndexType(), v);
+        return v;
+      };
+      b = at(0);
+      t = at(1);
+    }
+    Value nTokens = arith::MulIOp::create(rw, loc, b, t);
+    auto ft = cast<RankedTensorType>(flatSource(first->getResult(0)).getType());
+    SmallVector<OpFoldResult> flatSizes = {ft.isDynamicDim(0) ? OpFoldResult(nTokens)
+                                                              : rw.getIndexAttr(ft.getDimSize(0)),
+                                           rw.getIndexAttr(ft.getDimSize(1))};
+    Value init = tensor::EmptyOp::create(rw, loc, flatSizes, rt.getElementType());
+    auto flat = linalg::GenericOp::create(
+        rw, loc, TypeRange{init.getType()}, ins, ValueRange{init}, newMaps,
+        SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel));
+    rw.cloneRegionBefore(g.getRegion(), flat.getRegion(), flat.getRegion().end());
+    Value r;
+    if (auto e = dyn_cast<tensor::ExpandShapeOp>(first))
+      r = tensor::ExpandShapeOp::create(rw, loc, rt, flat.getResult(0),
+                                        e.getReassociationIndices(), e.getMixedOutputShape());
+    else
+      r = tensor::ReshapeOp::create(rw, loc, rt, flat.getResult(0),
+                                    cast<tensor::ReshapeOp>(first).getShape());
+    rw.replaceOp(g, r);
+    return success();
+  }
+};
+
+/// reshape(reshape(y)) = y, and reshape(y) = y, when the result has y's type with every dim
+/// but the first static and non-zero (the element count then fixes the first): the flatten
+/// after an unflatten (upstream folding may have composed the pair into one reshape already).
+struct FoldReshapeRoundTrip : public OpRewritePattern<tensor::ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ReshapeOp op, PatternRewriter &rw) const override {
+    auto t = cast<RankedTensorType>(op.getType());
+    for (int64_t d = 1; d < t.getRank(); ++d)
+      if (t.isDynamicDim(d) || t.getDimSize(d) == 0)
+        return failure();
+    Value y = op.getSource();
+    if (auto inner = y.getDefiningOp<tensor::ReshapeOp>();
+        inner && inner.getSource().getType() == t)
+      y = inner.getSource();
+    if (y.getType() != t)
+      return failure();
+    rw.replaceOp(op, y);
+    return success();
+  }
+};
+
 /// transpose(transpose(x, p), q) = x when q undoes p (left by the attention rewrite).
 struct FoldTransposePair : public OpRewritePattern<linalg::TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -1528,10 +1872,12 @@ struct RaiseONNXPass : public mlir::decoda::impl::RaiseONNXPassBase<RaiseONNXPas
       fill(patterns);
       return applyPatternsGreedily(getOperation(), std::move(patterns));
     };
-    if (failed(run([&](RewritePatternSet &p) { p.add<RaiseLinearBias>(ctx, c); })) ||
+    if (failed(run([&](RewritePatternSet &p) { p.add<SinkTokenExpand, FoldReshapeRoundTrip>(ctx); })) ||
+        failed(run([&](RewritePatternSet &p) { p.add<RaiseLinearBias>(ctx, c); })) ||
         failed(run([&](RewritePatternSet &p) { p.add<RaiseResidual>(ctx, c); })) ||
         failed(run([&](RewritePatternSet &p) {
-          p.add<RaiseAttention, RaiseNorm, RaiseGlu, RaiseSoftcap, RaiseRope>(ctx, c);
+          p.add<RaiseAttention, RaiseNorm, RaiseGlu, RaiseSoftcap, RaiseRope,
+                RaiseInterleavedRope, RaisePartialRope>(ctx, c);
           p.add<FoldTransposePair>(ctx);
         })) ||
         failed(run([&](RewritePatternSet &p) { p.add<RaiseMLP>(ctx, c); })))

@@ -11,6 +11,16 @@
 // RUN: decoda-translate --import-onnx %t.attn.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=ATTN
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.rope.onnx --case rope
 // RUN: decoda-translate --import-onnx %t.rope.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=ROPE
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.ropei.onnx --case ropei
+// RUN: decoda-translate --import-onnx %t.ropei.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=ROPEI
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.ropep.onnx --case ropep
+// RUN: decoda-translate --import-onnx %t.ropep.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=ROPEP
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.ropeneg.onnx --case ropeneg
+// RUN: decoda-translate --import-onnx %t.ropeneg.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=ROPENEG
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.gpt2mlp.onnx --case gpt2mlp
+// RUN: decoda-translate --import-onnx %t.gpt2mlp.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=GPT2MLP
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.gpt2neg.onnx --case gpt2neg
+// RUN: decoda-translate --import-onnx %t.gpt2neg.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=GPT2NEG
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.cap.onnx --case cap
 // RUN: decoda-translate --import-onnx %t.cap.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=CAP
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.neg.onnx --case neg
@@ -165,6 +175,211 @@
 // ROPE-LABEL: func.func @main
 // ROPE:         %[[R:.+]] = decoda.rope %arg0 positions(%arg1 : tensor<?x?xi64>) : tensor<?x?x2x8xf32>
 // ROPE:         return %[[R]]
+
+// GPT-J interleaved RoPE: pairs (x[2k], x[2k+1]) from step-2 Slices, rotated with cos/sin
+// tables of D/2 columns, stacked on a new last axis and reshaped back.
+//ONNX-ropei <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-ropei g (float[b, 2, t, 8] x) => (float[b, 2, t, 8] y)
+//ONNX-ropei {
+//ONNX-ropei   sh = Shape(x)
+//ONNX-ropei   i2 = Constant<value = int64 {2}>()
+//ONNX-ropei   tt = Gather<axis = 0>(sh, i2)
+//ONNX-ropei   z = Constant<value = int64 {0}>()
+//ONNX-ropei   one = Constant<value = int64 {1}>()
+//ONNX-ropei   r = Range(z, tt, one)
+//ONNX-ropei   pf = Cast<to = 1>(r)
+//ONNX-ropei   ax = Constant<value = int64[1] {-1}>()
+//ONNX-ropei   p2 = Unsqueeze(pf, ax)
+//ONNX-ropei   inv = Constant<value = float[4] {1.0, 0.1, 0.01, 0.001}>()
+//ONNX-ropei   f = Mul(p2, inv)
+//ONNX-ropei   c = Cos(f)
+//ONNX-ropei   s = Sin(f)
+//ONNX-ropei   s0 = Constant<value = int64[1] {0}>()
+//ONNX-ropei   s1 = Constant<value = int64[1] {1}>()
+//ONNX-ropei   big = Constant<value = int64[1] {9223372036854775807}>()
+//ONNX-ropei   a3 = Constant<value = int64[1] {-1}>()
+//ONNX-ropei   st2 = Constant<value = int64[1] {2}>()
+//ONNX-ropei   x0 = Slice(x, s0, big, a3, st2)
+//ONNX-ropei   x1 = Slice(x, s1, big, a3, st2)
+//ONNX-ropei   x0c = Mul(x0, c)
+//ONNX-ropei   x1s = Mul(x1, s)
+//ONNX-ropei   r0 = Sub(x0c, x1s)
+//ONNX-ropei   x0s = Mul(x0, s)
+//ONNX-ropei   x1c = Mul(x1, c)
+//ONNX-ropei   r1 = Add(x0s, x1c)
+//ONNX-ropei   u0 = Unsqueeze(r0, ax)
+//ONNX-ropei   u1 = Unsqueeze(r1, ax)
+//ONNX-ropei   st = Concat<axis = -1>(u0, u1)
+//ONNX-ropei   shp = Constant<value = int64[4] {0, 0, 0, -1}>()
+//ONNX-ropei   y = Reshape(st, shp)
+//ONNX-ropei }
+// ROPEI-LABEL: func.func @main
+// ROPEI:         %[[T:.+]] = linalg.transpose ins(%arg0 : tensor<?x2x?x8xf32>) {{.*}} permutation = [0, 2, 1, 3]
+// ROPEI:         %[[R:.+]] = decoda.rope %[[T]] positions(%{{.+}} : tensor<?xi64>) {layout = #decoda.rope_layout<interleaved>} : tensor<?x?x2x8xf32>
+// ROPEI:         %[[B:.+]] = linalg.transpose ins(%[[R]] : tensor<?x?x2x8xf32>) {{.*}} permutation = [0, 2, 1, 3]
+// ROPEI:         return %[[B]]
+// ROPEI-NOT:     math.cos
+
+// Partial rotary: rotate-half on the first 4 of 8 features, the other 4 passed through.
+//ONNX-ropep <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-ropep g (float[b, t, 2, 8] x, int64[b, t] pos) => (float[b, t, 2, 8] y)
+//ONNX-ropep {
+//ONNX-ropep   inv = Constant<value = float[2] {1.0, 0.01}>()
+//ONNX-ropep   pf = Cast<to = 1>(pos)
+//ONNX-ropep   ax = Constant<value = int64[1] {-1}>()
+//ONNX-ropep   p3 = Unsqueeze(pf, ax)
+//ONNX-ropep   f = Mul(p3, inv)
+//ONNX-ropep   emb = Concat<axis = -1>(f, f)
+//ONNX-ropep   c = Cos(emb)
+//ONNX-ropep   s = Sin(emb)
+//ONNX-ropep   ax2 = Constant<value = int64[1] {2}>()
+//ONNX-ropep   c4 = Unsqueeze(c, ax2)
+//ONNX-ropep   s4 = Unsqueeze(s, ax2)
+//ONNX-ropep   st0 = Constant<value = int64[1] {0}>()
+//ONNX-ropep   st2 = Constant<value = int64[1] {2}>()
+//ONNX-ropep   st4 = Constant<value = int64[1] {4}>()
+//ONNX-ropep   st8 = Constant<value = int64[1] {8}>()
+//ONNX-ropep   a3 = Constant<value = int64[1] {3}>()
+//ONNX-ropep   xr = Slice(x, st0, st4, a3)
+//ONNX-ropep   xp = Slice(x, st4, st8, a3)
+//ONNX-ropep   x1 = Slice(xr, st0, st2, a3)
+//ONNX-ropep   x2 = Slice(xr, st2, st4, a3)
+//ONNX-ropep   nx2 = Neg(x2)
+//ONNX-ropep   rot = Concat<axis = -1>(nx2, x1)
+//ONNX-ropep   xc = Mul(xr, c4)
+//ONNX-ropep   rs = Mul(rot, s4)
+//ONNX-ropep   yr = Add(xc, rs)
+//ONNX-ropep   y = Concat<axis = -1>(yr, xp)
+//ONNX-ropep }
+// ROPEP-LABEL: func.func @main
+// ROPEP:         %[[R:.+]] = decoda.rope %arg0 positions(%arg1 : tensor<?x?xi64>) {rotary_dim = 4 : i64} : tensor<?x?x2x8xf32>
+// ROPEP-NOT:     tensor.concat
+// ROPEP:         return %[[R]]
+
+// Near misses stay: interleaved halves swapped in the second output (r1 = x1·s + x0·c is still
+// a rotation, but r0 = x1·c - x0·s is not), and a partial concat whose tail skips a feature.
+//ONNX-ropeneg <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-ropeneg g (float[b, t, 2, 8] x, int64[b, t] pos) => (float[b, t, 2, 8] y, float[b, t, 2, 7] z)
+//ONNX-ropeneg {
+//ONNX-ropeneg   inv4 = Constant<value = float[4] {1.0, 0.1, 0.01, 0.001}>()
+//ONNX-ropeneg   pf = Cast<to = 1>(pos)
+//ONNX-ropeneg   ax = Constant<value = int64[1] {-1}>()
+//ONNX-ropeneg   p3 = Unsqueeze(pf, ax)
+//ONNX-ropeneg   f = Mul(p3, inv4)
+//ONNX-ropeneg   c = Cos(f)
+//ONNX-ropeneg   s = Sin(f)
+//ONNX-ropeneg   ax2 = Constant<value = int64[1] {2}>()
+//ONNX-ropeneg   c4 = Unsqueeze(c, ax2)
+//ONNX-ropeneg   s4 = Unsqueeze(s, ax2)
+//ONNX-ropeneg   s0 = Constant<value = int64[1] {0}>()
+//ONNX-ropeneg   s1 = Constant<value = int64[1] {1}>()
+//ONNX-ropeneg   big = Constant<value = int64[1] {9223372036854775807}>()
+//ONNX-ropeneg   a3 = Constant<value = int64[1] {-1}>()
+//ONNX-ropeneg   st2 = Constant<value = int64[1] {2}>()
+//ONNX-ropeneg   x0 = Slice(x, s0, big, a3, st2)
+//ONNX-ropeneg   x1 = Slice(x, s1, big, a3, st2)
+//ONNX-ropeneg   x1c = Mul(x1, c4)
+//ONNX-ropeneg   x0s = Mul(x0, s4)
+//ONNX-ropeneg   r0 = Sub(x1c, x0s)
+//ONNX-ropeneg   x1s = Mul(x1, s4)
+//ONNX-ropeneg   x0c = Mul(x0, c4)
+//ONNX-ropeneg   r1 = Add(x1s, x0c)
+//ONNX-ropeneg   u0 = Unsqueeze(r0, ax)
+//ONNX-ropeneg   u1 = Unsqueeze(r1, ax)
+//ONNX-ropeneg   st = Concat<axis = -1>(u0, u1)
+//ONNX-ropeneg   shp = Constant<value = int64[4] {0, 0, 0, -1}>()
+//ONNX-ropeneg   y = Reshape(st, shp)
+//ONNX-ropeneg   inv2 = Constant<value = float[2] {1.0, 0.01}>()
+//ONNX-ropeneg   f2 = Mul(p3, inv2)
+//ONNX-ropeneg   emb = Concat<axis = -1>(f2, f2)
+//ONNX-ropeneg   ce = Cos(emb)
+//ONNX-ropeneg   se = Sin(emb)
+//ONNX-ropeneg   cc = Unsqueeze(ce, ax2)
+//ONNX-ropeneg   ss = Unsqueeze(se, ax2)
+//ONNX-ropeneg   t4 = Constant<value = int64[1] {4}>()
+//ONNX-ropeneg   t5 = Constant<value = int64[1] {5}>()
+//ONNX-ropeneg   t8 = Constant<value = int64[1] {8}>()
+//ONNX-ropeneg   a33 = Constant<value = int64[1] {3}>()
+//ONNX-ropeneg   xr = Slice(x, s0, t4, a33)
+//ONNX-ropeneg   xp = Slice(x, t5, t8, a33)
+//ONNX-ropeneg   q1 = Slice(xr, s0, st2, a33)
+//ONNX-ropeneg   q2 = Slice(xr, st2, t4, a33)
+//ONNX-ropeneg   nq2 = Neg(q2)
+//ONNX-ropeneg   rot = Concat<axis = -1>(nq2, q1)
+//ONNX-ropeneg   xcc = Mul(xr, cc)
+//ONNX-ropeneg   rss = Mul(rot, ss)
+//ONNX-ropeneg   yr = Add(xcc, rss)
+//ONNX-ropeneg   z = Concat<axis = -1>(yr, xp)
+//ONNX-ropeneg }
+// The rotate-half on the 4-feature head still raises (rope 1); nothing else does.
+// ROPENEG: remark: decoda-raise-onnx: {{.*}}, rope 1
+// ROPENEG-LABEL: func.func @main
+// ROPENEG-NOT:   rotary_dim
+// ROPENEG:       tensor.concat
+// ROPENEG-NOT:   layout = #decoda.rope_layout<interleaved>
+
+// GPT-2's MLP through token-flattening reshapes: Reshape [-1, D] -> Gemm -> Reshape [B, T, F]
+// (the shape from Shape/Slice/Concat) -> erf GELU -> Reshape [-1, F] -> Gemm -> Reshape back.
+// The GELU moves to the flat side, the reshape pair folds, and the two Gemms with the GELU
+// become one decoda.mlp on the flat tokens.
+//ONNX-gpt2mlp <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-gpt2mlp g (float[b, t, 8] x, float[8, 16] w1, float[16] b1, float[16, 8] w2, float[8] b2) => (float[b, t, 8] y)
+//ONNX-gpt2mlp {
+//ONNX-gpt2mlp   s2 = Constant<value = int64[2] {-1, 8}>()
+//ONNX-gpt2mlp   x2 = Reshape(x, s2)
+//ONNX-gpt2mlp   h = Gemm(x2, w1, b1)
+//ONNX-gpt2mlp   sh = Shape(x)
+//ONNX-gpt2mlp   z1 = Constant<value = int64[1] {0}>()
+//ONNX-gpt2mlp   t2 = Constant<value = int64[1] {2}>()
+//ONNX-gpt2mlp   bt = Slice(sh, z1, t2)
+//ONNX-gpt2mlp   f = Constant<value = int64[1] {16}>()
+//ONNX-gpt2mlp   s3 = Concat<axis = 0>(bt, f)
+//ONNX-gpt2mlp   h3 = Reshape(h, s3)
+//ONNX-gpt2mlp   r2 = Constant<value = float {1.4142135381698608}>()
+//ONNX-gpt2mlp   hd = Div(h3, r2)
+//ONNX-gpt2mlp   e = Erf(hd)
+//ONNX-gpt2mlp   one = Constant<value = float {1.0}>()
+//ONNX-gpt2mlp   e1 = Add(e, one)
+//ONNX-gpt2mlp   he = Mul(h3, e1)
+//ONNX-gpt2mlp   half = Constant<value = float {0.5}>()
+//ONNX-gpt2mlp   g = Mul(he, half)
+//ONNX-gpt2mlp   s16 = Constant<value = int64[2] {-1, 16}>()
+//ONNX-gpt2mlp   g2 = Reshape(g, s16)
+//ONNX-gpt2mlp   o = Gemm(g2, w2, b2)
+//ONNX-gpt2mlp   y = Reshape(o, sh)
+//ONNX-gpt2mlp }
+// GPT2MLP-LABEL: func.func @main
+// GPT2MLP:         %[[M:.+]] = decoda.mlp %{{.+}}, %arg1, %arg3 bias(%arg2, %arg4 : tensor<16xf32>, tensor<8xf32>) {activation = #decoda.activation<gelu_erf>, weight_layout = #decoda.weight_layout<in_out>} : tensor<?x8xf32>
+// GPT2MLP-NOT:     math.erf
+// GPT2MLP:         %[[Y:.+]] = tensor.reshape %[[M]]
+// GPT2MLP:         return %[[Y]]
+
+// Near miss: the activation also multiplies by a [B, T, F] input, which has no flat form, so
+// nothing moves and no MLP is formed.
+//ONNX-gpt2neg <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-gpt2neg g (float[b, t, 8] x, float[8, 16] w1, float[16, 8] w2, float[b, t, 16] m) => (float[b, t, 8] y)
+//ONNX-gpt2neg {
+//ONNX-gpt2neg   s2 = Constant<value = int64[2] {-1, 8}>()
+//ONNX-gpt2neg   x2 = Reshape(x, s2)
+//ONNX-gpt2neg   h = Gemm(x2, w1)
+//ONNX-gpt2neg   sh = Shape(x)
+//ONNX-gpt2neg   z1 = Constant<value = int64[1] {0}>()
+//ONNX-gpt2neg   t2 = Constant<value = int64[1] {2}>()
+//ONNX-gpt2neg   bt = Slice(sh, z1, t2)
+//ONNX-gpt2neg   f = Constant<value = int64[1] {16}>()
+//ONNX-gpt2neg   s3 = Concat<axis = 0>(bt, f)
+//ONNX-gpt2neg   h3 = Reshape(h, s3)
+//ONNX-gpt2neg   t = Tanh(h3)
+//ONNX-gpt2neg   g = Mul(t, m)
+//ONNX-gpt2neg   s16 = Constant<value = int64[2] {-1, 16}>()
+//ONNX-gpt2neg   g2 = Reshape(g, s16)
+//ONNX-gpt2neg   o = Gemm(g2, w2)
+//ONNX-gpt2neg   y = Reshape(o, sh)
+//ONNX-gpt2neg }
+// GPT2NEG: remark: decoda-raise-onnx: {{.*}} mlp 0,
+// GPT2NEG-LABEL: func.func @main
+// GPT2NEG-NOT:   decoda.mlp
+// GPT2NEG:       math.tanh
 
 // Softcap c·tanh(x / c).
 //ONNX-cap <ir_version: 8, opset_import: ["" : 17]>

@@ -27,6 +27,7 @@ EXPECTED = {
     "swiglu_mlp": {"gated_mlp": 1},
     "gelu_erf_mlp": {"mlp": 1},
     "gelu_tanh_mlp": {"mlp": 1},
+    "gelu_tanh_mlp_conv1d": {"mlp": 1},
     "attention_mha_div_trilu_add": {"attention": 1, "causal": 1},
     "attention_gqa_mul_where_range": {"attention": 1},
     "attention_gqa_mulq_where_trilu_bool": {"attention": 1},
@@ -34,6 +35,8 @@ EXPECTED = {
     "attention_gqa_no_mask": {"attention": 1},
     "rope_rotate_half_range": {"rope": 1},
     "rope_rotate_half_position_ids": {"rope": 1},
+    "rope_interleaved_range": {"rope": 1},
+    "rope_partial_rotate_half": {"rope": 1},
     "decoder_kv": {"rms_norm": 5, "gated_mlp": 2, "residual_add": 4, "attention": 2, "rope": 4},
 }
 
@@ -47,7 +50,8 @@ FIXTURES = {
     "torch_llama_attention_dynamic": {"attention": 1, "causal": 1, "rope": 2},
     "torch_llama_mlp_dynamic": {"gated_mlp": 1},
     "torch_llama_rmsnorm_dynamic": {"rms_norm": 1},
-    "torch_gpt2_block_dynamic": {"attention": 1},
+    "torch_gpt2_block_dynamic": {"attention": 1, "mlp": 1},
+    "torch_gpt2_block_static": {"attention": 1, "mlp": 1},
 }
 
 
