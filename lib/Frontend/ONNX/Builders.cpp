@@ -13,6 +13,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::decoda;
@@ -40,16 +43,29 @@ OpFoldResult onnx_import::foldIndexBinary(OpBuilder &b, Location loc, char op, O
                                           OpFoldResult rhs) {
   std::optional<int64_t> l = getConstantIntValue(lhs), r = getConstantIntValue(rhs);
   if (l && r) {
+    // A result outside int64 (a fuzzed shape, docs/Reliability.md) is not folded: that would be
+    // undefined behaviour here; the run-time index arithmetic is emitted instead.
+    int64_t v;
+    bool divides = *r != 0 && !(*r == -1 && *l == std::numeric_limits<int64_t>::min());
     switch (op) {
-    case '+': return b.getIndexAttr(*l + *r);
-    case '-': return b.getIndexAttr(*l - *r);
-    case '*': return b.getIndexAttr(*l * *r);
+    case '+':
+      if (!llvm::AddOverflow(*l, *r, v))
+        return b.getIndexAttr(v);
+      break;
+    case '-':
+      if (!llvm::SubOverflow(*l, *r, v))
+        return b.getIndexAttr(v);
+      break;
+    case '*':
+      if (!llvm::MulOverflow(*l, *r, v))
+        return b.getIndexAttr(v);
+      break;
     case '/':
-      if (*r != 0)
+      if (divides)
         return b.getIndexAttr(llvm::divideFloorSigned(*l, *r));
       break;
     case '%':
-      if (*r != 0)
+      if (divides)
         return b.getIndexAttr(*l - llvm::divideFloorSigned(*l, *r) * *r);
       break;
     case 'M': return b.getIndexAttr(std::max(*l, *r));

@@ -935,6 +935,11 @@ void onnx_import::registerShapeOps(std::vector<OpEntry> &t) {
     for (size_t i = 0; i < dims.size(); ++i) {
       if ((*reps)[i] < 0)
         return n.error() << "negative repeat";
+      std::optional<int64_t> extent = getConstantIntValue(dims[i]);
+      int64_t product;
+      if (extent && llvm::MulOverflow((*reps)[i], *extent, product))
+        return n.error() << "repeat " << (*reps)[i] << " of axis " << i << " (extent " << *extent
+                         << ") overflows a 64-bit extent";
       interleaved.push_back(n.b.getIndexAttr(1));
       interleaved.push_back(dims[i]);
       target.push_back(n.b.getIndexAttr((*reps)[i]));
