@@ -25,7 +25,7 @@ if getattr(config, "decoda_sanitize", ""):
     config.environment["ASAN_OPTIONS"] = ("detect_leaks=1:halt_on_error=1:detect_odr_violation=0:"
                                           "strict_string_checks=1:check_initialization_order=1")
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
-    config.environment["LSAN_OPTIONS"] = "suppressions=" + os.path.join(
+    config.environment["LSAN_OPTIONS"] = "print_suppressions=0:suppressions=" + os.path.join(
         config.decoda_src_root, "test", "lsan-models.supp")
     _preload = (f"env LD_PRELOAD={config.decoda_asan_runtime} "
                 "ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:detect_odr_violation=0")
