@@ -284,9 +284,12 @@ def test_long_sequence_memory():
     score_matrix_kib = t * t * 4 // 1024
     print(f"  T={t}: run {info['seconds']:.2f} s, child {wall:.2f} s, peak memory grew "
           f"{info['grew_kib']} KiB (one [T, T] f32 score matrix: {score_matrix_kib} KiB)")
-    testing.check(info["grew_kib"] < score_matrix_kib // 2,
-                  f"T={t}: peak memory grew {info['grew_kib']} KiB during the run, not far below "
-                  f"one [T, T] score matrix ({score_matrix_kib} KiB)")
+    # Under the sanitizer build (ASan preloaded, docs/Reliability.md) redzones and the free
+    # quarantine change the footprint; the bound is checked in the ordinary build.
+    if "asan" not in os.environ.get("LD_PRELOAD", ""):
+        testing.check(info["grew_kib"] < score_matrix_kib // 2,
+                      f"T={t}: peak memory grew {info['grew_kib']} KiB during the run, not far "
+                      f"below one [T, T] score matrix ({score_matrix_kib} KiB)")
     testing.check(info["seconds"] < 3.0, f"T={t}: the run took {info['seconds']:.2f} s (> 3 s)")
     data = np.load(out_path)
     ref = R.attention(data["q"], data["k"], data["v"], causal=True, storage="f32")
