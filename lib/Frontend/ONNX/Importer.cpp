@@ -97,7 +97,9 @@ RankedTensorType NodeContext::inputType(unsigned i) {
 int64_t NodeContext::inputRank(unsigned i) { return inputType(i).getRank(); }
 
 void NodeContext::setOutput(unsigned i, OnnxValue v) {
-  if (!hasOutput(i))
+  // An absent value (a handler passing on an input the node omits, e.g. Identity without an
+  // input, found by fuzzing) is not recorded: a use of the output is then an error.
+  if (!hasOutput(i) || !v.present())
     return;
   importer.values[node.output(i)] = std::move(v);
 }
