@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -37,6 +38,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::decoda {
 #define GEN_PASS_DEF_CPUINT8CODEGENPASS
@@ -52,6 +55,7 @@ constexpr int64_t kGroup = 4;                  // k values per 32-bit lane (vpdp
 constexpr int64_t kRowBytes = kPanel * kGroup; // bytes of one k group of a panel
 constexpr int64_t kXAlign = 64;                // the u8 activation rows are padded to this
 constexpr llvm::StringLiteral kQLinearAttr = "decoda.qlinear_acc";
+constexpr llvm::StringLiteral kEpilogueAttr = "decoda.qlinear_epilogue";
 constexpr llvm::StringLiteral kCollapseAttr = "decoda.parallel_all_dims";
 
 bool identityLayout(Value v) {
@@ -116,6 +120,84 @@ FailureOr<Int8Contraction> match(linalg::GenericOp op) {
       return failure();
   }
   return c;
+}
+
+/// The dequantising epilogue generic of the same qlinear (tagged `decoda.qlinear_epilogue`:
+/// y = sitofp(acc) * xs * ws[n] (+ bias[n]), rounded to y's type or requantised with os), when
+/// it can be computed in the register tiles instead: `acc` is a fresh buffer used only by a zero
+/// fill before the contraction, the contraction, this generic after it (nothing writes memory
+/// in between) and deallocations. The fused code then runs at the epilogue's place.
+struct Epilogue {
+  linalg::GenericOp op;
+  linalg::FillOp fill;
+  memref::AllocOp acc;
+  Value xs, ws, bias, os, y;
+};
+
+std::optional<Epilogue> matchEpilogue(Int8Contraction c) {
+  Epilogue e;
+  e.acc = c.out.getDefiningOp<memref::AllocOp>();
+  if (!e.acc)
+    return std::nullopt;
+  for (OpOperand &use : e.acc->getUses()) {
+    Operation *user = use.getOwner();
+    if (user == c.op.getOperation() || isa<memref::DeallocOp>(user))
+      continue;
+    if (auto fill = dyn_cast<linalg::FillOp>(user); fill && !e.fill) {
+      e.fill = fill;
+      continue;
+    }
+    auto g = dyn_cast<linalg::GenericOp>(user);
+    if (g && !e.op && g->hasAttr(kEpilogueAttr) && use.getOperandNumber() == 0 &&
+        g.getNumDpsInits() == 1 && g.getNumDpsInputs() >= 3 && g.getNumDpsInputs() <= 5) {
+      e.op = g;
+      continue;
+    }
+    return std::nullopt;
+  }
+  if (!e.fill || !e.op || !matchPattern(e.fill.getInputs()[0], m_Zero()))
+    return std::nullopt;
+  Block *block = c.op->getBlock();
+  if (e.fill->getBlock() != block || e.op->getBlock() != block ||
+      !e.fill->isBeforeInBlock(c.op) || !c.op->isBeforeInBlock(e.op))
+    return std::nullopt;
+  for (Operation *op = c.op->getNextNode(); op != e.op.getOperation(); op = op->getNextNode())
+    if (!isMemoryEffectFree(op) && !isa<memref::AllocOp, memref::DeallocOp>(op))
+      return std::nullopt;
+  // Operands: acc, xs (rank 0 or per token), ws (rank 0 or [N]), then bias [N] and/or os (rank 0).
+  auto rankOf = [](Value v) { return cast<MemRefType>(v.getType()).getRank(); };
+  e.xs = e.op.getDpsInputOperand(1)->get();
+  e.ws = e.op.getDpsInputOperand(2)->get();
+  for (unsigned i = 3; i < e.op.getNumDpsInputs(); ++i) {
+    Value v = e.op.getDpsInputOperand(i)->get();
+    if (rankOf(v) == 1 && !e.bias && !e.os)
+      e.bias = v;
+    else if (rankOf(v) == 0 && !e.os)
+      e.os = v;
+    else
+      return std::nullopt;
+  }
+  e.y = e.op.getDpsInitOperand(0)->get();
+  for (Value v : {e.xs, e.ws, e.y})
+    if (!identityLayout(v))
+      return std::nullopt;
+  if (e.bias && !identityLayout(e.bias))
+    return std::nullopt;
+  if (!cast<MemRefType>(e.xs.getType()).getElementType().isF32() ||
+      !cast<MemRefType>(e.ws.getType()).getElementType().isF32() ||
+      (rankOf(e.xs) != 0 && rankOf(e.xs) != c.rank) || rankOf(e.ws) > 1 ||
+      rankOf(e.y) != c.rank)
+    return std::nullopt;
+  Type yElem = cast<MemRefType>(e.y.getType()).getElementType();
+  if (static_cast<bool>(e.os) != yElem.isInteger(8))
+    return std::nullopt;
+  // The body is the one of Quant.cpp's lowering: only these ops.
+  for (Operation &op : e.op.getRegion().front())
+    if (!isa<arith::SIToFPOp, arith::MulFOp, arith::AddFOp, arith::ExtFOp, arith::TruncFOp,
+             arith::DivFOp, math::RoundEvenOp, arith::MaxNumFOp, arith::MinNumFOp,
+             arith::FPToSIOp, linalg::YieldOp>(op))
+      return std::nullopt;
+  return e;
 }
 
 /// The i8 elements of a constant global's initial value (`dense` or `dense_resource`).
@@ -198,8 +280,10 @@ std::optional<std::pair<memref::GlobalOp, memref::GlobalOp>> packedGlobals(Value
 
 class Emitter {
 public:
-  Emitter(const Int8Contraction &c, int64_t mTile)
-      : c(c), mTile(mTile), b(this->c.op), loc(this->c.op.getLoc()) {}
+  Emitter(const Int8Contraction &c, int64_t mTile, std::optional<Epilogue> epi)
+      : c(c), mTile(mTile), epi(epi),
+        b(epi ? epi->op.getOperation() : this->c.op.getOperation()),
+        loc(this->c.op.getLoc()) {}
 
   /// Returns whether the weight was packed at compile time.
   bool emit() {
@@ -216,10 +300,27 @@ public:
     for (int64_t i = 0; i + 1 < c.rank; ++i)
       rowsAndLast[0].push_back(i);
     x = c.x;
-    out = c.out;
+    out = epi ? epi->y : c.out;
     if (c.rank > 2) {
       x = memref::CollapseShapeOp::create(b, loc, x, rowsAndLast);
       out = memref::CollapseShapeOp::create(b, loc, out, rowsAndLast);
+    }
+    if (epi) {
+      // Per-tensor parameters once; a per-token x_scale as a [M] buffer.
+      auto xt = cast<MemRefType>(epi->xs.getType());
+      if (xt.getRank() == 0) {
+        xsScalar = memref::LoadOp::create(b, loc, epi->xs, ValueRange{});
+      } else {
+        ReassociationIndices all;
+        for (int64_t i = 0; i < xt.getRank(); ++i)
+          all.push_back(i);
+        xsRows = memref::CollapseShapeOp::create(b, loc, epi->xs,
+                                                 ArrayRef<ReassociationIndices>{all});
+      }
+      if (cast<MemRefType>(epi->ws.getType()).getRank() == 0)
+        wsSplat = splat(f32Vec(), memref::LoadOp::create(b, loc, epi->ws, ValueRange{}));
+      if (epi->os)
+        osSplat = splat(f32Vec(), memref::LoadOp::create(b, loc, epi->os, ValueRange{}));
     }
     m = memref::DimOp::create(b, loc, x, 0);
     k = memref::DimOp::create(b, loc, x, 1);
@@ -276,6 +377,45 @@ private:
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(static_cast<int32_t>(v)));
   }
   Value splat(Type type, Value v) { return vector::BroadcastOp::create(b, loc, type, v); }
+  VectorType f32Vec() { return VectorType::get({kLanes}, b.getF32Type()); }
+  Value f32Splat(double v) {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(f32Vec(), b.getF32FloatAttr(static_cast<float>(v))));
+  }
+
+  /// A per-column float vector of the epilogue at columns cols[j] (masked, widened to f32).
+  Value columnVector(Value buffer, int64_t j) {
+    Type elem = cast<MemRefType>(buffer.getType()).getElementType();
+    auto type = VectorType::get({kLanes}, elem);
+    Value pass = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(type, b.getFloatAttr(elem, 0.0)));
+    Value v = vector::MaskedLoadOp::create(b, loc, type, buffer, ValueRange{cols[j]}, masks[j],
+                                           pass);
+    return elem.isF32() ? v : arith::ExtFOp::create(b, loc, f32Vec(), v).getResult();
+  }
+
+  /// The epilogue of Quant.cpp's lowering on 16 accumulators of row `row`, stored into y:
+  /// sitofp(acc) * xs * ws (+ bias), rounded to y's type, or requantised with os.
+  void storeEpilogue(Value acc, Value row, int64_t j) {
+    Value v = arith::SIToFPOp::create(b, loc, f32Vec(), acc);
+    Value xs = xsScalar ? xsScalar : memref::LoadOp::create(b, loc, xsRows, ValueRange{row});
+    v = arith::MulFOp::create(b, loc, v, splat(f32Vec(), xs));
+    v = arith::MulFOp::create(b, loc, v, wsVec[j]);
+    if (epi->bias)
+      v = arith::AddFOp::create(b, loc, v, biasVec[j]);
+    Type elem = cast<MemRefType>(out.getType()).getElementType();
+    auto outType = VectorType::get({kLanes}, elem);
+    if (epi->os) {
+      v = arith::DivFOp::create(b, loc, v, osSplat);
+      v = math::RoundEvenOp::create(b, loc, v);
+      v = arith::MaxNumFOp::create(b, loc, v, f32Splat(-128.0));
+      v = arith::MinNumFOp::create(b, loc, v, f32Splat(127.0));
+      v = arith::FPToSIOp::create(b, loc, outType, v);
+    } else if (!elem.isF32()) {
+      v = arith::TruncFOp::create(b, loc, outType, v);
+    }
+    vector::MaskedStoreOp::create(b, loc, out, ValueRange{row, cols[j]}, masks[j], v);
+  }
 
   /// xu[m][k] = x[m][k] + 128 as u8 (x ^ 0x80), rows padded to a multiple of 64 bytes with
   /// 0x80 (those bytes meet zero weights).
@@ -375,6 +515,12 @@ private:
       }
       cols[j] = col;
     }
+    if (epi)
+      for (int64_t j = 0; j < 2; ++j) {
+        wsVec[j] = wsSplat ? wsSplat : columnVector(epi->ws, j);
+        if (epi->bias)
+          biasVec[j] = columnVector(epi->bias, j);
+      }
     Value mFull = arith::SubIOp::create(b, loc, m, arith::RemUIOp::create(b, loc, m, idx(mTile)));
     auto tiles = [&](Value lb, Value ub, int64_t rows) {
       auto loop = scf::ForOp::create(b, loc, lb, ub, idx(rows));
@@ -457,6 +603,11 @@ private:
           rowCorr[j] = arith::MulIOp::create(b, loc, sums[j], off);
       }
       for (int64_t j = 0; j < 2; ++j) {
+        if (epi) {
+          storeEpilogue(arith::SubIOp::create(b, loc, results[2 * i + j], rowCorr[j]),
+                        rowIdx[i], j);
+          continue;
+        }
         ValueRange at{rowIdx[i], cols[j]};
         Value old = vector::MaskedLoadOp::create(b, loc, accType, out, at, masks[j], zero);
         Value v = arith::SubIOp::create(b, loc, results[2 * i + j], rowCorr[j]);
@@ -468,6 +619,8 @@ private:
 
   Int8Contraction c;
   int64_t mTile;
+  std::optional<Epilogue> epi;
+  Value xsScalar, xsRows, wsSplat, osSplat, wsVec[2], biasVec[2];
   OpBuilder b;
   Location loc;
   Type i8, i32;
@@ -491,10 +644,20 @@ struct CPUInt8CodegenPass : public mlir::decoda::impl::CPUInt8CodegenPassBase<CP
       FailureOr<Int8Contraction> c = match(op);
       if (failed(c))
         continue;
-      Emitter emitter(*c, mTile);
+      std::optional<Epilogue> epi = matchEpilogue(*c);
+      Emitter emitter(*c, mTile, epi);
       if (emitter.emit())
         ++numPrepacked;
       op.erase();
+      if (epi) {
+        // The accumulator buffer is gone: only its fill and deallocations remain.
+        epi->op.erase();
+        epi->fill.erase();
+        for (Operation *user : llvm::make_early_inc_range(epi->acc->getUsers()))
+          user->erase();
+        epi->acc.erase();
+        ++numFusedEpilogues;
+      }
       ++numRewritten;
     }
   }

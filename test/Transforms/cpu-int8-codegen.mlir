@@ -129,3 +129,55 @@ func.func @left_alone(%x: memref<4x8xi8>, %xs: memref<4x8xi8, strided<[16, 1]>>,
   }
   return
 }
+
+// -----
+
+// The zero-filled accumulator serves only the contraction and the tagged epilogue (per-channel
+// scale, bias, requantisation to i8): the epilogue runs in the register tiles and the i32
+// buffer disappears.
+#x = affine_map<(d0, d1, d2) -> (d0, d2)>
+#w = affine_map<(d0, d1, d2) -> (d1, d2)>
+#o = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#sc = affine_map<(d0, d1) -> ()>
+#ch = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @fused_epilogue(
+// CHECK-SAME:    %[[Y:[a-z0-9]+]]: memref<4x5xi8>)
+// CHECK-NOT:     linalg
+// CHECK-NOT:     memref<4x5xi32>
+// CHECK:         llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK:         arith.sitofp %{{.*}} : vector<16xi32> to vector<16xf32>
+// CHECK:         math.roundeven %{{.*}} : vector<16xf32>
+// CHECK:         arith.fptosi %{{.*}} : vector<16xf32> to vector<16xi8>
+// CHECK:         vector.maskedstore %[[Y]]
+// CHECK-NOT:     linalg
+func.func @fused_epilogue(%x: memref<4x8xi8>, %w: memref<5x8xi8>, %xs: memref<f32>, %ws: memref<5xf32>, %bias: memref<5xf32>, %os: memref<f32>, %y: memref<4x5xi8>) {
+  %c0 = arith.constant 0 : i32
+  %cl = arith.constant -128.0 : f32
+  %ch = arith.constant 127.0 : f32
+  %acc = memref.alloc() : memref<4x5xi32>
+  linalg.fill ins(%c0 : i32) outs(%acc : memref<4x5xi32>)
+  linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<4x8xi8>, memref<5x8xi8>) outs(%acc : memref<4x5xi32>) attrs = {decoda.qlinear_acc} {
+  ^bb0(%a: i8, %b: i8, %c: i32):
+    %0 = arith.extsi %a : i8 to i32
+    %1 = arith.extsi %b : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %c, %2 : i32
+    linalg.yield %3 : i32
+  }
+  linalg.generic {indexing_maps = [#id, #sc, #ch, #ch, #sc, #id], iterator_types = ["parallel", "parallel"]} ins(%acc, %xs, %ws, %bias, %os : memref<4x5xi32>, memref<f32>, memref<5xf32>, memref<5xf32>, memref<f32>) outs(%y : memref<4x5xi8>) attrs = {decoda.qlinear_epilogue} {
+  ^bb0(%a: i32, %s: f32, %t: f32, %u: f32, %v: f32, %o: i8):
+    %0 = arith.sitofp %a : i32 to f32
+    %1 = arith.mulf %0, %s : f32
+    %2 = arith.mulf %1, %t : f32
+    %3 = arith.addf %2, %u : f32
+    %4 = arith.divf %3, %v : f32
+    %5 = math.roundeven %4 : f32
+    %6 = arith.maxnumf %5, %cl : f32
+    %7 = arith.minnumf %6, %ch : f32
+    %8 = arith.fptosi %7 : f32 to i8
+    linalg.yield %8 : i8
+  }
+  memref.dealloc %acc : memref<4x5xi32>
+  return
+}

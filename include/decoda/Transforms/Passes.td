@@ -131,6 +131,11 @@ def CPUInt8CodegenPass : Pass<"decoda-cpu-int8-codegen", "ModuleOp"> {
     compile time into `<name>_vnni32` with its column sums in `<name>_vnni32_colsum`; other
     weights are packed at run time into a heap buffer before the panel loop. Contraction
     inputs or outputs with non-identity layouts are left to the scalar loops.
+
+    The qlinear's epilogue generic (tagged `decoda.qlinear_epilogue`: scales, bias, rounding or
+    requantisation) is computed on the accumulators in the register tiles and stored straight
+    into its output when the i32 accumulator buffer serves only the two (zero-filled, nothing
+    writing memory in between); the accumulator buffer then disappears.
   }];
   let options = [
     Option<"mTile", "m-tile", "int64_t", /*default=*/"8", "Rows of a register tile">
@@ -141,7 +146,9 @@ def CPUInt8CodegenPass : Pass<"decoda-cpu-int8-codegen", "ModuleOp"> {
   let statistics = [
     Statistic<"numRewritten", "num-rewritten", "i8 contractions turned into VNNI code">,
     Statistic<"numPrepacked", "num-prepacked",
-              "of which with a weight packed at compile time">
+              "of which with a weight packed at compile time">,
+    Statistic<"numFusedEpilogues", "num-fused-epilogues",
+              "of which with the dequantising epilogue computed in the register tiles">
   ];
 }
 

@@ -251,6 +251,9 @@ struct LowerQLinear : public OpRewritePattern<QLinearOp> {
                          v = arith::DivFOp::create(b, l, v, args[next++]);
                          return clampToI8(b, l, math::RoundEvenOp::create(b, l, v));
                        });
+    // decoda-cpu-int8-codegen computes this epilogue in its register tiles when it can.
+    if (auto epilogue = y.getDefiningOp<linalg::GenericOp>())
+      epilogue->setAttr("decoda.qlinear_epilogue", rewriter.getUnitAttr());
     rewriter.replaceOp(op, castIfNeeded(rewriter, loc, y, type));
     return success();
   }
