@@ -33,6 +33,30 @@ static void check(bool ok) {
     __builtin_trap();
 }
 
+/// One input or output as the metadata API reports it.
+struct Info {
+  const char *name = nullptr;
+  decoda_dtype dtype = DECODA_F32;
+  int32_t rank = -1;
+  const int64_t *shape = nullptr;
+};
+
+/// Queries input (or output) `i` of `entry`; checks the status and, for an index in range
+/// (`i < count`), the metadata.
+static Info query(decoda_model *model, int entry, int i, int count, bool input) {
+  Info t;
+  decoda_status s = (input ? decoda_entry_input : decoda_entry_output)(
+      model, entry, i, &t.name, &t.dtype, &t.rank, &t.shape);
+  if (i == count) {
+    check(s == DECODA_ERROR_ARGUMENT);
+    return t;
+  }
+  check(s == DECODA_OK && t.name && t.rank >= 0 && t.rank <= DECODA_MAX_RANK);
+  for (int32_t d = 0; d < t.rank; ++d)
+    check(t.shape[d] >= -1);
+  return t;
+}
+
 static void walk(decoda_model *model) {
   int n = decoda_model_num_entries(model);
   check(n >= 0);
@@ -42,36 +66,19 @@ static void walk(decoda_model *model) {
     int nIn = decoda_entry_num_inputs(model, e), nOut = decoda_entry_num_outputs(model, e);
     check(nIn >= 0 && nOut >= 0);
     std::vector<decoda_tensor> inputs(nIn + 1), outputs(nOut + 1);
-    for (int i = 0; i <= nIn; ++i) {
-      const char *tname = nullptr;
-      decoda_dtype dtype;
-      int32_t rank = -1;
-      const int64_t *shape = nullptr;
-      decoda_status s = decoda_entry_input(model, e, i, &tname, &dtype, &rank, &shape);
-      if (i == nIn) {
-        check(s == DECODA_ERROR_ARGUMENT);
-        break;
-      }
-      check(s == DECODA_OK && tname && rank >= 0 && rank <= DECODA_MAX_RANK);
-      for (int32_t d = 0; d < rank; ++d)
-        check(shape[d] >= -1);
-      // A tensor the runtime must reject: a wrong dtype, else a wrong rank.
+    for (int i = 0; i < nIn; ++i) {
+      Info info = query(model, e, i, nIn, /*input=*/true);
+      // A tensor the runtime must reject: a wrong dtype.
       decoda_tensor &t = inputs[i];
-      t.dtype = dtype == DECODA_F32 ? DECODA_I8 : DECODA_F32;
-      t.rank = rank;
-      for (int32_t d = 0; d < rank; ++d)
-        t.shape[d] = shape[d] < 0 ? 1 : shape[d];
+      t.dtype = info.dtype == DECODA_F32 ? DECODA_I8 : DECODA_F32;
+      t.rank = info.rank;
+      for (int32_t d = 0; d < info.rank; ++d)
+        t.shape[d] = info.shape[d] < 0 ? 1 : info.shape[d];
       t.data = nullptr;
     }
-    for (int o = 0; o <= nOut; ++o) {
-      const char *tname = nullptr;
-      decoda_dtype dtype;
-      int32_t rank = -1;
-      const int64_t *shape = nullptr;
-      decoda_status s = decoda_entry_output(model, e, o, &tname, &dtype, &rank, &shape);
-      check(o == nOut ? s == DECODA_ERROR_ARGUMENT
-                      : s == DECODA_OK && tname && rank >= 0 && rank <= DECODA_MAX_RANK);
-    }
+    query(model, e, nIn, nIn, /*input=*/true);
+    for (int o = 0; o <= nOut; ++o)
+      query(model, e, o, nOut, /*input=*/false);
     // Wrong input count and wrong output room are rejected before anything runs.
     check(decoda_run(model, e, inputs.data(), nIn + 1, outputs.data(), nOut) ==
           DECODA_ERROR_ARGUMENT);
