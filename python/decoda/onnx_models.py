@@ -1108,9 +1108,11 @@ _add("ms_ops", "ms_rotary_embedding_partial",
      special={"position_ids": _ints(0, 32)})
 
 
-def _gqa(name, *, seq, past, heads=4, kv_heads=2, dh=16, batch=2, rotary=False, **attrs):
+def _gqa(name, *, seq, past, heads=4, kv_heads=2, dh=16, batch=2, rotary=False, seqlens=None,
+         **attrs):
     """com.microsoft GroupQueryAttention: query/key/value [B, S, H*D], past [B, Hkv, P, D],
-    seqlens_k [B] = total - 1 (int32), total_sequence_length (int32 scalar)."""
+    seqlens_k [B] = total - 1 (int32; ``seqlens`` gives per-row values for a padded batch),
+    total_sequence_length (int32 scalar)."""
     total = past + seq
 
     def build():
@@ -1120,10 +1122,10 @@ def _gqa(name, *, seq, past, heads=4, kv_heads=2, dh=16, batch=2, rotary=False, 
         v = g.input("value", "f32", [batch, seq, kv_heads * dh])
         pk = g.input("past_key", "f32", [batch, kv_heads, past, dh])
         pv = g.input("past_value", "f32", [batch, kv_heads, past, dh])
-        seqlens = g.i64([total - 1] * batch)
-        seqlens = g.op("Cast", [seqlens], to=TensorProto.INT32)
+        lens = g.i64(seqlens if seqlens is not None else [total - 1] * batch)
+        lens = g.op("Cast", [lens], to=TensorProto.INT32)
         tot = g.op("Cast", [g.i64(total)], to=TensorProto.INT32)
-        ins = [q, k, v, pk, pv, seqlens, tot]
+        ins = [q, k, v, pk, pv, lens, tot]
         if rotary:
             cos, sin = _rope_tables(64, dh)
             ins += [g.f32(cos, "cos_cache"), g.f32(sin, "sin_cache")]
@@ -1147,6 +1149,13 @@ _add("ms_ops", "ms_gqa_softcap", _gqa("ms_gqa_softcap", seq=5, past=0, softcap=2
 _add("ms_ops", "ms_gqa_chunked_prefill", _gqa("ms_gqa_chunked_prefill", seq=3, past=4, batch=1),
      note="batch 1: ONNX Runtime takes sequence > 1 with a past only for batch 1")
 _add("ms_ops", "ms_gqa_rotary", _gqa("ms_gqa_rotary", seq=5, past=0, rotary=True))
+# A right-padded prompt batch: row b has seqlens_k[b] + 1 real tokens; keys past that are
+# masked per row (query rows in the padding see every real key, as in ONNX Runtime).
+_add("ms_ops", "ms_gqa_padded_prefill", _gqa("ms_gqa_padded_prefill", seq=6, past=0, batch=3,
+                                             seqlens=[5, 3, 0]))
+_add("ms_ops", "ms_gqa_padded_prefill_rotary_window",
+     _gqa("ms_gqa_padded_prefill_rotary_window", seq=7, past=0, batch=2, seqlens=[6, 2],
+          rotary=True, local_window_size=3))
 
 
 @_case("ms_ops")
@@ -1324,6 +1333,21 @@ def gelu_tanh_mlp():
     g = Graph("gelu_tanh_mlp", seed=7)
     x = g.input("x", "f32", _X)
     g.output(_mlp(g, x, gelu_tanh_subgraph), "y", "f32", _X)
+    return g.model()
+
+
+@_case("blocks", dims=_DYN)
+def gelu_tanh_mlp_conv1d():
+    """GPT-2's Conv1D MLP as torch exports it: Reshape [-1, D] -> Gemm(W, b) -> Reshape to
+    [B, S, FF] (Shape/Gather/Concat) -> tanh GELU -> Reshape [-1, FF] -> Gemm -> Reshape back."""
+    g = Graph("gelu_tanh_mlp_conv1d", seed=8)
+    x = g.input("x", "f32", _X)
+    h = g.op("Gemm", [g.op("Reshape", [x, g.i64([-1, D])]), g.weight([D, FF], "mlp.c_fc"),
+                      g.weight([FF], "mlp.c_fc.bias", 0.1)])
+    h = g.op("Reshape", [h, g.shape_of([g.dims1(x, 0), g.dims1(x, 1), FF])])
+    a = g.op("Reshape", [gelu_tanh_subgraph(g, h), g.i64([-1, FF])])
+    y = g.op("Gemm", [a, g.weight([FF, D], "mlp.c_proj"), g.weight([D], "mlp.c_proj.bias", 0.1)])
+    g.output(g.op("Reshape", [y, g.op("Shape", [x])]), "y", "f32", _X)
     return g.model()
 
 

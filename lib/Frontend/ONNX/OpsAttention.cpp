@@ -449,7 +449,8 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
     return success();
   });
 
-  // com.microsoft GroupQueryAttention: no padding within the batch (every seqlens_k + 1 equals
+  // com.microsoft GroupQueryAttention: a right-padded prompt batch (per-row seqlens_k, keys past
+  // each row's length masked); with a past, no padding (every seqlens_k + 1 equals
   // total_sequence_length, checked at run time) and a past that holds exactly the earlier tokens.
   addOp(t, "com.microsoft", "GroupQueryAttention", 1, [](NodeContext &n) -> LogicalResult {
     for (unsigned i = 9; i < n.numInputs(); ++i)
@@ -534,25 +535,70 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       assertEq(n, scalarIndex(n, n.input(6)), totalV,
                "total_sequence_length differs from past + new tokens (a shared past/present "
                "buffer is not supported)");
+    // A prompt without past may be right-padded: row b holds seqlens_k[b] + 1 real tokens, and
+    // keys past them are masked for every query of the row (an additive [B, 1, S, S] mask); the
+    // longest row fills the batch. With a past, every row must be full.
+    bool noPast = !n.hasInput(3) || getConstantIntValue(n.importer.dimsOf(n.input(3), n.loc)[2]) == 0;
+    Value keyMask;
     if (n.hasInput(5)) {
       OnnxValue sl = n.input(5);
       if (auto c5 = n.constInts(5)) {
         std::optional<int64_t> tc = getConstantIntValue(total);
         for (int64_t x : *c5)
-          if (tc && x + 1 != *tc)
-            return n.error() << "seqlens_k implies a padded batch, which is not supported";
+          if (tc && (noPast ? (x < 0 || x + 1 > *tc) : x + 1 != *tc))
+            return n.error() << "seqlens_k " << x << " does not fit total sequence length "
+                             << *tc
+                             << (noPast ? "" : " (padded batches with a past are not supported)");
       }
       FailureOr<OnnxValue> mx = emitReduce(n, sl, {0}, false, ReduceKind::Max);
       FailureOr<OnnxValue> mn = emitReduce(n, sl, {0}, false, ReduceKind::Min);
       if (failed(mx) || failed(mn))
         return failure();
       Value one = arith::ConstantIndexOp::create(n.b, n.loc, 1);
-      for (OnnxValue r : {*mx, *mn}) {
+      auto scalarOf = [&](OnnxValue &r) {
         Value s = tensor::ExtractOp::create(n.b, n.loc, r.value, ValueRange{});
-        Value si = arith::IndexCastOp::create(n.b, n.loc, n.b.getIndexType(), s);
-        assertEq(n, arith::AddIOp::create(n.b, n.loc, si, one), totalV,
-                 "seqlens_k + 1 must equal the total sequence length for every batch entry "
-                 "(padded batches are not supported)");
+        return arith::AddIOp::create(
+                   n.b, n.loc, arith::IndexCastOp::create(n.b, n.loc, n.b.getIndexType(), s), one)
+            .getResult();
+      };
+      if (!noPast) {
+        for (OnnxValue r : {*mx, *mn})
+          assertEq(n, scalarOf(r), totalV,
+                   "seqlens_k + 1 must equal the total sequence length for every batch entry "
+                   "(padded batches with a past are not supported)");
+      } else {
+        assertEq(n, scalarOf(*mx), totalV,
+                 "the longest row (max seqlens_k + 1) must fill the total sequence length");
+        Value lo = scalarOf(*mn);
+        cf::AssertOp::create(
+            n.b, n.loc,
+            arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::sge, lo, one),
+            ("ONNX node '" + n.name() + "' (GroupQueryAttention): seqlens_k is negative").str());
+        // mask[b, 0, i, j] = 0 when j <= seqlens_k[b], else -inf (a padded query row whose
+        // window holds no real key gives 0, as in ONNX Runtime).
+        Value lens = n.importer.materialize(sl, n.loc);
+        SmallVector<OpFoldResult> qd = n.importer.dimsOf(qv, n.loc);
+        Type et = n.inputType(0).getElementType();
+        SmallVector<OpFoldResult> md = {qd[0], n.b.getIndexAttr(1), qd[1], total};
+        Value init = tensor::EmptyOp::create(n.b, n.loc, md, et);
+        MLIRContext *ctx = n.b.getContext();
+        keyMask =
+            linalg::GenericOp::create(
+                n.b, n.loc, TypeRange{init.getType()}, ValueRange{lens}, ValueRange{init},
+                ArrayRef<AffineMap>{AffineMap::get(4, 0, {getAffineDimExpr(0, ctx)}, ctx),
+                                    AffineMap::getMultiDimIdentityMap(4, ctx)},
+                SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+                [&](OpBuilder &b, Location loc, ValueRange a) {
+                  Value j = arith::IndexCastOp::create(b, loc, a[0].getType(),
+                                                       linalg::IndexOp::create(b, loc, 3));
+                  Value keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, j, a[0]);
+                  linalg::YieldOp::create(
+                      b, loc,
+                      arith::SelectOp::create(b, loc, keep, scalarConst(b, loc, et, 0.0),
+                                              scalarConst(b, loc, et, -INFINITY))
+                          .getResult());
+                })
+                .getResult(0);
       }
     }
     n.setOutput(1, presentK);
@@ -561,7 +607,7 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
               values = emitTranspose(n, presentV, {0, 2, 1, 3});
     Value r = emitDecodaAttention(n, n.importer.materialize(qv, n.loc),
                                   n.importer.materialize(keys, n.loc),
-                                  n.importer.materialize(values, n.loc), Value(), c);
+                                  n.importer.materialize(values, n.loc), keyMask, c);
     FailureOr<OnnxValue> out =
         fromHeads(n, OnnxValue::tensor(r, attentionDims(n, qv, values)), false);
     if (failed(out))

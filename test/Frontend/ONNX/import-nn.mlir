@@ -14,6 +14,8 @@
 // RUN: decoda-translate --import-onnx %t.attn.onnx | FileCheck %s --check-prefix=ATTN
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqa.onnx --case gqa
 // RUN: decoda-translate --import-onnx %t.gqa.onnx | FileCheck %s --check-prefix=GQA
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqapad.onnx --case gqapad
+// RUN: decoda-translate --import-onnx %t.gqapad.onnx | FileCheck %s --check-prefix=GQAPAD
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.res.onnx --case res --raw
 // RUN: decoda-translate --import-onnx %t.res.onnx | FileCheck %s --check-prefix=RES
 
@@ -113,6 +115,24 @@
 // GQA:         cf.assert {{.*}} "ONNX node 'GroupQueryAttention_1' (GroupQueryAttention): total_sequence_length differs
 // GQA:         cf.assert {{.*}} seqlens_k + 1 must equal the total sequence length
 // GQA:         decoda.attention {{.*}} {causal, num_heads = 4 : i64, num_kv_heads = 2 : i64}
+
+// GroupQueryAttention on a prompt without past may be right-padded: each row's keys past
+// seqlens_k[b] are masked by an additive [B, 1, S, S] mask (0 or -inf); the longest row must
+// fill the total sequence length.
+//ONNX-gqapad <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-gqapad g (float[b, s, 64] q, float[b, s, 32] k, float[b, s, 32] v, int32[b] sl, int32 tot) => (float[b, s, 64] y)
+//ONNX-gqapad {
+//ONNX-gqapad   y, ok, ov = com.microsoft.GroupQueryAttention<num_heads = 4, kv_num_heads = 2>(q, k, v, , , sl, tot)
+//ONNX-gqapad }
+// GQAPAD-LABEL: func.func @main
+// GQAPAD:         cf.assert {{.*}} the longest row (max seqlens_k + 1) must fill the total sequence length
+// GQAPAD:         cf.assert {{.*}} seqlens_k is negative
+// GQAPAD:         %[[M:.+]] = linalg.generic {{.*}} ins(%arg3 : tensor<?xi32>) outs(%{{.+}} : tensor<?x1x?x?xf32>)
+// GQAPAD:           linalg.index 3
+// GQAPAD:           arith.cmpi sle
+// GQAPAD:           %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
+// GQAPAD:           arith.select %{{.+}}, %{{.+}}, %[[NEGINF]]
+// GQAPAD:         decoda.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M]] : tensor<?x1x?x?xf32>) {causal, num_heads = 4 : i64, num_kv_heads = 2 : i64}
 
 // Large initializers share the model's bytes (dense_resource), small ones are inline.
 //ONNX-res <ir_version: 8, opset_import: ["" : 17]>
