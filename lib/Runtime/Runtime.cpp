@@ -15,8 +15,11 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <setjmp.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -236,6 +239,8 @@ struct decoda_model {
   void *handle = nullptr;
   std::string path;
   std::vector<Entry> entries;
+  void *weights = nullptr; // read-only mapping of <model>.weights (--weights=file)
+  size_t weightsSize = 0;
 };
 
 namespace {
@@ -524,6 +529,96 @@ decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *
   return status;
 }
 
+/// `<model>.weights` (docs/ABI.md, "Weights in a side file"): maps it read-only, checks it
+/// against the numbers the model was compiled with and points decoda_weight_table into it.
+decoda_status mapWeights(void *handle, decoda_model &model) {
+  auto *info = static_cast<const uint64_t *>(dlsym(handle, "decoda_weights_info"));
+  if (!info)
+    return DECODA_OK; // weights embedded
+  const std::string &p = model.path;
+  auto *table = static_cast<void **>(dlsym(handle, "decoda_weight_table"));
+  auto *offsets = static_cast<const uint64_t *>(dlsym(handle, "decoda_weight_offsets"));
+  if (!table || !offsets)
+    return setError(DECODA_ERROR_FORMAT, "'" + p + "' has decoda_weights_info but no "
+                                             "decoda_weight_table/decoda_weight_offsets");
+  std::string wpath = p.size() > 3 && p.compare(p.size() - 3, 3, ".so") == 0
+                          ? p.substr(0, p.size() - 3) + ".weights"
+                          : p + ".weights";
+  const uint64_t version = info[0], count = info[1], size = info[2], hash = info[3];
+  int fd = ::open(wpath.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return setError(DECODA_ERROR_IO, "cannot open the weights file '" + wpath + "' of model '" +
+                                         p + "': " + std::strerror(errno) +
+                                         " (compiled with --weights=file: keep it next to "
+                                         "the model)");
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return setError(DECODA_ERROR_IO, "'" + wpath + "' is not a regular file");
+  }
+  if (static_cast<uint64_t>(st.st_size) != size) {
+    ::close(fd);
+    return setError(DECODA_ERROR_FORMAT,
+                    "'" + wpath + "' has " + std::to_string(st.st_size) + " bytes; model '" + p +
+                        "' was compiled with a weights file of " + std::to_string(size) +
+                        " bytes (a file from another compile, or a truncated copy)");
+  }
+  void *base = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  ::close(fd);
+  if (base == MAP_FAILED)
+    return setError(DECODA_ERROR_IO, "cannot map '" + wpath + "': " + std::strerror(errno));
+  auto fail = [&](const std::string &what) {
+    ::munmap(base, size);
+    return setError(DECODA_ERROR_FORMAT, "'" + wpath + "' does not match model '" + p +
+                                             "': " + what);
+  };
+  const char *bytes = static_cast<const char *>(base);
+  uint64_t header[4];
+  if (size < 4096 || std::memcmp(bytes, "DECODAW1", 8) != 0)
+    return fail("no Decoda weights header");
+  std::memcpy(header, bytes + 8, sizeof(header));
+  if (header[0] != version)
+    return fail("format version " + std::to_string(header[0]) + ", the model expects " +
+                std::to_string(version));
+  if (header[1] != count || header[2] != size)
+    return fail("it holds " + std::to_string(header[1]) + " weights in " +
+                std::to_string(header[2]) + " bytes, the model expects " +
+                std::to_string(count) + " in " + std::to_string(size));
+  if (header[3] != hash)
+    return fail("content hash differs (written by another compile)");
+  for (uint64_t i = 0; i < count; ++i) {
+    if (offsets[i] < 4096 || offsets[i] >= size)
+      return fail("weight " + std::to_string(i) + " lies outside the file");
+    table[i] = const_cast<char *>(bytes + offsets[i]);
+  }
+  model.weights = base;
+  model.weightsSize = size;
+  return DECODA_OK;
+}
+
+/// A CUDA model (docs/ABI.md, "GPU models") gets the runtime's driver table; without a driver
+/// or a device it is refused with DECODA_ERROR_NO_DEVICE.
+decoda_status attachDevice(void *handle, const std::string &p) {
+  auto *target = static_cast<const char *>(dlsym(handle, "decoda_target"));
+  if (!target)
+    return DECODA_OK; // a CPU model
+  if (std::strcmp(target, "cuda") != 0)
+    return setError(DECODA_ERROR_FORMAT, "'" + p + "' targets '" + target +
+                                             "'; this runtime runs CPU and CUDA models");
+  auto *slot = static_cast<const decoda_cuda_api **>(dlsym(handle, "decoda_cuda"));
+  auto *apiVersion = static_cast<const int32_t *>(dlsym(handle, "decoda_cuda_api_version"));
+  if (!slot || !apiVersion || *apiVersion != DECODA_CUDA_API_VERSION)
+    return setError(DECODA_ERROR_FORMAT, "'" + p + "': a CUDA model without a matching "
+                                             "decoda_cuda table (version " +
+                                             std::to_string(DECODA_CUDA_API_VERSION) + ")");
+  std::string why;
+  const decoda_cuda_api *api = decoda::runtime::acquireCUDA(why);
+  if (!api)
+    return setError(DECODA_ERROR_NO_DEVICE, "cannot run CUDA model '" + p + "': " + why);
+  *slot = api;
+  return DECODA_OK;
+}
+
 decoda_status loadImpl(const char *path, decoda_model **out) {
   if (out)
     *out = nullptr;
@@ -582,6 +677,10 @@ decoda_status loadImpl(const char *path, decoda_model **out) {
     e.spec = std::move(s);
     e.fn = reinterpret_cast<EntryFn>(fn);
     model->entries.push_back(std::move(e));
+  }
+  if (decoda_status s = mapWeights(handle, *model)) {
+    dlclose(handle);
+    return s;
   }
   // Optional: a model without run-time checks need not export it.
   if (auto *handler = static_cast<FailHandler *>(dlsym(handle, "decoda_fail_handler")))
@@ -673,6 +772,8 @@ void decoda_model_free(decoda_model *model) {
     return;
   if (model->handle)
     dlclose(model->handle);
+  if (model->weights)
+    ::munmap(model->weights, model->weightsSize);
   delete model;
 }
 

@@ -42,6 +42,22 @@ struct EntrySignature {
 /// 2 when any entry has a donated input (the `donate` lines of docs/ABI.md), else 1.
 int signatureVersion(const std::vector<EntrySignature> &entries);
 
+/// `<model>.weights` (docs/ABI.md): a 4096-byte header (magic "DECODAW1", then u64 version,
+/// count, file size, FNV-1a hash of the weight bytes) and the weights at 64-byte aligned offsets.
+inline constexpr char kWeightsMagic[9] = "DECODAW1";
+inline constexpr uint64_t kWeightsVersion = 1;
+inline constexpr uint64_t kWeightsHeaderBytes = 4096;
+inline constexpr llvm::StringLiteral kWeightTableSymbol = "decoda_weight_table";
+
+struct WeightsFile {
+  uint64_t count = 0, fileSize = 0, hash = 0;
+  std::vector<uint64_t> offsets, sizes;
+};
+
+/// Moves every constant global of the LLVM-dialect `module` with at least `minBytes` of dense
+/// data into the file `path`; uses read the address from decoda_weight_table[i].
+FailureOr<WeightsFile> externalizeWeights(ModuleOp module, StringRef path, uint64_t minBytes);
+
 /// Reads the entry points (public func.func with tensor arguments and results) of a module
 /// that is still on tensors. Fails with a diagnostic naming the function and argument when a
 /// signature cannot cross the C ABI (non-tensor values, unsupported element types, rank > 8).
@@ -57,7 +73,8 @@ std::string formatSignature(const std::vector<EntrySignature> &entries);
 
 /// C source linked into every model: ABI version, signature, failure hook and one
 /// `decoda_entry_<name>(void **)` forwarder per entry point.
-void writeSupportSource(const std::vector<EntrySignature> &entries, llvm::raw_ostream &os);
+void writeSupportSource(const std::vector<EntrySignature> &entries, llvm::raw_ostream &os,
+                        const WeightsFile *weights = nullptr);
 
 /// A C header documenting the entry points.
 void writeHeader(const std::vector<EntrySignature> &entries, llvm::raw_ostream &os);
