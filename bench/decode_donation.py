@@ -17,10 +17,8 @@ Never a timed test in CI.
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -33,16 +31,6 @@ os.environ.setdefault("DECODA_RUNTIME_LIB", str(ROOT / "build" / "lib" / "libdec
 from decoda import runtime  # noqa: E402
 from decoda.compiler import compile_mlir  # noqa: E402
 import cpu_block as cb  # noqa: E402
-
-
-def timeit(fn, runs):
-    fn()
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), min(times)
 
 
 def attention_module(C):
@@ -105,7 +93,7 @@ def main():
         ]
         base = None
         for name, fn in rows:
-            med, best = timeit(fn, args.runs)
+            med, best = cb.timeit(fn, args.runs)
             base = base or med
             print(f"{what:<9} context {C:5d} ({cache_mb:5.1f} MB of cache)  {name:<13} {med * 1e3:8.3f} ms "
                   f"[min {best * 1e3:8.3f}]  {med / base:5.2f}x", flush=True)

@@ -16,6 +16,10 @@ Python lists and scalars are converted to the expected dtype. Every validation e
 (count, dtype, rank, static extent) and every failed run-time check inside the model raises
 :class:`DecodaError` with the runtime's message and its status (``error.status``, e.g. ``"SHAPE"``).
 
+Donated inputs (docs/ABI.md): ``model.donations(entry)`` lists the inputs an entry writes an
+output into (KV caches); ``model.run(entry, *arrays, donate=True)`` (or a list of input names)
+lets the model update those arrays in place and returns them as the outputs, without a copy.
+
 NumPy has no bfloat16: bf16 tensors travel as ``uint16`` arrays of bf16 bit patterns, in and out.
 :func:`float32_to_bf16` (round to nearest even) and :func:`bf16_to_float32` convert.
 
