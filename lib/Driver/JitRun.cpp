@@ -186,6 +186,7 @@ FailureOr<std::unique_ptr<JitProgram>> JitProgram::create(ModuleOp module, Strin
   PassManager pm(ctx);
   CPULoweringPipelineOptions lowering;
   lowering.optimize = false; // plain loops: no OpenMP runtime in the compiler process
+  lowering.donateInputs = false; // every result returned, every input left as it was
   buildCPULoweringPassPipeline(pm, lowering);
   if (failed(pm.run(module)))
     return emitError(loc) << prefix << ": cannot lower the program " << what << " for the JIT";

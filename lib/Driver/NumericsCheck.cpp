@@ -2,28 +2,18 @@
 
 #include "decoda/Driver/NumericsCheck.h"
 
+#include "decoda/Driver/JitRun.h"
 #include "decoda/Driver/ReportFormat.h"
-#include "decoda/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 
-#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ExecutionEngine/Orc/Mangling.h"
-#include "llvm/ExecutionEngine/Orc/Shared/ExecutorSymbolDef.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/TargetSelect.h"
 
 #include <cmath>
-#include <csetjmp>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -33,47 +23,11 @@ using namespace mlir;
 using namespace mlir::decoda;
 
 //===----------------------------------------------------------------------===//
-// Failed run-time checks
-//===----------------------------------------------------------------------===//
-
-namespace {
-// A model's cf.asserts call decoda_check_failed (docs/ABI.md), which must not return. Under the
-// JIT it leaves the call with longjmp, as the runtime does: only JIT-compiled C-like frames lie
-// between, and the memory they allocated is lost.
-thread_local std::jmp_buf *checkJump = nullptr;
-thread_local std::string checkMessage;
-
-extern "C" void decodaVerifyCheckFailed(const char *message) {
-  checkMessage = message ? message : "";
-  if (checkJump)
-    std::longjmp(*checkJump, 1);
-  std::abort();
-}
-
-/// Calls a packed entry; false when a run-time check failed (message in checkMessage).
-bool callGuarded(void (*fn)(void **), void **args) {
-  std::jmp_buf buffer;
-  checkJump = &buffer;
-  if (setjmp(buffer)) {
-    checkJump = nullptr;
-    return false;
-  }
-  fn(args);
-  checkJump = nullptr;
-  return true;
-}
-} // namespace
-
-//===----------------------------------------------------------------------===//
 // Values, inputs and descriptors
 //===----------------------------------------------------------------------===//
 
 namespace {
-struct Tensor {
-  Type elementType;
-  SmallVector<int64_t> shape;
-  std::vector<double> values;
-};
+using Tensor = jit::HostTensor;
 
 /// One probed op result.
 struct Probe {
@@ -90,57 +44,6 @@ struct FunctionRun {
 };
 using ProgramRun = std::map<std::string, FunctionRun>;
 
-int64_t storageBytes(Type t) { return t.isInteger(1) ? 1 : (t.getIntOrFloatBitWidth() + 7) / 8; }
-
-double readElement(Type t, const uint8_t *p) {
-  if (t.isF32()) {
-    float v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  if (t.isF64()) {
-    double v;
-    std::memcpy(&v, p, 8);
-    return v;
-  }
-  if (auto ft = dyn_cast<FloatType>(t)) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, p, storageBytes(t));
-    llvm::APFloat f(ft.getFloatSemantics(), llvm::APInt(ft.getWidth(), bits));
-    bool lost;
-    f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &lost);
-    return f.convertToDouble();
-  }
-  if (t.isInteger(1))
-    return *p & 1;
-  int64_t v = 0;
-  switch (storageBytes(t)) {
-  case 1: v = *reinterpret_cast<const int8_t *>(p); break;
-  case 2: v = *reinterpret_cast<const int16_t *>(p); break;
-  case 4: v = *reinterpret_cast<const int32_t *>(p); break;
-  default: v = *reinterpret_cast<const int64_t *>(p); break;
-  }
-  return double(v);
-}
-
-void writeElement(Type t, uint8_t *p, double value) {
-  if (t.isF32()) {
-    float v = float(value);
-    std::memcpy(p, &v, 4);
-  } else if (t.isF64()) {
-    std::memcpy(p, &value, 8);
-  } else if (auto ft = dyn_cast<FloatType>(t)) {
-    llvm::APFloat f(value);
-    bool lost;
-    f.convert(ft.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
-    uint64_t bits = f.bitcastToAPInt().getZExtValue();
-    std::memcpy(p, &bits, storageBytes(t));
-  } else {
-    int64_t v = int64_t(value);
-    std::memcpy(p, &v, storageBytes(t)); // little-endian: the low bytes
-  }
-}
-
 /// splitmix64: a fixed generator, so a seed means the same inputs on every machine.
 struct Random {
   uint64_t state;
@@ -153,29 +56,18 @@ struct Random {
   double uniform() { return double(next() >> 11) * 0x1.0p-53; } // [0, 1)
 };
 
-struct FreeDeleter {
-  void operator()(void *p) const { std::free(p); }
-};
-
-/// A contiguous input tensor and its memref descriptor.
-struct Input {
-  std::unique_ptr<uint8_t, FreeDeleter> data;
-  std::vector<int64_t> descriptor; // allocated, aligned, offset, sizes, strides
-};
-
-Input makeInput(RankedTensorType type, int64_t dynamicSize, Random &random) {
-  SmallVector<int64_t> shape;
+/// Random values for an argument of `type` (see the header), every dynamic dimension
+/// `dynamicSize`.
+Tensor makeInput(RankedTensorType type, int64_t dynamicSize, Random &random) {
+  Tensor t;
+  t.elementType = type.getElementType();
   int64_t n = 1;
   for (int64_t d : type.getShape()) {
-    shape.push_back(ShapedType::isDynamic(d) ? dynamicSize : d);
-    n *= shape.back();
+    t.shape.push_back(ShapedType::isDynamic(d) ? dynamicSize : d);
+    n *= t.shape.back();
   }
-  Type et = type.getElementType();
-  int64_t bytes = storageBytes(et);
-  Input in;
-  size_t size = std::max<size_t>(64, llvm::alignTo(n * bytes, 64));
-  in.data.reset(static_cast<uint8_t *>(std::aligned_alloc(64, size)));
-  std::memset(in.data.get(), 0, size);
+  Type et = t.elementType;
+  t.values.resize(n);
   for (int64_t i = 0; i < n; ++i) {
     double v = 0;
     if (isa<FloatType>(et))
@@ -184,44 +76,7 @@ Input makeInput(RankedTensorType type, int64_t dynamicSize, Random &random) {
       v = double(int64_t(random.next() % 255) - 127);
     else if (et.isInteger(1))
       v = double(random.next() & 1);
-    writeElement(et, in.data.get() + i * bytes, v);
-  }
-  auto ptr = reinterpret_cast<int64_t>(in.data.get());
-  in.descriptor = {ptr, ptr, 0};
-  in.descriptor.insert(in.descriptor.end(), shape.begin(), shape.end());
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t i = int64_t(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
-  in.descriptor.insert(in.descriptor.end(), strides.begin(), strides.end());
-  return in;
-}
-
-/// Reads a result descriptor at `desc` (strided) into a Tensor.
-Tensor readResult(RankedTensorType type, const int64_t *desc) {
-  int64_t rank = type.getRank();
-  auto *aligned = reinterpret_cast<const uint8_t *>(desc[1]);
-  int64_t offset = desc[2];
-  Tensor t;
-  t.elementType = type.getElementType();
-  t.shape.assign(desc + 3, desc + 3 + rank);
-  const int64_t *strides = desc + 3 + rank;
-  int64_t n = 1;
-  for (int64_t d : t.shape)
-    n *= d;
-  Type et = type.getElementType();
-  int64_t bytes = storageBytes(et);
-  t.values.resize(n);
-  SmallVector<int64_t> index(rank, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t linear = offset;
-    for (int64_t k = 0; k < rank; ++k)
-      linear += index[k] * strides[k];
-    t.values[i] = readElement(et, aligned + linear * bytes);
-    for (int64_t k = rank - 1; k >= 0; --k) {
-      if (++index[k] < t.shape[k])
-        break;
-      index[k] = 0;
-    }
+    t.values[i] = v;
   }
   return t;
 }
@@ -282,17 +137,17 @@ public:
 private:
   /// The inputs of `fn`, made from its argument types on first use; later versions must keep
   /// those types.
-  FailureOr<std::vector<Input> *> inputsFor(func::FuncOp fn);
+  FailureOr<std::vector<Tensor> *> inputsFor(func::FuncOp fn);
 
   struct Inputs {
     SmallVector<Type> types;
-    std::vector<Input> inputs;
+    std::vector<Tensor> inputs;
   };
   const NumericsCheckOptions &options;
   llvm::StringMap<Inputs> inputs;
 };
 
-FailureOr<std::vector<Input> *> VersionRunner::inputsFor(func::FuncOp fn) {
+FailureOr<std::vector<Tensor> *> VersionRunner::inputsFor(func::FuncOp fn) {
   auto it = inputs.find(fn.getSymName());
   if (it != inputs.end()) {
     if (it->second.types != fn.getArgumentTypes())
@@ -311,8 +166,6 @@ FailureOr<std::vector<Input> *> VersionRunner::inputsFor(func::FuncOp fn) {
 
 FailureOr<ProgramRun> VersionRunner::run(ModuleOp original, StringRef what) {
   OwningOpRef<ModuleOp> module = cast<ModuleOp>(original->clone());
-  MLIRContext *ctx = module->getContext();
-  Location loc = original.getLoc();
 
   struct EntryInfo {
     std::string name;
@@ -338,91 +191,33 @@ FailureOr<ProgramRun> VersionRunner::run(ModuleOp original, StringRef what) {
     entries.push_back(std::move(info));
   }
 
-  PassManager pm(ctx);
-  CPULoweringPipelineOptions lowering;
-  lowering.optimize = false; // plain loops: no OpenMP runtime in the compiler process
-  lowering.donateInputs = false; // every result returned, every input left as it was
-  buildCPULoweringPassPipeline(pm, lowering);
-  if (failed(pm.run(*module)))
-    return emitError(loc) << "--verify-numerics: cannot lower the program " << what
-                          << " for the JIT";
-
-  DialectRegistry registry;
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  ctx->appendDialectRegistry(registry);
-  static bool nativeTarget = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    return true;
-  }();
-  (void)nativeTarget;
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0,
-                                               /*targetMachine=*/nullptr);
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.enableGDBNotificationListener = false;
-  engineOptions.enablePerfNotificationListener = false;
-  auto engineOr = ExecutionEngine::create(*module, engineOptions);
-  if (!engineOr)
-    return emitError(loc) << "--verify-numerics: cannot JIT-compile the program " << what
-                          << ": " << llvm::toString(engineOr.takeError());
-  std::unique_ptr<ExecutionEngine> engine = std::move(*engineOr);
-  engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    map[interner("decoda_check_failed")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&decodaVerifyCheckFailed),
-        llvm::JITSymbolFlags::Exported};
-    return map;
-  });
-  engine->initialize();
+  FailureOr<std::unique_ptr<jit::JitProgram>> program =
+      jit::JitProgram::create(*module, "--verify-numerics", what);
+  if (failed(program))
+    return failure();
 
   ProgramRun result;
   for (EntryInfo &entry : entries) {
     auto fn = original.lookupSymbol<func::FuncOp>(entry.name);
-    FailureOr<std::vector<Input> *> maybeInputs = inputsFor(fn);
+    FailureOr<std::vector<Tensor> *> maybeInputs = inputsFor(fn);
     if (failed(maybeInputs))
       return failure();
-    std::vector<Input> &ins = **maybeInputs;
-    auto packed = engine->lookupPacked("_mlir_ciface_" + entry.name);
-    if (!packed)
-      return emitError(loc) << "--verify-numerics: no C interface for @" << entry.name << ": "
-                            << llvm::toString(packed.takeError());
-    // The C interface takes the results' descriptors first (one after the other), then the
-    // inputs' descriptors (docs/ABI.md).
-    size_t resultWords = 0;
-    for (RankedTensorType t : entry.results)
-      resultWords += 3 + 2 * t.getRank();
-    std::vector<int64_t> resultBuffer(std::max<size_t>(resultWords, 1), 0);
-    std::vector<void *> argValues;
-    if (!entry.results.empty())
-      argValues.push_back(resultBuffer.data());
-    for (Input &in : ins)
-      argValues.push_back(in.descriptor.data());
-    std::vector<void *> args;
-    for (void *&v : argValues)
-      args.push_back(&v);
-    if (!callGuarded(*packed, args.data()))
+    std::vector<Tensor> &ins = **maybeInputs;
+    std::string checkFailure;
+    FailureOr<std::vector<Tensor>> results =
+        (*program)->call(entry.name, ins, entry.results, checkFailure, fn.getLoc());
+    if (failed(results)) {
+      if (checkFailure.empty())
+        return failure();
       return emitError(fn.getLoc())
              << "--verify-numerics: @" << entry.name << " " << what
              << " fails a run-time check on the random inputs (every dynamic dimension "
-             << options.dynamicDimSize << "): " << checkMessage;
-
+             << options.dynamicDimSize << "): " << checkFailure;
+    }
     FunctionRun &run = result[entry.name];
     run.probes = std::move(entry.probes);
-    const int64_t *desc = resultBuffer.data();
-    llvm::SmallPtrSet<void *, 8> released;
-    for (Input &in : ins)
-      released.insert(in.data.get());
-    released.insert(reinterpret_cast<void *>(uintptr_t(0xdeadbeef))); // constant outputs
-    for (auto [i, t] : llvm::enumerate(entry.results)) {
-      Tensor value = readResult(t, desc);
+    for (auto [i, value] : llvm::enumerate(*results))
       (i < entry.numOutputs ? run.outputs : run.probeValues).push_back(std::move(value));
-      void *allocated = reinterpret_cast<void *>(desc[0]);
-      if (released.insert(allocated).second)
-        std::free(allocated);
-      desc += 3 + 2 * t.getRank();
-    }
   }
   return result;
 }
