@@ -30,7 +30,13 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
+
+#include <cstdlib>
 
 using namespace mlir;
 using namespace mlir::decoda;
@@ -158,6 +164,34 @@ SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, Value v) {
   return sizes;
 }
 
+/// gpu-to-llvm lowers gpu.alloc/memcpy/dealloc only in their async form: each one gets its
+/// own stream (`gpu.wait async`) and is waited for right away, so they stay synchronous.
+struct SyncGPU {
+  OpBuilder &b;
+  Location loc;
+  Value start() {
+    return gpu::WaitOp::create(b, loc, gpu::AsyncTokenType::get(b.getContext()), ValueRange{})
+        .getAsyncToken();
+  }
+  void finish(Value token) { gpu::WaitOp::create(b, loc, Type(), ValueRange{token}); }
+  Value alloc(MemRefType type, ValueRange sizes) {
+    auto op = gpu::AllocOp::create(b, loc, type, gpu::AsyncTokenType::get(b.getContext()),
+                                   ValueRange{start()}, sizes, ValueRange{});
+    finish(op.getAsyncToken());
+    return op.getMemref();
+  }
+  void memcpy(Value dst, Value src) {
+    auto op = gpu::MemcpyOp::create(b, loc, gpu::AsyncTokenType::get(b.getContext()),
+                                    ValueRange{start()}, dst, src);
+    finish(op.getAsyncToken());
+  }
+  void dealloc(Value buffer) {
+    auto op = gpu::DeallocOp::create(b, loc, gpu::AsyncTokenType::get(b.getContext()),
+                                     ValueRange{start()}, buffer);
+    finish(op.getAsyncToken());
+  }
+};
+
 /// True when `v` or a view of it is yielded or passed out of its block by a terminator.
 bool escapesBlock(Value v) {
   SmallVector<Value> work = {v};
@@ -186,17 +220,20 @@ struct GPUDeviceBuffersPass
   }
   void getDependentDialects(DialectRegistry &registry) const override {
     registry.insert<gpu::GPUDialect, memref::MemRefDialect>();
+    // gpu-module-to-binary (later in the pipeline) translates the kernels to LLVM IR.
+    registerBuiltinDialectTranslation(registry);
+    registerLLVMDialectTranslation(registry);
+    registerGPUDialectTranslation(registry);
+    registerNVVMDialectTranslation(registry);
   }
 
   LogicalResult runOnFunction(func::FuncOp fn) {
     Block &entry = fn.getBody().front();
     SmallVector<Value> deviceBuffers;
     auto toDevice = [&](OpBuilder &b, Location loc, Value host) -> Value {
-      auto type = cast<MemRefType>(host.getType());
-      Value dev = gpu::AllocOp::create(b, loc, type, Type(), ValueRange{},
-                                       dynamicSizes(b, loc, host), ValueRange{})
-                      .getMemref();
-      gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, dev, host);
+      SyncGPU gpu{b, loc};
+      Value dev = gpu.alloc(cast<MemRefType>(host.getType()), dynamicSizes(b, loc, host));
+      gpu.memcpy(dev, host);
       deviceBuffers.push_back(dev);
       return dev;
     };
@@ -219,13 +256,14 @@ struct GPUDeviceBuffersPass
         return failure();
       if (arg.use_empty())
         continue;
+      Operation *before = b.getInsertionBlock()->empty() ? nullptr : &*b.getInsertionPoint();
       Value dev = toDevice(b, fn.getLoc(), arg);
-      arg.replaceAllUsesExcept(dev, dev.getDefiningOp()->getNextNode());
-      // The memref.dim ops of the copy read the argument itself: keep them on it.
-      for (OpOperand &use : llvm::make_early_inc_range(dev.getUses()))
-        if (isa<memref::DimOp>(use.getOwner()) && use.getOwner()->isBeforeInBlock(
-                                                      dev.getDefiningOp()))
-          use.set(arg);
+      // Every use after the copy reads the device buffer; the copy's own ops (dims, memcpy)
+      // keep the argument.
+      arg.replaceUsesWithIf(dev, [&](OpOperand &use) {
+        Operation *user = use.getOwner();
+        return user->getBlock() != &entry || !before || !user->isBeforeInBlock(before);
+      });
     }
 
     // Constants (weights): copied to the device on every call (docs/ABI.md, GPU section).
@@ -241,8 +279,12 @@ struct GPUDeviceBuffersPass
       if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
         if (failed(checkLayout(op, global.getType(), "constant")))
           return failure();
+        Operation *next = op->getNextNode();
         Value dev = toDevice(b, op->getLoc(), global.getResult());
-        global.getResult().replaceAllUsesExcept(dev, dev.getDefiningOp()->getNextNode());
+        global.getResult().replaceUsesWithIf(dev, [&](OpOperand &use) {
+          Operation *user = use.getOwner();
+          return user->getBlock() != op->getBlock() || !user->isBeforeInBlock(next);
+        });
         continue;
       }
       if (isa<memref::DeallocOp>(op)) {
@@ -250,10 +292,8 @@ struct GPUDeviceBuffersPass
         continue;
       }
       Value host = op->getResult(0);
-      auto type = cast<MemRefType>(host.getType());
-      Value dev = gpu::AllocOp::create(b, op->getLoc(), type, Type(), ValueRange{},
-                                       op->getOperands(), ValueRange{})
-                      .getMemref();
+      SyncGPU gpu{b, op->getLoc()};
+      Value dev = gpu.alloc(cast<MemRefType>(host.getType()), op->getOperands());
       host.replaceAllUsesWith(dev);
       op->erase();
       deviceBuffers.push_back(dev);
@@ -273,7 +313,7 @@ struct GPUDeviceBuffersPass
         Value host = memref::AllocOp::create(b, ret.getLoc(), cast<MemRefType>(v.getType()),
                                              dynamicSizes(b, ret.getLoc(), v))
                          .getResult();
-        gpu::MemcpyOp::create(b, ret.getLoc(), Type(), ValueRange{}, host, v);
+        SyncGPU{b, ret.getLoc()}.memcpy(host, v);
         operand.set(host);
       }
     }
@@ -285,7 +325,7 @@ struct GPUDeviceBuffersPass
       if (block == &entry) {
         for (func::ReturnOp ret : returns) {
           b.setInsertionPoint(ret);
-          gpu::DeallocOp::create(b, ret.getLoc(), Type(), ValueRange{}, dev);
+          SyncGPU{b, ret.getLoc()}.dealloc(dev);
         }
         continue;
       }
@@ -294,7 +334,7 @@ struct GPUDeviceBuffersPass
                << "decoda-gpu-device-buffers: a buffer allocated inside a loop or branch "
                   "leaves it; the GPU pipeline cannot free it yet";
       b.setInsertionPoint(block->getTerminator());
-      gpu::DeallocOp::create(b, dev.getLoc(), Type(), ValueRange{}, dev);
+      SyncGPU{b, dev.getLoc()}.dealloc(dev);
     }
 
     // What is left on the host must not touch memory: everything else is a kernel's job.
@@ -337,6 +377,34 @@ struct GPUDeviceBuffersPass
         return signalPassFailure();
   }
 };
+//===----------------------------------------------------------------------===//
+// decoda-gpu-check-host-contract
+//===----------------------------------------------------------------------===//
+
+/// After decoda-check-backend-contract{dialects=llvm,gpu}: of the gpu dialect only the
+/// kernel images (gpu.binary) and their launches (gpu.launch_func) may remain; anything else
+/// (a gpu.alloc the host lowering left, a gpu.module not compiled) has no LLVM translation.
+struct GPUCheckHostContractPass
+    : public PassWrapper<GPUCheckHostContractPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(GPUCheckHostContractPass)
+  StringRef getArgument() const final { return "decoda-gpu-check-host-contract"; }
+  StringRef getDescription() const final {
+    return "Check that only gpu.binary and gpu.launch_func remain of the gpu dialect";
+  }
+  void runOnOperation() override {
+    WalkResult r = getOperation().walk([&](Operation *op) {
+      if (isa<gpu::GPUDialect>(op->getDialect()) && !isa<gpu::BinaryOp, gpu::LaunchFuncOp>(op)) {
+        op->emitError() << "'" << op->getName()
+                        << "' is outside the GPU backend contract (of the gpu dialect only "
+                           "gpu.binary and gpu.launch_func may remain)";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      signalPassFailure();
+  }
+};
 } // namespace
 
 std::string mlir::decoda::cudaArchFeatures(StringRef arch) {
@@ -365,9 +433,15 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   if (options.format != "bin" && options.format != "isa")
     llvm::report_fatal_error("decoda-lower-to-cuda: format must be bin or isa");
 
+  // gpu-module-to-binary finds libdevice (math functions) and ptxas through these variables
+  // only; without them the kernels' __nv_* calls stay unresolved.
+  if (!std::getenv("CUDA_ROOT") && !std::getenv("CUDA_HOME") && !std::getenv("CUDA_PATH"))
+    ::setenv("CUDA_HOME", options.cudaPath.getValue().c_str(), /*overwrite=*/0);
+
   DecodaToLinalgPassOptions toLinalg;
   toLinalg.attentionKeyTile = options.attentionKeyTile;
   pm.addPass(createDecodaToLinalgPass(toLinalg));
+  addTextual(pm, "func.func(convert-elementwise-to-linalg)"); // arith/math on tensors
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
@@ -402,12 +476,14 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   CheckBackendContractPassOptions contract;
   contract.dialects = {"llvm", "gpu"}; // gpu: the gpu.binary and its gpu.launch_func calls
   pm.addPass(createCheckBackendContractPass(contract));
+  pm.addPass(std::make_unique<GPUCheckHostContractPass>());
 }
 
 void mlir::decoda::registerDecodaGPUPipeline() {
   PassRegistration<GPUCopiesToLinalgPass>();
   PassRegistration<GPUMapParallelLoopsPass>();
   PassRegistration<GPUDeviceBuffersPass>();
+  PassRegistration<GPUCheckHostContractPass>();
   PassPipelineRegistration<CUDALoweringPipelineOptions>(
       "decoda-lower-to-cuda",
       "Lower decoda (after decoda-graph-opt) to host LLVM dialect code launching NVVM kernels "

@@ -12,6 +12,8 @@
 #pragma GCC visibility pop
 
 #include "Signature.h"
+#include "CUDAAPI.h"
+#include "CUDARuntime.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -677,6 +679,10 @@ decoda_status loadImpl(const char *path, decoda_model **out) {
     e.spec = std::move(s);
     e.fn = reinterpret_cast<EntryFn>(fn);
     model->entries.push_back(std::move(e));
+  }
+  if (decoda_status s = attachDevice(handle, p)) { // CUDARuntime.cpp
+    dlclose(handle);
+    return s;
   }
   if (decoda_status s = mapWeights(handle, *model)) {
     dlclose(handle);

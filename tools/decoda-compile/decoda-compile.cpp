@@ -1,6 +1,7 @@
 //===- decoda-compile.cpp - the Decoda driver -----------------------------===//
 //
-// decoda-compile INPUT.mlir -o OUT.so [--target=cpu] [--emit=mlir|llvm|obj|so]
+// decoda-compile INPUT.mlir -o OUT.so [--target=cpu|cuda] [--gpu-arch=sm_90a]
+//                [--emit=mlir|llvm|obj|so|ptx]
 //                [--dump-ir-after-each=DIR] [--print-ir-after=PASS,...]
 //                [--report[=FILE]] [--verify-numerics]
 //
@@ -21,7 +22,9 @@
 #include "decoda/Driver/NumericsCheck.h"
 #include "decoda/Driver/Precision.h"
 #include "decoda/Pipelines/Pipelines.h"
+#include "decoda/Pipelines/GPUPipeline.h"
 #include "decoda/Target/CPU/CPUTarget.h"
+#include "decoda/Target/CUDA/CUDATarget.h"
 #include "decoda/Transforms/Donation.h"
 #include "decoda/Transforms/Passes.h"
 #include "decoda/Transforms/SpecializeDims.h"
@@ -56,7 +59,7 @@ using namespace mlir::decoda;
 namespace cl = llvm::cl;
 
 namespace {
-enum class Emit { MLIR, LLVM, Obj, SO };
+enum class Emit { MLIR, LLVM, Obj, SO, PTX };
 enum class Target { CPU, CUDA };
 
 cl::OptionCategory category("decoda-compile options");
@@ -66,14 +69,18 @@ cl::opt<std::string> outputPath("o", cl::desc("Output file"), cl::value_desc("pa
                                 cl::Required, cl::cat(category));
 cl::opt<Target> target("target", cl::desc("Code generation target"), cl::init(Target::CPU),
                        cl::values(clEnumValN(Target::CPU, "cpu", "x86-64 CPUs through LLVM"),
-                                  clEnumValN(Target::CUDA, "cuda", "NVIDIA GPUs (not yet)")),
+                                  clEnumValN(Target::CUDA, "cuda", "NVIDIA GPUs (decoda-lower-to-cuda)")),
                        cl::cat(category));
 cl::opt<Emit> emit("emit", cl::desc("Stop after producing this artifact"), cl::init(Emit::SO),
                    cl::values(clEnumValN(Emit::MLIR, "mlir", "the LLVM-dialect MLIR"),
                               clEnumValN(Emit::LLVM, "llvm", "optimised LLVM IR"),
                               clEnumValN(Emit::Obj, "obj", "an object file"),
-                              clEnumValN(Emit::SO, "so", "a loadable shared library + header")),
+                              clEnumValN(Emit::SO, "so", "a loadable shared library + header"),
+                              clEnumValN(Emit::PTX, "ptx", "the kernels' PTX (--target=cuda)")),
                    cl::cat(category));
+cl::opt<std::string> gpuArch("gpu-arch",
+                            cl::desc("NVIDIA architecture for --target=cuda (default sm_90a)"),
+                            cl::value_desc("sm_XX"), cl::init("sm_90a"), cl::cat(category));
 cl::opt<std::string> dumpDir("dump-ir-after-each",
                              cl::desc("Write the IR after every pass to DIR/NN-<pass>.mlir"),
                              cl::value_desc("DIR"), cl::cat(category));
@@ -301,9 +308,14 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
 
-  if (target == Target::CUDA)
-    return fail(unknown, "--target=cuda: the NVIDIA GPU target is not implemented yet; use "
-                         "--target=cpu");
+  bool cuda = target == Target::CUDA;
+  if (cuda && cudaArchFeatures(gpuArch).empty())
+    return fail(unknown, "--gpu-arch=" + gpuArch + ": unknown NVIDIA architecture (known: " +
+                             cudaKnownArchs().str() + ")");
+  if (!cuda && gpuArch.getNumOccurrences())
+    return fail(unknown, "--gpu-arch needs --target=cuda");
+  if (!cuda && emit == Emit::PTX)
+    return fail(unknown, "--emit=ptx needs --target=cuda");
   if (attentionKeyTile < 1)
     return fail(unknown, "--attention-key-tile must be positive");
   if (reportSeqLen < 1)
@@ -382,7 +394,7 @@ int main(int argc, char **argv) {
   }
   if (decodeEntries && failed(addDecodeEntries(*module)))
     return 1;
-  if (donateCaches)
+  if (donateCaches && !cuda) // the GPU pipeline copies results back (docs/ABI.md, GPU models)
     markDonatedCaches(*module);
   FailureOr<std::vector<EntrySignature>> signature = extractSignature(*module);
   if (failed(signature))
@@ -425,9 +437,17 @@ int main(int argc, char **argv) {
     stage.snapshot = &afterInt8;
     pm.addPass(createQuantizeStagePass(std::move(stage)));
   }
-  CPULoweringPipelineOptions cpuOptions;
-  cpuOptions.attentionKeyTile = attentionKeyTile;
-  buildCPULoweringPassPipeline(pm, cpuOptions);
+  if (cuda) {
+    CUDALoweringPipelineOptions cudaOptions;
+    cudaOptions.gpuArch = gpuArch;
+    cudaOptions.format = emit == Emit::PTX ? "isa" : "bin";
+    cudaOptions.attentionKeyTile = attentionKeyTile;
+    buildCUDALoweringPassPipeline(pm, cudaOptions);
+  } else {
+    CPULoweringPipelineOptions cpuOptions;
+    cpuOptions.attentionKeyTile = attentionKeyTile;
+    buildCPULoweringPassPipeline(pm, cpuOptions);
+  }
 
   if (!printIRAfter.empty()) {
     if (failed(checkPrintIRAfterNames(pm, unknown)))
@@ -500,6 +520,18 @@ int main(int argc, char **argv) {
     return 0;
   }
 
+  if (emit == Emit::PTX) {
+    std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(outputPath, &errorMessage);
+    if (!out)
+      return fail(unknown, "cannot write '" + outputPath + "': " + errorMessage);
+    if (failed(writeKernelPTX(*module, out->os())))
+      return 1;
+    out->keep();
+    return 0;
+  }
+  if (cuda)
+    registerCUDAHostTranslation(*module); // gpu.binary + gpu.launch_func to LLVM IR
+
   CPUTargetOptions targetOptions;
   targetOptions.cpu = targetCpu;
   llvm::LLVMContext llvmContext;
@@ -532,6 +564,8 @@ int main(int argc, char **argv) {
     if (ec)
       return fail(unknown, "cannot write '" + srcPath + "': " + ec.message());
     writeSupportSource(*signature, src, weightsFile ? &*weightsFile : nullptr);
+    if (cuda)
+      writeCUDASupportSource(src);
   }
   if (failed(linkSharedLibrary(objPath, srcPath, outputPath, unknown)))
     return 1;

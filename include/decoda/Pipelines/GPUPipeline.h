@@ -23,6 +23,11 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
       llvm::cl::desc("Kernel binary format: bin (cubin, assembled with ptxas) or isa (PTX "
                      "text, no ptxas)"),
       llvm::cl::init("bin")};
+  PassOptions::Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit (ptxas, nvvm/libdevice) used when none of CUDA_ROOT, "
+                     "CUDA_HOME, CUDA_PATH is set"),
+      llvm::cl::init("/usr/local/cuda")};
   PassOptions::Option<int64_t> attentionKeyTile{
       *this, "attention-key-tile",
       llvm::cl::desc("Keys per step of the online-softmax attention loop"), llvm::cl::init(64)};

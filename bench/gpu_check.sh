@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# The GPU check of issue 6, in two steps (docs/GPU.md):
+#
+#   bash bench/gpu_check.sh prepare DIR    here (no GPU needed): compiles every example block
+#       and the bench programs for --target=cuda --gpu-arch=sm_90a and for the CPU, makes inputs
+#       (dynamic sequence length T=16 for the checks), runs the CPU artifacts for the reference
+#       outputs, and copies decoda-run, libdecoda_runtime.so and this script into DIR.
+#       DIR must stay under 64 MiB (checked at the end).
+#   bash DIR/gpu_check.sh run DIR          on the GPU machine: numerical check of every CUDA
+#       artifact against the CPU reference outputs (decoda-run --check), then timings:
+#       the Llama-3.2-1B-shaped block in bf16 (prefill T=2048, decode T=1 at context 4096:
+#       the block has no KV cache input, so "decode" here is one token over its own context of
+#       one; see docs/GPU.md), and causal attention alone at T=4096, head dim 128; PyTorch on that
+#       machine (if importable) times the same shapes as the peer.
+#
+# decoda-run and the runtime link neither MLIR nor LLVM (checked with ldd in `prepare`).
+set -euo pipefail
+mode=${1:-}
+dir=${2:-}
+if [[ -z "$mode" || -z "$dir" ]]; then
+  echo "usage: $0 prepare|run DIR" >&2
+  exit 2
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+PY=${PYTHON:-/usr/bin/python3}
+
+if [[ "$mode" == prepare ]]; then
+  root=$(cd "$here/.." && pwd)
+  bin=${DECODA_BIN_DIR:-$root/build/bin}
+  mkdir -p "$dir"/{models,inputs,ref,bin,lib}
+  cp "$bin/decoda-run" "$dir/bin/"
+  cp "$root/build/lib/libdecoda_runtime.so" "$dir/lib/"
+  cp "$0" "$dir/gpu_check.sh"
+  if ldd "$dir/bin/decoda-run" "$dir/lib/libdecoda_runtime.so" | grep -Ei 'libMLIR|libLLVM'; then
+    echo "gpu_check: decoda-run or the runtime links MLIR/LLVM" >&2
+    exit 1
+  fi
+  programs=("$root"/examples/*.mlir "$here/gpu/llama32_1b_block.mlir" "$here/gpu/attention_d128.mlir")
+  for p in "${programs[@]}"; do
+    name=$(basename "$p" .mlir)
+    if ! "$bin/decoda-compile" "$p" --target=cuda --gpu-arch=sm_90a -o "$dir/models/$name.cuda.so" \
+        2>"$dir/models/$name.cuda.log"; then
+      echo "gpu_check: $name does not compile for CUDA yet (see models/$name.cuda.log)"
+      rm -f "$dir/models/$name.cuda.so"
+      continue
+    fi
+    rm -f "$dir/models/$name.cuda.log" "$dir/models/$name.cuda.h"
+    case "$name" in llama32_1b_block|attention_d128) continue ;; esac # timed only
+    "$bin/decoda-compile" "$p" -o "$dir/models/$name.cpu.so" 2>/dev/null || continue
+    # Inputs from the signature (dynamic extents = 16), then the CPU reference outputs.
+    "$bin/decoda-run" "$dir/models/$name.cpu.so" --list >"$dir/inputs/$name.sig"
+    "$PY" - "$dir/inputs/$name.sig" "$dir/inputs/$name.npz" <<'PYEOF'
+import re, sys
+import numpy as np
+rng = np.random.default_rng(0)
+arrays = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*input\s+(\S+)\s+(\S+)\s+\[([^\]]*)\]", line)
+    if not m:
+        continue
+    name, dtype, dims = m.group(1), m.group(2), m.group(3)
+    shape = [16 if d.strip() in ("?", "-1") else int(d) for d in dims.replace("x", ",").split(",") if d.strip()]
+    if dtype in ("f32", "f16", "f64"):
+        arrays[name] = (rng.standard_normal(shape) * 0.5).astype({"f32": "<f4", "f16": "<f2", "f64": "<f8"}[dtype])
+    elif dtype == "bf16":
+        arrays[name] = ((rng.standard_normal(shape) * 0.5).astype("<f4").view("<u4") >> 16).astype("<u2")
+    elif dtype in ("i32", "i64"):
+        arrays[name] = rng.integers(0, 8, shape).astype("<i4" if dtype == "i32" else "<i8")
+    else:
+        raise SystemExit(f"gpu_check: no input generator for {dtype}")
+np.savez(sys.argv[2], **arrays)
+PYEOF
+    "$bin/decoda-run" "$dir/models/$name.cpu.so" --inputs "$dir/inputs/$name.npz" \
+      --output-dir "$dir/ref/$name" >/dev/null
+    rm -f "$dir/models/$name.cpu.so" "$dir/models/$name.cpu.h"
+  done
+  size=$(du -sm "$dir" | cut -f1)
+  echo "gpu_check: prepared $dir ($size MiB)"
+  if ((size > 64)); then
+    echo "gpu_check: $dir exceeds 64 MiB" >&2
+    exit 1
+  fi
+  exit 0
+fi
+
+if [[ "$mode" != run ]]; then
+  echo "usage: $0 prepare|run DIR" >&2
+  exit 2
+fi
+run="$dir/bin/decoda-run"
+export LD_LIBRARY_PATH="$dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+status=0
+echo "== numerical checks (CUDA vs CPU reference, rtol 2e-3 atol 2e-4)"
+for m in "$dir"/models/*.cuda.so; do
+  name=$(basename "$m" .cuda.so)
+  [[ -d "$dir/ref/$name" ]] || continue
+  checks=()
+  for r in "$dir/ref/$name"/*.npy; do
+    checks+=(--check "$(basename "$r" .npy)=$r")
+  done
+  if "$run" "$m" --inputs "$dir/inputs/$name.npz" "${checks[@]}" --rtol 2e-3 --atol 2e-4; then
+    echo "PASS $name"
+  else
+    echo "FAIL $name"
+    status=1
+  fi
+done
+
+echo "== timings"
+"$PY" - "$dir" "$run" <<'PYEOF' || status=1
+import os, subprocess, sys
+import numpy as np
+d, run = sys.argv[1], sys.argv[2]
+rng = np.random.default_rng(0)
+def bf16(shape):
+    return ((rng.standard_normal(shape) * 0.05).astype("<f4").view("<u4") >> 16).astype("<u2")
+def bench(model, arrays, label, flops=None, bytes_=None):
+    path = os.path.join(d, "inputs", label + ".npz")
+    np.savez(path, **arrays)
+    out = subprocess.run([run, model, "--inputs", path, "--bench", "10", "--warmup", "2"],
+                         capture_output=True, text=True)
+    print(label, out.stdout.strip(), out.stderr.strip())
+    for line in out.stdout.splitlines():
+        if "median" in line:
+            ms = float(line.split("median")[1].split()[0].strip(":= ms"))
+            if flops: print(f"  {label}: {flops / ms / 1e9:.1f} TFLOP/s (H200 bf16 dense peak 989)")
+            if bytes_: print(f"  {label}: {bytes_ / ms / 1e6:.1f} GB/s (H200 HBM 4800)")
+H, KV, D, F = 2048, 8, 64, 8192
+block = os.path.join(d, "models", "llama32_1b_block.cuda.so")
+if os.path.exists(block):
+    sig = subprocess.run([run, block, "--list"], capture_output=True, text=True).stdout
+    names = [l.split()[1] for l in sig.splitlines() if l.strip().startswith("input")]
+    shapes = {"h": None}
+    def inputs(T):
+        w = {}
+        dims = [("h", (1, T, H)), ("attn_norm", (H,)), ("wq", (H, H)), ("wk", (KV * D, H)),
+                ("wv", (KV * D, H)), ("wo", (H, H)), ("mlp_norm", (H,)), ("w_gate", (F, H)),
+                ("w_up", (F, H)), ("w_down", (H, F))]
+        for (n, s), name in zip(dims, names):
+            w[name] = bf16(s)
+        return w
+    weights = 2 * (2 * H * H + 2 * KV * D * H + 3 * F * H)
+    T = 2048
+    flops = 2 * T * (2 * H * H + 2 * KV * D * H + 3 * F * H) + 2 * 2 * T * T * H / 2
+    bench(block, inputs(T), "prefill_T2048", flops=flops)
+    bench(block, inputs(1), "decode_T1", bytes_=weights)
+attn = os.path.join(d, "models", "attention_d128.cuda.so")
+if os.path.exists(attn):
+    T = 4096
+    bench(attn, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
+          "attention_T4096_d128_causal", flops=4 * T * T * 32 * 128 / 2)
+try:
+    import torch, torch.nn.functional as Fn
+    dev = "cuda"
+    def t(fn, n=10):
+        for _ in range(2): fn()
+        torch.cuda.synchronize()
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        times = []
+        for _ in range(n):
+            s.record(); fn(); e.record(); torch.cuda.synchronize(); times.append(s.elapsed_time(e))
+        return sorted(times)[len(times) // 2]
+    T = 4096
+    q = torch.randn(1, 32, T, 128, device=dev, dtype=torch.bfloat16)
+    k = torch.randn(1, 8, T, 128, device=dev, dtype=torch.bfloat16)
+    v = torch.randn(1, 8, T, 128, device=dev, dtype=torch.bfloat16)
+    ms = t(lambda: Fn.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True))
+    print(f"pytorch attention T4096 d128 causal: {ms:.3f} ms, {4 * T * T * 32 * 128 / 2 / ms / 1e9:.1f} TFLOP/s")
+    x = torch.randn(2048, H, device=dev, dtype=torch.bfloat16)
+    wq = torch.randn(H, H, device=dev, dtype=torch.bfloat16)
+    wg = torch.randn(F, H, device=dev, dtype=torch.bfloat16)
+    ms = t(lambda: (x @ wg.T))
+    print(f"pytorch 2048x{H}x{F} bf16 matmul: {ms:.3f} ms, {2 * 2048 * H * F / ms / 1e9:.1f} TFLOP/s")
+except Exception as e:  # no PyTorch or no GPU for it: the peer numbers are missing
+    print("pytorch peer unavailable:", e)
+PYEOF
+exit $status

@@ -1,0 +1,34 @@
+/*===- CUDAAPI.h - the driver table a CUDA model calls through ---*- C -*-===*\
+|*                                                                            *|
+|* Shared by the runtime (CUDARuntime.cpp) and, as text, by the support      *|
+|* source decoda-compile writes into every CUDA model                        *|
+|* (lib/Target/CUDA/CUDATarget.cpp): keep the two identical.                 *|
+|* Every function returns 0 on success, else a CUDA error code; the message  *|
+|* of the last failure on the calling thread is error_message().             *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef DECODA_RUNTIME_CUDAAPI_H
+#define DECODA_RUNTIME_CUDAAPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define DECODA_CUDA_API_VERSION 1
+
+struct decoda_cuda_api {
+  int32_t version; /* DECODA_CUDA_API_VERSION */
+  int (*module_load)(void **module, const void *image, size_t size);
+  int (*module_unload)(void *module);
+  int (*get_function)(void **function, void *module, const char *name);
+  int (*launch)(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64_t by,
+                int64_t bz, int32_t shared_bytes, void *stream, void **params);
+  int (*stream_create)(void **stream);
+  int (*stream_synchronize)(void *stream);
+  int (*stream_destroy)(void *stream);
+  int (*mem_alloc)(void **ptr, uint64_t size);
+  int (*mem_free)(void *ptr);
+  int (*memcpy)(void *dst, const void *src, uint64_t size, void *stream);
+  const char *(*error_message)(void);
+};
+
+#endif /* DECODA_RUNTIME_CUDAAPI_H */

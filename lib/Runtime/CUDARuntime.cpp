@@ -1,0 +1,200 @@
+//===- CUDARuntime.cpp - the CUDA driver, loaded at run time --------------===//
+//
+// The driver API through dlopen("libcuda.so.1") (or $DECODA_CUDA_DRIVER): no CUDA header or
+// library is needed to build or load the runtime. Only the handful of entry points CUDA models
+// call (CUDAAPI.h) are resolved; their types are those of cuda.h (CUDA 12/13, 64-bit).
+//
+//===----------------------------------------------------------------------===//
+
+#include "CUDARuntime.h"
+#include "CUDAAPI.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <mutex>
+
+namespace {
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = void *;
+using CUdeviceptr = unsigned long long;
+
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuModuleLoadData)(void **, const void *);
+  CUresult (*cuModuleUnload)(void *);
+  CUresult (*cuModuleGetFunction)(void **, void *, const char *);
+  CUresult (*cuLaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, void *, void **, void **);
+  CUresult (*cuStreamCreate)(void **, unsigned);
+  CUresult (*cuStreamSynchronize)(void *);
+  CUresult (*cuStreamDestroy)(void *);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, void *);
+  CUcontext context = nullptr;
+};
+
+Driver gDriver;
+thread_local std::string tlMessage;
+
+std::string describe(CUresult rc) {
+  const char *text = nullptr;
+  if (gDriver.cuGetErrorString && gDriver.cuGetErrorString(rc, &text) == 0 && text)
+    return std::string(text) + " (CUDA error " + std::to_string(rc) + ")";
+  return "CUDA error " + std::to_string(rc);
+}
+
+/// Every call runs in the primary context, whichever thread makes it.
+int call(CUresult rc) {
+  if (rc != 0)
+    tlMessage = describe(rc);
+  return rc;
+}
+int enter() { return call(gDriver.cuCtxSetCurrent(gDriver.context)); }
+
+int moduleLoad(void **module, const void *image, size_t) {
+  if (int rc = enter())
+    return rc;
+  return call(gDriver.cuModuleLoadData(module, image));
+}
+int moduleUnload(void *module) { return enter() ? 1 : call(gDriver.cuModuleUnload(module)); }
+int getFunction(void **function, void *module, const char *name) {
+  if (int rc = enter())
+    return rc;
+  return call(gDriver.cuModuleGetFunction(function, module, name));
+}
+int launch(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64_t by,
+           int64_t bz, int32_t sharedBytes, void *stream, void **params) {
+  // Grid limits (x < 2^31, y and z < 2^16) are the driver's to check.
+  for (int64_t d : {gx, gy, gz, bx, by, bz})
+    if (d > INT32_MAX) {
+      tlMessage = "launch dimension " + std::to_string(d) + " exceeds the CUDA limits";
+      return 1;
+    }
+  if (int rc = enter())
+    return rc;
+  return call(gDriver.cuLaunchKernel(function, unsigned(gx), unsigned(gy), unsigned(gz),
+                                     unsigned(bx), unsigned(by), unsigned(bz),
+                                     unsigned(sharedBytes), stream, params, nullptr));
+}
+int streamCreate(void **stream) {
+  if (int rc = enter())
+    return rc;
+  return call(gDriver.cuStreamCreate(stream, /*CU_STREAM_NON_BLOCKING=*/1));
+}
+int streamSynchronize(void *stream) {
+  return enter() ? 1 : call(gDriver.cuStreamSynchronize(stream));
+}
+int streamDestroy(void *stream) { return enter() ? 1 : call(gDriver.cuStreamDestroy(stream)); }
+int memAlloc(void **ptr, uint64_t size) {
+  if (int rc = enter())
+    return rc;
+  CUdeviceptr p = 0;
+  int rc = call(gDriver.cuMemAlloc(&p, size));
+  *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(p));
+  return rc;
+}
+int memFree(void *ptr) {
+  return enter() ? 1 : call(gDriver.cuMemFree(reinterpret_cast<uintptr_t>(ptr)));
+}
+int memcpyAsync(void *dst, const void *src, uint64_t size, void *stream) {
+  // Unified addressing (every 64-bit platform CUDA supports): the driver tells host from
+  // device pointers.
+  if (int rc = enter())
+    return rc;
+  return call(gDriver.cuMemcpyAsync(reinterpret_cast<uintptr_t>(dst),
+                                    reinterpret_cast<uintptr_t>(src), size, stream));
+}
+const char *errorMessage() { return tlMessage.c_str(); }
+
+const decoda_cuda_api gAPI = {DECODA_CUDA_API_VERSION,
+                              moduleLoad,
+                              moduleUnload,
+                              getFunction,
+                              launch,
+                              streamCreate,
+                              streamSynchronize,
+                              streamDestroy,
+                              memAlloc,
+                              memFree,
+                              memcpyAsync,
+                              errorMessage};
+
+template <typename F> bool resolve(void *lib, F &fn, const char *name, std::string &missing) {
+  fn = reinterpret_cast<F>(dlsym(lib, name));
+  if (!fn)
+    missing += std::string(missing.empty() ? "" : ", ") + name;
+  return fn != nullptr;
+}
+
+std::string initialize() {
+  const char *env = std::getenv("DECODA_CUDA_DRIVER");
+  std::string path = env && *env ? env : "libcuda.so.1";
+  void *lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    const char *why = dlerror();
+    return "no CUDA device: the CUDA driver '" + path + "' cannot be loaded (" +
+           (why ? why : "dlopen failed") + ")";
+  }
+  Driver &d = gDriver;
+  std::string missing;
+  resolve(lib, d.cuInit, "cuInit", missing);
+  resolve(lib, d.cuDeviceGetCount, "cuDeviceGetCount", missing);
+  resolve(lib, d.cuDeviceGet, "cuDeviceGet", missing);
+  resolve(lib, d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", missing);
+  resolve(lib, d.cuCtxSetCurrent, "cuCtxSetCurrent", missing);
+  resolve(lib, d.cuGetErrorString, "cuGetErrorString", missing);
+  resolve(lib, d.cuModuleLoadData, "cuModuleLoadData", missing);
+  resolve(lib, d.cuModuleUnload, "cuModuleUnload", missing);
+  resolve(lib, d.cuModuleGetFunction, "cuModuleGetFunction", missing);
+  resolve(lib, d.cuLaunchKernel, "cuLaunchKernel", missing);
+  resolve(lib, d.cuStreamCreate, "cuStreamCreate", missing);
+  resolve(lib, d.cuStreamSynchronize, "cuStreamSynchronize", missing);
+  resolve(lib, d.cuStreamDestroy, "cuStreamDestroy_v2", missing);
+  resolve(lib, d.cuMemAlloc, "cuMemAlloc_v2", missing);
+  resolve(lib, d.cuMemFree, "cuMemFree_v2", missing);
+  resolve(lib, d.cuMemcpyAsync, "cuMemcpyAsync", missing);
+  if (!missing.empty())
+    return "no CUDA device: the CUDA driver '" + path + "' lacks " + missing;
+  if (CUresult rc = d.cuInit(0))
+    return "no CUDA device: cuInit failed: " + describe(rc);
+  int count = 0;
+  if (CUresult rc = d.cuDeviceGetCount(&count))
+    return "no CUDA device: cuDeviceGetCount failed: " + describe(rc);
+  if (count == 0)
+    return "no CUDA device: the driver reports no devices";
+  int ordinal = 0;
+  if (const char *dev = std::getenv("DECODA_CUDA_DEVICE"); dev && *dev) {
+    char *end = nullptr;
+    long v = std::strtol(dev, &end, 10);
+    if (*end || v < 0 || v >= count)
+      return "no CUDA device: DECODA_CUDA_DEVICE=" + std::string(dev) + " is not a device "
+             "ordinal below " + std::to_string(count);
+    ordinal = int(v);
+  }
+  CUdevice device = 0;
+  if (CUresult rc = d.cuDeviceGet(&device, ordinal))
+    return "no CUDA device: cuDeviceGet failed: " + describe(rc);
+  if (CUresult rc = d.cuDevicePrimaryCtxRetain(&d.context, device))
+    return "no CUDA device: cannot create a context: " + describe(rc);
+  return "";
+}
+} // namespace
+
+const decoda_cuda_api *decoda::runtime::acquireCUDA(std::string &error) {
+  static std::once_flag once;
+  static std::string failure;
+  std::call_once(once, [] { failure = initialize(); });
+  if (!failure.empty()) {
+    error = failure;
+    return nullptr;
+  }
+  return &gAPI;
+}

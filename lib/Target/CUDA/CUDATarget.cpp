@@ -1,0 +1,180 @@
+//===- CUDATarget.cpp - from decoda-lower-to-cuda's output to a model ------===//
+
+#include "decoda/Target/CUDA/CUDATarget.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+
+using namespace mlir;
+using namespace mlir::decoda;
+
+LogicalResult mlir::decoda::writeKernelPTX(ModuleOp module, llvm::raw_ostream &os) {
+  bool any = false;
+  for (auto binary : module.getOps<gpu::BinaryOp>()) {
+    for (Attribute a : binary.getObjects()) {
+      auto object = dyn_cast<gpu::ObjectAttr>(a);
+      if (!object || object.getFormat() != gpu::CompilationTarget::Assembly)
+        return binary.emitError() << "gpu.binary @" << binary.getSymName()
+                                  << " holds no PTX text (run the pipeline with format=isa)";
+      os << "// gpu.binary @" << binary.getSymName() << "\n" << object.getObject().getValue();
+      any = true;
+    }
+  }
+  if (!any)
+    return module.emitError() << "the module has no GPU kernels (gpu.binary)";
+  return success();
+}
+
+void mlir::decoda::registerCUDAHostTranslation(ModuleOp module) {
+  DialectRegistry registry;
+  registerGPUDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  gpu::registerOffloadingLLVMTranslationInterfaceExternalModels(registry); // #gpu.select_object
+  module.getContext()->appendDialectRegistry(registry);
+}
+
+void mlir::decoda::writeCUDASupportSource(llvm::raw_ostream &os) {
+  // The struct is lib/Runtime/CUDAAPI.h's; the mgpu* signatures are those the upstream
+  // gpu-to-llvm lowering and gpu.binary embedding call (MLIR 22).
+  os << R"C(
+/* ---- CUDA: the runtime's driver table (lib/Runtime/CUDAAPI.h, docs/ABI.md) ---- */
+#include <pthread.h>
+#include <stddef.h>
+#include <string.h>
+
+struct decoda_cuda_api {
+  int32_t version;
+  int (*module_load)(void **module, const void *image, size_t size);
+  int (*module_unload)(void *module);
+  int (*get_function)(void **function, void *module, const char *name);
+  int (*launch)(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64_t by,
+                int64_t bz, int32_t shared_bytes, void *stream, void **params);
+  int (*stream_create)(void **stream);
+  int (*stream_synchronize)(void *stream);
+  int (*stream_destroy)(void *stream);
+  int (*mem_alloc)(void **ptr, uint64_t size);
+  int (*mem_free)(void *ptr);
+  int (*memcpy)(void *dst, const void *src, uint64_t size, void *stream);
+  const char *(*error_message)(void);
+};
+
+EXPORT const char decoda_target[] = "cuda";
+EXPORT const int32_t decoda_cuda_api_version = 1;
+/* Set by the runtime after dlopen, before any entry point runs. */
+EXPORT const struct decoda_cuda_api *decoda_cuda = 0;
+
+static const struct decoda_cuda_api *cuda(const char *what) {
+  if (!decoda_cuda) {
+    char message[256];
+    snprintf(message, sizeof message,
+             "CUDA: %s called without a CUDA driver (load the model with the Decoda runtime)",
+             what);
+    decoda_check_failed(message);
+  }
+  return decoda_cuda;
+}
+
+static void cuda_check(int rc, const char *what) {
+  if (rc == 0)
+    return;
+  char message[512];
+  snprintf(message, sizeof message, "CUDA: %s failed: %s", what, decoda_cuda->error_message());
+  decoda_check_failed(message);
+}
+
+/* Kernel images: the module constructors run at dlopen, before the runtime has set
+   decoda_cuda, so loading waits for the first launch. */
+struct decoda_kernel_image {
+  const void *image;
+  size_t size;
+  void *module;
+  pthread_mutex_t lock;
+};
+
+void *mgpuModuleLoad(void *image, int64_t size) {
+  struct decoda_kernel_image *m = calloc(1, sizeof *m);
+  if (!m) {
+    fprintf(stderr, "decoda: out of memory loading a kernel image\n");
+    abort();
+  }
+  m->image = image;
+  m->size = (size_t)size;
+  pthread_mutex_init(&m->lock, 0);
+  return m;
+}
+
+void mgpuModuleUnload(void *handle) {
+  struct decoda_kernel_image *m = handle;
+  if (!m)
+    return;
+  if (m->module && decoda_cuda)
+    decoda_cuda->module_unload(m->module);
+  pthread_mutex_destroy(&m->lock);
+  free(m);
+}
+
+void *mgpuModuleGetFunction(void *handle, const char *name) {
+  struct decoda_kernel_image *m = handle;
+  const struct decoda_cuda_api *api = cuda("mgpuModuleGetFunction");
+  pthread_mutex_lock(&m->lock);
+  int rc = m->module ? 0 : api->module_load(&m->module, m->image, m->size);
+  pthread_mutex_unlock(&m->lock);
+  cuda_check(rc, "loading a kernel image");
+  void *function = 0;
+  cuda_check(api->get_function(&function, m->module, name), name);
+  return function;
+}
+
+void mgpuLaunchKernel(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx,
+                      int64_t by, int64_t bz, int32_t shared_bytes, void *stream,
+                      void **params, void **extra, size_t num_params) {
+  (void)extra;
+  (void)num_params;
+  if (gx <= 0 || gy <= 0 || gz <= 0)
+    return; /* an empty iteration space (a zero extent): nothing to run */
+  cuda_check(cuda("mgpuLaunchKernel")->launch(function, gx, gy, gz, bx, by, bz, shared_bytes,
+                                               stream, params),
+             "kernel launch");
+}
+
+void *mgpuStreamCreate(void) {
+  void *stream = 0;
+  cuda_check(cuda("mgpuStreamCreate")->stream_create(&stream), "stream creation");
+  return stream;
+}
+
+void mgpuStreamSynchronize(void *stream) {
+  cuda_check(cuda("mgpuStreamSynchronize")->stream_synchronize(stream),
+             "stream synchronization (a kernel failed)");
+}
+
+void mgpuStreamDestroy(void *stream) {
+  cuda_check(cuda("mgpuStreamDestroy")->stream_destroy(stream), "stream destruction");
+}
+
+void *mgpuMemAlloc(uint64_t size, void *stream, _Bool host_shared) {
+  (void)stream;
+  if (host_shared)
+    decoda_check_failed("CUDA: host-shared device allocations are not supported");
+  void *ptr = 0;
+  if (size == 0)
+    return 0; /* never dereferenced: every kernel over it has an empty grid */
+  cuda_check(cuda("mgpuMemAlloc")->mem_alloc(&ptr, size), "device allocation");
+  return ptr;
+}
+
+void mgpuMemFree(void *ptr, void *stream) {
+  (void)stream;
+  if (ptr)
+    cuda_check(cuda("mgpuMemFree")->mem_free(ptr), "device free");
+}
+
+void mgpuMemcpy(void *dst, void *src, size_t size, void *stream) {
+  if (size == 0)
+    return;
+  cuda_check(cuda("mgpuMemcpy")->memcpy(dst, src, size, stream), "copy");
+}
+)C";
+}

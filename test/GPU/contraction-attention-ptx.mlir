@@ -1,0 +1,32 @@
+// decoda-lower-to-cuda on projections and attention. First stage: contractions are SIMT loops
+// (one output element per thread, a multiply and an add per k step from global memory); no tensor
+// cores and no shared memory yet (docs/GPU.md). Attention is the flash lowering's key-tile loop
+// on the host, a few kernels per tile.
+// RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o - | FileCheck %s
+
+// CHECK: // gpu.binary @linear_kernel
+// CHECK: .target sm_90a
+// CHECK: .visible .entry linear_kernel(
+// CHECK-DAG: %ctaid.y
+// CHECK-DAG: %tid.y
+// CHECK: [[LOOP:\$L__BB[0-9_]+]]:
+// CHECK: ld.global
+// CHECK: mul.rn.f32
+// CHECK: add.rn.f32
+// CHECK: @%p{{[0-9]+}} bra [[LOOP]]
+func.func @linear(%x: tensor<1x?x256xf32>, %w: tensor<512x256xf32>) -> tensor<1x?x512xf32> {
+  %y = decoda.linear %x, %w : tensor<1x?x256xf32>, tensor<512x256xf32>
+  return %y : tensor<1x?x512xf32>
+}
+
+// CHECK: // gpu.binary @attention_kernel
+// CHECK: .visible .entry attention_kernel(
+// The online softmax's rescaling and probabilities: exponentials.
+// CHECK: // gpu.binary @attention_kernel
+// CHECK: ex2.approx
+func.func @attention(%q: tensor<1x?x8x32xf32>, %k: tensor<1x?x2x32xf32>,
+                     %v: tensor<1x?x2x32xf32>) -> tensor<1x?x8x32xf32> {
+  %o = decoda.attention %q, %k, %v {num_heads = 8 : i64, num_kv_heads = 2 : i64, causal}
+      : tensor<1x?x8x32xf32>, tensor<1x?x2x32xf32>, tensor<1x?x2x32xf32>
+  return %o : tensor<1x?x8x32xf32>
+}

@@ -1,0 +1,10 @@
+// User errors of the CUDA target: one clear message, non-zero exit.
+// RUN: not decoda-compile %s --target=cuda --gpu-arch=sm_91 -o %t.so 2>&1 | FileCheck %s --check-prefix=ARCH
+// ARCH: error: --gpu-arch=sm_91: unknown NVIDIA architecture (known: sm_70 {{.*}} sm_90a
+// RUN: not decoda-compile %s --emit=ptx -o %t.ptx 2>&1 | FileCheck %s --check-prefix=PTX
+// PTX: error: --emit=ptx needs --target=cuda
+// RUN: not decoda-compile %s --gpu-arch=sm_90a -o %t.so 2>&1 | FileCheck %s --check-prefix=CPU
+// CPU: error: --gpu-arch needs --target=cuda
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
