@@ -1302,8 +1302,8 @@ bool isRotateHalf(Value r, Value x) {
   return isHalf(neg.getDpsInputs()[0], d / 2) && isHalf(cat.getInputs()[1], 0);
 }
 
-/// A cos or sin table: trig(concat(F, F)) with F = positions ⊗ inv_freq. Returns F.
-Value trigTableArgument(Value t, bool wantCos) {
+/// A table trig(F) (cos or sin, seen through unit reshapes): returns F.
+Value plainTrigArgument(Value t, bool wantCos) {
   t = stripUnitReshapes(t);
   auto g = t.getDefiningOp<linalg::GenericOp>();
   if (!g || !allParallel(g) || g.getNumDpsInputs() != 1)
@@ -1313,13 +1313,39 @@ Value trigTableArgument(Value t, bool wantCos) {
   if (!trig || !(wantCos ? isa<math::CosOp>(trig) : isa<math::SinOp>(trig)) ||
       trig->getOperand(0) != g.getBody()->getArgument(0))
     return {};
-  auto cat = g.getDpsInputs()[0].getDefiningOp<tensor::ConcatOp>();
+  return g.getDpsInputs()[0];
+}
+
+/// A cos or sin table: trig(concat(F, F)) with F = positions ⊗ inv_freq. Returns F.
+Value trigTableArgument(Value t, bool wantCos) {
+  Value f = plainTrigArgument(t, wantCos);
+  auto cat = f ? f.getDefiningOp<tensor::ConcatOp>() : tensor::ConcatOp();
   if (!cat || cat.getInputs().size() != 2 || cat.getInputs()[0] != cat.getInputs()[1])
     return {};
   auto ct = cast<RankedTensorType>(cat.getType());
   if ((int64_t)cat.getDim() != ct.getRank() - 1)
     return {};
   return cat.getInputs()[0];
+}
+
+/// Where a rank-4 x keeps its heads, given the table's sequence extent: true for [B, H, T, D],
+/// false for [B, T, H, D], nullopt when neither reads unambiguously.
+std::optional<bool> headsFirst(Value x, Value table) {
+  auto tt = cast<RankedTensorType>(table.getType());
+  auto xt = cast<RankedTensorType>(x.getType());
+  int64_t tableT = tt.getRank() >= 2 ? tt.getDimSize(tt.getRank() - 2) : -1;
+  auto isHeads = [&](int64_t dim) {
+    return !xt.isDynamicDim(dim) &&
+           (ShapedType::isDynamic(tableT) || xt.getDimSize(dim) != tableT);
+  };
+  auto isSeq = [&](int64_t dim) {
+    return xt.isDynamicDim(dim) ? ShapedType::isDynamic(tableT) : xt.getDimSize(dim) == tableT;
+  };
+  if (isHeads(1) && isSeq(2))
+    return true;
+  if (isSeq(1) && isHeads(2))
+    return false;
+  return std::nullopt;
 }
 
 /// theta such that inv[k] = theta^(-2k/rotDim) for every k.
@@ -1467,22 +1493,10 @@ struct RaiseRope : public RaisePattern<linalg::GenericOp> {
             continue;
           // Layout [B, H, T, D] or [B, T, H, D]: the head axis is the static one that is not
           // the table's sequence axis.
-          auto tt = cast<RankedTensorType>(ce->src.getType());
-          auto xt = cast<RankedTensorType>(x.getType());
-          int64_t tableT = tt.getRank() >= 2 ? tt.getDimSize(tt.getRank() - 2) : -1;
-          auto isHeads = [&](int64_t dim) {
-            return !xt.isDynamicDim(dim) && (ShapedType::isDynamic(tableT) || xt.getDimSize(dim) != tableT);
-          };
-          auto isSeq = [&](int64_t dim) {
-            return xt.isDynamicDim(dim) ? ShapedType::isDynamic(tableT) : xt.getDimSize(dim) == tableT;
-          };
-          bool bhtd;
-          if (isHeads(1) && isSeq(2))
-            bhtd = true;
-          else if (isSeq(1) && isHeads(2))
-            bhtd = false;
-          else
+          std::optional<bool> heads = headsFirst(x, ce->src);
+          if (!heads)
             continue;
+          bool bhtd = *heads;
           Location loc = g.getLoc();
           Value xb = bhtd ? transposeTo(rw, loc, x, {0, 2, 1, 3}) : x;
           Value r = RopeOp::create(rw, loc, xb, *pos, rw.getF64FloatAttr(angles->second),
@@ -1522,40 +1536,6 @@ Value strideTwoSource(Value v, int64_t offset) {
       getConstantIntValue(strides[rank - 1]) != 2)
     return {};
   return x;
-}
-
-/// A table trig(F) (cos or sin, seen through unit reshapes): returns F.
-Value plainTrigArgument(Value t, bool wantCos) {
-  t = stripUnitReshapes(t);
-  auto g = t.getDefiningOp<linalg::GenericOp>();
-  if (!g || !allParallel(g) || g.getNumDpsInputs() != 1)
-    return {};
-  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
-  Operation *trig = yield.getOperand(0).getDefiningOp();
-  if (!trig || !(wantCos ? isa<math::CosOp>(trig) : isa<math::SinOp>(trig)) ||
-      trig->getOperand(0) != g.getBody()->getArgument(0))
-    return {};
-  return g.getDpsInputs()[0];
-}
-
-/// Where a rank-4 x keeps its heads, given the table's sequence extent: true for [B, H, T, D],
-/// false for [B, T, H, D], nullopt when neither reads unambiguously.
-std::optional<bool> headsFirst(Value x, Value table) {
-  auto tt = cast<RankedTensorType>(table.getType());
-  auto xt = cast<RankedTensorType>(x.getType());
-  int64_t tableT = tt.getRank() >= 2 ? tt.getDimSize(tt.getRank() - 2) : -1;
-  auto isHeads = [&](int64_t dim) {
-    return !xt.isDynamicDim(dim) &&
-           (ShapedType::isDynamic(tableT) || xt.getDimSize(dim) != tableT);
-  };
-  auto isSeq = [&](int64_t dim) {
-    return xt.isDynamicDim(dim) ? ShapedType::isDynamic(tableT) : xt.getDimSize(dim) == tableT;
-  };
-  if (isHeads(1) && isSeq(2))
-    return true;
-  if (isSeq(1) && isHeads(2))
-    return false;
-  return std::nullopt;
 }
 
 /// GPT-J's interleaved RoPE as exported: x0 = x[..., 0::2], x1 = x[..., 1::2],

@@ -44,7 +44,9 @@ SUPPORTED_OPS = frozenset("""
 MatMul Gemm Add Sub Mul Div Pow Sqrt Reciprocal Neg Exp Log Tanh Erf Sigmoid Relu Gelu Where Equal
 Less Not Cast Clip Max Min ReduceMean ReduceSum ReduceMax Softmax LayerNormalization
 RMSNormalization Attention RotaryEmbedding Reshape Transpose Unsqueeze Squeeze Expand Concat Slice
-Split Gather Shape Range ConstantOfShape Trilu Tile Cos Sin Constant Identity
+Split Gather Shape Range ConstantOfShape Trilu Tile Cos Sin Constant Identity TopK ScatterND
+ScatterElements SequenceConstruct SequenceEmpty SequenceAt SequenceInsert SequenceErase
+SequenceLength ConcatFromSequence SplitToSequence
 """.split())
 #: The default-domain opsets the importer takes.
 OPSETS = (13, 23)

@@ -207,17 +207,35 @@ LogicalResult importTopK(NodeContext &n) {
   return success();
 }
 
-LogicalResult importScatterND(NodeContext &n) {
+/// What both scatters read: the reduction and the dims of data, indices and updates.
+struct ScatterOperands {
+  std::string kind;
+  SmallVector<OpFoldResult> dd, id, ud;
+};
+
+FailureOr<ScatterOperands> scatterOperands(NodeContext &n) {
   FailureOr<std::string> red = reductionOf(n);
   if (failed(red))
     return failure();
-  OnnxValue data = n.input(0), idx = n.input(1), upd = n.input(2);
   if (!isa<IntegerType>(n.inputType(1).getElementType()))
-    return n.error() << "indices must be integers";
+    return n.error() << "indices must be integers", failure();
+  ScatterOperands r;
+  r.kind = *red;
+  r.dd = n.importer.dimsOf(n.input(0), n.loc);
+  r.id = n.importer.dimsOf(n.input(1), n.loc);
+  r.ud = n.importer.dimsOf(n.input(2), n.loc);
+  return r;
+}
+
+LogicalResult importScatterND(NodeContext &n) {
+  FailureOr<ScatterOperands> ops = scatterOperands(n);
+  if (failed(ops))
+    return failure();
+  OnnxValue idx = n.input(1), upd = n.input(2);
   OpBuilder &b = n.b;
   Location loc = n.loc;
-  SmallVector<OpFoldResult> dd = n.importer.dimsOf(data, loc), id = n.importer.dimsOf(idx, loc),
-                            ud = n.importer.dimsOf(upd, loc);
+  SmallVector<OpFoldResult> &dd = ops->dd, &id = ops->id, &ud = ops->ud;
+  std::string kind = ops->kind;
   int64_t r = dd.size(), qr = id.size();
   if (qr == 0)
     return n.error() << "indices must have rank 1 or more";
@@ -272,7 +290,6 @@ LogicalResult importScatterND(NodeContext &n) {
   SmallVector<Value> sizes;
   for (OpFoldResult d : dd)
     sizes.push_back(indexValue(b, loc, d));
-  std::string kind = *red;
   auto loop = scf::ForOp::create(
       b, loc, cIdx(b, loc, 0), indexValue(b, loc, m), cIdx(b, loc, 1), ValueRange{dataV},
       [&](OpBuilder &lb, Location l, Value i, ValueRange iter) {
@@ -325,16 +342,13 @@ LogicalResult importScatterND(NodeContext &n) {
 }
 
 LogicalResult importScatterElements(NodeContext &n) {
-  FailureOr<std::string> red = reductionOf(n);
-  if (failed(red))
+  FailureOr<ScatterOperands> ops = scatterOperands(n);
+  if (failed(ops))
     return failure();
-  OnnxValue data = n.input(0), idx = n.input(1), upd = n.input(2);
-  if (!isa<IntegerType>(n.inputType(1).getElementType()))
-    return n.error() << "indices must be integers";
   OpBuilder &b = n.b;
   Location loc = n.loc;
-  SmallVector<OpFoldResult> dd = n.importer.dimsOf(data, loc), id = n.importer.dimsOf(idx, loc),
-                            ud = n.importer.dimsOf(upd, loc);
+  SmallVector<OpFoldResult> &dd = ops->dd, &id = ops->id, &ud = ops->ud;
+  std::string kind = ops->kind;
   int64_t r = dd.size();
   if (r == 0)
     return n.error() << "data must have rank 1 or more";
@@ -378,7 +392,6 @@ LogicalResult importScatterElements(NodeContext &n) {
   for (OpFoldResult d : id)
     idSizes.push_back(indexValue(b, loc, d));
   Value axisSize = indexValue(b, loc, dd[*ax]);
-  std::string kind = *red;
   auto loop = scf::ForOp::create(
       b, loc, cIdx(b, loc, 0), indexValue(b, loc, total), cIdx(b, loc, 1), ValueRange{dataV},
       [&](OpBuilder &lb, Location l, Value flat, ValueRange iter) {
