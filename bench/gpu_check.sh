@@ -125,14 +125,15 @@ def bench(model, arrays, label, flops=None, bytes_=None):
     print(label, out.stdout.strip(), out.stderr.strip())
     for line in out.stdout.splitlines():
         if "median" in line:
-            ms = float(line.split("median")[1].split()[0].strip(":= ms"))
+            import re
+            ms = float(re.search(r"median\D*([0-9.]+)", line).group(1))
             if flops: print(f"  {label}: {flops / ms / 1e9:.1f} TFLOP/s (H200 bf16 dense peak 989)")
             if bytes_: print(f"  {label}: {bytes_ / ms / 1e6:.1f} GB/s (H200 HBM 4800)")
 H, KV, D, F = 2048, 8, 64, 8192
 block = os.path.join(d, "models", "llama32_1b_block.cuda.so")
 if os.path.exists(block):
     sig = subprocess.run([run, block, "--list"], capture_output=True, text=True).stdout
-    names = [l.split()[1] for l in sig.splitlines() if l.strip().startswith("input")]
+    names = [l.split()[1].rstrip(":") for l in sig.splitlines() if l.strip().startswith("input")]
     shapes = {"h": None}
     def inputs(T):
         w = {}
