@@ -638,8 +638,13 @@ struct CPUInt8CodegenPass : public mlir::decoda::impl::CPUInt8CodegenPassBase<CP
                                     "(2 accumulators a row, 32 registers)";
       return signalPassFailure();
     }
+    // Only the tagged contractions: a fused rewrite erases its epilogue generic (and the fill),
+    // so a list of every generic would hold erased ops by the time the loop reached them.
     SmallVector<linalg::GenericOp> generics;
-    getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op->hasAttr(kQLinearAttr))
+        generics.push_back(op);
+    });
     for (linalg::GenericOp op : generics) {
       FailureOr<Int8Contraction> c = match(op);
       if (failed(c))
