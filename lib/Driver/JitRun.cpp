@@ -259,12 +259,16 @@ FailureOr<std::vector<HostTensor>> JitProgram::call(StringRef name, ArrayRef<Hos
   for (Input &in : ins)
     released.insert(in.data.get());
   released.insert(reinterpret_cast<void *>(uintptr_t(0xdeadbeef))); // constant outputs
+  // Every result is read before any buffer is freed: results may share one allocation (ASan:
+  // heap-use-after-free in --verify-numerics on examples/llama_block.mlir, docs/Reliability.md).
+  SmallVector<void *> allocations;
   for (RankedTensorType t : resultTypes) {
     results.push_back(readResult(t, desc));
-    void *allocated = reinterpret_cast<void *>(desc[0]);
-    if (released.insert(allocated).second)
-      std::free(allocated);
+    allocations.push_back(reinterpret_cast<void *>(desc[0]));
     desc += 3 + 2 * t.getRank();
   }
+  for (void *allocated : allocations)
+    if (released.insert(allocated).second)
+      std::free(allocated);
   return results;
 }
