@@ -9,7 +9,7 @@
 // RUN: ls %t/dump | FileCheck %s --check-prefix=DUMP
 // RUN: cat %t/dump/*-decoda-fuse-residual-norm.mlir | FileCheck %s --check-prefix=FUSED
 // RUN: not decoda-compile %t/missing.mlir -o %t/x.so 2>&1 | FileCheck %s --check-prefix=MISSING
-// RUN: not decoda-compile %s -o %t/x.so --target=cuda 2>&1 | FileCheck %s --check-prefix=CUDA
+// RUN: not decoda-compile %s -o %t/x.so --target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: touch %t/model.onnx && not decoda-compile %t/model.onnx -o %t/x.so 2>&1 | FileCheck %s --check-prefix=ONNX
 // RUN: echo 'func.func @f(%%a: i32) -> i32 { return %%a : i32 }' > %t/scalar.mlir
 // RUN: not decoda-compile %t/scalar.mlir -o %t/x.so 2>&1 | FileCheck %s --check-prefix=SCALAR
@@ -36,7 +36,7 @@
 // DUMP: decoda-check-backend-contract.mlir
 // FUSED: decoda.add_rms_norm
 // MISSING: cannot open '{{.*}}missing.mlir'
-// CUDA: --target=cuda: the NVIDIA GPU target is not implemented yet
+// TARGET: Cannot find option named 'tpu'
 // ONNX: model.onnx:0:0: error: the ONNX model has no graph
 // SCALAR: entry point 'f': argument 0 has type 'i32'; entry points take and return ranked tensors
 // BROKEN: error:
