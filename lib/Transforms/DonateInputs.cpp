@@ -111,6 +111,20 @@ unsigned mlir::decoda::markDonatedCaches(ModuleOp module) {
 }
 
 namespace {
+/// The checked donations of entry point `fn` (`resultOf` as in verifyDonations) and its single
+/// return; a null return when nothing is donated; failure (reported) when the donations are
+/// invalid or there is not exactly one return to rewrite.
+FailureOr<func::ReturnOp> donatingReturn(func::FuncOp fn, SmallVectorImpl<int64_t> &resultOf) {
+  if (failed(verifyDonations(fn, resultOf)))
+    return failure();
+  if (llvm::all_of(resultOf, [](int64_t n) { return n < 0; }))
+    return func::ReturnOp();
+  if (func::ReturnOp ret = soleReturn(fn))
+    return ret;
+  return fn.emitError() << "'" << fn.getSymName()
+                        << "': a function with donated arguments needs a single return";
+}
+
 struct DonateInputsPass : public mlir::decoda::impl::DonateInputsPassBase<DonateInputsPass> {
   using Base::Base;
 
@@ -122,16 +136,12 @@ struct DonateInputsPass : public mlir::decoda::impl::DonateInputsPassBase<Donate
       if (!isEntryPoint(fn))
         continue;
       SmallVector<int64_t> resultOf;
-      if (failed(verifyDonations(fn, resultOf)))
+      FailureOr<func::ReturnOp> donating = donatingReturn(fn, resultOf);
+      if (failed(donating))
         return signalPassFailure();
-      if (llvm::all_of(resultOf, [](int64_t n) { return n < 0; }))
+      func::ReturnOp ret = *donating;
+      if (!ret)
         continue;
-      func::ReturnOp ret = soleReturn(fn);
-      if (!ret) {
-        fn.emitError() << "'" << fn.getSymName()
-                       << "': a function with donated arguments needs a single return";
-        return signalPassFailure();
-      }
       OpBuilder b(ret);
       for (auto [i, n] : llvm::enumerate(resultOf)) {
         if (n < 0)
@@ -158,16 +168,12 @@ struct DropDonatedResultsPass
       if (!isEntryPoint(fn))
         continue;
       SmallVector<int64_t> resultOf;
-      if (failed(verifyDonations(fn, resultOf)))
+      FailureOr<func::ReturnOp> donating = donatingReturn(fn, resultOf);
+      if (failed(donating))
         return signalPassFailure();
-      if (llvm::all_of(resultOf, [](int64_t n) { return n < 0; }))
+      func::ReturnOp ret = *donating;
+      if (!ret)
         continue;
-      func::ReturnOp ret = soleReturn(fn);
-      if (!ret) {
-        fn.emitError() << "'" << fn.getSymName()
-                       << "': a function with donated arguments needs a single return";
-        return signalPassFailure();
-      }
       llvm::BitVector drop(fn.getNumResults());
       for (auto [i, n] : llvm::enumerate(resultOf)) {
         if (n < 0)
