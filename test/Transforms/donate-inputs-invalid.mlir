@@ -27,3 +27,14 @@ func.func @twice(%x: tensor<4xf32> {decoda.donate = 0 : i64}, %y: tensor<4xf32> 
 func.func @not_an_index(%x: tensor<4xf32> {decoda.donate = "out"}) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// expected-error @+1 {{'two_returns': a function with donated arguments needs a single return}}
+func.func @two_returns(%x: tensor<4xf32> {decoda.donate = 0 : i64}, %c: i1) -> tensor<4xf32> {
+  cf.cond_br %c, ^a, ^b
+^a:
+  return %x : tensor<4xf32>
+^b:
+  return %x : tensor<4xf32>
+}
