@@ -865,9 +865,11 @@ Value int8AttentionCall(PatternRewriter &rewriter, Location loc, OpTy op, Value 
       inner.segmentIds = entry->getArgument(next++);
     if (extras.sinks)
       inner.sinks = entry->getArgument(next++);
+    // A static key count stays static inside (static key tiles, no slicing).
+    OpFoldResult innerLen = getConstantIntValue(keyLen) ? keyLen : entry->getArgument(3);
     Value out = int8AttentionInline(rewriter, loc, op, entry->getArgument(0),
-                                    entry->getArgument(1), entry->getArgument(2),
-                                    entry->getArgument(3), entry->getArgument(4),
+                                    entry->getArgument(1), entry->getArgument(2), innerLen,
+                                    entry->getArgument(4),
                                     entry->getArgument(5), entry->getArgument(6), inner, tile);
     if (out.getType() != outType)
       out = tensor::CastOp::create(rewriter, loc, outType, out);
