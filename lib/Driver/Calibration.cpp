@@ -212,6 +212,18 @@ FailureOr<CalibrationStats> mlir::decoda::runCalibration(ModuleOp module,
   };
   std::vector<Entry> entries;
   CalibrationStats stats;
+  // `<name>_decode` entries (decoda-compile --decode-entries) are one-token copies of `<name>`:
+  // they take its statistics (the same static scales for prefill and decode), since the
+  // samples have the prefill's shapes.
+  SmallVector<std::pair<std::string, std::string>> decodeCopies; // (copy, original)
+  auto sameTargets = [](ArrayRef<Target> a, ArrayRef<Target> b) {
+    if (a.size() != b.size())
+      return false;
+    for (auto [x, y] : llvm::zip_equal(a, b))
+      if (x.op->getName() != y.op->getName())
+        return false;
+    return true;
+  };
   for (auto [fnOriginal, fn] : llvm::zip_equal(module.getOps<func::FuncOp>(),
                                                clone->getOps<func::FuncOp>())) {
     if (!isEntry(fn))
@@ -219,6 +231,15 @@ FailureOr<CalibrationStats> mlir::decoda::runCalibration(ModuleOp module,
     SmallVector<Target> targets = targetsOf(fnOriginal);
     if (targets.empty())
       continue;
+    StringRef symName = fnOriginal.getSymName();
+    if (symName.ends_with("_decode")) {
+      StringRef base = symName.drop_back(strlen("_decode"));
+      auto original = module.lookupSymbol<func::FuncOp>(base);
+      if (original && isEntry(original) && sameTargets(targetsOf(original), targets)) {
+        decodeCopies.push_back({symName.str(), base.str()});
+        continue;
+      }
+    }
     const EntrySignature *sig = nullptr;
     for (const EntrySignature &e : signature)
       if (e.name == fn.getSymName())
@@ -370,6 +391,15 @@ FailureOr<CalibrationStats> mlir::decoda::runCalibration(ModuleOp module,
     for (auto [t, target] : llvm::enumerate(entry.targets))
       stats.records.push_back({entry.name, int64_t(t), target.op->getName().getStringRef().str(),
                                locString(target.op), maxima[t]});
+  }
+  for (auto &[copy, original] : decodeCopies) {
+    size_t n = stats.records.size();
+    for (size_t i = 0; i < n; ++i)
+      if (stats.records[i].function == original) {
+        CalibrationRecord r = stats.records[i];
+        r.function = copy;
+        stats.records.push_back(std::move(r));
+      }
   }
   return stats;
 }

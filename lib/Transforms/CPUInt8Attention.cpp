@@ -681,7 +681,8 @@ struct CPUInt8AttentionPass
       if (dict)
         config = readConfig(fn, dict, why);
       if (failed(config)) {
-        fn.emitRemark() << "decoda-cpu-int8-attention: keeps the scalar INT8 attention of '"
+        // At the location only: the op itself would be printed with the remark.
+        emitRemark(fn.getLoc()) << "decoda-cpu-int8-attention: keeps the scalar INT8 attention of '"
                         << fn.getSymName() << "': " << why;
         ++numKept;
         continue;
