@@ -13,7 +13,8 @@
 //     ksum[b][h][p][j] = Σ_d k_i8[b, 32p + j, h, d]
 //     Vp[b][h][g][d][0:4] = v_i8[b, 4g : 4g + 4, h, d]                  (4 keys a lane)
 //   }                                   k_i8 = clamp(rint(k / k_scale), -127, 127), 0 past keyLen
-//   scf.parallel (b, kv head, block of QB queries) {      // rows: (query, head of the group)
+//   scf.parallel (b, kv head, set c of query blocks) {   // scratch S, P allocated per set
+//    for blocks c, c + 16, ... of QB queries:            // rows: (query, head of the group)
 //     qu[r] = q_i8[row r] + 128 (u8)
 //     keys [j0, j1) that a query of the block can see, j0 a multiple of 32
 //     S[r][j] = mask(softcap(factor · (vpdpbusd(qu, Kp) - 128 · ksum[j])))   8-, 4-, 1-row tiles
@@ -63,6 +64,7 @@ namespace {
 constexpr int64_t kLanes = 16;           // i32 / f32 lanes of an AVX-512 register
 constexpr int64_t kKeyPanel = 2 * kLanes; // keys of a packed K panel / score tile
 constexpr int64_t kGroup = 4;            // bytes per 32-bit lane of vpdpbusd
+constexpr int64_t kChunks = 16;          // sets of query blocks per (batch, KV head)
 constexpr llvm::StringLiteral kCollapseAttr = "decoda.parallel_all_dims";
 constexpr llvm::StringLiteral kVpdpbusd = "llvm.x86.avx512.vpdpbusd.512";
 
@@ -229,7 +231,21 @@ public:
 
     parallel({batch, hkv, panels}, [&](ValueRange iv) { packPanel(iv[0], iv[1], iv[2]); });
     Value blocks = arith::CeilDivUIOp::create(b, loc, tq, idx(qb));
-    parallel({batch, hkv, blocks}, [&](ValueRange iv) { workItem(iv[0], iv[1], iv[2]); });
+    // Work items: (batch, KV head, one of up to kChunks interleaved sets of query blocks), so
+    // that causal blocks of every length are spread over the threads and the scratch buffers
+    // (sized for every key) are allocated once per set rather than once per block.
+    Value chunks = minI(blocks, idx(kChunks));
+    parallel({batch, hkv, chunks}, [&](ValueRange iv) {
+      Value bi = iv[0], kvh = iv[1];
+      Value maxWidth = mul(panels, kKeyPanel);
+      qu = alloc(MemRefType::get({rowsMax, c.d}, i8), {});
+      scores = alloc(MemRefType::get({rowsMax, ShapedType::kDynamic}, f32), {maxWidth});
+      probs = alloc(MemRefType::get({rowsMax, ShapedType::kDynamic}, i8), {maxWidth});
+      den = alloc(MemRefType::get({rowsMax}, f32), {});
+      loop(iv[2], blocks, chunks, [&](Value blk) { workItem(bi, kvh, blk); });
+      for (Value buf : {qu, scores, probs, den})
+        memref::DeallocOp::create(b, loc, buf);
+    });
     for (Value buf : {kp, ksum, vp})
       memref::DeallocOp::create(b, loc, buf);
     func::ReturnOp::create(b, loc, out);
@@ -444,11 +460,6 @@ private:
     tiles = arith::CeilDivUIOp::create(b, loc, nKeys, idx(kKeyPanel));
     width = mul(tiles, kKeyPanel);
 
-    qu = alloc(MemRefType::get({rowsMax, c.d}, i8), {});
-    scores = alloc(MemRefType::get({rowsMax, ShapedType::kDynamic}, f32), {width});
-    probs = alloc(MemRefType::get({rowsMax, ShapedType::kDynamic}, i8), {width});
-    den = alloc(MemRefType::get({rowsMax}, f32), {});
-
     // qu[r] = q_i8 + 128 (as u8 bits).
     loop(c0, nRows, c1, [&](Value r) {
       auto [i, h] = rowQueryHead(r);
@@ -465,9 +476,6 @@ private:
     rowTiles(nRows, {8, 4, 1}, [&](Value r0, int64_t n) { scoreTile(r0, n); });
     loop(c0, nRows, c1, [&](Value r) { softmaxRow(r); });
     rowTiles(nRows, {4, 1}, [&](Value r0, int64_t n) { valueTile(r0, n); });
-
-    for (Value buf : {qu, scores, probs, den})
-      memref::DeallocOp::create(b, loc, buf);
   }
 
   /// S[r0 : r0 + n][all tiles] of the work item.
@@ -560,13 +568,23 @@ private:
   /// Row r: its max, the u8 probabilities and the denominator.
   void softmaxRow(Value r) {
     Value h = add(h0, remC(r, c.group));
-    Value vstep = idx(kLanes);
+    // Two accumulators a loop (width is a multiple of 32): the max and the sum are chains.
+    Value vstep = idx(2 * kLanes);
+    Value second = idx(kLanes);
     double inf = std::numeric_limits<double>::infinity();
-    Value vmax = loop(c0, width, vstep, ValueRange{f32Splat(-inf)}, [&](Value j, ValueRange m) {
-                   Value s = vector::LoadOp::create(b, loc, f32v, scores, ValueRange{r, j});
-                   return SmallVector<Value>{arith::MaximumFOp::create(b, loc, m[0], s)};
-                 })[0];
-    Value rowMax = vector::ReductionOp::create(b, loc, vector::CombiningKind::MAXIMUMF, vmax);
+    auto load = [&](Value j) {
+      return vector::LoadOp::create(b, loc, f32v, scores, ValueRange{r, j}).getResult();
+    };
+    SmallVector<Value> vmax =
+        loop(c0, width, vstep, ValueRange{f32Splat(-inf), f32Splat(-inf)},
+             [&](Value j, ValueRange m) {
+               return SmallVector<Value>{
+                   arith::MaximumFOp::create(b, loc, m[0], load(j)),
+                   arith::MaximumFOp::create(b, loc, m[1], load(add(j, second)))};
+             });
+    Value rowMax = vector::ReductionOp::create(
+        b, loc, vector::CombiningKind::MAXIMUMF,
+        arith::MaximumFOp::create(b, loc, vmax[0], vmax[1]));
     Value negInf = f32c(-inf);
     Value m = rowMax, sink;
     if (sinks) {
@@ -578,18 +596,25 @@ private:
     Value mIsInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, negInf);
     Value base = arith::SelectOp::create(b, loc, mIsInf, f32c(0.0), m);
     Value baseV = splat(f32v, base);
-    Value vsum = loop(c0, width, vstep, ValueRange{f32Splat(0.0)}, [&](Value j, ValueRange l) {
-                   Value s = vector::LoadOp::create(b, loc, f32v, scores, ValueRange{r, j});
-                   Value e = math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, s, baseV));
-                   Value u = arith::MulFOp::create(b, loc, e, f32Splat(255.0));
-                   u = math::RoundEvenOp::create(b, loc, u);
-                   u = arith::MaxNumFOp::create(b, loc, u, f32Splat(0.0));
-                   u = arith::MinNumFOp::create(b, loc, u, f32Splat(255.0));
-                   Value ui = arith::FPToSIOp::create(b, loc, i32v, u);
-                   Value u8 = arith::TruncIOp::create(b, loc, VectorType::get({kLanes}, i8), ui);
-                   vector::StoreOp::create(b, loc, u8, probs, ValueRange{r, j});
-                   return SmallVector<Value>{arith::AddFOp::create(b, loc, l[0], e)};
-                 })[0];
+    // p = exp(s - base) into the sum, clamp(rint(255 p), 0, 255) as u8 into P.
+    auto prob = [&](Value j) {
+      Value e = math::ExpOp::create(b, loc, arith::SubFOp::create(b, loc, load(j), baseV));
+      Value u = arith::MulFOp::create(b, loc, e, f32Splat(255.0));
+      u = math::RoundEvenOp::create(b, loc, u);
+      u = arith::MaxNumFOp::create(b, loc, u, f32Splat(0.0));
+      u = arith::MinNumFOp::create(b, loc, u, f32Splat(255.0));
+      Value ui = arith::FPToSIOp::create(b, loc, i32v, u);
+      Value u8 = arith::TruncIOp::create(b, loc, VectorType::get({kLanes}, i8), ui);
+      vector::StoreOp::create(b, loc, u8, probs, ValueRange{r, j});
+      return e;
+    };
+    SmallVector<Value> sums =
+        loop(c0, width, vstep, ValueRange{f32Splat(0.0), f32Splat(0.0)},
+             [&](Value j, ValueRange l) {
+               return SmallVector<Value>{arith::AddFOp::create(b, loc, l[0], prob(j)),
+                                         arith::AddFOp::create(b, loc, l[1], prob(add(j, second)))};
+             });
+    Value vsum = arith::AddFOp::create(b, loc, sums[0], sums[1]);
     Value l = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, vsum);
     if (sinks)
       l = arith::AddFOp::create(
