@@ -469,7 +469,9 @@ def Decoda_AttentionOp : Decoda_Op<"attention", [Pure, AttrSizedOperandSegments,
       visible score (or sink logit) and `l = Σ_j exp(s_j - m)` (plus `exp(sink - m)`) in `f32`,
       the unnormalised probabilities `p_j = exp(s_j - m)` ∈ [0, 1] are quantised as `u8` with
       scale `1/255`, `pᵤ = clamp(round_half_even(255 · p), 0, 255)`, and
-      `out = (Σ_j pᵤ·vᵢ) · v_scale / (255 · l)` with `i32` accumulation.
+      `out = (Σ_j pᵤ·vᵢ) · v_scale / (255 · l)` with `i32` accumulation (exact for up to
+      66311 keys, `2^31 / (255 · 127)`). Both integer products are exact; on the CPU they run
+      as AVX-512 VNNI `vpdpbusd` tiles (`decoda-cpu-int8-attention`).
 
     ```mlir
     %o = decoda.attention %q, %k, %v sinks(%s : tensor<8xf32>)
