@@ -8,9 +8,9 @@ at compile time). INT8: every projection a decoda.qlinear with constant i8 weigh
 (symmetric per channel, packed at compile time into the VNNI layout of
 decoda-cpu-int8-codegen) and i8 activations quantised per tensor with static scales calibrated
 on the fp32 reference of the prefill input (SmoothQuant W8A8 without smoothing); norms, RoPE,
-softmax, SwiGLU and residuals stay fp32. Attention is fp32 in both unless --int8-attention
-(decoda.attention quantize(...), prefill only; its lowering is scalar-correct, not tiled).
-Decode uses fp32 decoda.cached_attention in both.
+softmax, SwiGLU and residuals stay fp32. Attention is fp32 in both unless --int8-attention:
+then the INT8 block's decoda.attention (prefill) and decoda.cached_attention (decode) take
+quantize(...) with static per-tensor scales (decoda-cpu-int8-attention's VNNI kernel).
 
 Peaks, measured in the same run: fp32 FMA peak and read bandwidth from
 ../shared/tools/roofline.c; the VNNI peak from a vpdpbusd probe compiled here (12 independent
@@ -154,11 +154,12 @@ def prefill_attention(T, int8):
             f"      : {t((1, T, H, HD))}, {t((1, T, KVH, HD))}, {t((1, T, KVH, HD))}")
 
 
-def decode_attention(C):
+def decode_attention(C, int8=False):
     cache = t((1, C, KVH, HD))
+    quantize = " quantize(%s_q, %s_k, %s_v : tensor<f32>, tensor<f32>, tensor<f32>)" if int8 else ""
     return f"""  %p = tensor.extract %pos[] : tensor<i64>
   %off = arith.index_cast %p : i64 to index
-  %o, %kc2, %vc2 = decoda.cached_attention %qr, %kr, %v, %kc, %vc[%off]
+  %o, %kc2, %vc2 = decoda.cached_attention %qr, %kr, %v, %kc, %vc[%off]{quantize}
       {{num_heads = {H} : i64, num_kv_heads = {KVH} : i64, causal}}
       : {t((1, 1, H, HD))}, {t((1, 1, KVH, HD))}, {t((1, 1, KVH, HD))}, {cache}, {cache}"""
 
@@ -222,7 +223,7 @@ def main():
     ap.add_argument("--runs", type=int, default=7, help="timed runs per case (median reported)")
     ap.add_argument("--only", action="append", choices=["gemm", "prefill", "decode"])
     ap.add_argument("--int8-attention", action="store_true",
-                    help="INT8 QK^T/PV in the INT8 prefill block (scalar-correct lowering)")
+                    help="INT8 QK^T/PV (attention and cached_attention) in the INT8 block")
     ap.add_argument("--fresh-pages", action="store_true",
                     help="keep glibc's default malloc thresholds (see bench/README.md)")
     args = ap.parse_args()
@@ -317,7 +318,8 @@ def run(args, only, work):
         pos = np.array(C - 1, dtype=np.int64)
         m32, _ = compile_timed(decode_module(C, c32, block_body(1, decode_attention(C))),
                                "decode_f32", work)
-        m8, _ = compile_timed(decode_module(C, c8, int8_body(1, decode_attention(C))),
+        m8, _ = compile_timed(decode_module(C, c8, int8_body(1, decode_attention(
+            C, args.int8_attention))),
                               "decode_i8", work)
         runs = max(args.runs, 15)
         wb32 = 4.0 * sum(int(np.prod(s)) for n, s in WEIGHTS if n in PROJ)
@@ -332,7 +334,7 @@ def run(args, only, work):
                    unit="GOP/s", nbytes=wb8 + cache)
         print(f"  INT8 / fp32 decode speed-up {a / b:.2f}x; weight bytes per token fp32 "
               f"{wb32 / 1e6:.0f} MB, INT8 {wb8 / 1e6:.0f} MB (+ {cache / 1e6:.1f} MB fp32 KV "
-              "cache)")
+              f"cache); attention {'INT8' if args.int8_attention else 'fp32'} in the INT8 block")
     load = os.getloadavg()
     print(f"load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 

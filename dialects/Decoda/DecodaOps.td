@@ -469,7 +469,9 @@ def Decoda_AttentionOp : Decoda_Op<"attention", [Pure, AttrSizedOperandSegments,
       visible score (or sink logit) and `l = Σ_j exp(s_j - m)` (plus `exp(sink - m)`) in `f32`,
       the unnormalised probabilities `p_j = exp(s_j - m)` ∈ [0, 1] are quantised as `u8` with
       scale `1/255`, `pᵤ = clamp(round_half_even(255 · p), 0, 255)`, and
-      `out = (Σ_j pᵤ·vᵢ) · v_scale / (255 · l)` with `i32` accumulation.
+      `out = (Σ_j pᵤ·vᵢ) · v_scale / (255 · l)` with `i32` accumulation (exact for up to
+      66311 keys, `2^31 / (255 · 127)`). Both integer products are exact; on the CPU they run
+      as AVX-512 VNNI `vpdpbusd` tiles (`decoda-cpu-int8-attention`).
 
     ```mlir
     %o = decoda.attention %q, %k, %v sinks(%s : tensor<8xf32>)
@@ -504,7 +506,7 @@ def Decoda_AttentionOp : Decoda_Op<"attention", [Pure, AttrSizedOperandSegments,
 }
 
 def Decoda_CachedAttentionOp : Decoda_Op<"cached_attention", [Pure,
-    InferTypeOpAdaptor]> {
+    AttrSizedOperandSegments, InferTypeOpAdaptor]> {
   let summary = "attention that appends to and reads from a KV cache (prefill and decode)";
   let description = [{
     The KV-cache form of `decoda.attention`. `key_cache`/`value_cache` are `[B, S, num_kv_heads,
@@ -517,8 +519,22 @@ def Decoda_CachedAttentionOp : Decoda_Op<"cached_attention", [Pure,
 
     Prefill is `offset = 0`, `T` = prompt length; decode is `T = 1`, `offset` = tokens so far.
   }] # AttentionSemantics # [{
+    Optional operands: `sinks` (`[num_heads]` sink logits) and `quantize(q_scale, k_scale,
+    v_scale)`: INT8 attention with the semantics of `decoda.attention`'s `quantize` form over
+    cache entries `[0, offset + T)` (rank-0 `f32` scales, all three or none). The caches keep
+    their storage type: the new keys and values are appended in float, and K and V are
+    quantised when they are read (`clamp(round_half_even(x / scale), -127, 127)` of the stored
+    value). With static per-tensor scales this gives the same `i8` values as quantising at
+    append time, so a prefill followed by decode steps equals one INT8 `decoda.attention` over
+    the whole sequence.
+
     ```mlir
     %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %kc, %vc[%off]
+        {num_heads = 8 : i64, num_kv_heads = 2 : i64, causal}
+        : tensor<1x1x8x64xf32>, tensor<1x1x2x64xf32>, tensor<1x1x2x64xf32>,
+          tensor<1x512x2x64xf32>, tensor<1x512x2x64xf32>
+    %o8, %kc3, %vc3 = decoda.cached_attention %q, %k, %v, %kc, %vc[%off]
+        quantize(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>)
         {num_heads = 8 : i64, num_kv_heads = 2 : i64, causal}
         : tensor<1x1x8x64xf32>, tensor<1x1x2x64xf32>, tensor<1x1x2x64xf32>,
           tensor<1x512x2x64xf32>, tensor<1x512x2x64xf32>
@@ -526,16 +542,29 @@ def Decoda_CachedAttentionOp : Decoda_Op<"cached_attention", [Pure,
   }];
   let arguments = !con((ins Decoda_FloatTensor:$query, Decoda_FloatTensor:$key,
       Decoda_FloatTensor:$value, Decoda_FloatTensor:$key_cache,
-      Decoda_FloatTensor:$value_cache, Index:$offset, Optional<Decoda_FloatTensor>:$sinks),
+      Decoda_FloatTensor:$value_cache, Index:$offset, Optional<Decoda_FloatTensor>:$sinks,
+      Optional<Decoda_F32Tensor>:$q_scale, Optional<Decoda_F32Tensor>:$k_scale,
+      Optional<Decoda_F32Tensor>:$v_scale),
       AttentionConfig);
   let results = (outs Decoda_FloatTensor:$result, Decoda_FloatTensor:$key_cache_out,
       Decoda_FloatTensor:$value_cache_out);
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $key_cache `,` $value_cache `[` $offset `]`
     (`sinks` `(` $sinks^ `:` type($sinks) `)`)?
+    (`quantize` `(` $q_scale^ `,` $k_scale `,` $v_scale `:` type($q_scale) `,` type($k_scale)
+     `,` type($v_scale) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `,` type($key_cache) `,`
     type($value_cache)
   }];
+  // The float form, without the INT8 scales.
+  let builders = [OpBuilder<(ins "Value":$query, "Value":$key, "Value":$value,
+      "Value":$key_cache, "Value":$value_cache, "Value":$offset, "Value":$sinks,
+      "IntegerAttr":$num_heads, "IntegerAttr":$num_kv_heads, "FloatAttr":$scale,
+      "UnitAttr":$causal, "IntegerAttr":$window, "IntegerAttr":$chunk_size,
+      "FloatAttr":$softcap), [{
+    build($_builder, $_state, query, key, value, key_cache, value_cache, offset, sinks, Value(),
+          Value(), Value(), num_heads, num_kv_heads, scale, causal, window, chunk_size, softcap);
+  }]>];
   let hasVerifier = 1;
 }
 

@@ -8,7 +8,9 @@
 #include "decoda/Transforms/Passes.h"
 #include "decoda/Transforms/Quantization.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -34,7 +36,8 @@ bool isEntry(func::FuncOp fn) { return fn.isPublic() && !fn.isExternal(); }
 
 /// The ops that get statistics, top-level in `fn`'s body, in program order, with the values
 /// whose maxima are recorded: a linear's input (per channel), an attention's q, k, v (per
-/// tensor).
+/// tensor). For a cached_attention, k and v are the updated caches, of which only the entries
+/// attended to, [0, offset + T), are probed (see cacheProbes).
 struct Target {
   Operation *op;
   SmallVector<Value> values;
@@ -50,8 +53,31 @@ SmallVector<Target> targetsOf(func::FuncOp fn) {
       targets.push_back({&op, {linear.getInput()}, true});
     else if (auto attn = dyn_cast<AttentionOp>(op))
       targets.push_back({&op, {attn.getQuery(), attn.getKey(), attn.getValue()}, false});
+    else if (auto cached = dyn_cast<CachedAttentionOp>(op))
+      targets.push_back({&op,
+                         {cached.getQuery(), cached.getKeyCacheOut(), cached.getValueCacheOut()},
+                         false});
   }
   return targets;
+}
+
+/// The probes of a cached_attention target in the clone: its query and the prefixes
+/// [0, offset + T) of the updated caches (slices after the op), so that cache entries nobody
+/// attends to (past the tokens written so far) do not count.
+SmallVector<Value> cacheProbes(CachedAttentionOp op) {
+  OpBuilder b(op->getContext());
+  b.setInsertionPointAfter(op);
+  Location loc = op.getLoc();
+  Value t = tensor::DimOp::create(b, loc, op.getKey(), 1);
+  Value len = arith::AddIOp::create(b, loc, op.getOffset(), t);
+  SmallVector<Value> probes{op.getQuery()};
+  for (Value cache : {op.getKeyCacheOut(), op.getValueCacheOut()}) {
+    SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0)), strides(4, b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, cache);
+    sizes[1] = len;
+    probes.push_back(tensor::ExtractSliceOp::create(b, loc, cache, offsets, sizes, strides));
+  }
+  return probes;
 }
 
 std::string locString(Operation *op) {
@@ -186,6 +212,18 @@ FailureOr<CalibrationStats> mlir::decoda::runCalibration(ModuleOp module,
   };
   std::vector<Entry> entries;
   CalibrationStats stats;
+  // `<name>_decode` entries (decoda-compile --decode-entries) are one-token copies of `<name>`:
+  // they take its statistics (the same static scales for prefill and decode), since the
+  // samples have the prefill's shapes.
+  SmallVector<std::pair<std::string, std::string>> decodeCopies; // (copy, original)
+  auto sameTargets = [](ArrayRef<Target> a, ArrayRef<Target> b) {
+    if (a.size() != b.size())
+      return false;
+    for (auto [x, y] : llvm::zip_equal(a, b))
+      if (x.op->getName() != y.op->getName())
+        return false;
+    return true;
+  };
   for (auto [fnOriginal, fn] : llvm::zip_equal(module.getOps<func::FuncOp>(),
                                                clone->getOps<func::FuncOp>())) {
     if (!isEntry(fn))
@@ -193,6 +231,15 @@ FailureOr<CalibrationStats> mlir::decoda::runCalibration(ModuleOp module,
     SmallVector<Target> targets = targetsOf(fnOriginal);
     if (targets.empty())
       continue;
+    StringRef symName = fnOriginal.getSymName();
+    if (symName.ends_with("_decode")) {
+      StringRef base = symName.drop_back(strlen("_decode"));
+      auto original = module.lookupSymbol<func::FuncOp>(base);
+      if (original && isEntry(original) && sameTargets(targetsOf(original), targets)) {
+        decodeCopies.push_back({symName.str(), base.str()});
+        continue;
+      }
+    }
     const EntrySignature *sig = nullptr;
     for (const EntrySignature &e : signature)
       if (e.name == fn.getSymName())
@@ -291,6 +338,8 @@ FailureOr<CalibrationStats> mlir::decoda::runCalibration(ModuleOp module,
     SmallVector<Value> probes;
     for (Target &t : cloneTargets) {
       entry.firstProbe.push_back(entry.numOutputs + probes.size());
+      if (auto cached = dyn_cast<CachedAttentionOp>(t.op))
+        t.values = cacheProbes(cached);
       for (Value v : t.values) {
         probes.push_back(v);
         entry.resultTypes.push_back(cast<RankedTensorType>(v.getType()));
@@ -342,6 +391,15 @@ FailureOr<CalibrationStats> mlir::decoda::runCalibration(ModuleOp module,
     for (auto [t, target] : llvm::enumerate(entry.targets))
       stats.records.push_back({entry.name, int64_t(t), target.op->getName().getStringRef().str(),
                                locString(target.op), maxima[t]});
+  }
+  for (auto &[copy, original] : decodeCopies) {
+    size_t n = stats.records.size();
+    for (size_t i = 0; i < n; ++i)
+      if (stats.records[i].function == original) {
+        CalibrationRecord r = stats.records[i];
+        r.function = copy;
+        stats.records.push_back(std::move(r));
+      }
   }
   return stats;
 }

@@ -3,6 +3,9 @@
 #include "decoda/Driver/JitRun.h"
 
 #include "decoda/Pipelines/Pipelines.h"
+#include "decoda/Transforms/Donation.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
@@ -187,6 +190,12 @@ FailureOr<std::unique_ptr<JitProgram>> JitProgram::create(ModuleOp module, Strin
   CPULoweringPipelineOptions lowering;
   lowering.optimize = false; // plain loops: no OpenMP runtime in the compiler process
   lowering.donateInputs = false; // every result returned, every input left as it was
+  // Without donation the donated-argument marks mean nothing, and LLVM IR translation would
+  // warn about them on every entry point ("Unhandled parameter attribute").
+  module.walk([](func::FuncOp fn) {
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      fn.removeArgAttr(i, kDonateAttrName);
+  });
   buildCPULoweringPassPipeline(pm, lowering);
   if (failed(pm.run(module)))
     return emitError(loc) << prefix << ": cannot lower the program " << what << " for the JIT";

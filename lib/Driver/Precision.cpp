@@ -107,6 +107,11 @@ std::optional<OpPrecision> mlir::decoda::classifyPrecision(Operation *op) {
   if (auto a = dyn_cast<AttentionOp>(op); a && a.getQScale())
     return OpPrecision{PrecisionClass::Int8, "int8",
                        "QK^T s8 x s8 -> i32, PV u8 x s8 -> i32; softmax f32"};
+  if (auto a = dyn_cast<CachedAttentionOp>(op); a && a.getQScale())
+    return OpPrecision{PrecisionClass::Int8, "int8",
+                       "QK^T s8 x s8 -> i32, PV u8 x s8 -> i32; softmax f32; KV cache " +
+                           typeName(a.getKeyCache().getType().getElementType()) +
+                           ", quantized when read"};
   if (auto q = dyn_cast<QuantizeOp>(op))
     return OpPrecision{PrecisionClass::Boundary,
                        typeName(q.getInput().getType().getElementType()) + " -> i8", "quantize"};

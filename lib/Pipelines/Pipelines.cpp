@@ -50,6 +50,9 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
                                                 const CPULoweringPipelineOptions &options) {
   DecodaToLinalgPassOptions toLinalg;
   toLinalg.attentionKeyTile = options.attentionKeyTile;
+  // INT8 attention as calls of private functions, whose bodies decoda-cpu-int8-attention
+  // replaces after bufferization.
+  toLinalg.int8AttentionCalls = options.optimize;
   pm.addPass(createDecodaToLinalgPass(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -81,6 +84,7 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
   if (options.optimize) {
     pm.addPass(createCPUContractionCodegenPass(contraction));
     pm.addPass(createCPUInt8CodegenPass()); // qlinear's i8 contractions: AVX-512 VNNI
+    pm.addPass(createCPUInt8AttentionPass()); // INT8 attention: AVX-512 VNNI kernel
   }
   pm.addNestedPass<func::FuncOp>(createCPUCopiesToLinalgPass());
   addTextual(pm, options.optimize ? "func.func(convert-linalg-to-parallel-loops)"

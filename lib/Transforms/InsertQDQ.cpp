@@ -159,21 +159,25 @@ struct InsertQDQPass : public decoda::impl::InsertQDQPassBase<InsertQDQPass> {
       return signalPassFailure();
     }
     SmallVector<LinearOp> linears;
-    SmallVector<AttentionOp> attentions;
+    SmallVector<Operation *> attentions;
     root->walk([&](Operation *op) {
       if (auto l = dyn_cast<LinearOp>(op))
         linears.push_back(l);
-      else if (auto a = dyn_cast<AttentionOp>(op))
-        attentions.push_back(a);
+      else if (isa<AttentionOp, CachedAttentionOp>(op))
+        attentions.push_back(op);
     });
     bool ok = true;
     for (LinearOp linear : linears)
       if (!keepsFloat(linear))
         ok &= succeeded(quantizeLinear(linear));
     if (attention)
-      for (AttentionOp op : attentions)
-        if (!keepsFloat(op))
-          ok &= succeeded(quantizeAttention(op));
+      for (Operation *op : attentions)
+        if (!keepsFloat(op)) {
+          if (auto a = dyn_cast<AttentionOp>(op))
+            ok &= succeeded(quantizeAttention(a));
+          else
+            ok &= succeeded(quantizeAttention(cast<CachedAttentionOp>(op)));
+        }
     if (!ok)
       signalPassFailure();
   }
@@ -242,7 +246,9 @@ struct InsertQDQPass : public decoda::impl::InsertQDQPassBase<InsertQDQPass> {
     return success();
   }
 
-  LogicalResult quantizeAttention(AttentionOp op) {
+  /// attention and cached_attention (whose K/V caches stay float: quantised when read).
+  template <typename OpTy>
+  LogicalResult quantizeAttention(OpTy op) {
     if (op.getQScale())
       return success(); // already INT8
     for (Value v : {op.getQuery(), op.getKey(), op.getValue()})

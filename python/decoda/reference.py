@@ -872,13 +872,19 @@ def cached_attention(query, key, value, key_cache, value_cache, offset: int, *,
                      num_heads: Optional[int] = None, num_kv_heads: Optional[int] = None,
                      scale: Optional[float] = None, causal: bool = False,
                      window: Optional[int] = None, chunk_size: Optional[int] = None,
-                     softcap: Optional[float] = None, sinks=None, storage=None):
+                     softcap: Optional[float] = None, sinks=None, storage=None,
+                     q_scale=None, k_scale=None, v_scale=None):
     """``decoda.cached_attention``: returns ``(out, key_cache_out, value_cache_out)``.
 
     Caches are ``[B, S, Hkv, D]`` / ``[B, S, Hkv, Dv]``; ``key``/``value`` (``[B, T, ...]``) are
     written at ``[offset, offset + T)`` of copies of the caches, and the ``T`` queries (positions
     ``offset + i``) attend to cache entries ``[0, offset + T)`` with the semantics of
     :func:`attention`. Raises ``IndexError`` when ``offset < 0`` or ``offset + T > S``.
+
+    With ``q_scale``, ``k_scale``, ``v_scale`` (``quantize(...)``): INT8 attention as in
+    :func:`attention` over the cache entries ``[0, offset + T)``. The caches keep their storage
+    type (the new keys and values are written in float); K and V are quantised when read, which
+    with static per-tensor scales gives the values that quantising at append time would.
     """
     st = storage_of(query, storage)
     kc = np.array(_float_array(key_cache, "key_cache"))
@@ -901,7 +907,8 @@ def cached_attention(query, key, value, key_cache, value_cache, offset: int, *,
     vc[:, offset:offset + t] = to_storage(v, st).astype(vc.dtype)
     out = attention(query, kc[:, :offset + t], vc[:, :offset + t], num_heads=num_heads,
                     num_kv_heads=num_kv_heads, scale=scale, causal=causal, window=window,
-                    chunk_size=chunk_size, softcap=softcap, sinks=sinks, storage=st)
+                    chunk_size=chunk_size, softcap=softcap, sinks=sinks, storage=st,
+                    q_scale=q_scale, k_scale=k_scale, v_scale=v_scale)
     return out, kc, vc
 
 

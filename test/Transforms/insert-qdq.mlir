@@ -2,6 +2,7 @@
 // RUN: decoda-opt %s --decoda-insert-qdq="activations=per-tensor scales=static" --split-input-file | FileCheck %s --check-prefix=STATIC
 // RUN: decoda-opt %s --decoda-insert-qdq="activations=per-tensor" --split-input-file | FileCheck %s --check-prefix=PTDYN
 // RUN: decoda-opt %s --decoda-insert-qdq="weights=per-tensor keep-float=attention,down" --split-input-file | FileCheck %s --check-prefix=KEEP
+// RUN: decoda-opt %s --decoda-insert-qdq="keep-float=cached_attention" --split-input-file | FileCheck %s --check-prefix=KEEPCACHED
 // RUN: decoda-opt %s --decoda-insert-qdq --decoda-fold-qlinear --split-input-file | FileCheck %s --check-prefix=FOLD
 // RUN: not decoda-opt %s --decoda-insert-qdq="scales=static" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADSTATIC
 // RUN: not decoda-opt %s --decoda-insert-qdq="activations=per-row" --split-input-file 2>&1 | FileCheck %s --check-prefix=BADACT
@@ -104,6 +105,28 @@ func.func @in_out_and_situ(%x: tensor<1x?x1xf32>, %wd: tensor<2x2xf32>) -> tenso
   %d = decoda.linear %h, %wdc : tensor<1x?x2xf32>, tensor<2x2xf32> loc("down")
   %s = decoda.residual_add %y, %d : tensor<1x?x2xf32>
   return %s : tensor<1x?x2xf32>
+}
+
+// -----
+
+// Cached attention (KV cache prefill/decode) follows the same policy: static per-tensor scales
+// from its statistics (the caches stay f32). keep-float=attention names decoda.attention
+// only; keep-float=cached_attention keeps this one float.
+// CHECK-LABEL: func @cached_attention
+// CHECK-DAG:     %[[QS:.+]] = arith.constant dense<1.000000e-01> : tensor<f32>
+// CHECK-DAG:     %[[KS:.+]] = arith.constant dense<5.000000e-02> : tensor<f32>
+// CHECK-DAG:     %[[VS:.+]] = arith.constant dense<0.00999999977> : tensor<f32>
+// CHECK:         decoda.cached_attention %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}[%{{.+}}] quantize(%[[QS]], %[[KS]], %[[VS]] : tensor<f32>, tensor<f32>, tensor<f32>)
+// CHECK-SAME:    : tensor<1x1x2x8xf32>, tensor<1x1x1x8xf32>, tensor<1x1x1x8xf32>, tensor<1x16x1x8xf32>, tensor<1x16x1x8xf32>
+// KEEP-LABEL: func @cached_attention
+// KEEP:         decoda.cached_attention {{.*}} quantize(
+// KEEPCACHED-LABEL: func @cached_attention
+// KEEPCACHED-NOT:   quantize(
+// KEEPCACHED:       return
+func.func @cached_attention(%q: tensor<1x1x2x8xf32>, %k: tensor<1x1x1x8xf32>, %v: tensor<1x1x1x8xf32>, %kc: tensor<1x16x1x8xf32>, %vc: tensor<1x16x1x8xf32>, %off: index) -> (tensor<1x1x2x8xf32>, tensor<1x16x1x8xf32>, tensor<1x16x1x8xf32>) {
+  %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %kc, %vc[%off] {num_heads = 2 : i64, num_kv_heads = 1 : i64, causal, decoda.calib_absmax = array<f32: 12.7, 6.35, 1.27>}
+      : tensor<1x1x2x8xf32>, tensor<1x1x1x8xf32>, tensor<1x1x1x8xf32>, tensor<1x16x1x8xf32>, tensor<1x16x1x8xf32>
+  return %o, %kc2, %vc2 : tensor<1x1x2x8xf32>, tensor<1x16x1x8xf32>, tensor<1x16x1x8xf32>
 }
 
 // -----

@@ -2,7 +2,9 @@
 """decoda.attention with quantize(q_scale, k_scale, v_scale) (INT8 QKᵀ and PV, f32 softmax,
 u8 probabilities) against reference.attention with the same scales: MHA, GQA and MQA, causal,
 sliding window, chunks, an additive mask, sinks, softcap, segment ids, Tq < Tk, dynamic lengths,
-several key tiles with a remainder (--attention-key-tile=16).
+several key tiles with a remainder (--attention-key-tile=16); through the VNNI kernel of
+decoda-cpu-int8-attention (every case with D a multiple of 4 and Dv of 16) and its scalar
+fallback (D = 8).
 
 Tolerance: the integer sums are exact, but exp in the compiled code and in NumPy may differ in
 the last bit, which can move one rint(255·p) across a half and change one term of the PV sum by
@@ -26,6 +28,13 @@ CASES = [
     ("gqa_chunk_softcap", 1, 33, 33, 4, 2, 8, {"causal": True, "chunk_size": 10,
                                                 "softcap": 5.0}, ()),
     ("mask_segments", 2, 18, 18, 2, 2, 16, {}, ("mask", "segment_ids")),
+    # Through decoda-cpu-int8-attention's kernel (D a multiple of 4, Dv of 16; the D = 8 case
+    # above keeps the scalar form): chunks and a softcap, a window without sinks over 3 key
+    # panels, MQA with 32 query rows per work item.
+    ("gqa_chunk_softcap_d16", 1, 45, 45, 4, 2, 16, {"causal": True, "chunk_size": 10,
+                                                    "softcap": 5.0}, ()),
+    ("mha_window_long", 1, 70, 70, 2, 2, 32, {"causal": True, "window": 33}, ()),
+    ("mqa_32_heads", 1, 9, 21, 32, 1, 16, {"causal": True}, ("sinks",)),
 ]
 
 

@@ -19,11 +19,15 @@ def DecodaToLinalgPass : Pass<"decoda-convert-to-linalg", "ModuleOp"> {
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
-    "::mlir::cf::ControlFlowDialect"
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::func::FuncDialect"
   ];
   let options = [
     Option<"attentionKeyTile", "attention-key-tile", "int64_t", /*default=*/"64",
-           "Keys processed per step of the online softmax">
+           "Keys processed per step of the online softmax">,
+    Option<"int8AttentionCalls", "int8-attention-calls", "bool", /*default=*/"false",
+           "INT8 attention as calls of private functions tagged decoda.int8_attention (for "
+           "decoda-cpu-int8-attention after bufferization)">
   ];
   let statistics = [
     Statistic<"numLowered", "num-lowered", "decoda ops lowered">

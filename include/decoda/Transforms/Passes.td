@@ -152,6 +152,43 @@ def CPUInt8CodegenPass : Pass<"decoda-cpu-int8-codegen", "ModuleOp"> {
   ];
 }
 
+def CPUInt8AttentionPass : Pass<"decoda-cpu-int8-attention", "ModuleOp"> {
+  let summary = "AVX-512 VNNI (vpdpbusd) kernel for INT8 attention (QK^T and PV)";
+  let description = [{
+    Runs after bufferization, on the private functions that
+    `decoda-convert-to-linalg{int8-attention-calls=true}` makes of every INT8 attention
+    (`quantize(q_scale, k_scale, v_scale)` on `decoda.attention` or `decoda.cached_attention`;
+    tagged `decoda.int8_attention` with the op's configuration). Their target-neutral body is
+    replaced by a fused kernel:
+
+    - K and V are quantised and packed per call (K is an activation), in parallel over
+      (batch, K/V head, panel of 32 keys): K in the VNNI layout (4 `s8` of a key per 32-bit
+      lane, 32 keys a panel) with the per-key sums `Σ_d k_i8`, V with 4 keys per lane;
+    - per work item (batch, K/V head, block of queries; the rows are every (query, head) of the
+      K/V head's group, so GQA/MQA read K/V by index and nothing is copied per query head):
+      `q_i8 + 128` as `u8`, scores over the block's visible key range in 8/4/1-row x 32-key
+      `vpdpbusd` register tiles, corrected by `128 · Σ_d k_i8` (exact: `Σ (q+128) k - 128 Σ k`),
+      scaled, capped, masked from indices (causal, window, chunk, segment ids; additive mask)
+      and kept for the block; per row the max (with the sink), `p = exp(s - m)`, `l = Σ p`
+      and `pᵤ = clamp(rint(255 p), 0, 255)` as `u8`; then `pᵤ · v_i8` in 4/1-row x 64-column
+      `vpdpbusd` tiles and `out = acc · v_scale / (255 · l)` (0 for a row without keys).
+
+    q·k is computed once (the form before the pass computes it in a first pass for the row max
+    and again for the probabilities); results are those of the op's INT8 semantics with exact
+    integer sums, exp/tanh through MLIR's polynomial approximations. Functions with a head dim
+    that is not a multiple of 4, a value head dim that is not a multiple of 16, a storage
+    type other than f32/f16/bf16 or non-identity buffers keep their body (a remark says why).
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect", "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+  let statistics = [
+    Statistic<"numRewritten", "num-rewritten", "INT8 attention functions given the VNNI kernel">,
+    Statistic<"numKept", "num-kept", "INT8 attention functions left in their scalar form">
+  ];
+}
+
 def CPUParallelLoopsPass : Pass<"decoda-cpu-parallel-loops", "func::FuncOp"> {
   let summary = "Keep one level of scf.parallel per loop nest, over its leading dims";
   let description = [{

@@ -57,9 +57,11 @@ def InsertQDQPass : Pass<"decoda-insert-qdq"> {
       input is a `decoda.glu` with a finite output bound (SiTU-GLU: β1·β2) takes
       `bound / 127` without calibration (`glu-bound=true`, default).
     - Attention (`attention=true`, default): static per-tensor scales `absmax / 127` for Q, K,
-      V from `decoda.calib_absmax = array<f32: q, k, v>` on the op.
+      V from `decoda.calib_absmax = array<f32: q, k, v>` on the op, for `decoda.attention` and
+      `decoda.cached_attention` alike (the latter's K/V caches keep their storage type and are
+      quantised when read; its statistics cover the cache entries it attends to).
     - `keep-float`: entries that keep matching ops in float: an op name (`linear`,
-      `attention`) or a substring of the op's location. An op marked `decoda.float` stays
+      `attention`, `cached_attention`) or a substring of the op's location. An op marked `decoda.float` stays
       float too.
 
     A static scale without calibration statistics is an error naming the op. Linears with

@@ -57,6 +57,7 @@
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -535,10 +536,9 @@ Value pvAccumulate(OpBuilder &b, Location loc, Value v, int64_t group, Value j0,
 
 /// The config fields every decoda.attention form shares.
 template <typename OpTy>
-FlashAttention attentionConfig(OpBuilder &b, Location loc, OpTy op, Value key, Value value,
-                               int64_t tile) {
+FlashAttention attentionConfig(OpBuilder &b, Location loc, OpTy op, Value q, Value key,
+                               Value value, int64_t tile) {
   FlashAttention fa;
-  Value q = op.getQuery();
   SmallVector<OpFoldResult> qDims = getDims(b, loc, q);
   fa.rows = {qDims[0], qDims[1], qDims[2]};
   fa.accWidth = getDims(b, loc, value)[3];
@@ -632,21 +632,28 @@ Value rowMapWithSinks(OpBuilder &b, Location loc, const FlashAttention &fa,
   return buildMap(b, loc, ins, maps, emptyTensor(b, loc, fa.rows, b.getF32Type()), body);
 }
 
-/// The INT8 attention of `op` (see the op description): two passes over the key tiles, the
+/// The operands of an INT8 attention: `key`/`value` hold exactly the keys attended to
+/// ([B, keyLen, Hkv, *]); the scales are rank-0 f32 tensors.
+struct Int8Operands {
+  Value query, key, value, qScale, kScale, vScale;
+  int64_t group = 0; // as kvHeadOf
+};
+
+/// The INT8 attention of the op (see the op descriptions): two passes over the key tiles, the
 /// first for the row max m (max with the sink), the second for l = Σ exp(s - m) (f32) and
 /// acc = Σ_j clamp(rint(255 · exp(s_j - m)), 0, 255) · v_i8[j] (i32); then
-/// out = acc · v_scale / (255 · (l + exp(sink - m))), 0 for a row that sees no key.
-Value buildInt8Attention(OpBuilder &b, Location loc, AttentionOp op, FlashAttention fa) {
+/// out = acc · v_scale / (255 · (l + exp(sink - m))), 0 for a row that sees no key. This is the
+/// target-neutral form; the CPU pipeline replaces it by decoda-cpu-int8-attention's kernel,
+/// which keeps each query block's scores instead of computing q·k twice.
+Value buildInt8Attention(OpBuilder &b, Location loc, const Int8Operands &in, FlashAttention fa) {
   Type f32 = b.getF32Type(), i32 = b.getI32Type();
-  int64_t group = op.getNumKvHeads() == 1
-                      ? 0
-                      : static_cast<int64_t>(op.getNumHeads() / op.getNumKvHeads());
-  Value qi = quantizeSymmetric(b, loc, op.getQuery(), op.getQScale());
-  Value ki = quantizeSymmetric(b, loc, op.getKey(), op.getKScale());
-  Value vi = quantizeSymmetric(b, loc, op.getValue(), op.getVScale());
-  Value qs = tensor::ExtractOp::create(b, loc, op.getQScale(), ValueRange{});
-  Value ks = tensor::ExtractOp::create(b, loc, op.getKScale(), ValueRange{});
-  Value vs = tensor::ExtractOp::create(b, loc, op.getVScale(), ValueRange{});
+  int64_t group = in.group;
+  Value qi = quantizeSymmetric(b, loc, in.query, in.qScale);
+  Value ki = quantizeSymmetric(b, loc, in.key, in.kScale);
+  Value vi = quantizeSymmetric(b, loc, in.value, in.vScale);
+  Value qs = tensor::ExtractOp::create(b, loc, in.qScale, ValueRange{});
+  Value ks = tensor::ExtractOp::create(b, loc, in.kScale, ValueRange{});
+  Value vs = tensor::ExtractOp::create(b, loc, in.vScale, ValueRange{});
   // scale · q_scale · k_scale in f32, in this order (as the reference); maskScores then must
   // not scale again.
   Value factor = mulF(b, loc, mulF(b, loc, f32Const(b, loc, fa.scale), qs), ks);
@@ -734,7 +741,7 @@ Value buildInt8Attention(OpBuilder &b, Location loc, AttentionOp op, FlashAttent
                          return arith::SelectOp::create(nb, nl, dead, f32Const(nb, nl, 0.0), d)
                              .getResult();
                        });
-  Type elem = op.getQuery().getType().getElementType();
+  Type elem = cast<RankedTensorType>(in.query.getType()).getElementType();
   return buildMap(b, loc, ValueRange{state[1], den}, {id4, row4},
                   emptyTensor(b, loc, accSizes, elem),
                   [&](OpBuilder &nb, Location nl, ValueRange a) {
@@ -751,8 +758,129 @@ Value buildInt8Attention(OpBuilder &b, Location loc, AttentionOp op, FlashAttent
                   });
 }
 
+/// The K/V head group of `op` as kvHeadOf takes it.
+template <typename OpTy>
+int64_t kvGroup(OpTy op) {
+  return op.getNumKvHeads() == 1 ? 0
+                                 : static_cast<int64_t>(op.getNumHeads() / op.getNumKvHeads());
+}
+
+/// Optional operands of an INT8 attention besides the scales.
+struct Int8Extras {
+  Value mask, segmentIds, sinks;
+};
+
+/// The INT8 attention of `op` from queries `q` to keys [0, keyLen) of `key`/`value` (the whole
+/// tensors, or caches with room for more); queries are aligned to the end of those keys.
+template <typename OpTy>
+Value int8AttentionInline(OpBuilder &b, Location loc, OpTy op, Value q, Value key, Value value,
+                          OpFoldResult keyLen, Value qs, Value ks, Value vs, Int8Extras extras,
+                          int64_t tile) {
+  IndexMath im{b, loc};
+  auto prefix = [&](Value x) -> Value {
+    auto type = cast<RankedTensorType>(x.getType());
+    auto k = getConstantIntValue(keyLen);
+    if (k && !type.isDynamicDim(1) && *k == type.getDimSize(1))
+      return x;
+    SmallVector<OpFoldResult> sizes = getDims(b, loc, x);
+    sizes[1] = keyLen;
+    SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0)), strides(4, b.getIndexAttr(1));
+    return tensor::ExtractSliceOp::create(b, loc, x, offsets, sizes, strides);
+  };
+  Value k = prefix(key), v = prefix(value);
+  FlashAttention fa = attentionConfig(b, loc, op, q, k, v, tile);
+  fa.keyLen = keyLen;
+  fa.queryOffset = im.sub(keyLen, fa.rows[1]);
+  fa.mask = extras.mask;
+  fa.segmentIds = extras.segmentIds;
+  fa.sinks = extras.sinks;
+  return buildInt8Attention(b, loc, Int8Operands{q, k, v, qs, ks, vs, kvGroup(op)}, fa);
+}
+
+/// The same as a call of a new private function `__decoda_int8_attention[_N]` whose body is
+/// int8AttentionInline, with the arguments (q, key, value, keyLen, q_scale, k_scale, v_scale
+/// [, mask] [, segment_ids] [, sinks]) and the op's configuration in its kInt8AttentionAttr
+/// dictionary: decoda-cpu-int8-attention replaces that body after bufferization, where the
+/// function boundary gives every operand an identity-layout buffer.
+template <typename OpTy>
+Value int8AttentionCall(PatternRewriter &rewriter, Location loc, OpTy op, Value key, Value value,
+                        OpFoldResult keyLen, Int8Extras extras, int64_t tile) {
+  MLIRContext *ctx = rewriter.getContext();
+  IndexMath im{rewriter, loc};
+  SmallVector<Value> args{op.getQuery(), key,           value,         im.val(keyLen),
+                          op.getQScale(), op.getKScale(), op.getVScale()};
+  for (Value x : {extras.mask, extras.segmentIds, extras.sinks})
+    if (x)
+      args.push_back(x);
+  SmallVector<Type> argTypes;
+  SmallVector<Location> argLocs;
+  for (Value x : args) {
+    argTypes.push_back(x.getType());
+    argLocs.push_back(loc);
+  }
+  auto q = cast<RankedTensorType>(op.getQuery().getType());
+  auto vt = cast<RankedTensorType>(value.getType());
+  auto outType = RankedTensorType::get(
+      {q.getDimSize(0), q.getDimSize(1), q.getDimSize(2), vt.getDimSize(3)}, q.getElementType());
+
+  // The configuration, with the default scale resolved.
+  Builder b(ctx);
+  SmallVector<NamedAttribute> config{
+      b.getNamedAttr("num_heads", b.getI64IntegerAttr(op.getNumHeads())),
+      b.getNamedAttr("num_kv_heads", b.getI64IntegerAttr(op.getNumKvHeads())),
+      b.getNamedAttr("scale", b.getF64FloatAttr(
+                                  op.getScale() ? op.getScale()->convertToDouble()
+                                                : 1.0 / std::sqrt(double(q.getDimSize(3))))),
+      b.getNamedAttr("causal", b.getBoolAttr(op.getCausal())),
+      b.getNamedAttr("mask", b.getBoolAttr(static_cast<bool>(extras.mask))),
+      b.getNamedAttr("segment_ids", b.getBoolAttr(static_cast<bool>(extras.segmentIds))),
+      b.getNamedAttr("sinks", b.getBoolAttr(static_cast<bool>(extras.sinks)))};
+  if (op.getWindow())
+    config.push_back(b.getNamedAttr("window", b.getI64IntegerAttr(*op.getWindow())));
+  if (op.getChunkSize())
+    config.push_back(b.getNamedAttr("chunk_size", b.getI64IntegerAttr(*op.getChunkSize())));
+  if (op.getSoftcap())
+    config.push_back(
+        b.getNamedAttr("softcap", b.getF64FloatAttr(op.getSoftcap()->convertToDouble())));
+
+  auto module = op->template getParentOfType<ModuleOp>();
+  std::string name = "__decoda_int8_attention";
+  for (int i = 1; module.lookupSymbol(name); ++i)
+    name = "__decoda_int8_attention_" + std::to_string(i);
+  func::FuncOp fn;
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op->template getParentOfType<func::FuncOp>());
+    fn = func::FuncOp::create(rewriter, loc, name,
+                              FunctionType::get(ctx, argTypes, TypeRange{outType}));
+    fn.setPrivate();
+    fn->setAttr(kInt8AttentionAttr, b.getDictionaryAttr(config));
+    Block *entry = rewriter.createBlock(&fn.getBody(), {}, argTypes, argLocs);
+    rewriter.setInsertionPointToStart(entry);
+    unsigned next = 7;
+    Int8Extras inner;
+    if (extras.mask)
+      inner.mask = entry->getArgument(next++);
+    if (extras.segmentIds)
+      inner.segmentIds = entry->getArgument(next++);
+    if (extras.sinks)
+      inner.sinks = entry->getArgument(next++);
+    // A static key count stays static inside (static key tiles, no slicing).
+    OpFoldResult innerLen = getConstantIntValue(keyLen) ? keyLen : entry->getArgument(3);
+    Value out = int8AttentionInline(rewriter, loc, op, entry->getArgument(0),
+                                    entry->getArgument(1), entry->getArgument(2), innerLen,
+                                    entry->getArgument(4),
+                                    entry->getArgument(5), entry->getArgument(6), inner, tile);
+    if (out.getType() != outType)
+      out = tensor::CastOp::create(rewriter, loc, outType, out);
+    func::ReturnOp::create(rewriter, loc, out);
+  }
+  return func::CallOp::create(rewriter, loc, fn, args).getResult(0);
+}
+
 struct LowerAttention : public OpRewritePattern<AttentionOp> {
-  LowerAttention(MLIRContext *ctx, int64_t tile) : OpRewritePattern(ctx), tile(tile) {}
+  LowerAttention(MLIRContext *ctx, int64_t tile, bool int8Calls)
+      : OpRewritePattern(ctx), tile(tile), int8Calls(int8Calls) {}
 
   LogicalResult matchAndRewrite(AttentionOp op, PatternRewriter &rewriter) const override {
     if (tile <= 0)
@@ -760,7 +888,8 @@ struct LowerAttention : public OpRewritePattern<AttentionOp> {
     Location loc = op.getLoc();
     IndexMath im{rewriter, loc};
     assertAttentionShapes(rewriter, loc, op);
-    FlashAttention fa = attentionConfig(rewriter, loc, op, op.getKey(), op.getValue(), tile);
+    FlashAttention fa =
+        attentionConfig(rewriter, loc, op, op.getQuery(), op.getKey(), op.getValue(), tile);
     OpFoldResult tq = fa.rows[1];
     fa.keyLen = getDims(rewriter, loc, op.getKey())[1];
     assertLE(rewriter, loc, tq, fa.keyLen,
@@ -770,7 +899,15 @@ struct LowerAttention : public OpRewritePattern<AttentionOp> {
     fa.mask = op.getMask();
     fa.segmentIds = op.getSegmentIds();
     if (op.getQScale()) {
-      rewriter.replaceOp(op, buildInt8Attention(rewriter, loc, op, fa));
+      Int8Extras extras{op.getMask(), op.getSegmentIds(), op.getSinks()};
+      Value out =
+          int8Calls
+              ? int8AttentionCall(rewriter, loc, op, op.getKey(), op.getValue(), fa.keyLen,
+                                  extras, tile)
+              : int8AttentionInline(rewriter, loc, op, op.getQuery(), op.getKey(), op.getValue(),
+                                    fa.keyLen, op.getQScale(), op.getKScale(), op.getVScale(),
+                                    extras, tile);
+      rewriter.replaceOp(op, out);
       return success();
     }
     auto [acc, rowScale] = buildFlashAttention(rewriter, loc, fa);
@@ -780,10 +917,12 @@ struct LowerAttention : public OpRewritePattern<AttentionOp> {
   }
 
   int64_t tile;
+  bool int8Calls;
 };
 
 struct LowerCachedAttention : public OpRewritePattern<CachedAttentionOp> {
-  LowerCachedAttention(MLIRContext *ctx, int64_t tile) : OpRewritePattern(ctx), tile(tile) {}
+  LowerCachedAttention(MLIRContext *ctx, int64_t tile, bool int8Calls)
+      : OpRewritePattern(ctx), tile(tile), int8Calls(int8Calls) {}
 
   LogicalResult matchAndRewrite(CachedAttentionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -830,7 +969,20 @@ struct LowerCachedAttention : public OpRewritePattern<CachedAttentionOp> {
     Value keyCache = append(op.getKeyCache(), op.getKey());
     Value valueCache = append(op.getValueCache(), op.getValue());
 
-    FlashAttention fa = attentionConfig(rewriter, loc, op, keyCache, valueCache, tile);
+    if (op.getQScale()) {
+      // K and V are quantised when read: the caches keep their storage type.
+      Int8Extras extras{Value(), Value(), op.getSinks()};
+      Value out = int8Calls ? int8AttentionCall(rewriter, loc, op, keyCache, valueCache, keyLen,
+                                                extras, tile)
+                            : int8AttentionInline(rewriter, loc, op, op.getQuery(), keyCache,
+                                                  valueCache, keyLen, op.getQScale(),
+                                                  op.getKScale(), op.getVScale(), extras, tile);
+      rewriter.replaceOp(op, {out, keyCache, valueCache});
+      return success();
+    }
+
+    FlashAttention fa =
+        attentionConfig(rewriter, loc, op, op.getQuery(), keyCache, valueCache, tile);
     fa.keyLen = keyLen;
     fa.queryOffset = offset;
     auto [acc, rowScale] = buildFlashAttention(rewriter, loc, fa);
@@ -841,6 +993,7 @@ struct LowerCachedAttention : public OpRewritePattern<CachedAttentionOp> {
   }
 
   int64_t tile;
+  bool int8Calls;
 };
 
 //===----------------------------------------------------------------------===//
@@ -937,6 +1090,7 @@ struct LowerMLA : public OpRewritePattern<MLAOp> {
 
 void mlir::decoda::populateAttentionLoweringPatterns(RewritePatternSet &patterns,
                                                      const DecodaToLinalgOptions &options) {
-  patterns.add<LowerAttention, LowerCachedAttention, LowerMLA>(patterns.getContext(),
-                                                               options.attentionKeyTile);
+  patterns.add<LowerAttention, LowerCachedAttention>(
+      patterns.getContext(), options.attentionKeyTile, options.int8AttentionCalls);
+  patterns.add<LowerMLA>(patterns.getContext(), options.attentionKeyTile);
 }

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -49,6 +50,7 @@ struct DecodaToLinalgPass
 
     DecodaToLinalgOptions options;
     options.attentionKeyTile = attentionKeyTile;
+    options.int8AttentionCalls = int8AttentionCalls;
     RewritePatternSet patterns(&getContext());
     populateDecodaToLinalgPatterns(patterns, options);
     // Lowering patterns only create upstream ops; no folding is needed to reach a fixed point.

@@ -1204,6 +1204,31 @@ func.func @attention_result_type(%q: tensor<1x16x8x64xf32>, %k: tensor<1x16x8x64
 // Cached attention
 //===----------------------------------------------------------------------===//
 
+func.func @cached_attention_quantize_scale_rank(%q: tensor<1x1x8x64xf32>, %k: tensor<1x1x2x64xf32>, %kc: tensor<1x512x2x64xf32>, %off: index, %s: tensor<f32>, %v: tensor<1xf32>) {
+  // expected-error @+1 {{'decoda.cached_attention' op k_scale must be a rank-0 f32 tensor, found 'tensor<1xf32>'}}
+  %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %k, %kc, %kc[%off] quantize(%s, %v, %s : tensor<f32>, tensor<1xf32>, tensor<f32>) {num_heads = 8 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x1x8x64xf32>, tensor<1x1x2x64xf32>, tensor<1x1x2x64xf32>, tensor<1x512x2x64xf32>, tensor<1x512x2x64xf32>
+  return
+}
+
+// -----
+
+func.func @cached_attention_quantize_not_f32(%q: tensor<1x1x8x64xf32>, %k: tensor<1x1x2x64xf32>, %kc: tensor<1x512x2x64xf32>, %off: index, %s: tensor<f32>, %h: tensor<f16>) {
+  // expected-error @+1 {{'decoda.cached_attention' op operand #8 must be ranked tensor of 32-bit float values, but got 'tensor<f16>'}}
+  %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %k, %kc, %kc[%off] quantize(%s, %s, %h : tensor<f32>, tensor<f32>, tensor<f16>) {num_heads = 8 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x1x8x64xf32>, tensor<1x1x2x64xf32>, tensor<1x1x2x64xf32>, tensor<1x512x2x64xf32>, tensor<1x512x2x64xf32>
+  return
+}
+
+// -----
+
+// Only two of the three scales (the generic form can say so).
+func.func @cached_attention_quantize_two_scales(%q: tensor<1x1x8x64xf32>, %k: tensor<1x1x2x64xf32>, %kc: tensor<1x512x2x64xf32>, %off: index, %s: tensor<f32>) {
+  // expected-error @+1 {{'decoda.cached_attention' op quantize needs all three of q_scale, k_scale, v_scale, found 2}}
+  %o:3 = "decoda.cached_attention"(%q, %k, %k, %kc, %kc, %off, %s, %s) <{num_heads = 8 : i64, num_kv_heads = 2 : i64, causal, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 1, 1, 0>}> : (tensor<1x1x8x64xf32>, tensor<1x1x2x64xf32>, tensor<1x1x2x64xf32>, tensor<1x512x2x64xf32>, tensor<1x512x2x64xf32>, index, tensor<f32>, tensor<f32>) -> (tensor<1x1x8x64xf32>, tensor<1x512x2x64xf32>, tensor<1x512x2x64xf32>)
+  return
+}
+
+// -----
+
 func.func @cached_attention_window_not_causal(%q: tensor<1x1x8x64xf32>, %k: tensor<1x1x2x64xf32>, %kc: tensor<1x512x2x64xf32>, %off: index) {
   // expected-error @+1 {{'decoda.cached_attention' op a sliding window needs 'causal' (it bounds how far back a query looks)}}
   %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %k, %kc, %kc[%off] {num_heads = 8 : i64, num_kv_heads = 2 : i64, window = 64 : i64} : tensor<1x1x8x64xf32>, tensor<1x1x2x64xf32>, tensor<1x1x2x64xf32>, tensor<1x512x2x64xf32>, tensor<1x512x2x64xf32>

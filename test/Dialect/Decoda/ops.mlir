@@ -569,6 +569,17 @@ func.func @cached_attention_sinks(%q: tensor<?x?x4x32xf16>, %k: tensor<?x?x4x32x
 
 // -----
 
+// INT8 cached attention: the three quantisation scales, with sinks; dynamic lengths.
+// CHECK-LABEL: func.func @cached_attention_quantize(
+// CHECK-SAME:    %[[QS:[a-z0-9]+]]: tensor<f32>, %[[KS:[a-z0-9]+]]: tensor<f32>, %[[VS:[a-z0-9]+]]: tensor<f32>)
+// CHECK:         decoda.cached_attention %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}[%{{.+}}] sinks(%{{.+}} : tensor<8xf32>) quantize(%[[QS]], %[[KS]], %[[VS]] : tensor<f32>, tensor<f32>, tensor<f32>) {causal, num_heads = 8 : i64, num_kv_heads = 2 : i64} : tensor<1x?x8x64xf32>, tensor<1x?x2x64xf32>, tensor<1x?x2x64xf32>, tensor<1x512x2x64xf32>, tensor<1x512x2x64xf32>
+func.func @cached_attention_quantize(%q: tensor<1x?x8x64xf32>, %k: tensor<1x?x2x64xf32>, %v: tensor<1x?x2x64xf32>, %kc: tensor<1x512x2x64xf32>, %vc: tensor<1x512x2x64xf32>, %off: index, %s: tensor<8xf32>, %qs: tensor<f32>, %ks: tensor<f32>, %vs: tensor<f32>) -> tensor<1x?x8x64xf32> {
+  %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %kc, %vc[%off] sinks(%s : tensor<8xf32>) quantize(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) {num_heads = 8 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x?x8x64xf32>, tensor<1x?x2x64xf32>, tensor<1x?x2x64xf32>, tensor<1x512x2x64xf32>, tensor<1x512x2x64xf32>
+  return %o : tensor<1x?x8x64xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @mla(
 // CHECK-SAME:    %[[QN:[a-z0-9]+]]: tensor<1x16x4x32xf32>, %[[QR:[a-z0-9]+]]: tensor<1x16x4x16xf32>, %[[C:[a-z0-9]+]]: tensor<1x16x64xf32>, %[[KR:[a-z0-9]+]]: tensor<1x16x16xf32>, %[[WUK:[a-z0-9]+]]: tensor<4x32x64xf32>, %[[WUV:[a-z0-9]+]]: tensor<4x32x64xf32>)
 // CHECK:         %[[O:.+]] = decoda.mla %[[QN]], %[[QR]], %[[C]], %[[KR]], %[[WUK]], %[[WUV]] {causal, num_heads = 4 : i64} : tensor<1x16x4x32xf32>, tensor<1x16x4x16xf32>, tensor<1x16x64xf32>, tensor<1x16x16xf32>, tensor<4x32x64xf32>, tensor<4x32x64xf32>

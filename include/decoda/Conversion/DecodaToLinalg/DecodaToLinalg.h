@@ -15,7 +15,18 @@ namespace mlir::decoda {
 struct DecodaToLinalgOptions {
   /// Keys per step of the online-softmax attention loop.
   int64_t attentionKeyTile = 64;
+  /// INT8 attention (`quantize(...)` on attention / cached_attention) as a call of a private
+  /// function tagged kInt8AttentionAttr, for decoda-cpu-int8-attention to replace after
+  /// bufferization; inline otherwise.
+  bool int8AttentionCalls = false;
 };
+
+/// The attribute of the functions that hold an INT8 attention (see int8AttentionCalls): a
+/// dictionary with num_heads, num_kv_heads, scale (f64, the default resolved), causal, mask,
+/// segment_ids, sinks (bools), and window, chunk_size, softcap when set. Arguments: query,
+/// key, value (possibly caches with room for more keys), the number of keys attended to
+/// (index), q_scale, k_scale, v_scale, then mask, segment_ids, sinks when present.
+constexpr llvm::StringLiteral kInt8AttentionAttr = "decoda.int8_attention";
 
 /// rms_norm, layer_norm, add_rms_norm, add_layer_norm.
 void populateNormLoweringPatterns(RewritePatternSet &patterns);

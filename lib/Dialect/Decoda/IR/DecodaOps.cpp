@@ -534,6 +534,26 @@ LogicalResult inferAttentionResult(std::optional<Location> loc, StringRef opName
   return success();
 }
 
+/// The INT8 form's `quantize(q_scale, k_scale, v_scale)`: all three or none, each rank 0 (the
+/// element type is ODS's).
+LogicalResult verifyQuantizeScales(Operation *op, Value qs, Value ks, Value vs) {
+  Value scales[3] = {qs, ks, vs};
+  const char *scaleNames[3] = {"q_scale", "k_scale", "v_scale"};
+  int present = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (!scales[i])
+      continue;
+    ++present;
+    if (tensorType(scales[i]).getRank() != 0)
+      return op->emitOpError() << scaleNames[i] << " must be a rank-0 f32 tensor, found "
+                               << scales[i].getType();
+  }
+  if (present != 0 && present != 3)
+    return op->emitOpError() << "quantize needs all three of q_scale, k_scale, v_scale, found "
+                             << present;
+  return success();
+}
+
 LogicalResult verifySinks(Operation *op, Value sinks, int64_t numHeads) {
   if (!sinks)
     return success();
@@ -586,21 +606,7 @@ LogicalResult AttentionOp::verify() {
                          "the key length Tk")))
       return failure();
   }
-  Value scales[3] = {getQScale(), getKScale(), getVScale()};
-  const char *scaleNames[3] = {"q_scale", "k_scale", "v_scale"};
-  int present = 0;
-  for (int i = 0; i < 3; ++i) {
-    if (!scales[i])
-      continue;
-    ++present;
-    if (tensorType(scales[i]).getRank() != 0)
-      return emitOpError() << scaleNames[i] << " must be a rank-0 f32 tensor, found "
-                           << scales[i].getType();
-  }
-  if (present != 0 && present != 3)
-    return emitOpError() << "quantize needs all three of q_scale, k_scale, v_scale, found "
-                         << present;
-  return success();
+  return verifyQuantizeScales(*this, getQScale(), getKScale(), getVScale());
 }
 
 LogicalResult CachedAttentionOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
@@ -636,7 +642,7 @@ LogicalResult CachedAttentionOp::verify() {
   int64_t t = q.getDimSize(1), s = kc.getDimSize(1);
   if (!isDyn(t) && !isDyn(s) && t > s)
     return emitOpError() << "appends " << t << " tokens to a cache with room for only " << s;
-  return success();
+  return verifyQuantizeScales(*this, getQScale(), getKScale(), getVScale());
 }
 
 LogicalResult MLAOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
