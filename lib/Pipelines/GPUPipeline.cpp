@@ -86,7 +86,10 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
                  "function-boundary-type-conversion=identity-layout-map}");
   pm.addPass(createCanonicalizerPass());
 
-  // Every linalg op (and copy) is a parallel loop nest; each nest is one kernel.
+  // Projections on tensor cores (bf16/f16, f32 accumulation): one gpu.launch each.
+  GPUTensorCoreMatmulPassOptions tensorCores;
+  pm.addNestedPass<func::FuncOp>(createGPUTensorCoreMatmulPass(tensorCores));
+  // Every other linalg op (and copy) is a parallel loop nest; each nest is one kernel.
   pm.addNestedPass<func::FuncOp>(createGPUCopiesToLinalgPass());
   addTextual(pm, "func.func(convert-linalg-to-parallel-loops)");
   pm.addPass(createCanonicalizerPass());
@@ -95,6 +98,8 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   mapping.blockY = options.blockY;
   pm.addNestedPass<func::FuncOp>(createGPUMapParallelLoopsPass(mapping));
   addTextual(pm, "func.func(convert-parallel-loops-to-gpu)");
+  // Constants and index math used by a kernel move into it (else they become parameters).
+  addTextual(pm, "func.func(gpu-launch-sink-index-computations)");
   addTextual(pm, "gpu-kernel-outlining");
   pm.addPass(createGPUDeviceBuffersPass());
   addTextual(pm, "lower-affine");
@@ -102,6 +107,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   pm.addPass(createLowerRuntimeChecksPass()); // host checks only (kernels have none)
   addTextual(pm, "func.func(llvm-request-c-wrappers)");
+  pm.addNestedPass<gpu::GPUModuleOp>(createGPULowerBF16MmaPass()); // upstream lacks bf16 mma
   addTextual(pm, ("gpu-lower-to-nvvm-pipeline{cubin-chip=" + options.gpuArch.getValue() +
                   " cubin-features=" + features + " cubin-format=" + options.format.getValue() +
                   "}"));
