@@ -277,7 +277,9 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
         {
           OpBuilder::InsertionGuard g2(b);
           b.setInsertionPointToStart(&load.getThenRegion().front());
-          Value v = vector::LoadOp::create(b, loc, pairType, c2, ValueRange{row, col});
+          // 8-byte aligned: C has an identity layout, N and the column are even.
+          Value v = vector::LoadOp::create(b, loc, pairType, c2, ValueRange{row, col},
+                                           /*nontemporal=*/false, llvm::MaybeAlign(8));
           scf::YieldOp::create(b, loc, v);
           b.setInsertionPointToStart(&load.getElseRegion().front());
           scf::YieldOp::create(b, loc, zeroPair);
@@ -351,7 +353,8 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(&store.getThenRegion().front());
         Value pair = vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{half});
-        vector::StoreOp::create(b, loc, pair, c2, ValueRange{row, col});
+        vector::StoreOp::create(b, loc, pair, c2, ValueRange{row, col}, /*nontemporal=*/false,
+                                llvm::MaybeAlign(8));
       }
     }
   gpu::TerminatorOp::create(b, loc);

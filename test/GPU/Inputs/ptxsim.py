@@ -444,6 +444,14 @@ class Block:
             elif base in ("min", "max"):
                 r = (np.minimum if base == "min" else np.maximum)(sa, sb).astype(np.uint64)
             self.set(ops[0], r, m, bits)
+        elif base == "bfe":
+            a, pos, ln = src(1), src(2) & np.uint64(0xFF), src(3) & np.uint64(0xFF)
+            ln = np.minimum(ln, np.uint64(bits))
+            field = (a >> pos) & ((np.uint64(1) << ln) - np.uint64(1))
+            if signed:
+                top = (field >> np.maximum(ln, np.uint64(1)) - np.uint64(1)) & np.uint64(1)
+                field = np.where((top == 1) & (ln > 0), field | ~((np.uint64(1) << ln) - np.uint64(1)), field)
+            self.set(ops[0], field, m, bits)
         elif base == "cvt":
             dty, sty = parts[-2], parts[-1]
             rnd = [p for p in parts[1:-2]]
