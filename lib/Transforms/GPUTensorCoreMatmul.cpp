@@ -21,8 +21,9 @@
 //     8x8 matrices (rows 0-7, k 0), (rows 8-15, k 0), (rows 0-7, k 8), (rows 8-15, k 8):
 //     lane l points at row l % 16, column (l / 16) * 8.
 //   B (16x8, col): b0, b1 = B[k = 2q..][n = g], B[k = 2q+8..][n = g]; with B stored as
-//     Bs[n][k] these are the rows of two 8x8 matrices (n 0-7, k 0) and (n 0-7, k 8): x2,
-//     lane l < 16 points at row l % 8, column (l / 8) * 8.
+//     Bs[n][k] these are the rows of two 8x8 matrices (n 0-7, k 0) and (n 0-7, k 8): lane
+//     l < 16 points at row l % 8, column ((l / 8) % 2) * 8. Two adjacent n-fragments load
+//     with one x4, lanes 16-31 pointing 8 rows further.
 //   C (16x8, f32): c0, c1 = C[g][2q], C[g][2q+1]; c2, c3 = C[g+8][2q], C[g+8][2q+1].
 //
 //===----------------------------------------------------------------------===//
@@ -315,6 +316,9 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
     auto bFragType = VectorType::get({2, 2}, m.elementType);
     Value aRow = e.rem(lane, 16), aCol = e.mul(e.div(lane, 16), 8);
     Value bRow = e.rem(lane, 8), bCol = e.mul(e.rem(e.div(lane, 8), 2), 8);
+    // x4 over two n-fragments: lanes 16-31 address the rows of the second (n + 8).
+    Value bRow4 = e.add(bRow, e.mul(e.div(lane, 16), 8));
+    Value zeroB = arith::ConstantOp::create(b, loc, bFragType, b.getZeroAttr(bFragType));
     for (int64_t kk = 0; kk < cfg.tileK; kk += 16) {
       SmallVector<Value> aFrags, bFrags;
       for (int64_t mi = 0; mi < cfg.fragsM(); ++mi) {
@@ -323,7 +327,25 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
                                                    ValueRange{stage, row, e.add(aCol, e.idx(kk))},
                                                    /*transpose=*/false, /*numTiles=*/4));
       }
-      for (int64_t ni = 0; ni < cfg.fragsN(); ++ni) {
+      // Two n-fragments per x4 (fewer address registers); an odd last one with x2.
+      for (int64_t ni = 0; ni < cfg.fragsN(); ni += 2) {
+        if (ni + 1 < cfg.fragsN()) {
+          Value row = e.add(e.add(e.mul(wn, warpCols), e.idx(ni * 8)), bRow4);
+          Value pair = nvgpu::LdMatrixOp::create(b, loc, aFragType, bTiles,
+                                                 ValueRange{stage, row, e.add(bCol, e.idx(kk))},
+                                                 /*transpose=*/false, /*numTiles=*/4);
+          // Registers 0-1 and 2-3 (row extracts and inserts: a 2-D strided slice has no
+          // LLVM lowering).
+          for (int64_t h = 0; h < 2; ++h) {
+            Value frag = zeroB;
+            for (int64_t r = 0; r < 2; ++r) {
+              Value reg = vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{2 * h + r});
+              frag = vector::InsertOp::create(b, loc, reg, frag, ArrayRef<int64_t>{r});
+            }
+            bFrags.push_back(frag);
+          }
+          continue;
+        }
         Value row = e.add(e.add(e.mul(wn, warpCols), e.idx(ni * 8)), bRow);
         bFrags.push_back(nvgpu::LdMatrixOp::create(b, loc, bFragType, bTiles,
                                                    ValueRange{stage, row, e.add(bCol, e.idx(kk))},

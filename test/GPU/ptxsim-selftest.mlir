@@ -16,7 +16,7 @@
 // WAIT: shared race: thread {{[0-9]+}} reads bytes at {{[0-9]+}} that thread {{[0-9]+}} wrote (or is copying into) since the last barrier
 // RUN: sed -E '0,/(ldmatrix.sync.aligned.m8n8.x4.shared.b16 [^]]*)\+1280\]/s//\1+1296]/' %t/k.ptx > %t/offset.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/offset.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=WRONG
-// RUN: awk 'BEGIN{n=0} /ldmatrix.sync.aligned.m8n8.x2/{n++; if(n==1) sub(/x2/,"x2.trans")} {print}' %t/k.ptx > %t/trans.ptx
+// RUN: awk 'BEGIN{n=0} /ldmatrix.sync.aligned.m8n8.x4/{n++; if(n==5) sub(/x4/,"x4.trans")} {print}' %t/k.ptx > %t/trans.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/trans.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=WRONG
 // RUN: sed '0,/f32.bf16.bf16.f32/s//f32.f16.f16.f32/' %t/k.ptx > %t/f16.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/f16.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=WRONG

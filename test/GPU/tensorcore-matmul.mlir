@@ -31,12 +31,16 @@
 // CHECK: nvgpu.device_async_wait %[[FIRST]] {numGroups = 0 : i32}
 // CHECK: gpu.barrier
 // CHECK: nvgpu.ldmatrix %[[AS]][{{.*}}] {numTiles = 4 : i32, transpose = false} : {{.*}} -> vector<4x2xbf16>
-// CHECK: nvgpu.ldmatrix %[[BS]][{{.*}}] {numTiles = 2 : i32, transpose = false} : {{.*}} -> vector<2x2xbf16>
+// CHECK: %[[B01:.*]] = nvgpu.ldmatrix %[[BS]][{{.*}}] {numTiles = 4 : i32, transpose = false} : {{.*}} -> vector<4x2xbf16>
+// CHECK: vector.extract %[[B01]][0] : vector<2xbf16> from vector<4x2xbf16>
+// CHECK: vector.extract %[[B01]][1]
+// CHECK: vector.extract %[[B01]][2]
+// CHECK: vector.extract %[[B01]][3]
 // CHECK-COUNT-16: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK: gpu.barrier
 // CHECK: scf.yield
 // CHECK: scf.if
-// CHECK: vector.store %{{.*}}, %[[C]][{{.*}}] : memref<?x136xf32>, vector<2xf32>
+// CHECK: vector.store %{{.*}}, %[[C]][{{.*}}] {alignment = 8 : i64} : memref<?x136xf32>, vector<2xf32>
 // CHECK: gpu.terminator
 // CHECK-NOT: linalg.generic
 func.func @linear(%x: memref<1x?x64xbf16>, %w: memref<136x64xbf16>, %y: memref<1x?x136xf32>) {
@@ -64,7 +68,7 @@ func.func @linear(%x: memref<1x?x64xbf16>, %w: memref<136x64xbf16>, %y: memref<1
 // CHECK-LABEL: func.func @accumulate(
 // CHECK: gpu.launch
 // CHECK: scf.if %{{.*}} -> (vector<2xf32>) {
-// CHECK: vector.load %{{.*}} : memref<?x32xf32>, vector<2xf32>
+// CHECK: vector.load %{{.*}} {alignment = 8 : i64} : memref<?x32xf32>, vector<2xf32>
 // CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 func.func @accumulate(%x: memref<?x32xf16>, %w: memref<32x32xf16>, %y: memref<?x32xf32>) {
   linalg.generic {indexing_maps = [#a2, #w2, #c2], iterator_types = ["parallel", "parallel", "reduction"]}

@@ -16,15 +16,15 @@
 // CHECK: cp.async.wait_group {{[01]}};
 // CHECK: bar.sync 0;
 // CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// CHECK: ldmatrix.sync.aligned.m8n8.x2.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // CHECK: bar.sync 0;
 // CHECK: st.global.v2.b32
 // CHECK: // gpu.binary @k_proj_kernel_0
 // CHECK: cvt.rn.bf16.f32
 // RUN: %PYTHON -c "import re; t = open('%t/k.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel\n(.*?)// gpu.binary', t, re.S).group(1); open('%t/mma.ptx', 'w').write(m); print('mma.sync', m.count('mma.sync.aligned.m16n8k16'), 'ldmatrix.x4', m.count('ldmatrix.sync.aligned.m8n8.x4'), 'ldmatrix.x2', m.count('ldmatrix.sync.aligned.m8n8.x2'), 'cp.async', m.count('cp.async.cg.shared.global'))" | FileCheck %s --check-prefix=COUNT
-// Unrolled: 2 k-slices x 16 mma per warp per stage; the prologue and the loop each issue 4 copies.
-// COUNT: mma.sync 32 ldmatrix.x4 8 ldmatrix.x2 8 cp.async 8
+// Unrolled: 2 k-slices x (4 A + 2 B ldmatrix.x4, 16 mma) per warp per stage; the prologue and
+// the loop each issue 4 copies.
+// COUNT: mma.sync 32 ldmatrix.x4 12 ldmatrix.x2 0 cp.async 8
 // RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/mma.ptx -o %t/mma.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used {{([0-9]|[0-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])}} registers, used 1 barriers, 40960 bytes smem

@@ -9,7 +9,7 @@
 // RUN: decoda-compile %s --target=cuda --emit=ptx -o %t/a.ptx --dump-ir-after-each=%t/a
 // RUN: %PYTHON %S/Inputs/matmul_data.py linear-bf16 %t/a-in.npz %t/a-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --inputs %t/a-in.npz --expect %t/a-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=BF16
-// BF16: launch linear_kernel: grid [2, 1, 1] block [256, 1, 1] shared 40960 bytes; bar 16, cp 48, ldmatrix 128, mma 256
+// BF16: launch linear_kernel: grid [2, 1, 1] block [256, 1, 1] shared 40960 bytes; bar 16, cp 48, ldmatrix 96, mma 256
 // BF16: out0: ok (5032 elements
 // RUN: decoda-compile %S/Inputs/linear_f16_bias.mlir --target=cuda --emit=ptx -o %t/b.ptx --dump-ir-after-each=%t/b
 // RUN: %PYTHON %S/Inputs/matmul_data.py linear-f16-bias %t/b-in.npz %t/b-out.npz
