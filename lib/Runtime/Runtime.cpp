@@ -776,8 +776,13 @@ decoda_status decoda_model_load(const char *path, decoda_model **model) {
 void decoda_model_free(decoda_model *model) {
   if (!model)
     return;
-  if (model->handle)
+  if (model->handle) {
+    // A CUDA model's device copies of its constants (docs/ABI.md, "GPU models").
+    if (auto *release = reinterpret_cast<void (*)(void)>(
+            dlsym(model->handle, "decoda_cuda_release")))
+      release();
     dlclose(model->handle);
+  }
   if (model->weights)
     ::munmap(model->weights, model->weightsSize);
   delete model;

@@ -1,7 +1,7 @@
-// decoda-lower-to-cuda on projections and attention. First stage: contractions are SIMT loops
-// (one output element per thread, a multiply and an add per k step from global memory); no tensor
-// cores and no shared memory yet (docs/GPU.md). Attention is the flash lowering's key-tile loop
-// on the host, a few kernels per tile.
+// decoda-lower-to-cuda on f32 projections and attention. f32 contractions are SIMT loops
+// (one output element per thread, a multiply and an add per k step from global memory; no TF32
+// tensor cores, docs/GPU.md; bf16 ones: tensorcore-ptx.mlir). Attention is the flash
+// lowering's key-tile loop on the host, a few kernels per tile.
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o - | FileCheck %s
 
 // CHECK: // gpu.binary @linear_kernel

@@ -1,7 +1,8 @@
-// decoda-gpu-device-buffers: the argument and the constant are copied into device buffers that
-// the kernel uses, the temporary is a device buffer, the result comes back in a host buffer,
-// and every device buffer is freed before the return. Every gpu op is async with its own
-// stream and waited for (the form gpu-to-llvm lowers).
+// decoda-gpu-device-buffers: the argument is copied into a device buffer that the kernel uses,
+// the constant (a weight) is the model's resident device copy (decoda_cuda_constant: uploaded
+// once per load, docs/ABI.md), the temporary is a device buffer, the result comes back in a
+// host buffer, and every per-call device buffer is freed before the return. Every gpu op is
+// async with its own stream and waited for (the form gpu-to-llvm lowers).
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-device-buffers --verify-diagnostics | FileCheck %s
 
 memref.global "private" constant @w : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
@@ -14,8 +15,16 @@ memref.global "private" constant @w : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]
 // CHECK: %[[T1:.*]] = gpu.memcpy async [%{{.*}}] %[[XD]], %[[X]] : memref<?xf32>, memref<?xf32>
 // CHECK: gpu.wait [%[[T1]]]
 // CHECK: %[[WH:.*]] = memref.get_global @w
-// CHECK: %[[WD:.*]], %{{.*}} = gpu.alloc async
-// CHECK: gpu.memcpy async [%{{.*}}] %[[WD]], %[[WH]]
+// CHECK: %[[WA:.*]] = memref.extract_aligned_pointer_as_index %[[WH]]
+// CHECK: %[[WI:.*]] = arith.index_cast %[[WA]] : index to i64
+// CHECK: %[[WP:.*]] = llvm.inttoptr %[[WI]] : i64 to !llvm.ptr
+// CHECK: %[[SLOT:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK: %[[BYTES:.*]] = llvm.mlir.constant(16 : i64) : i64
+// CHECK: %[[DP:.*]] = llvm.call @decoda_cuda_constant(%[[SLOT]], %[[WP]], %[[BYTES]])
+// CHECK: llvm.insertvalue %[[DP]], %{{.*}}[0]
+// CHECK: llvm.insertvalue %[[DP]], %{{.*}}[1]
+// CHECK: %[[WD:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<4xf32>
+// CHECK-NOT: gpu.memcpy
 // CHECK: %[[YD:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] (%{{.*}}) : memref<?xf32>
 // CHECK-NOT: memref.alloc
 // CHECK: gpu.launch
@@ -26,8 +35,8 @@ memref.global "private" constant @w : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]
 // CHECK: %[[YH:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
 // CHECK: gpu.memcpy async [%{{.*}}] %[[YH]], %[[YD]]
 // CHECK-DAG: gpu.dealloc async [%{{.*}}] %[[XD]]
-// CHECK-DAG: gpu.dealloc async [%{{.*}}] %[[WD]]
 // CHECK-DAG: gpu.dealloc async [%{{.*}}] %[[YD]]
+// CHECK-NOT: gpu.dealloc
 // CHECK: return %[[YH]] : memref<?xf32>
 func.func @f(%x: memref<?xf32>) -> memref<?xf32> {
   %c0 = arith.constant 0 : index
@@ -44,6 +53,71 @@ func.func @f(%x: memref<?xf32>) -> memref<?xf32> {
     gpu.terminator
   }
   return %y : memref<?xf32>
+}
+
+// -----
+
+// One device copy per constant global: two functions reading @w share slot 0, @v gets slot 1.
+// A mutable global is copied in per call (and freed), like an argument.
+memref.global "private" constant @w : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
+memref.global "private" constant @v : memref<2x3xbf16> = dense<1.0>
+memref.global "private" @state : memref<4xf32> = dense<0.0>
+
+// CHECK-LABEL: func.func @first(
+// CHECK: llvm.call @decoda_cuda_constant(%{{.*}}) : (i64, !llvm.ptr, i64) -> !llvm.ptr
+// CHECK: llvm.mlir.constant(1 : i64) : i64
+// CHECK: llvm.mlir.constant(12 : i64) : i64
+// CHECK: llvm.call @decoda_cuda_constant(
+// CHECK: builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> to memref<2x3xbf16>
+// CHECK: %[[S:.*]] = memref.get_global @state
+// CHECK: %[[SD:.*]], %{{.*}} = gpu.alloc async
+// CHECK: gpu.memcpy async [%{{.*}}] %[[SD]], %[[S]]
+// CHECK: gpu.dealloc async [%{{.*}}] %[[SD]]
+func.func @first() {
+  %c1 = arith.constant 1 : index
+  %w = memref.get_global @w : memref<4xf32>
+  %v = memref.get_global @v : memref<2x3xbf16>
+  %s = memref.get_global @state : memref<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %a = memref.load %w[%bx] : memref<4xf32>
+    %b = memref.load %v[%bx, %bx] : memref<2x3xbf16>
+    memref.store %a, %s[%bx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @second(
+// CHECK: %[[SLOT0:.*]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK: llvm.call @decoda_cuda_constant(%[[SLOT0]],
+func.func @second() {
+  %c1 = arith.constant 1 : index
+  %w = memref.get_global @w : memref<4xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %a = memref.load %w[%bx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+// CHECK: llvm.func @decoda_cuda_constant(i64, !llvm.ptr, i64) -> !llvm.ptr
+
+// -----
+
+// A constant whose elements have no byte size on the device is refused.
+memref.global "private" constant @c : memref<2xcomplex<f32>> = dense<[(1.0, 0.0), (0.0, 1.0)]>
+
+func.func @complex_constant() {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{decoda-gpu-device-buffers: constant of type 'memref<2xcomplex<f32>>' has no byte size on the device}}
+  %w = memref.get_global @c : memref<2xcomplex<f32>>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %a = memref.load %w[%bx] : memref<2xcomplex<f32>>
+    gpu.terminator
+  }
+  return
 }
 
 // -----

@@ -48,11 +48,13 @@ std::string cudaArchFeatures(StringRef arch);
 /// The architectures `--gpu-arch` accepts, for error messages.
 StringRef cudaKnownArchs();
 
-/// decoda-convert-to-linalg, decoda-fuse-elementwise, bufferization (no donation), every
-/// linalg op and copy to a parallel loop nest, tiled and mapped to blocks/threads
+/// decoda-convert-to-linalg, decoda-fuse-elementwise, bufferization (no donation), bf16/f16
+/// projections to tensor-core kernels (decoda-gpu-tensorcore-matmul), every other linalg op
+/// and copy to a parallel loop nest, tiled and mapped to blocks/threads
 /// (decoda-gpu-map-parallel-loops), gpu.launch + outlining, device buffers for arguments,
-/// constants and temporaries (decoda-gpu-device-buffers, which also refuses host code that
-/// touches device memory), gpu-lower-to-nvvm-pipeline (NVVM, ptxas, gpu.binary; host to LLVM),
+/// temporaries and resident constants (decoda-gpu-device-buffers, which also refuses host code
+/// that touches device memory), decoda-gpu-lower-bf16-mma, gpu-lower-to-nvvm-pipeline (NVVM,
+/// ptxas, gpu.binary; host to LLVM),
 /// decoda-check-backend-contract{dialects=llvm,gpu}.
 void buildCUDALoweringPassPipeline(OpPassManager &pm, const CUDALoweringPipelineOptions &options);
 

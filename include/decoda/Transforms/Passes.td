@@ -5,6 +5,7 @@
 
 include "mlir/Pass/PassBase.td"
 include "decoda/Transforms/QuantPasses.td"
+include "decoda/Transforms/GPUPasses.td"
 
 def CheckBackendContractPass : Pass<"decoda-check-backend-contract", "ModuleOp"> {
   let summary = "Verify that only the dialects a backend accepts remain";

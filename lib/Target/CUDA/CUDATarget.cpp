@@ -176,5 +176,69 @@ void mgpuMemcpy(void *dst, void *src, size_t size, void *stream) {
     return;
   cuda_check(cuda("mgpuMemcpy")->memcpy(dst, src, size, stream), "copy");
 }
+
+/* Constants (weights): one device copy per model, made on the first call that reads it and
+   freed by decoda_cuda_release, which the runtime calls before it unloads the model
+   (docs/ABI.md, "GPU models"). Slots are numbered from 0 by decoda-gpu-device-buffers. */
+static pthread_mutex_t decoda_constants_lock = PTHREAD_MUTEX_INITIALIZER;
+static void **decoda_constants = 0;
+static int64_t decoda_num_constants = 0;
+
+void *decoda_cuda_constant(int64_t slot, const void *host, int64_t bytes) {
+  const struct decoda_cuda_api *api = cuda("decoda_cuda_constant");
+  const char *failed = 0;
+  void *dev = 0;
+  pthread_mutex_lock(&decoda_constants_lock);
+  if (slot >= decoda_num_constants) {
+    int64_t n = slot + 1;
+    void **grown = realloc(decoda_constants, (size_t)n * sizeof *grown);
+    if (!grown) {
+      failed = "out of host memory for the constant table";
+    } else {
+      memset(grown + decoda_num_constants, 0,
+             (size_t)(n - decoda_num_constants) * sizeof *grown);
+      decoda_constants = grown;
+      decoda_num_constants = n;
+    }
+  }
+  if (!failed && !decoda_constants[slot] && bytes > 0) {
+    void *stream = 0;
+    if (api->mem_alloc(&dev, (uint64_t)bytes) != 0) {
+      failed = "allocating a constant on the device";
+    } else if (api->stream_create(&stream) != 0) {
+      failed = "creating the upload stream";
+      api->mem_free(dev);
+    } else {
+      int rc = api->memcpy(dev, host, (uint64_t)bytes, stream);
+      if (rc == 0)
+        rc = api->stream_synchronize(stream);
+      api->stream_destroy(stream);
+      if (rc != 0) {
+        failed = "uploading a constant";
+        api->mem_free(dev);
+      } else {
+        decoda_constants[slot] = dev;
+      }
+    }
+  }
+  if (!failed)
+    dev = decoda_constants[slot];
+  /* Unlocked before failing: decoda_check_failed does not return. */
+  pthread_mutex_unlock(&decoda_constants_lock);
+  if (failed)
+    cuda_check(1, failed);
+  return dev;
+}
+
+EXPORT void decoda_cuda_release(void) {
+  pthread_mutex_lock(&decoda_constants_lock);
+  for (int64_t i = 0; i < decoda_num_constants; ++i)
+    if (decoda_constants[i] && decoda_cuda)
+      decoda_cuda->mem_free(decoda_constants[i]); /* errors ignored: the model goes away */
+  free(decoda_constants);
+  decoda_constants = 0;
+  decoda_num_constants = 0;
+  pthread_mutex_unlock(&decoda_constants_lock);
+}
 )C";
 }

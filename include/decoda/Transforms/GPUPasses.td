@@ -1,0 +1,162 @@
+//===- GPUPasses.td - passes of the NVIDIA GPU pipeline -------*- tablegen -*-===//
+//
+// Included by Passes.td. decoda-lower-to-cuda (lib/Pipelines/GPUPipeline.cpp, docs/GPU.md)
+// runs them in this order:
+//   decoda-gpu-tensorcore-matmul -> decoda-gpu-copies-to-linalg -> (linalg to parallel loops)
+//   -> decoda-gpu-map-parallel-loops -> (parallel loops to gpu.launch, outlining)
+//   -> decoda-gpu-device-buffers -> decoda-gpu-lower-bf16-mma -> (NVVM, ptxas, host LLVM)
+//   -> decoda-check-backend-contract -> decoda-gpu-check-host-contract
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DECODA_TRANSFORMS_GPUPASSES_TD
+#define DECODA_TRANSFORMS_GPUPASSES_TD
+
+def GPUCopiesToLinalgPass : Pass<"decoda-gpu-copies-to-linalg", "func::FuncOp"> {
+  let summary = "Turn every memref.copy into a linalg.copy, so that it becomes a device kernel";
+  let description = [{
+    In the GPU pipeline every buffer lives on the device, so a copy is a kernel like any other
+    linalg op (`convert-linalg-to-parallel-loops` then maps it to threads).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let statistics = [
+    Statistic<"numCopies", "num-copies", "copies turned into linalg.copy">
+  ];
+}
+
+def GPUMapParallelLoopsPass : Pass<"decoda-gpu-map-parallel-loops", "func::FuncOp"> {
+  let summary = "Tile outermost scf.parallel nests to (block-y, block-x) threads and map them "
+                "to GPU blocks and threads, innermost dimension to x";
+  let description = [{
+    Each outermost `scf.parallel` (not inside a `gpu.launch`) is tiled, its innermost two
+    dimensions by `(block-y, block-x)` threads, and mapped: innermost dimension to x (so
+    consecutive threads of a warp touch consecutive elements), then y, then z; further
+    dimensions and the threads' unit dimensions run sequentially in the kernel. A parallel
+    loop with reductions is refused.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"blockX", "block-x", "int64_t", /*default=*/"32", "Threads along the innermost dim">,
+    Option<"blockY", "block-y", "int64_t", /*default=*/"8",
+           "Threads along the second-innermost dim">
+  ];
+  let statistics = [
+    Statistic<"numMapped", "num-mapped", "loop nests mapped to blocks and threads">
+  ];
+}
+
+def GPUDeviceBuffersPass : Pass<"decoda-gpu-device-buffers", "ModuleOp"> {
+  let summary = "Give kernels device buffers: arguments copied in, results out, constants "
+                "resident on the device, temporaries allocated there; refuse host memory "
+                "accesses";
+  let description = [{
+    After `gpu-kernel-outlining`, in every function with a body:
+
+    * each memref argument gets a device copy at entry (`gpu.alloc` + `gpu.memcpy`), used
+      everywhere instead;
+    * each `memref.get_global` of a **constant** global (a weight) becomes the model's device
+      copy of it: `llvm.call @decoda_cuda_constant(slot, host address, bytes)` returns a
+      device pointer, wrapped into a memref descriptor (an `unrealized_conversion_cast` that
+      the LLVM lowering folds). The model's support code uploads each constant on its first
+      use and frees it when the runtime unloads the model (`decoda_cuda_release`, docs/ABI.md
+      "GPU models"), so weights cross the bus once per load, not per call. One slot per
+      global symbol. A non-constant global is still copied in per call;
+    * host temporaries (`memref.alloc`/`alloca`) become `gpu.alloc`;
+    * results are copied into `malloc`ed host buffers (the C ABI of docs/ABI.md);
+    * every per-call device buffer is freed before the return (one allocated inside a loop or
+      branch at the end of its block; refused when it leaves the block).
+
+    Every gpu op is async with its own stream and waited for (the form `gpu-to-llvm` lowers).
+    Host code that still reads or writes a buffer and run-time checks inside kernels are
+    refused with an error naming the op; so are non-identity layouts at the boundaries and
+    constants of element types without a byte size.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numArguments", "num-arguments", "arguments copied to the device per call">,
+    Statistic<"numConstants", "num-constants",
+              "constant globals read from the model's resident device copies">,
+    Statistic<"numResults", "num-results", "results copied back per call">
+  ];
+}
+
+def GPUCheckHostContractPass : Pass<"decoda-gpu-check-host-contract", "ModuleOp"> {
+  let summary = "Check that only gpu.binary and gpu.launch_func remain of the gpu dialect";
+  let description = [{
+    Runs after `decoda-check-backend-contract{dialects=llvm,gpu}`: of the gpu dialect only the
+    kernel images (`gpu.binary`) and their launches (`gpu.launch_func`) may remain; anything
+    else (a `gpu.alloc` the host lowering left, a `gpu.module` not compiled) has no LLVM
+    translation.
+  }];
+}
+
+def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp"> {
+  let summary = "Projection contractions in bf16/f16 with f32 accumulation become tensor-core "
+                "kernels (cp.async into shared memory, ldmatrix, mma.sync m16n8k16)";
+  let description = [{
+    Runs after bufferization. Every `linalg.generic` on memrefs of the projection form --
+    iterators `(lead..., n, k)` with only `k` a reduction, `A[lead..., k]`, `B[n, k]` (a
+    weight, k contiguous), `C[lead..., n]` in f32, body `C + extf(a) * extf(b)` with `a`, `b`
+    both bf16 or both f16 -- becomes one `gpu.launch`:
+
+    * `M` = the product of the lead dims (dynamic), `N`, `K` static; a block computes a
+      `tile-m x tile-n` tile of `C` with `warps-m x warps-n` warps (each a
+      `tile-m/warps-m x tile-n/warps-n` warp tile of 16x8 fragments);
+    * the `k` loop steps by `tile-k`; the `A` and `B` tiles are staged in shared memory by
+      `nvgpu.device_async_copy` (cp.async.cg, 16 bytes per thread and copy, rows past `M` or
+      `N` zero-filled through the source size), two stages deep: the copy of step `k+1` is in
+      flight while step `k` computes (`nvgpu.device_async_wait`, `gpu.barrier`). Shared rows
+      are padded by 16 bytes so the eight row addresses of an ldmatrix hit distinct banks;
+    * per 16-wide k slice, each warp loads its A fragments with `nvgpu.ldmatrix` x4 and its B
+      fragments with x2 (rows of `B[n][k]` are the "col" operand of mma), and issues
+      `nvgpu.mma.sync` m16n8k16 with f32 accumulators kept in registers across the k loop;
+    * the epilogue stores each thread's accumulator pairs to `C`, guarded by `M` and `N`. A
+      zero `linalg.fill` of `C` right before the contraction is folded into the kernel (the
+      accumulators start at zero); otherwise they start from `C`.
+
+    The fragment coordinates are those of the PTX ISA for mma.m16n8k16 with .bf16/.f16 (one
+    layout for both). Not rewritten (left to the SIMT loops, with a remark when
+    `report` is set): f32 operands (no TF32: it would change the numerics), `K` not a
+    multiple of `tile-k`, `N` not a multiple of 8, dynamic `N`/`K`, non-identity layouts,
+    other maps or bodies.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"128", "Rows of C per block">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"128", "Columns of C per block">,
+    Option<"tileK", "tile-k", "int64_t", /*default=*/"32", "Reduction elements per stage">,
+    Option<"warpsM", "warps-m", "int64_t", /*default=*/"2", "Warps along M in a block">,
+    Option<"warpsN", "warps-n", "int64_t", /*default=*/"4", "Warps along N in a block">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Remark on every contraction left to the SIMT path, with the reason">
+  ];
+  let statistics = [
+    Statistic<"numRewritten", "num-rewritten", "contractions turned into tensor-core kernels">,
+    Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">
+  ];
+}
+
+def GPULowerBF16MmaPass : Pass<"decoda-gpu-lower-bf16-mma", "gpu::GPUModuleOp"> {
+  let summary = "Lower bf16 nvgpu.mma.sync to nvvm.mma.sync";
+  let description = [{
+    Upstream `convert-nvgpu-to-nvvm` (LLVM 22) lowers `nvgpu.mma.sync` only for f16, tf32,
+    f64 and integer operands ("failed to deduce operand PTX types" for bf16). This pass, run
+    on the kernel modules before it, rewrites each bf16 m16n8k16 `nvgpu.mma.sync` into
+    `nvvm.mma.sync` (row-major A, column-major B, bf16 multiplicands, f32 accumulators): each
+    `vector<2xbf16>` register of A and B is bitcast to the `i32` the intrinsic takes, and the
+    four f32 results are packed back into the `vector<2x2xf32>` accumulator. Fragment layouts
+    are the same as for f16 (PTX ISA, mma.m16n8k16), so ldmatrix-loaded fragments feed it
+    unchanged. Other shapes or accumulator types with bf16 operands are an error naming the
+    op.
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::vector::VectorDialect"];
+  let statistics = [
+    Statistic<"numLowered", "num-lowered", "bf16 mma.sync ops lowered">
+  ];
+}
+
+#endif // DECODA_TRANSFORMS_GPUPASSES_TD

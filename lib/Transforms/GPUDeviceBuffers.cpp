@@ -1,0 +1,351 @@
+//===- GPUDeviceBuffers.cpp - device buffers for the kernels of a function ===//
+//
+// Arguments are copied to the device at entry and results back to host buffers (the C ABI of
+// docs/ABI.md speaks of host memory); constants (weights) are read from device copies the
+// model owns, uploaded once (docs/ABI.md, "GPU models"); host temporaries become device
+// buffers; every per-call device buffer is freed; host code that reads or writes memory
+// outside a kernel is refused.
+//
+//===----------------------------------------------------------------------===//
+
+#include "decoda/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+
+namespace mlir::decoda {
+#define GEN_PASS_DEF_GPUDEVICEBUFFERSPASS
+#include "decoda/Transforms/Passes.h.inc"
+} // namespace mlir::decoda
+
+using namespace mlir;
+
+namespace {
+/// The support-code function that returns the model's device copy of a constant (uploading
+/// it on first use): `void *decoda_cuda_constant(int64_t slot, const void *host, int64_t
+/// bytes)` (lib/Target/CUDA/CUDATarget.cpp).
+constexpr StringLiteral kConstantFn = "decoda_cuda_constant";
+
+/// Dynamic sizes of a buffer shaped like `v` (memref.dim of each dynamic extent).
+SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(memref::DimOp::create(b, loc, v, d));
+  return sizes;
+}
+
+/// gpu-to-llvm lowers gpu.alloc/memcpy/dealloc only in their async form: each one gets its
+/// own stream (`gpu.wait async`) and is waited for right away, so they stay synchronous.
+struct SyncGPU {
+  OpBuilder &b;
+  Location loc;
+  Value start() {
+    return gpu::WaitOp::create(b, loc, gpu::AsyncTokenType::get(b.getContext()), ValueRange{})
+        .getAsyncToken();
+  }
+  void finish(Value token) { gpu::WaitOp::create(b, loc, Type(), ValueRange{token}); }
+  Value alloc(MemRefType type, ValueRange sizes) {
+    auto op = gpu::AllocOp::create(b, loc, type, gpu::AsyncTokenType::get(b.getContext()),
+                                   ValueRange{start()}, sizes, ValueRange{});
+    finish(op.getAsyncToken());
+    return op.getMemref();
+  }
+  void memcpy(Value dst, Value src) {
+    auto op = gpu::MemcpyOp::create(b, loc, gpu::AsyncTokenType::get(b.getContext()),
+                                    ValueRange{start()}, dst, src);
+    finish(op.getAsyncToken());
+  }
+  void dealloc(Value buffer) {
+    auto op = gpu::DeallocOp::create(b, loc, gpu::AsyncTokenType::get(b.getContext()),
+                                     ValueRange{start()}, buffer);
+    finish(op.getAsyncToken());
+  }
+};
+
+/// True when `v` or a view of it is yielded or passed out of its block by a terminator.
+bool escapesBlock(Value v) {
+  SmallVector<Value> work = {v};
+  while (!work.empty()) {
+    Value cur = work.pop_back_val();
+    for (OpOperand &use : cur.getUses()) {
+      Operation *user = use.getOwner();
+      if (user->hasTrait<OpTrait::IsTerminator>())
+        return true;
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        if (view.getViewSource() == cur)
+          for (Value r : user->getResults())
+            work.push_back(r);
+    }
+  }
+  return false;
+}
+
+/// Bytes of one element as the host and device lay it out, or 0 when unknown.
+int64_t elementBytes(Type t) {
+  if (t.isIndex())
+    return 8;
+  if (t.isIntOrFloat())
+    return (t.getIntOrFloatBitWidth() + 7) / 8;
+  return 0;
+}
+
+/// The memref descriptor (the LLVM lowering's {allocated, aligned, offset, sizes, strides})
+/// of a row-major buffer of static `type` at `ptr`, as a value of `type`: the cast is folded
+/// away by reconcile-unrealized-casts once the users are lowered to LLVM.
+Value memrefAt(OpBuilder &b, Location loc, Value ptr, MemRefType type) {
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type();
+  SmallVector<Type> fields = {ptr.getType(), ptr.getType(), i64};
+  int64_t rank = type.getRank();
+  if (rank > 0) {
+    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+    fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+  }
+  auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  Value desc = LLVM::PoisonOp::create(b, loc, structType);
+  auto i64c = [&](int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v)).getResult();
+  };
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{0});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, i64c(0), ArrayRef<int64_t>{2});
+  SmallVector<int64_t> strides = type.getStridesAndOffset().first;
+  for (int64_t d = 0; d < rank; ++d) {
+    desc = LLVM::InsertValueOp::create(b, loc, desc, i64c(type.getDimSize(d)),
+                                       ArrayRef<int64_t>{3, d});
+    desc = LLVM::InsertValueOp::create(b, loc, desc, i64c(strides[d]), ArrayRef<int64_t>{4, d});
+  }
+  return UnrealizedConversionCastOp::create(b, loc, TypeRange{type}, ValueRange{desc})
+      .getResult(0);
+}
+
+struct GPUDeviceBuffersPass
+    : public mlir::decoda::impl::GPUDeviceBuffersPassBase<GPUDeviceBuffersPass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    // gpu-module-to-binary (later in the pipeline) translates the kernels to LLVM IR.
+    registerBuiltinDialectTranslation(registry);
+    registerLLVMDialectTranslation(registry);
+    registerGPUDialectTranslation(registry);
+    registerNVVMDialectTranslation(registry);
+  }
+
+  /// Slot of each constant global (one device copy per symbol, shared by all functions).
+  llvm::StringMap<int64_t> constantSlots;
+
+  LLVM::LLVMFuncOp constantFn(ModuleOp module) {
+    if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(kConstantFn))
+      return fn;
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    MLIRContext *ctx = module.getContext();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    auto i64 = IntegerType::get(ctx, 64);
+    return LLVM::LLVMFuncOp::create(b, module.getLoc(), kConstantFn,
+                                    LLVM::LLVMFunctionType::get(ptr, {i64, ptr, i64}));
+  }
+
+  /// The model's device copy of the constant read by `global`.
+  FailureOr<Value> deviceConstant(OpBuilder &b, memref::GetGlobalOp global) {
+    Location loc = global.getLoc();
+    MemRefType type = global.getType();
+    int64_t bytes = elementBytes(type.getElementType());
+    if (bytes == 0)
+      return global.emitError() << "decoda-gpu-device-buffers: constant of type " << type
+                                << " has no byte size on the device";
+    bytes *= type.getNumElements();
+    auto [it, inserted] =
+        constantSlots.try_emplace(global.getName(), int64_t(constantSlots.size()));
+    (void)inserted;
+    ModuleOp module = global->getParentOfType<ModuleOp>();
+    LLVM::LLVMFuncOp fn = constantFn(module);
+    MLIRContext *ctx = b.getContext();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    Type i64 = b.getI64Type();
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, global.getResult());
+    Value host = LLVM::IntToPtrOp::create(b, loc, ptr,
+                                          arith::IndexCastOp::create(b, loc, i64, base).getResult());
+    Value slot = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(it->second));
+    Value size = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(bytes));
+    Value dev = LLVM::CallOp::create(b, loc, fn, ValueRange{slot, host, size}).getResult();
+    ++numConstants;
+    return memrefAt(b, loc, dev, type);
+  }
+
+  LogicalResult runOnFunction(func::FuncOp fn) {
+    Block &entry = fn.getBody().front();
+    SmallVector<Value> deviceBuffers;
+    auto toDevice = [&](OpBuilder &b, Location loc, Value host) -> Value {
+      SyncGPU gpu{b, loc};
+      Value dev = gpu.alloc(cast<MemRefType>(host.getType()), dynamicSizes(b, loc, host));
+      gpu.memcpy(dev, host);
+      deviceBuffers.push_back(dev);
+      return dev;
+    };
+    auto checkLayout = [&](Operation *where, Type type, StringRef what) -> LogicalResult {
+      auto m = dyn_cast<MemRefType>(type);
+      if (m && !m.getLayout().isIdentity())
+        return where->emitError() << "decoda-gpu-device-buffers: " << what << " of type " << type
+                                  << " has a non-identity layout; only row-major buffers are "
+                                     "copied between host and device";
+      return success();
+    };
+
+    // Arguments: a device copy at the start, used everywhere instead.
+    OpBuilder b(fn.getContext());
+    b.setInsertionPointToStart(&entry);
+    for (BlockArgument arg : entry.getArguments()) {
+      if (!isa<MemRefType>(arg.getType()))
+        continue;
+      if (failed(checkLayout(fn, arg.getType(), "argument")))
+        return failure();
+      if (arg.use_empty())
+        continue;
+      Operation *before = b.getInsertionBlock()->empty() ? nullptr : &*b.getInsertionPoint();
+      Value dev = toDevice(b, fn.getLoc(), arg);
+      ++numArguments;
+      // Every use after the copy reads the device buffer; the copy's own ops (dims, memcpy)
+      // keep the argument.
+      arg.replaceUsesWithIf(dev, [&](OpOperand &use) {
+        Operation *user = use.getOwner();
+        return user->getBlock() != &entry || !before || !user->isBeforeInBlock(before);
+      });
+    }
+
+    SmallVector<Operation *> hostOps;
+    fn.walk([&](Operation *op) {
+      if (op->getParentOfType<gpu::LaunchOp>())
+        return;
+      if (isa<memref::GetGlobalOp, memref::AllocOp, memref::AllocaOp, memref::DeallocOp>(op))
+        hostOps.push_back(op);
+    });
+    SymbolTableCollection symbols;
+    for (Operation *op : hostOps) {
+      b.setInsertionPointAfter(op);
+      if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
+        if (failed(checkLayout(op, global.getType(), "constant")))
+          return failure();
+        auto def = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(op, global.getNameAttr());
+        Operation *next = op->getNextNode();
+        Value dev;
+        if (def && def.getConstant()) {
+          // Weights: the model's resident device copy (docs/ABI.md, "GPU models").
+          FailureOr<Value> resident = deviceConstant(b, global);
+          if (failed(resident))
+            return failure();
+          dev = *resident;
+        } else {
+          dev = toDevice(b, op->getLoc(), global.getResult()); // mutable: per call
+        }
+        global.getResult().replaceUsesWithIf(dev, [&](OpOperand &use) {
+          Operation *user = use.getOwner();
+          return user->getBlock() != op->getBlock() || !user->isBeforeInBlock(next);
+        });
+        continue;
+      }
+      if (isa<memref::DeallocOp>(op)) {
+        op->erase(); // every device buffer is freed below
+        continue;
+      }
+      Value host = op->getResult(0);
+      SyncGPU gpu{b, op->getLoc()};
+      Value dev = gpu.alloc(cast<MemRefType>(host.getType()), op->getOperands());
+      host.replaceAllUsesWith(dev);
+      op->erase();
+      deviceBuffers.push_back(dev);
+    }
+
+    // Results: copied into host buffers the caller owns (freed with free(), docs/ABI.md).
+    SmallVector<func::ReturnOp> returns;
+    fn.walk([&](func::ReturnOp r) { returns.push_back(r); });
+    for (func::ReturnOp ret : returns) {
+      b.setInsertionPoint(ret);
+      for (OpOperand &operand : ret->getOpOperands()) {
+        Value v = operand.get();
+        if (!isa<MemRefType>(v.getType()))
+          continue;
+        if (failed(checkLayout(ret, v.getType(), "result")))
+          return failure();
+        Value host = memref::AllocOp::create(b, ret.getLoc(), cast<MemRefType>(v.getType()),
+                                             dynamicSizes(b, ret.getLoc(), v))
+                         .getResult();
+        SyncGPU{b, ret.getLoc()}.memcpy(host, v);
+        operand.set(host);
+        ++numResults;
+      }
+    }
+
+    // Frees: a buffer of the entry block before every return, one made inside a loop or branch
+    // at the end of its block (refused when it leaves the block).
+    for (Value dev : deviceBuffers) {
+      Block *block = dev.getParentBlock();
+      if (block == &entry) {
+        for (func::ReturnOp ret : returns) {
+          b.setInsertionPoint(ret);
+          SyncGPU{b, ret.getLoc()}.dealloc(dev);
+        }
+        continue;
+      }
+      if (escapesBlock(dev))
+        return dev.getDefiningOp()->emitError()
+               << "decoda-gpu-device-buffers: a buffer allocated inside a loop or branch "
+                  "leaves it; the GPU pipeline cannot free it yet";
+      b.setInsertionPoint(block->getTerminator());
+      SyncGPU{b, dev.getLoc()}.dealloc(dev);
+    }
+
+    // What is left on the host must not touch memory: everything else is a kernel's job.
+    WalkResult walk = fn.walk([&](Operation *op) {
+      if (isa<gpu::GPUDialect>(op->getDialect()) || op->getParentOfType<gpu::LaunchOp>())
+        return WalkResult::skip();
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!effects)
+        return WalkResult::advance();
+      SmallVector<MemoryEffects::EffectInstance> list;
+      effects.getEffects(list);
+      for (auto &e : list)
+        if (isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()) && e.getValue() &&
+            isa<MemRefType>(e.getValue().getType())) {
+          op->emitError() << "decoda-gpu-device-buffers: '" << op->getName()
+                          << "' reads or writes a buffer in host code; the GPU pipeline maps "
+                             "only parallel loop nests (linalg ops) to kernels";
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    return failure(walk.wasInterrupted());
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    WalkResult kernelChecks = module.walk([&](cf::AssertOp op) {
+      if (op->getParentOfType<gpu::GPUModuleOp>() || op->getParentOfType<gpu::LaunchOp>()) {
+        op.emitError() << "decoda-gpu-device-buffers: run-time checks inside GPU kernels are "
+                          "not supported yet ('"
+                       << op.getMsg() << "')";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (kernelChecks.wasInterrupted())
+      return signalPassFailure();
+    constantSlots.clear();
+    for (auto fn : llvm::to_vector(module.getOps<func::FuncOp>()))
+      if (!fn.isExternal() && failed(runOnFunction(fn)))
+        return signalPassFailure();
+  }
+};
+} // namespace

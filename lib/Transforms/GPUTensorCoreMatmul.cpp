@@ -1,0 +1,438 @@
+//===- GPUTensorCoreMatmul.cpp - projection contractions on tensor cores --===//
+//
+// decoda-gpu-tensorcore-matmul (GPUPasses.td): a bf16/f16 x bf16/f16 -> f32 contraction
+// C[m, n] += A[m, k] * B[n, k] becomes one gpu.launch per contraction:
+//
+//   block (bn, bm): C[bm*TM : +TM, bn*TN : +TN], threads = 32 * WM * WN (warps WM x WN)
+//   shared As[2][TM][TK + 8], Bs[2][TN][TK + 8]     (two stages, rows padded by 16 bytes)
+//   stage 0 <- tile 0 (cp.async, zero-filled past M / N)
+//   for kt in [0, K / TK):
+//     if kt + 1 < K / TK: stage (kt+1)%2 <- tile kt+1; wait until 1 group is pending
+//     else: wait for all
+//     barrier
+//     for each 16-wide slice: ldmatrix A (x4) and B (x2) fragments, mma.sync m16n8k16
+//     barrier
+//   store the f32 accumulators (guarded by M and N)
+//
+// Fragment coordinates (PTX ISA, "Matrix fragments for mma.m16n8k16" with .f16/.bf16; lane
+// l, g = l / 4, q = l % 4):
+//   A (16x16, row): a0..a3 = A[g][2q..], A[g+8][2q..], A[g][2q+8..], A[g+8][2q+8..]; ldmatrix
+//     x4 loads exactly these when lanes 0-7 / 8-15 / 16-23 / 24-31 give the rows of the
+//     8x8 matrices (rows 0-7, k 0), (rows 8-15, k 0), (rows 0-7, k 8), (rows 8-15, k 8):
+//     lane l points at row l % 16, column (l / 16) * 8.
+//   B (16x8, col): b0, b1 = B[k = 2q..][n = g], B[k = 2q+8..][n = g]; with B stored as
+//     Bs[n][k] these are the rows of two 8x8 matrices (n 0-7, k 0) and (n 0-7, k 8): lane
+//     l < 16 points at row l % 8, column ((l / 8) % 2) * 8. Two adjacent n-fragments load
+//     with one x4, lanes 16-31 pointing 8 rows further.
+//   C (16x8, f32): c0, c1 = C[g][2q], C[g][2q+1]; c2, c3 = C[g+8][2q], C[g+8][2q+1].
+//
+//===----------------------------------------------------------------------===//
+
+#include "decoda/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::decoda {
+#define GEN_PASS_DEF_GPUTENSORCOREMATMULPASS
+#include "decoda/Transforms/Passes.h.inc"
+} // namespace mlir::decoda
+
+using namespace mlir;
+
+namespace {
+struct Config {
+  int64_t tileM, tileN, tileK, warpsM, warpsN;
+  int64_t threads() const { return 32 * warpsM * warpsN; }
+  int64_t fragsM() const { return tileM / warpsM / 16; }
+  int64_t fragsN() const { return tileN / warpsN / 8; }
+  int64_t pitch() const { return tileK + 8; } // 16 bytes of padding per shared row
+};
+
+/// The operands of a matched contraction, as 2-D views: A [M, K], B [N, K], C [M, N].
+struct Match {
+  linalg::GenericOp op;
+  Value a, b, c; // the original buffers
+  int64_t lead;  // number of lead dims (rows of A/C)
+  int64_t n, k;
+  Type elementType; // bf16 or f16
+};
+
+bool isIdentityLayout(Type t) {
+  auto m = dyn_cast<MemRefType>(t);
+  return m && m.getLayout().isIdentity();
+}
+
+/// Why `op` is not a tensor-core contraction, or "" with `match` filled in.
+std::string matchContraction(linalg::GenericOp op, const Config &cfg, Match &match) {
+  if (!op.hasPureBufferSemantics())
+    return "not on buffers";
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return "not two inputs and one output";
+  unsigned loops = op.getNumLoops();
+  if (loops < 3)
+    return "fewer than three loops";
+  auto iters = op.getIteratorTypesArray();
+  for (unsigned i = 0; i + 1 < loops; ++i)
+    if (iters[i] != utils::IteratorType::parallel)
+      return "a reduction other than the innermost loop";
+  if (iters.back() != utils::IteratorType::reduction)
+    return "the innermost loop is not a reduction";
+  int64_t lead = loops - 2;
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineExpr> aExprs, cExprs;
+  for (int64_t d = 0; d < lead; ++d) {
+    aExprs.push_back(getAffineDimExpr(d, ctx));
+    cExprs.push_back(getAffineDimExpr(d, ctx));
+  }
+  aExprs.push_back(getAffineDimExpr(lead + 1, ctx));
+  cExprs.push_back(getAffineDimExpr(lead, ctx));
+  auto maps = op.getIndexingMapsArray();
+  if (maps[0] != AffineMap::get(loops, 0, aExprs, ctx) ||
+      maps[2] != AffineMap::get(loops, 0, cExprs, ctx))
+    return "A or C is not indexed (lead..., k) / (lead..., n)";
+  if (maps[1] != AffineMap::get(loops, 0,
+                                {getAffineDimExpr(lead, ctx), getAffineDimExpr(lead + 1, ctx)},
+                                ctx))
+    return "B is not a [n, k] weight";
+  Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], c = op.getDpsInits()[0];
+  if (!isIdentityLayout(a.getType()) || !isIdentityLayout(b.getType()) ||
+      !isIdentityLayout(c.getType()))
+    return "an operand has a non-identity layout";
+  auto aType = cast<MemRefType>(a.getType()), bType = cast<MemRefType>(b.getType());
+  auto cType = cast<MemRefType>(c.getType());
+  Type el = aType.getElementType();
+  if (!el.isBF16() && !el.isF16())
+    return "operands are not bf16 or f16 (f32 contractions stay SIMT: TF32 would change the "
+           "numerics)";
+  if (bType.getElementType() != el)
+    return "A and B have different element types";
+  if (!cType.getElementType().isF32())
+    return "the accumulator is not f32";
+  if (bType.isDynamicDim(0) || bType.isDynamicDim(1))
+    return "N or K is dynamic";
+  int64_t n = bType.getDimSize(0), k = bType.getDimSize(1);
+  if (aType.getDimSize(lead) != k || cType.getDimSize(lead) != n)
+    return "A, B and C disagree on N or K";
+  if (k % cfg.tileK != 0)
+    return "K = " + std::to_string(k) + " is not a multiple of tile-k = " +
+           std::to_string(cfg.tileK);
+  if (n % 8 != 0)
+    return "N = " + std::to_string(n) + " is not a multiple of 8";
+
+  // Body: yield(out + extf(a) * extf(b)), either order of each operation.
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add || body.getOperations().size() != 5)
+    return "the body is not out + extf(a) * extf(b)";
+  Value out = body.getArgument(2);
+  Value prod = add.getLhs() == out ? add.getRhs() : add.getRhs() == out ? add.getLhs() : Value();
+  auto mul = prod ? prod.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return "the body is not out + extf(a) * extf(b)";
+  auto isExt = [&](Value v, unsigned arg) {
+    auto ext = v.getDefiningOp<arith::ExtFOp>();
+    return ext && ext.getIn() == body.getArgument(arg);
+  };
+  if (!((isExt(mul.getLhs(), 0) && isExt(mul.getRhs(), 1)) ||
+        (isExt(mul.getLhs(), 1) && isExt(mul.getRhs(), 0))))
+    return "the body is not out + extf(a) * extf(b)";
+  match = {op, a, b, c, lead, n, k, el};
+  return "";
+}
+
+/// A zero linalg.fill of `c` whose next memory-effecting op is `op`: the kernel can start
+/// from zero instead (it writes every element of `c`).
+linalg::FillOp zeroFillBefore(linalg::GenericOp op, Value c) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+      if (fill.getDpsInits()[0] != c || !fill.hasPureBufferSemantics())
+        return nullptr;
+      return matchPattern(fill.getDpsInputs()[0], m_AnyZeroFloat()) ? fill : nullptr;
+    }
+    if (!isMemoryEffectFree(prev))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// Collapses the lead dims of `v` (identity layout) into one: [lead..., x] -> [M, x].
+Value collapseLead(OpBuilder &b, Location loc, Value v, int64_t lead) {
+  if (lead == 1)
+    return v;
+  SmallVector<ReassociationIndices> re(2);
+  for (int64_t d = 0; d < lead; ++d)
+    re[0].push_back(d);
+  re[1].push_back(lead);
+  return memref::CollapseShapeOp::create(b, loc, v, re);
+}
+
+struct Emitter {
+  OpBuilder &b;
+  Location loc;
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t y) { return arith::MulIOp::create(b, loc, x, idx(y)); }
+  Value div(Value x, int64_t y) { return arith::DivUIOp::create(b, loc, x, idx(y)); }
+  Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, idx(y)); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value select(Value c, Value x, Value y) { return arith::SelectOp::create(b, loc, c, x, y); }
+};
+
+void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
+  Location loc = m.op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  Emitter e{b, loc};
+  Value a2 = collapseLead(b, loc, m.a, m.lead);
+  Value c2 = collapseLead(b, loc, m.c, m.lead);
+  Value rowsM = memref::DimOp::create(b, loc, a2, 0);
+  Value rowsN = e.idx(m.n);
+  Value gridX = e.idx((m.n + cfg.tileN - 1) / cfg.tileN);
+  Value gridY = e.div(e.add(rowsM, e.idx(cfg.tileM - 1)), cfg.tileM);
+  Value one = e.idx(1);
+
+  auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto aTileType = MemRefType::get({2, cfg.tileM, cfg.pitch()}, m.elementType,
+                                   MemRefLayoutAttrInterface(), shared);
+  auto bTileType = MemRefType::get({2, cfg.tileN, cfg.pitch()}, m.elementType,
+                                   MemRefLayoutAttrInterface(), shared);
+  auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, one, e.idx(cfg.threads()), one, one,
+                                      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/
+                                      nullptr, /*asyncDependencies=*/{},
+                                      TypeRange{aTileType, bTileType});
+  Value aTiles = launch.getWorkgroupAttributions()[0];
+  Value bTiles = launch.getWorkgroupAttributions()[1];
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Value tid = launch.getThreadIds().x;
+  Value m0 = e.mul(launch.getBlockIds().y, cfg.tileM);
+  Value n0 = e.mul(launch.getBlockIds().x, cfg.tileN);
+  Value warp = e.div(tid, 32), lane = e.rem(tid, 32);
+  Value wm = e.div(warp, cfg.warpsN), wn = e.rem(warp, cfg.warpsN);
+  int64_t warpRows = cfg.tileM / cfg.warpsM, warpCols = cfg.tileN / cfg.warpsN;
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
+
+  // One stage: every thread copies 16-byte chunks of the A and B tiles of k offset `k0`.
+  auto copyStage = [&](Value stage, Value k0) -> Value {
+    SmallVector<Value> tokens;
+    auto copyTile = [&](Value src, Value dst, int64_t rows, Value base, Value limit) {
+      int64_t chunksPerRow = cfg.tileK / 8;
+      int64_t chunks = rows * chunksPerRow;
+      for (int64_t i = 0; i < chunks / cfg.threads(); ++i) {
+        Value c = e.add(tid, e.idx(i * cfg.threads()));
+        Value r = e.div(c, chunksPerRow);
+        Value col = e.mul(e.rem(c, chunksPerRow), 8);
+        Value g = e.add(base, r);
+        Value inside = e.lt(g, limit);
+        // A row past the end reads nothing (source size 0: zero fill) from a valid address.
+        Value row = e.select(inside, g, base);
+        Value count = e.select(inside, e.idx(8), e.idx(0));
+        auto copy = nvgpu::DeviceAsyncCopyOp::create(
+            b, loc, tokenType, dst, ValueRange{stage, r, col}, src,
+            ValueRange{row, e.add(k0, col)}, b.getIndexAttr(8), count, b.getUnitAttr());
+        tokens.push_back(copy.getAsyncToken());
+      }
+    };
+    copyTile(a2, aTiles, cfg.tileM, m0, rowsM);
+    copyTile(m.b, bTiles, cfg.tileN, n0, rowsN);
+    return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokenType, tokens).getAsyncToken();
+  };
+
+  // Accumulators: fragsM x fragsN values of vector<2x2xf32> (rows g and g + 8 of a 16x8 tile).
+  auto accType = VectorType::get({2, 2}, b.getF32Type());
+  auto pairType = VectorType::get({2}, b.getF32Type());
+  Value g = e.div(lane, 4), q2 = e.mul(e.rem(lane, 4), 2);
+  auto fragRow = [&](int64_t mi, int64_t half) {
+    return e.add(e.add(m0, e.add(e.mul(wm, warpRows), e.idx(mi * 16 + half * 8))), g);
+  };
+  auto fragCol = [&](int64_t ni) {
+    return e.add(e.add(n0, e.add(e.mul(wn, warpCols), e.idx(ni * 8))), q2);
+  };
+  Value zeroAcc = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
+  Value zeroPair = arith::ConstantOp::create(b, loc, pairType, b.getZeroAttr(pairType));
+  SmallVector<Value> init;
+  for (int64_t mi = 0; mi < cfg.fragsM(); ++mi) {
+    for (int64_t ni = 0; ni < cfg.fragsN(); ++ni) {
+      if (zeroInit) {
+        init.push_back(zeroAcc);
+        continue;
+      }
+      Value acc = zeroAcc;
+      Value col = fragCol(ni);
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = fragRow(mi, half);
+        Value inside = arith::AndIOp::create(b, loc, e.lt(row, rowsM), e.lt(col, rowsN));
+        auto load = scf::IfOp::create(b, loc, pairType, inside, /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(&load.getThenRegion().front());
+          // 8-byte aligned: C has an identity layout, N and the column are even.
+          Value v = vector::LoadOp::create(b, loc, pairType, c2, ValueRange{row, col},
+                                           /*nontemporal=*/false, llvm::MaybeAlign(8));
+          scf::YieldOp::create(b, loc, v);
+          b.setInsertionPointToStart(&load.getElseRegion().front());
+          scf::YieldOp::create(b, loc, zeroPair);
+        }
+        acc = vector::InsertOp::create(b, loc, load.getResult(0), acc, ArrayRef<int64_t>{half});
+      }
+      init.push_back(acc);
+    }
+  }
+
+  int64_t kTiles = m.k / cfg.tileK;
+  Value first = copyStage(e.idx(0), e.idx(0));
+  auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(kTiles), one, init);
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    Value next = e.add(kt, one);
+    auto prefetch = scf::IfOp::create(b, loc, TypeRange{}, e.lt(next, e.idx(kTiles)),
+                                      /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g3(b);
+      b.setInsertionPointToStart(&prefetch.getThenRegion().front());
+      Value group = copyStage(e.rem(next, 2), e.mul(next, cfg.tileK));
+      nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(1));
+      b.setInsertionPointToStart(&prefetch.getElseRegion().front());
+      nvgpu::DeviceAsyncWaitOp::create(b, loc, first, b.getI32IntegerAttr(0));
+    }
+    gpu::BarrierOp::create(b, loc);
+    Value stage = e.rem(kt, 2);
+    SmallVector<Value> acc(loop.getRegionIterArgs().begin(), loop.getRegionIterArgs().end());
+    auto aFragType = VectorType::get({4, 2}, m.elementType);
+    auto bFragType = VectorType::get({2, 2}, m.elementType);
+    Value aRow = e.rem(lane, 16), aCol = e.mul(e.div(lane, 16), 8);
+    Value bRow = e.rem(lane, 8), bCol = e.mul(e.rem(e.div(lane, 8), 2), 8);
+    // x4 over two n-fragments: lanes 16-31 address the rows of the second (n + 8).
+    Value bRow4 = e.add(bRow, e.mul(e.div(lane, 16), 8));
+    Value zeroB = arith::ConstantOp::create(b, loc, bFragType, b.getZeroAttr(bFragType));
+    for (int64_t kk = 0; kk < cfg.tileK; kk += 16) {
+      SmallVector<Value> aFrags, bFrags;
+      for (int64_t mi = 0; mi < cfg.fragsM(); ++mi) {
+        Value row = e.add(e.add(e.mul(wm, warpRows), e.idx(mi * 16)), aRow);
+        aFrags.push_back(nvgpu::LdMatrixOp::create(b, loc, aFragType, aTiles,
+                                                   ValueRange{stage, row, e.add(aCol, e.idx(kk))},
+                                                   /*transpose=*/false, /*numTiles=*/4));
+      }
+      // Two n-fragments per x4 (fewer address registers); an odd last one with x2.
+      for (int64_t ni = 0; ni < cfg.fragsN(); ni += 2) {
+        if (ni + 1 < cfg.fragsN()) {
+          Value row = e.add(e.add(e.mul(wn, warpCols), e.idx(ni * 8)), bRow4);
+          Value pair = nvgpu::LdMatrixOp::create(b, loc, aFragType, bTiles,
+                                                 ValueRange{stage, row, e.add(bCol, e.idx(kk))},
+                                                 /*transpose=*/false, /*numTiles=*/4);
+          // Registers 0-1 and 2-3 (row extracts and inserts: a 2-D strided slice has no
+          // LLVM lowering).
+          for (int64_t h = 0; h < 2; ++h) {
+            Value frag = zeroB;
+            for (int64_t r = 0; r < 2; ++r) {
+              Value reg = vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{2 * h + r});
+              frag = vector::InsertOp::create(b, loc, reg, frag, ArrayRef<int64_t>{r});
+            }
+            bFrags.push_back(frag);
+          }
+          continue;
+        }
+        Value row = e.add(e.add(e.mul(wn, warpCols), e.idx(ni * 8)), bRow);
+        bFrags.push_back(nvgpu::LdMatrixOp::create(b, loc, bFragType, bTiles,
+                                                   ValueRange{stage, row, e.add(bCol, e.idx(kk))},
+                                                   /*transpose=*/false, /*numTiles=*/2));
+      }
+      for (int64_t mi = 0; mi < cfg.fragsM(); ++mi)
+        for (int64_t ni = 0; ni < cfg.fragsN(); ++ni) {
+          Value &c = acc[mi * cfg.fragsN() + ni];
+          c = nvgpu::MmaSyncOp::create(b, loc, aFrags[mi], bFrags[ni], c,
+                                       ArrayRef<int64_t>{16, 8, 16});
+        }
+    }
+    // Nobody overwrites this stage (the next iteration's copy) before every warp is done.
+    gpu::BarrierOp::create(b, loc);
+    scf::YieldOp::create(b, loc, acc);
+  }
+
+  // Epilogue: each thread's accumulator pairs, rows g and g + 8 of each fragment.
+  for (int64_t mi = 0; mi < cfg.fragsM(); ++mi)
+    for (int64_t ni = 0; ni < cfg.fragsN(); ++ni) {
+      Value acc = loop.getResult(mi * cfg.fragsN() + ni);
+      Value col = fragCol(ni);
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = fragRow(mi, half);
+        Value inside = arith::AndIOp::create(b, loc, e.lt(row, rowsM), e.lt(col, rowsN));
+        auto store = scf::IfOp::create(b, loc, TypeRange{}, inside, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(&store.getThenRegion().front());
+        Value pair = vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{half});
+        vector::StoreOp::create(b, loc, pair, c2, ValueRange{row, col}, /*nontemporal=*/false,
+                                llvm::MaybeAlign(8));
+      }
+    }
+  gpu::TerminatorOp::create(b, loc);
+}
+
+struct GPUTensorCoreMatmulPass
+    : public mlir::decoda::impl::GPUTensorCoreMatmulPassBase<GPUTensorCoreMatmulPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    Config cfg{tileM, tileN, tileK, warpsM, warpsN};
+    if (cfg.tileK < 16 || cfg.tileK % 16 != 0 || cfg.warpsM < 1 || cfg.warpsN < 1 ||
+        cfg.tileM % (16 * cfg.warpsM) != 0 || cfg.tileN % (8 * cfg.warpsN) != 0 ||
+        cfg.threads() > 1024 || (cfg.tileM * cfg.tileK / 8) % cfg.threads() != 0 ||
+        (cfg.tileN * cfg.tileK / 8) % cfg.threads() != 0) {
+      getOperation().emitError()
+          << "decoda-gpu-tensorcore-matmul: invalid tiling tile-m=" << cfg.tileM
+          << " tile-n=" << cfg.tileN << " tile-k=" << cfg.tileK << " warps-m=" << cfg.warpsM
+          << " warps-n=" << cfg.warpsN
+          << " (need tile-k a multiple of 16, tile-m a multiple of 16*warps-m, tile-n of "
+             "8*warps-n, at most 1024 threads, and the 16-byte chunks of each tile a multiple "
+             "of the thread count)";
+      return signalPassFailure();
+    }
+    int64_t sharedBytes = 2 * (cfg.tileM + cfg.tileN) * cfg.pitch() * 2;
+    if (sharedBytes > 48 * 1024) {
+      getOperation().emitError() << "decoda-gpu-tensorcore-matmul: the tiles need "
+                                 << sharedBytes
+                                 << " bytes of shared memory, over the 48 KiB static limit";
+      return signalPassFailure();
+    }
+    SmallVector<linalg::GenericOp> generics;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (!op->getParentOfType<gpu::LaunchOp>())
+        generics.push_back(op);
+    });
+    for (linalg::GenericOp op : generics) {
+      if (!llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
+        continue;
+      Match m;
+      std::string why = matchContraction(op, cfg, m);
+      if (!why.empty()) {
+        if (report)
+          op.emitRemark() << "decoda-gpu-tensorcore-matmul: left to the SIMT path: " << why;
+        continue;
+      }
+      linalg::FillOp fill = zeroFillBefore(op, m.c);
+      OpBuilder b(op);
+      emitKernel(b, m, cfg, /*zeroInit=*/fill != nullptr);
+      if (fill) {
+        fill.erase();
+        ++numFillsFolded;
+      }
+      op.erase();
+      ++numRewritten;
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,47 @@
+// decoda-gpu-lower-bf16-mma: a bf16 m16n8k16 nvgpu.mma.sync becomes nvvm.mma.sync with bf16
+// multiplicands (each vector<2xbf16> register as the i32 the intrinsic takes) and its four f32
+// results packed back into the vector<2x2xf32> accumulator; f16 mma is left to upstream.
+// RUN: decoda-opt %s --split-input-file --pass-pipeline="builtin.module(gpu.module(decoda-gpu-lower-bf16-mma))" --verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: gpu.func @bf16(
+// CHECK-SAME: %[[A:.*]]: vector<4x2xbf16>, %[[B:.*]]: vector<2x2xbf16>, %[[C:.*]]: vector<2x2xf32>
+// CHECK: %[[A0:.*]] = vector.extract %[[A]][0] : vector<2xbf16> from vector<4x2xbf16>
+// CHECK: %[[A0I:.*]] = vector.bitcast %[[A0]] : vector<2xbf16> to vector<1xi32>
+// CHECK: %[[A0S:.*]] = vector.extract %[[A0I]][0] : i32 from vector<1xi32>
+// CHECK: vector.extract %[[A]][3]
+// CHECK: vector.extract %[[B]][1]
+// CHECK: %[[C11:.*]] = vector.extract %[[C]][1, 1] : f32 from vector<2x2xf32>
+// CHECK: %[[D:.*]] = nvvm.mma.sync A[%[[A0S]], {{.*}}] B[{{.*}}] C[{{.*}}, %[[C11]]] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: %[[D3:.*]] = llvm.extractvalue %[[D]][3]
+// CHECK: %[[R:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %[[D3]] : vector<2x2xf32>
+// CHECK: vector.store %[[R]]
+// CHECK-LABEL: gpu.func @f16(
+// CHECK: nvgpu.mma.sync
+// CHECK-NOT: nvvm.mma.sync
+gpu.module @kernels {
+  gpu.func @bf16(%a: vector<4x2xbf16>, %b: vector<2x2xbf16>, %c: vector<2x2xf32>, %o: memref<2x2xf32>) kernel {
+    %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+    %c0 = arith.constant 0 : index
+    vector.store %d, %o[%c0, %c0] : memref<2x2xf32>, vector<2x2xf32>
+    gpu.return
+  }
+  gpu.func @f16(%a: vector<4x2xf16>, %b: vector<2x2xf16>, %c: vector<2x2xf32>, %o: memref<2x2xf32>) kernel {
+    %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+    %c0 = arith.constant 0 : index
+    vector.store %d, %o[%c0, %c0] : memref<2x2xf32>, vector<2x2xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Another bf16 shape (m16n8k8) is refused by name.
+gpu.module @kernels {
+  gpu.func @k8(%a: vector<2x2xbf16>, %b: vector<1x2xbf16>, %c: vector<2x2xf32>, %o: memref<2x2xf32>) kernel {
+    // expected-error @+1 {{decoda-gpu-lower-bf16-mma: only m16n8k16 with vector<4x2xbf16>, vector<2x2xbf16> and vector<2x2xf32> operands is supported, found 'vector<2x2xbf16>', 'vector<1x2xbf16>', 'vector<2x2xf32>'}}
+    %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape = [16, 8, 8]} : (vector<2x2xbf16>, vector<1x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+    %c0 = arith.constant 0 : index
+    vector.store %d, %o[%c0, %c0] : memref<2x2xf32>, vector<2x2xf32>
+    gpu.return
+  }
+}

@@ -1,0 +1,27 @@
+// The PTX interpreter that checks the tensor-core kernels (tensorcore-sim.mlir) catches the
+// mistakes it is there for: each RUN line breaks the kernel's PTX in one way and expects the
+// interpreter to report it -- a missing bar.sync before a stage is refilled (a write-after-read
+// race), cp.async data read before its group is waited for, a wrong ldmatrix row offset, a
+// transposed B fragment, the f16 instead of the bf16 mma.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: decoda-compile %s --target=cuda --emit=ptx -o %t/k.ptx --dump-ir-after-each=%t/d
+// RUN: %PYTHON %S/Inputs/matmul_data.py linear-bf16 %t/in.npz %t/out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/k.ptx --inputs %t/in.npz --expect %t/out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=GOOD
+// GOOD: out0: ok
+// RUN: awk 'BEGIN{n=0} /bar.sync/{n++; if(n==2) next} {print}' %t/k.ptx > %t/nobar.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/nobar.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=NOBAR
+// NOBAR: shared race: thread {{[0-9]+}} writes bytes at {{[0-9]+}} read by another thread since the last barrier
+// RUN: sed 's/cp.async.wait_group \t1/cp.async.wait_group \t2/' %t/k.ptx > %t/wait.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/wait.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=WAIT
+// WAIT: shared race: thread {{[0-9]+}} reads bytes at {{[0-9]+}} that thread {{[0-9]+}} wrote (or is copying into) since the last barrier
+// RUN: sed -E '0,/(ldmatrix.sync.aligned.m8n8.x4.shared.b16 [^]]*)\+1280\]/s//\1+1296]/' %t/k.ptx > %t/offset.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/offset.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=WRONG
+// RUN: awk 'BEGIN{n=0} /ldmatrix.sync.aligned.m8n8.x4/{n++; if(n==5) sub(/x4/,"x4.trans")} {print}' %t/k.ptx > %t/trans.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/trans.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=WRONG
+// RUN: sed '0,/f32.bf16.bf16.f32/s//f32.f16.f16.f32/' %t/k.ptx > %t/f16.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/f16.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=WRONG
+// WRONG: out0: MISMATCH at
+func.func @linear(%x: tensor<1x?x128xbf16>, %w: tensor<136x128xbf16>) -> tensor<1x?x136xbf16> {
+  %y = decoda.linear %x, %w : tensor<1x?x128xbf16>, tensor<136x128xbf16>
+  return %y : tensor<1x?x136xbf16>
+}
