@@ -80,7 +80,9 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
   contraction.kTile = options.matmulKTile;
   if (options.optimize) {
     pm.addPass(createCPUContractionCodegenPass(contraction));
-    pm.addPass(createCPUInt8CodegenPass()); // qlinear's i8 contractions: AVX-512 VNNI
+    CPUInt8CodegenPassOptions int8;
+    int8.vnni = options.vnni; // from the target CPU's features (decoda-compile)
+    pm.addPass(createCPUInt8CodegenPass(int8)); // qlinear's i8 contractions (AVX-512 VNNI)
   }
   pm.addNestedPass<func::FuncOp>(createCPUCopiesToLinalgPass());
   addTextual(pm, options.optimize ? "func.func(convert-linalg-to-parallel-loops)"

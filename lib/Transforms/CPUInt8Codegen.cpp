@@ -39,7 +39,10 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::decoda {
 #define GEN_PASS_DEF_CPUINT8CODEGENPASS
@@ -278,10 +281,49 @@ std::optional<std::pair<memref::GlobalOp, memref::GlobalOp>> packedGlobals(Value
   return std::make_pair(g, s);
 }
 
+/// acc[j] += Σ_{r<4} zext(a byte r) * sext(w[4j + r]) for the 16 i32 lanes j of `acc`: `a` is
+/// the i32 holding four u8 activations (the same for every lane), `w` 64 s8 weights (VNNI
+/// layout: lane j holds column j's four k). With `vnni` one `vpdpbusd`; otherwise plain i32
+/// vector ops any x86-64 CPU runs: byte r of every lane sign-extended by two shifts, times the
+/// broadcast u8 (each product fits 16 bits, so LLVM selects vpmaddwd rather than vpmulld), four
+/// adds. Bit-exact with each other: vpdpbusd adds without saturation, wrapping like addi.
+Value dotU8S8(OpBuilder &b, Location loc, Value acc, Value a, Value w, bool vnni) {
+  auto accType = cast<VectorType>(acc.getType());
+  auto bytesType = cast<VectorType>(w.getType());
+  if (vnni) {
+    Value av = vector::BroadcastOp::create(b, loc, accType, a);
+    Value aBytes = vector::BitCastOp::create(b, loc, bytesType, av);
+    return LLVM::CallIntrinsicOp::create(b, loc, accType,
+                                         b.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
+                                         ValueRange{acc, aBytes, w})
+        .getResult(0);
+  }
+  auto vconst = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(accType, b.getI32IntegerAttr(v)))
+        .getResult();
+  };
+  auto sconst = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)).getResult();
+  };
+  Value lanes = vector::BitCastOp::create(b, loc, accType, w);
+  for (int64_t r = 0; r < kGroup; ++r) {
+    Value wr = r + 1 < kGroup ? arith::ShLIOp::create(b, loc, lanes, vconst(24 - 8 * r)).getResult()
+                              : lanes;
+    wr = arith::ShRSIOp::create(b, loc, wr, vconst(24));
+    Value ar = r ? arith::ShRUIOp::create(b, loc, a, sconst(8 * r)).getResult() : a;
+    if (r + 1 < kGroup)
+      ar = arith::AndIOp::create(b, loc, ar, sconst(0xFF));
+    Value prod = arith::MulIOp::create(b, loc, wr, vector::BroadcastOp::create(b, loc, accType, ar));
+    acc = arith::AddIOp::create(b, loc, acc, prod);
+  }
+  return acc;
+}
+
 class Emitter {
 public:
-  Emitter(const Int8Contraction &c, int64_t mTile, std::optional<Epilogue> epi)
-      : c(c), mTile(mTile), epi(epi),
+  Emitter(const Int8Contraction &c, int64_t mTile, bool vnni, std::optional<Epilogue> epi)
+      : c(c), mTile(mTile), vnni(vnni), epi(epi),
         b(epi ? epi->op.getOperation() : this->c.op.getOperation()),
         loc(this->c.op.getLoc()) {}
 
@@ -546,7 +588,6 @@ private:
       rowIdx.push_back(i ? arith::AddIOp::create(b, loc, m0, idx(i)).getResult() : m0);
     auto a4Type = VectorType::get({kGroup}, i8);
     auto a1Type = VectorType::get({1}, i32);
-    StringAttr intrin = b.getStringAttr("llvm.x86.avx512.vpdpbusd.512");
     // accs[2i + j] += row i's 4 bytes at group g4 times panel half j.
     auto step = [&](Value g4, ValueRange accs) {
       Value bv[2];
@@ -558,13 +599,9 @@ private:
       for (int64_t i = 0; i < rows; ++i) {
         Value a4 = vector::LoadOp::create(b, loc, a4Type, xu, ValueRange{rowIdx[i], kk});
         Value a1 = vector::BitCastOp::create(b, loc, a1Type, a4);
-        Value a = vector::BroadcastOp::create(
-            b, loc, accType, vector::ExtractOp::create(b, loc, a1, ArrayRef<int64_t>{0}));
-        Value aBytes = vector::BitCastOp::create(b, loc, bytesType, a);
+        Value a = vector::ExtractOp::create(b, loc, a1, ArrayRef<int64_t>{0});
         for (int64_t j = 0; j < 2; ++j)
-          next.push_back(LLVM::CallIntrinsicOp::create(b, loc, accType, intrin,
-                                                       ValueRange{accs[2 * i + j], aBytes, bv[j]})
-                             .getResult(0));
+          next.push_back(dotU8S8(b, loc, accs[2 * i + j], a, bv[j], vnni));
       }
       return next;
     };
@@ -619,6 +656,7 @@ private:
 
   Int8Contraction c;
   int64_t mTile;
+  bool vnni;
   std::optional<Epilogue> epi;
   Value xsScalar, xsRows, wsSplat, osSplat, wsVec[2], biasVec[2];
   OpBuilder b;
@@ -645,12 +683,15 @@ struct CPUInt8CodegenPass : public mlir::decoda::impl::CPUInt8CodegenPassBase<CP
       if (op->hasAttr(kQLinearAttr))
         generics.push_back(op);
     });
+    llvm::MapVector<Operation *, int64_t> perFunction; // for the remarks
     for (linalg::GenericOp op : generics) {
       FailureOr<Int8Contraction> c = match(op);
       if (failed(c))
         continue;
+      Operation *fn = op->getParentOfType<FunctionOpInterface>();
+      ++perFunction[fn ? fn : getOperation().getOperation()];
       std::optional<Epilogue> epi = matchEpilogue(*c);
-      Emitter emitter(*c, mTile, epi);
+      Emitter emitter(*c, mTile, vnni, epi);
       if (emitter.emit())
         ++numPrepacked;
       op.erase();
@@ -665,6 +706,13 @@ struct CPUInt8CodegenPass : public mlir::decoda::impl::CPUInt8CodegenPassBase<CP
       }
       ++numRewritten;
     }
+    // At the function's location (an op remark would print the whole function after it).
+    for (auto [fn, count] : perFunction)
+      emitRemark(fn->getLoc()) << "decoda-cpu-int8-codegen: " << count << " i8 contraction"
+                       << (count == 1 ? "" : "s")
+                       << (vnni ? " as AVX-512 VNNI vpdpbusd register tiles"
+                                : " as i32 vector multiply-adds (vnni=false: the target has no "
+                                  "AVX-512 VNNI)");
   }
 };
 } // namespace

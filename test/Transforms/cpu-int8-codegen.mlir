@@ -1,6 +1,9 @@
 // RUN: decoda-opt %s --decoda-cpu-int8-codegen --split-input-file | FileCheck %s
 // RUN: decoda-opt %s --decoda-cpu-int8-codegen="m-tile=3" --split-input-file | FileCheck %s --check-prefix=TILE3
 // RUN: not decoda-opt %s --decoda-cpu-int8-codegen="m-tile=15" --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: decoda-opt %s --decoda-cpu-int8-codegen="vnni=false" --split-input-file | FileCheck %s --check-prefix=I32
+// RUN: decoda-opt %s --decoda-cpu-int8-codegen --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
+// RUN: decoda-opt %s --decoda-cpu-int8-codegen="vnni=false" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK-I32
 
 // The tagged i32 contraction of qlinear (x i8 [lead..., K], w i8 [N, K]) becomes x + 128 as u8
 // rows padded to 64 bytes, a VNNI-packed weight ([ceil(N/32)][ceil(K/4)][128] bytes and column
@@ -9,6 +12,45 @@
 // (The numbers: test/e2e/qlinear_int8.py.)
 
 // BAD: m-tile must be in [1, 14]
+
+// vnni=false (a target without AVX-512 VNNI, set by decoda-lower-to-cpu{vnni=false}): the same
+// layout, tiles and corrections, each vpdpbusd as i32 vector ops: byte r of every 32-bit weight
+// lane sign-extended (shift left 24 - 8r, arithmetic shift right 24), times the broadcast u8
+// activation byte r, added. The numbers: test/e2e/qlinear_int8.py (test_qlinear_without_vnni).
+// I32-LABEL: func.func @runtime_weight(
+// I32-NOT:     llvm.call_intrinsic
+// I32:         %{{.*}}:16 = scf.for
+// I32:           %[[W0:.*]] = vector.load %{{.*}} : memref<?x?x128xi8>, vector<64xi8>
+// I32:           %[[A:.*]] = vector.extract %{{.*}}[0] : i32 from vector<1xi32>
+// I32:           %[[L:.*]] = vector.bitcast %[[W0]] : vector<64xi8> to vector<16xi32>
+// I32:           %[[S0:.*]] = arith.shli %[[L]], %{{.*}} : vector<16xi32>
+// I32:           %[[B0:.*]] = arith.shrsi %[[S0]], %{{.*}} : vector<16xi32>
+// I32:           %[[A0:.*]] = arith.andi %[[A]], %{{.*}} : i32
+// I32:           %[[V0:.*]] = vector.broadcast %[[A0]] : i32 to vector<16xi32>
+// I32:           %[[P0:.*]] = arith.muli %[[B0]], %[[V0]] : vector<16xi32>
+// I32:           arith.addi %{{.*}}, %[[P0]] : vector<16xi32>
+// I32:           arith.shrsi %[[L]], %{{.*}} : vector<16xi32>
+// I32:           arith.shrui %[[A]], %{{.*}} : i32
+// I32-NOT:     llvm.call_intrinsic
+// I32:         memref.dealloc
+// I32-LABEL: func.func @constant_weight_token_zp(
+// I32-NOT:     llvm.call_intrinsic
+// I32:         memref.get_global @w_vnni32
+// I32-LABEL: func.func @left_alone(
+// I32:         linalg.generic {{.*}} attrs = {decoda.qlinear_acc}
+// I32-LABEL: func.func @fused_epilogue(
+// I32-NOT:     llvm.call_intrinsic
+// I32:         arith.muli %{{.*}} : vector<16xi32>
+// I32:         math.roundeven %{{.*}} : vector<16xf32>
+
+// One remark per function with rewritten contractions, naming the form; none for @left_alone.
+// REMARK: remark: decoda-cpu-int8-codegen: 1 i8 contraction as AVX-512 VNNI vpdpbusd register tiles
+// REMARK: remark: decoda-cpu-int8-codegen: 1 i8 contraction as AVX-512 VNNI vpdpbusd register tiles
+// REMARK-NOT: remark
+// REMARK: remark: decoda-cpu-int8-codegen: 1 i8 contraction as AVX-512 VNNI vpdpbusd register tiles
+// REMARK-NOT: remark
+// REMARK-I32-COUNT-3: remark: decoda-cpu-int8-codegen: 1 i8 contraction as i32 vector multiply-adds (vnni=false: the target has no AVX-512 VNNI)
+// REMARK-I32-NOT: remark
 
 #x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #w = affine_map<(d0, d1, d2, d3) -> (d2, d3)>

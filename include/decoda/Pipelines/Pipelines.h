@@ -51,6 +51,12 @@ struct CPULoweringPipelineOptions : public PassPipelineOptions<CPULoweringPipeli
   PassOptions::Option<int64_t> matmulKTile{
       *this, "matmul-k-tile", llvm::cl::desc("Reduction block of a packed contraction panel"),
       llvm::cl::init(1024)};
+  PassOptions::Option<bool> vnni{
+      *this, "vnni",
+      llvm::cl::desc("The target has AVX-512 VNNI: qlinear's i8 contractions use vpdpbusd "
+                     "(false: i32 vector multiply-adds; decoda-compile sets it from the target "
+                     "CPU)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> donateInputs{
       *this, "donate-inputs",
       llvm::cl::desc("Write results into arguments marked decoda.donate and drop those results "

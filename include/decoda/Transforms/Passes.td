@@ -136,15 +136,24 @@ def CPUInt8CodegenPass : Pass<"decoda-cpu-int8-codegen", "ModuleOp"> {
     requantisation) is computed on the accumulators in the register tiles and stored straight
     into its output when the i32 accumulator buffer serves only the two (zero-filled, nothing
     writing memory in between); the accumulator buffer then disappears.
+
+    `vnni=false` (set by `decoda-lower-to-cpu{vnni=false}`, which `decoda-compile` sets when
+    the target CPU lacks `avx512vnni`, e.g. `--target-cpu=haswell`) keeps the layout, tiles and
+    corrections but computes each `vpdpbusd` with plain `i32` vector ops (the four products of a
+    zero-extended `u8` and a sign-extended `s8` per lane, shifts, multiplies and adds; each
+    product fits 16 bits, so LLVM selects `vpmaddwd`), which every x86-64 CPU runs; same bits.
+    Every function with rewritten contractions gets a remark naming the form used.
   }];
   let options = [
-    Option<"mTile", "m-tile", "int64_t", /*default=*/"8", "Rows of a register tile">
+    Option<"mTile", "m-tile", "int64_t", /*default=*/"8", "Rows of a register tile">,
+    Option<"vnni", "vnni", "bool", /*default=*/"true",
+           "Use AVX-512 VNNI vpdpbusd (false: i32 vector multiply-adds any x86-64 CPU runs)">
   ];
   let dependentDialects = ["::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
                            "::mlir::LLVM::LLVMDialect"];
   let statistics = [
-    Statistic<"numRewritten", "num-rewritten", "i8 contractions turned into VNNI code">,
+    Statistic<"numRewritten", "num-rewritten", "i8 contractions turned into register-tiled code">,
     Statistic<"numPrepacked", "num-prepacked",
               "of which with a weight packed at compile time">,
     Statistic<"numFusedEpilogues", "num-fused-epilogues",
