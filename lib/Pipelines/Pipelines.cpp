@@ -50,6 +50,7 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
                                                 const CPULoweringPipelineOptions &options) {
   DecodaToLinalgPassOptions toLinalg;
   toLinalg.attentionKeyTile = options.attentionKeyTile;
+  toLinalg.attentionDecodeKeyTile = options.attentionDecodeKeyTile;
   pm.addPass(createDecodaToLinalgPass(toLinalg));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -5,7 +5,9 @@
 // i8) becomes
 //
 //   xu = alloc [M, roundup(K, 64)] u8      // xu[m][k] = x[m][k] ^ 0x80 = x + 128 (0x80 past K)
-//   scf.parallel (p over ceil(N/32) panels) {        // OpenMP work items
+//   scf.parallel (over ceil(N/32) work items) {      // OpenMP, static; each item takes the
+//    while ((p = atomic counter++) < ceil(N/32)):    // next panel until none is left
+//     panel p:
 //     for m tiles of MT rows (then 2-row and 1-row tiles):
 //       2*MT accumulators vector<16xi32> = 0
 //       for k4 in [0, ceil(K/4)):
@@ -397,13 +399,37 @@ public:
       emitRuntimePack(panels);
     }
 
-    auto par = scf::ParallelOp::create(b, loc, ValueRange{c0}, ValueRange{panels}, ValueRange{c1},
-                                       [&](OpBuilder &nb, Location, ValueRange ivs) {
-                                         OpBuilder::InsertionGuard g(b);
-                                         b.setInsertionPoint(nb.getInsertionBlock(),
-                                                             nb.getInsertionPoint());
-                                         emitPanel(ivs.front());
-                                       });
+    Value counter = panelCounter();
+    auto par = scf::ParallelOp::create(
+        b, loc, ValueRange{c0}, ValueRange{panels}, ValueRange{c1},
+        [&](OpBuilder &nb, Location, ValueRange ivs) {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+          if (!counter) {
+            emitPanel(ivs.front());
+            return;
+          }
+          // Take the next panel until none is left (the iterations after a thread's first one
+          // find none): the panels go to whichever thread is running.
+          auto loop = scf::WhileOp::create(
+              b, loc, TypeRange{b.getIndexType()}, ValueRange{},
+              [&](OpBuilder &wb, Location wl, ValueRange) {
+                Value one = arith::ConstantOp::create(wb, wl, wb.getI64IntegerAttr(1));
+                Value old = memref::AtomicRMWOp::create(wb, wl, arith::AtomicRMWKind::addi, one,
+                                                        counter, ValueRange{c0});
+                Value p = arith::IndexCastOp::create(wb, wl, wb.getIndexType(), old);
+                Value more =
+                    arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::slt, p, panels);
+                scf::ConditionOp::create(wb, wl, more, ValueRange{p});
+              },
+              [&](OpBuilder &wb, Location wl, ValueRange args) {
+                OpBuilder::InsertionGuard g2(b);
+                b.setInsertionPoint(wb.getInsertionBlock(), wb.getInsertionPoint());
+                emitPanel(args.front());
+                scf::YieldOp::create(b, wl);
+              });
+          (void)loop;
+        });
     par->setAttr(kCollapseAttr, b.getUnitAttr());
     memref::DeallocOp::create(b, loc, xu);
     if (!prepacked) {
@@ -414,6 +440,26 @@ public:
   }
 
 private:
+  /// The panel counter of the dynamic schedule, reset to 0 here: a memref<1xi64> on the stack
+  /// of the enclosing function (allocated once at its entry, so a contraction in a loop does
+  /// not grow the stack). None (panels statically split) inside another parallel loop, whose
+  /// iterations would share it.
+  Value panelCounter() {
+    Operation *op = epi ? epi->op.getOperation() : c.op.getOperation();
+    auto fn = op->getParentOfType<FunctionOpInterface>();
+    if (!fn || fn.isExternal() || op->getParentOfType<scf::ParallelOp>())
+      return Value();
+    Value counter;
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&fn.getFunctionBody().front());
+      counter = memref::AllocaOp::create(b, loc, MemRefType::get({1}, b.getI64Type()));
+    }
+    memref::StoreOp::create(b, loc, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)),
+                            counter, ValueRange{c0});
+    return counter;
+  }
+
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value i32Const(int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(static_cast<int32_t>(v)));

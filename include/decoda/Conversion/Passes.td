@@ -23,7 +23,11 @@ def DecodaToLinalgPass : Pass<"decoda-convert-to-linalg", "ModuleOp"> {
   ];
   let options = [
     Option<"attentionKeyTile", "attention-key-tile", "int64_t", /*default=*/"64",
-           "Keys processed per step of the online softmax">
+           "Keys processed per step of the online softmax">,
+    Option<"attentionDecodeKeyTile", "attention-decode-key-tile", "int64_t", /*default=*/"0",
+           "Keys per step of cached_attention when the query length is static and at most 4 "
+           "(decode steps; 0: attention-key-tile). One step covers every key of a shorter "
+           "context, so a decode step runs a handful of loops instead of a few per key tile">
   ];
   let statistics = [
     Statistic<"numLowered", "num-lowered", "decoda ops lowered">

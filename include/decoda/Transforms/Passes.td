@@ -172,15 +172,26 @@ def CPUParallelLoopsPass : Pass<"decoda-cpu-parallel-loops", "func::FuncOp"> {
     stays a plain loop that LLVM can vectorise. Loops marked `decoda.parallel_all_dims` (the
     tiled contractions, whose bodies are heavy) keep every dim. A loop whose kept dims have a
     static trip count below `min-trip-count` becomes sequential.
+
+    A whole nest whose static work estimate is below `min-work` element operations becomes
+    sequential too (loops multiply their bodies by static trip counts; an op counts its widest
+    vector, a `math` op ten times that; a dynamic trip count, a call or a `scf.while` make the
+    estimate unknown and the loop stays parallel): a parallel region costs microseconds to fork
+    and join on a quiet machine and far more when a worker thread first has to be scheduled,
+    more than the work of a one-token decode step's RoPE, norms, epilogues and fills (a few
+    thousand elements). 0 turns this off.
   }];
   let options = [
     Option<"minTripCount", "min-trip-count", "int64_t", /*default=*/"2",
-           "Smallest static number of parallel iterations worth a parallel region">
+           "Smallest static number of parallel iterations worth a parallel region">,
+    Option<"minWork", "min-work", "int64_t", /*default=*/"16384",
+           "Smallest static work estimate (element operations) worth a parallel region">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
   let statistics = [
     Statistic<"numParallel", "num-parallel", "parallel loops kept parallel">,
-    Statistic<"numSerialized", "num-serialized", "parallel loops (or dims) made sequential">
+    Statistic<"numSerialized", "num-serialized", "parallel loops (or dims) made sequential">,
+    Statistic<"numSmall", "num-small", "parallel loops made sequential for too little work">
   ];
 }
 

@@ -35,7 +35,9 @@
 // cached_attention: a cf.assert (0 <= offset, offset + T <= S) guards the tensor.insert_slice of
 // the new keys/values into the caches at [offset, offset + T); the T queries (positions
 // offset + i) then attend to cache entries [0, offset + T) of the updated caches with the same
-// loop (trip count from offset + T).
+// loop (trip count from offset + T). With a static T <= 4 (a decode step) the tile is
+// `attentionDecodeKeyTile` when set (the CPU pipeline: 1024), so a step over a shorter context
+// is the peeled remainder alone.
 //
 // mla: the absorbed form, computed on the fly; it is exact in real arithmetic (only the f32
 // rounding order differs from decompressing K and V) and the cheaper one: per key a score costs
@@ -783,7 +785,8 @@ struct LowerAttention : public OpRewritePattern<AttentionOp> {
 };
 
 struct LowerCachedAttention : public OpRewritePattern<CachedAttentionOp> {
-  LowerCachedAttention(MLIRContext *ctx, int64_t tile) : OpRewritePattern(ctx), tile(tile) {}
+  LowerCachedAttention(MLIRContext *ctx, int64_t tile, int64_t decodeTile)
+      : OpRewritePattern(ctx), tile(tile), decodeTile(decodeTile) {}
 
   LogicalResult matchAndRewrite(CachedAttentionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -830,7 +833,13 @@ struct LowerCachedAttention : public OpRewritePattern<CachedAttentionOp> {
     Value keyCache = append(op.getKeyCache(), op.getKey());
     Value valueCache = append(op.getValueCache(), op.getValue());
 
-    FlashAttention fa = attentionConfig(rewriter, loc, op, keyCache, valueCache, tile);
+    // A decode step (a few queries): the score tiles are tiny, so larger ones mean fewer loop
+    // steps (each a few parallel loops) at no cost in memory.
+    int64_t queries = op.getQuery().getType().getDimSize(1);
+    int64_t keyTile = tile;
+    if (decodeTile > 0 && !ShapedType::isDynamic(queries) && queries <= 4)
+      keyTile = decodeTile;
+    FlashAttention fa = attentionConfig(rewriter, loc, op, keyCache, valueCache, keyTile);
     fa.keyLen = keyLen;
     fa.queryOffset = offset;
     auto [acc, rowScale] = buildFlashAttention(rewriter, loc, fa);
@@ -840,7 +849,7 @@ struct LowerCachedAttention : public OpRewritePattern<CachedAttentionOp> {
     return success();
   }
 
-  int64_t tile;
+  int64_t tile, decodeTile;
 };
 
 //===----------------------------------------------------------------------===//
@@ -937,6 +946,7 @@ struct LowerMLA : public OpRewritePattern<MLAOp> {
 
 void mlir::decoda::populateAttentionLoweringPatterns(RewritePatternSet &patterns,
                                                      const DecodaToLinalgOptions &options) {
-  patterns.add<LowerAttention, LowerCachedAttention, LowerMLA>(patterns.getContext(),
-                                                               options.attentionKeyTile);
+  patterns.add<LowerAttention, LowerMLA>(patterns.getContext(), options.attentionKeyTile);
+  patterns.add<LowerCachedAttention>(patterns.getContext(), options.attentionKeyTile,
+                                     options.attentionDecodeKeyTile);
 }

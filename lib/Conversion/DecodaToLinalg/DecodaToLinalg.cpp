@@ -49,6 +49,7 @@ struct DecodaToLinalgPass
 
     DecodaToLinalgOptions options;
     options.attentionKeyTile = attentionKeyTile;
+    options.attentionDecodeKeyTile = attentionDecodeKeyTile;
     RewritePatternSet patterns(&getContext());
     populateDecodaToLinalgPatterns(patterns, options);
     // Lowering patterns only create upstream ops; no folding is needed to reach a fixed point.

@@ -15,6 +15,8 @@ namespace mlir::decoda {
 struct DecodaToLinalgOptions {
   /// Keys per step of the online-softmax attention loop.
   int64_t attentionKeyTile = 64;
+  /// Keys per step of cached_attention for static query lengths <= 4 (0: attentionKeyTile).
+  int64_t attentionDecodeKeyTile = 0;
 };
 
 /// rms_norm, layer_norm, add_rms_norm, add_layer_norm.
