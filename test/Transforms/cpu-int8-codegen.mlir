@@ -48,8 +48,9 @@
 // REMARK: remark: decoda-cpu-int8-codegen: 1 i8 contraction as AVX-512 VNNI vpdpbusd register tiles
 // REMARK-NOT: remark
 // REMARK: remark: decoda-cpu-int8-codegen: 1 i8 contraction as AVX-512 VNNI vpdpbusd register tiles
+// REMARK: remark: decoda-cpu-int8-codegen: 1 i8 contraction as AVX-512 VNNI vpdpbusd register tiles
 // REMARK-NOT: remark
-// REMARK-I32-COUNT-3: remark: decoda-cpu-int8-codegen: 1 i8 contraction as i32 vector multiply-adds (vnni=false: the target has no AVX-512 VNNI)
+// REMARK-I32-COUNT-4: remark: decoda-cpu-int8-codegen: 1 i8 contraction as i32 vector multiply-adds (vnni=false: the target has no AVX-512 VNNI)
 // REMARK-I32-NOT: remark
 
 #x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
@@ -57,6 +58,8 @@
 #o = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @runtime_weight(
 // CHECK-SAME:    %[[X:.*]]: memref<1x?x40xi8>, %[[W:.*]]: memref<50x40xi8>, %[[ACC:.*]]: memref<1x?x50xi32>)
+//                the panel counter of the dynamic schedule, at the function entry
+// CHECK:         %[[CNT:.*]] = memref.alloca() : memref<1xi64>
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[XC:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : memref<1x?x40xi8> into memref<?x40xi8>
 // CHECK:         %[[OC:.*]] = memref.collapse_shape %[[ACC]] {{\[\[}}0, 1], [2]] : memref<1x?x50xi32> into memref<?x50xi32>
@@ -71,7 +74,13 @@
 // CHECK-COUNT-4:   memref.load %[[W]]
 // CHECK:           memref.store %{{.*}}, %[[SUMS]]
 // CHECK:         } {decoda.parallel_all_dims}
+// CHECK:         memref.store %{{.*}}, %[[CNT]][%{{.*}}] : memref<1xi64>
 // CHECK:         scf.parallel
+// CHECK:           scf.while
+// CHECK:             %[[OLD:.*]] = memref.atomic_rmw addi %{{.*}}, %[[CNT]][%{{.*}}] : (i64, memref<1xi64>) -> i64
+// CHECK:             %[[P:.*]] = arith.index_cast %[[OLD]] : i64 to index
+// CHECK:             %[[MORE:.*]] = arith.cmpi slt, %[[P]], %{{.*}} : index
+// CHECK:             scf.condition(%[[MORE]]) %[[P]] : index
 // CHECK:           vector.load %[[SUMS]]
 //                  8-row tiles: 16 accumulators, two 64-byte weight loads and per row a 4-byte
 //                  broadcast and two vpdpbusd per k group
@@ -221,5 +230,41 @@ func.func @fused_epilogue(%x: memref<4x8xi8>, %w: memref<5x8xi8>, %xs: memref<f3
     linalg.yield %8 : i8
   }
   memref.dealloc %acc : memref<4x5xi32>
+  return
+}
+
+// -----
+
+// Inside another parallel loop (whose iterations would share a counter) the panels are split
+// statically: no counter, no atomics.
+#x = affine_map<(d0, d1, d2) -> (d0, d2)>
+#w = affine_map<(d0, d1, d2) -> (d1, d2)>
+#o = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @inside_parallel(
+// CHECK-NOT:     memref.alloca
+// CHECK-NOT:     memref.atomic_rmw
+// CHECK:         llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// CHECK-NOT:     memref.atomic_rmw
+func.func @inside_parallel(%x: memref<3x4x8xi8>, %w: memref<5x8xi8>, %acc: memref<3x4x5xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  scf.parallel (%e) = (%c0) to (%c3) step (%c1) {
+    %xe = memref.subview %x[%e, 0, 0] [1, 4, 8] [1, 1, 1] : memref<3x4x8xi8> to memref<4x8xi8, strided<[8, 1], offset: ?>>
+    %xc = memref.alloc() : memref<4x8xi8>
+    memref.copy %xe, %xc : memref<4x8xi8, strided<[8, 1], offset: ?>> to memref<4x8xi8>
+    %ac = memref.alloc() : memref<4x5xi32>
+    linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "reduction"]} ins(%xc, %w : memref<4x8xi8>, memref<5x8xi8>) outs(%ac : memref<4x5xi32>) attrs = {decoda.qlinear_acc} {
+    ^bb0(%a: i8, %b: i8, %c: i32):
+      %0 = arith.extsi %a : i8 to i32
+      %1 = arith.extsi %b : i8 to i32
+      %2 = arith.muli %0, %1 : i32
+      %3 = arith.addi %c, %2 : i32
+      linalg.yield %3 : i32
+    }
+    %ae = memref.subview %acc[%e, 0, 0] [1, 4, 5] [1, 1, 1] : memref<3x4x5xi32> to memref<4x5xi32, strided<[5, 1], offset: ?>>
+    memref.copy %ac, %ae : memref<4x5xi32> to memref<4x5xi32, strided<[5, 1], offset: ?>>
+    scf.reduce
+  }
   return
 }

@@ -360,6 +360,13 @@ def FuseProjectionsPass : Pass<"decoda-fuse-projections"> {
     `K`; per-head (rank-3) weights; dynamic weight shapes; a lone linear; a group that mixes
     linears with and without bias; linears in different blocks; a member whose non-constant
     weight is defined after the first member of its group.
+
+    `decoda.qlinear` groups (hand-written INT8 programs; `--quantize=int8` quantizes after this
+    pass, so its projections are fused as linears already) fuse the same way when they share
+    the input, `x_scale` and `x_zero_point` (the same values), the requantisation scale (or
+    none), the result type and `K`, with biases on all or none and weight scales all per
+    channel (`[N]`, concatenated like the weights) or one shared per-tensor value. Results are
+    bit-identical: the i32 sums are exact and each column's epilogue is unchanged.
   }];
   let dependentDialects = ["::mlir::decoda::DecodaDialect", "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect"];
@@ -377,6 +384,10 @@ def FuseProjectionsPass : Pass<"decoda-fuse-projections"> {
     Statistic<"numFusedLinears", "num-fused-linears", "linears replaced by a slice of a fused one">,
     Statistic<"numFusedGatedMLPs", "num-fused-gated-mlps",
               "gated MLPs split into a fused gate/up linear, glu and down linear">,
+    Statistic<"numFusedQLinearGroups", "num-fused-qlinear-groups",
+              "groups of qlinears fused into one qlinear">,
+    Statistic<"numFusedQLinears", "num-fused-qlinears",
+              "qlinears replaced by a slice of a fused one">,
     Statistic<"numFoldedConcats", "num-folded-concats",
               "weight or bias concatenations folded into one constant at compile time">,
     Statistic<"numRuntimeConcats", "num-runtime-concats",
