@@ -17,13 +17,17 @@ Peaks, measured in the same run: fp32 FMA peak and read bandwidth from
 accumulator chains per thread, all OpenMP threads; one vpdpbusd = 64 multiply-adds = 128 ops
 against 32 flops for one fp32 FMA).
 
-Usage: /usr/bin/python3 bench/int8_block.py [--runs N] [--only gemm|prefill|decode]...
+fp32 and INT8 are timed in alternating blocks of 3 calls, so both see the same load.
+
+Usage: /usr/bin/python3 bench/int8_block.py [--runs N] [--threads N] [--only gemm|prefill|decode]...
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
+import time
 import shutil
 import subprocess
 import sys
@@ -38,7 +42,7 @@ sys.path.insert(0, str(ROOT / "python"))
 os.environ.setdefault("DECODA_RUNTIME_LIB", str(ROOT / "build" / "lib" / "libdecoda_runtime.so"))
 
 from cpu_block import (D, F, H, HD, KV, KVH, MALLOC_TUNABLES, WEIGHTS, attn_flops,  # noqa: E402
-                       block_body, compile_timed, proj_flops, roofline, t, timeit)
+                       block_body, compile_timed, proj_flops, roofline, t)
 from decoda import reference as R  # noqa: E402
 
 VNNI_PROBE = r"""
@@ -64,6 +68,21 @@ int main(void){
   printf("peak_int8_gops=%.1f\n",best/1e9);
 }
 """
+
+
+def alternate(fa, fb, runs, block=3):
+    """Times fa and fb in alternating blocks of `block` calls (after one warm-up call of each),
+    `runs` calls each in all, so both see the same load; returns ((median, min), (median, min))."""
+    fa()
+    fb()
+    ta, tb = [], []
+    while len(ta) < runs:
+        for fn, ts in ((fa, ta), (fb, tb)):
+            for _ in range(min(block, runs - len(ts))):
+                t0 = time.perf_counter()
+                fn()
+                ts.append(time.perf_counter() - t0)
+    return (statistics.median(ta), min(ta)), (statistics.median(tb), min(tb))
 
 
 def vnni_peak(work: Path) -> float:
@@ -224,11 +243,18 @@ def main():
     ap.add_argument("--only", action="append", choices=["gemm", "prefill", "decode"])
     ap.add_argument("--int8-attention", action="store_true",
                     help="INT8 QK^T/PV (attention and cached_attention) in the INT8 block")
+    ap.add_argument("--threads", type=int,
+                    help="OpenMP threads of the models and probes (default: OMP_NUM_THREADS or "
+                         "all cores)")
     ap.add_argument("--fresh-pages", action="store_true",
                     help="keep glibc's default malloc thresholds (see bench/README.md)")
     args = ap.parse_args()
-    if not args.fresh_pages and os.environ.get("GLIBC_TUNABLES") != MALLOC_TUNABLES:
-        env = dict(os.environ, GLIBC_TUNABLES=MALLOC_TUNABLES)
+    env = dict(os.environ)
+    if not args.fresh_pages:
+        env["GLIBC_TUNABLES"] = MALLOC_TUNABLES
+    if args.threads:
+        env["OMP_NUM_THREADS"] = str(args.threads)  # read by libomp when it starts
+    if env != dict(os.environ):
         os.execve(sys.executable, [sys.executable, *sys.argv], env)
     only = set(args.only or ["gemm", "prefill", "decode"])
     work = Path(tempfile.mkdtemp(prefix="decoda-int8-bench-"))
@@ -278,10 +304,10 @@ def run(args, only, work):
             ref = R.qlinear(xq, wq, np.float32(xs), ws)
             err = float(np.max(np.abs(y - ref)) / np.max(np.abs(ref)))
             ops = 2.0 * M * N * K
-            a = report(f"fp32 GEMM M={M} N={N} K={K}", *timeit(lambda: m32.run("gemm", x),
-                       args.runs), ops=ops, pk=peak, nbytes=4.0 * N * K if M == 1 else None)
-            b = report(f"INT8 qlinear M={M} N={N} K={K}", *timeit(lambda: m8.run("gemm", xq),
-                       args.runs), ops=ops, pk=peak8, unit="GOP/s",
+            t32, t8 = alternate(lambda: m32.run("gemm", x), lambda: m8.run("gemm", xq), args.runs)
+            a = report(f"fp32 GEMM M={M} N={N} K={K}", *t32, ops=ops, pk=peak,
+                       nbytes=4.0 * N * K if M == 1 else None)
+            b = report(f"INT8 qlinear M={M} N={N} K={K}", *t8, ops=ops, pk=peak8, unit="GOP/s",
                        nbytes=1.0 * N * K if M == 1 else None)
             print(f"  INT8 / fp32 speed-up {a / b:.2f}x (qlinear max rel err vs NumPy "
                   f"{err:.1e}; compile {ct:.1f} s)")
@@ -303,10 +329,10 @@ def run(args, only, work):
         # The residual stream dominates the output: compare the block's update out - h.
         err = float(np.max(np.abs((y8 - h) - (y32 - h))) / np.max(np.abs(y32 - h)))
         fl = proj_flops(T) + attn_flops(T)
-        a = report(f"fp32 prefill block T={T}", *timeit(lambda: m32.run("prefill", h), args.runs),
-                   ops=fl, pk=peak)
-        b = report(f"INT8 prefill block T={T}", *timeit(lambda: m8.run("prefill", h), args.runs),
-                   ops=fl, pk=peak8, unit="GOP/s")
+        t32, t8 = alternate(lambda: m32.run("prefill", h), lambda: m8.run("prefill", h),
+                            args.runs)
+        a = report(f"fp32 prefill block T={T}", *t32, ops=fl, pk=peak)
+        b = report(f"INT8 prefill block T={T}", *t8, ops=fl, pk=peak8, unit="GOP/s")
         print(f"  INT8 / fp32 prefill speed-up {a / b:.2f}x; INT8 block update (out - h) vs fp32: "
               f"max rel err {err:.2e}; compile fp32 {ct32:.1f} s, INT8 {ct8:.1f} s; "
               f"attention {'INT8' if args.int8_attention else 'fp32'} in the INT8 block")
@@ -326,12 +352,11 @@ def run(args, only, work):
         wb8 = wb32 / 4 + 4.0 * sum(s[0] for n, s in WEIGHTS if n in PROJ)
         cache = 2 * 4.0 * C * KV
         fl = proj_flops(1) + attn_flops(1, C)
-        a = report(f"fp32 decode T=1 context {C}",
-                   *timeit(lambda: m32.run("decode", hd, kc, vc, pos), runs), ops=fl, pk=peak,
-                   nbytes=wb32 + cache)
-        b = report(f"INT8 decode T=1 context {C}",
-                   *timeit(lambda: m8.run("decode", hd, kc, vc, pos), runs), ops=fl, pk=peak8,
-                   unit="GOP/s", nbytes=wb8 + cache)
+        t32, t8 = alternate(lambda: m32.run("decode", hd, kc, vc, pos),
+                            lambda: m8.run("decode", hd, kc, vc, pos), runs)
+        a = report(f"fp32 decode T=1 context {C}", *t32, ops=fl, pk=peak, nbytes=wb32 + cache)
+        b = report(f"INT8 decode T=1 context {C}", *t8, ops=fl, pk=peak8, unit="GOP/s",
+                   nbytes=wb8 + cache)
         print(f"  INT8 / fp32 decode speed-up {a / b:.2f}x; weight bytes per token fp32 "
               f"{wb32 / 1e6:.0f} MB, INT8 {wb8 / 1e6:.0f} MB (+ {cache / 1e6:.1f} MB fp32 KV "
               f"cache); attention {'INT8' if args.int8_attention else 'fp32'} in the INT8 block")

@@ -50,6 +50,7 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
                                                 const CPULoweringPipelineOptions &options) {
   DecodaToLinalgPassOptions toLinalg;
   toLinalg.attentionKeyTile = options.attentionKeyTile;
+  toLinalg.attentionDecodeKeyTile = options.attentionDecodeKeyTile;
   // INT8 attention as calls of private functions, whose bodies decoda-cpu-int8-attention
   // replaces after bufferization.
   toLinalg.int8AttentionCalls = options.optimize;
@@ -83,8 +84,12 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
   contraction.kTile = options.matmulKTile;
   if (options.optimize) {
     pm.addPass(createCPUContractionCodegenPass(contraction));
-    pm.addPass(createCPUInt8CodegenPass()); // qlinear's i8 contractions: AVX-512 VNNI
-    pm.addPass(createCPUInt8AttentionPass()); // INT8 attention: AVX-512 VNNI kernel
+    CPUInt8CodegenPassOptions int8;
+    int8.vnni = options.vnni; // from the target CPU's features (decoda-compile)
+    pm.addPass(createCPUInt8CodegenPass(int8)); // qlinear's i8 contractions (AVX-512 VNNI)
+    CPUInt8AttentionPassOptions int8Attention;
+    int8Attention.vnni = options.vnni;
+    pm.addPass(createCPUInt8AttentionPass(int8Attention)); // INT8 attention: one fused kernel
   }
   pm.addNestedPass<func::FuncOp>(createCPUCopiesToLinalgPass());
   addTextual(pm, options.optimize ? "func.func(convert-linalg-to-parallel-loops)"

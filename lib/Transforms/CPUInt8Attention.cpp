@@ -40,6 +40,8 @@
 #include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
 #include "decoda/Transforms/Passes.h"
 
+#include "X86Dot.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -66,7 +68,6 @@ constexpr int64_t kKeyPanel = 2 * kLanes; // keys of a packed K panel / score ti
 constexpr int64_t kGroup = 4;            // bytes per 32-bit lane of vpdpbusd
 constexpr int64_t kChunks = 16;          // sets of query blocks per (batch, KV head)
 constexpr llvm::StringLiteral kCollapseAttr = "decoda.parallel_all_dims";
-constexpr llvm::StringLiteral kVpdpbusd = "llvm.x86.avx512.vpdpbusd.512";
 
 /// The configuration of one tagged function (see kInt8AttentionAttr).
 struct Config {
@@ -159,7 +160,8 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, std::string &
 
 class Kernel {
 public:
-  Kernel(func::FuncOp fn, const Config &c) : fn(fn), c(c), b(fn.getContext()), loc(fn.getLoc()) {}
+  Kernel(func::FuncOp fn, const Config &c, bool vnni)
+      : fn(fn), c(c), vnni(vnni), b(fn.getContext()), loc(fn.getLoc()) {}
 
   void emit() {
     // The new body keeps the arguments; the target-neutral ops go.
@@ -310,18 +312,16 @@ private:
                                         ValueRange{n});
   }
 
-  /// The 4 bytes of `buf` at `at` broadcast to every 32-bit lane (the u8 operand of vpdpbusd).
-  Value broadcast4(Value buf, ValueRange at) {
+  /// The 4 bytes of `buf` at `at` as one i32 (the u8 operand of vpdpbusd, for every lane).
+  Value word4(Value buf, ValueRange at) {
     Value a4 = vector::LoadOp::create(b, loc, VectorType::get({kGroup}, i8), buf, at);
     Value a1 = vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), a4);
-    Value s = vector::ExtractOp::create(b, loc, a1, ArrayRef<int64_t>{0});
-    return vector::BitCastOp::create(b, loc, bytes, splat(i32v, s));
+    return vector::ExtractOp::create(b, loc, a1, ArrayRef<int64_t>{0});
   }
 
+  /// vpdpbusd, or its i32 vector form on targets without AVX-512 VNNI.
   Value vpdpbusd(Value acc, Value u8, Value s8) {
-    return LLVM::CallIntrinsicOp::create(b, loc, i32v, b.getStringAttr(kVpdpbusd),
-                                         ValueRange{acc, u8, s8})
-        .getResult(0);
+    return decoda::dotU8S8(b, loc, acc, u8, s8, vnni);
   }
 
   /// for (iv = lb; iv < ub; iv += step) body(iv), with the builder inside.
@@ -510,7 +510,7 @@ private:
             Value dIdx = mul(g, kGroup);
             SmallVector<Value> nextAcc;
             for (int64_t ri = 0; ri < n; ++ri) {
-              Value a = broadcast4(qu, ValueRange{rowIdx[ri], dIdx});
+              Value a = word4(qu, ValueRange{rowIdx[ri], dIdx});
               for (int64_t half = 0; half < 2; ++half)
                 nextAcc.push_back(vpdpbusd(acc[2 * ri + half], a, bv[half]));
             }
@@ -648,7 +648,7 @@ private:
             Value jj = mul(g, kGroup);
             SmallVector<Value> nextAcc;
             for (int64_t ri = 0; ri < n; ++ri) {
-              Value a = broadcast4(probs, ValueRange{rowIdx[ri], jj});
+              Value a = word4(probs, ValueRange{rowIdx[ri], jj});
               for (int64_t u = 0; u < nv; ++u)
                 nextAcc.push_back(vpdpbusd(acc[ri * nv + u], a, bv[u]));
             }
@@ -676,6 +676,7 @@ private:
 
   func::FuncOp fn;
   Config c;
+  bool vnni;
   OpBuilder b;
   Location loc;
   Type i8, i32, f32;
@@ -712,7 +713,7 @@ struct CPUInt8AttentionPass
         ++numKept;
         continue;
       }
-      Kernel(fn, *config).emit();
+      Kernel(fn, *config, vnni).emit();
       ++numRewritten;
       // exp and tanh on 16 lanes: polynomial approximations instead of 16 libm calls.
       RewritePatternSet patterns(&getContext());

@@ -5,7 +5,9 @@
 // i8) becomes
 //
 //   xu = alloc [M, roundup(K, 64)] u8      // xu[m][k] = x[m][k] ^ 0x80 = x + 128 (0x80 past K)
-//   scf.parallel (p over ceil(N/32) panels) {        // OpenMP work items
+//   scf.parallel (over ceil(N/32) work items) {      // OpenMP, static; each item takes the
+//    while ((p = atomic counter++) < ceil(N/32)):    // next panel until none is left
+//     panel p:
 //     for m tiles of MT rows (then 2-row and 1-row tiles):
 //       2*MT accumulators vector<16xi32> = 0
 //       for k4 in [0, ceil(K/4)):
@@ -27,6 +29,8 @@
 
 #include "decoda/Transforms/Passes.h"
 
+#include "X86Dot.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -39,7 +43,10 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::decoda {
 #define GEN_PASS_DEF_CPUINT8CODEGENPASS
@@ -47,6 +54,7 @@ namespace mlir::decoda {
 } // namespace mlir::decoda
 
 using namespace mlir;
+using mlir::decoda::dotU8S8;
 
 namespace {
 constexpr int64_t kLanes = 16;                 // i32 lanes of an AVX-512 register
@@ -280,8 +288,8 @@ std::optional<std::pair<memref::GlobalOp, memref::GlobalOp>> packedGlobals(Value
 
 class Emitter {
 public:
-  Emitter(const Int8Contraction &c, int64_t mTile, std::optional<Epilogue> epi)
-      : c(c), mTile(mTile), epi(epi),
+  Emitter(const Int8Contraction &c, int64_t mTile, bool vnni, std::optional<Epilogue> epi)
+      : c(c), mTile(mTile), vnni(vnni), epi(epi),
         b(epi ? epi->op.getOperation() : this->c.op.getOperation()),
         loc(this->c.op.getLoc()) {}
 
@@ -355,13 +363,37 @@ public:
       emitRuntimePack(panels);
     }
 
-    auto par = scf::ParallelOp::create(b, loc, ValueRange{c0}, ValueRange{panels}, ValueRange{c1},
-                                       [&](OpBuilder &nb, Location, ValueRange ivs) {
-                                         OpBuilder::InsertionGuard g(b);
-                                         b.setInsertionPoint(nb.getInsertionBlock(),
-                                                             nb.getInsertionPoint());
-                                         emitPanel(ivs.front());
-                                       });
+    Value counter = panelCounter();
+    auto par = scf::ParallelOp::create(
+        b, loc, ValueRange{c0}, ValueRange{panels}, ValueRange{c1},
+        [&](OpBuilder &nb, Location, ValueRange ivs) {
+          OpBuilder::InsertionGuard g(b);
+          b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+          if (!counter) {
+            emitPanel(ivs.front());
+            return;
+          }
+          // Take the next panel until none is left (the iterations after a thread's first one
+          // find none): the panels go to whichever thread is running.
+          auto loop = scf::WhileOp::create(
+              b, loc, TypeRange{b.getIndexType()}, ValueRange{},
+              [&](OpBuilder &wb, Location wl, ValueRange) {
+                Value one = arith::ConstantOp::create(wb, wl, wb.getI64IntegerAttr(1));
+                Value old = memref::AtomicRMWOp::create(wb, wl, arith::AtomicRMWKind::addi, one,
+                                                        counter, ValueRange{c0});
+                Value p = arith::IndexCastOp::create(wb, wl, wb.getIndexType(), old);
+                Value more =
+                    arith::CmpIOp::create(wb, wl, arith::CmpIPredicate::slt, p, panels);
+                scf::ConditionOp::create(wb, wl, more, ValueRange{p});
+              },
+              [&](OpBuilder &wb, Location wl, ValueRange args) {
+                OpBuilder::InsertionGuard g2(b);
+                b.setInsertionPoint(wb.getInsertionBlock(), wb.getInsertionPoint());
+                emitPanel(args.front());
+                scf::YieldOp::create(b, wl);
+              });
+          (void)loop;
+        });
     par->setAttr(kCollapseAttr, b.getUnitAttr());
     memref::DeallocOp::create(b, loc, xu);
     if (!prepacked) {
@@ -372,6 +404,26 @@ public:
   }
 
 private:
+  /// The panel counter of the dynamic schedule, reset to 0 here: a memref<1xi64> on the stack
+  /// of the enclosing function (allocated once at its entry, so a contraction in a loop does
+  /// not grow the stack). None (panels statically split) inside another parallel loop, whose
+  /// iterations would share it.
+  Value panelCounter() {
+    Operation *op = epi ? epi->op.getOperation() : c.op.getOperation();
+    auto fn = op->getParentOfType<FunctionOpInterface>();
+    if (!fn || fn.isExternal() || op->getParentOfType<scf::ParallelOp>())
+      return Value();
+    Value counter;
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&fn.getFunctionBody().front());
+      counter = memref::AllocaOp::create(b, loc, MemRefType::get({1}, b.getI64Type()));
+    }
+    memref::StoreOp::create(b, loc, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)),
+                            counter, ValueRange{c0});
+    return counter;
+  }
+
   Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
   Value i32Const(int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(static_cast<int32_t>(v)));
@@ -546,7 +598,6 @@ private:
       rowIdx.push_back(i ? arith::AddIOp::create(b, loc, m0, idx(i)).getResult() : m0);
     auto a4Type = VectorType::get({kGroup}, i8);
     auto a1Type = VectorType::get({1}, i32);
-    StringAttr intrin = b.getStringAttr("llvm.x86.avx512.vpdpbusd.512");
     // accs[2i + j] += row i's 4 bytes at group g4 times panel half j.
     auto step = [&](Value g4, ValueRange accs) {
       Value bv[2];
@@ -558,13 +609,9 @@ private:
       for (int64_t i = 0; i < rows; ++i) {
         Value a4 = vector::LoadOp::create(b, loc, a4Type, xu, ValueRange{rowIdx[i], kk});
         Value a1 = vector::BitCastOp::create(b, loc, a1Type, a4);
-        Value a = vector::BroadcastOp::create(
-            b, loc, accType, vector::ExtractOp::create(b, loc, a1, ArrayRef<int64_t>{0}));
-        Value aBytes = vector::BitCastOp::create(b, loc, bytesType, a);
+        Value a = vector::ExtractOp::create(b, loc, a1, ArrayRef<int64_t>{0});
         for (int64_t j = 0; j < 2; ++j)
-          next.push_back(LLVM::CallIntrinsicOp::create(b, loc, accType, intrin,
-                                                       ValueRange{accs[2 * i + j], aBytes, bv[j]})
-                             .getResult(0));
+          next.push_back(dotU8S8(b, loc, accs[2 * i + j], a, bv[j], vnni));
       }
       return next;
     };
@@ -619,6 +666,7 @@ private:
 
   Int8Contraction c;
   int64_t mTile;
+  bool vnni;
   std::optional<Epilogue> epi;
   Value xsScalar, xsRows, wsSplat, osSplat, wsVec[2], biasVec[2];
   OpBuilder b;
@@ -645,12 +693,15 @@ struct CPUInt8CodegenPass : public mlir::decoda::impl::CPUInt8CodegenPassBase<CP
       if (op->hasAttr(kQLinearAttr))
         generics.push_back(op);
     });
+    llvm::MapVector<Operation *, int64_t> perFunction; // for the remarks
     for (linalg::GenericOp op : generics) {
       FailureOr<Int8Contraction> c = match(op);
       if (failed(c))
         continue;
+      Operation *fn = op->getParentOfType<FunctionOpInterface>();
+      ++perFunction[fn ? fn : getOperation().getOperation()];
       std::optional<Epilogue> epi = matchEpilogue(*c);
-      Emitter emitter(*c, mTile, epi);
+      Emitter emitter(*c, mTile, vnni, epi);
       if (emitter.emit())
         ++numPrepacked;
       op.erase();
@@ -665,6 +716,48 @@ struct CPUInt8CodegenPass : public mlir::decoda::impl::CPUInt8CodegenPassBase<CP
       }
       ++numRewritten;
     }
+    // At the function's location (an op remark would print the whole function after it).
+    for (auto [fn, count] : perFunction)
+      emitRemark(fn->getLoc()) << "decoda-cpu-int8-codegen: " << count << " i8 contraction"
+                       << (count == 1 ? "" : "s")
+                       << (vnni ? " as AVX-512 VNNI vpdpbusd register tiles"
+                                : " as i32 vector multiply-adds (vnni=false: the target has no "
+                                  "AVX-512 VNNI)");
   }
 };
 } // namespace
+
+// The vpdpbusd intrinsic, or the same four products in i32 vector ops (X86Dot.h). Each
+// product fits 16 bits, so LLVM selects vpmaddwd rather than vpmulld.
+Value mlir::decoda::dotU8S8(OpBuilder &b, Location loc, Value acc, Value a, Value w, bool vnni) {
+  auto accType = cast<VectorType>(acc.getType());
+  auto bytesType = cast<VectorType>(w.getType());
+  if (vnni) {
+    Value av = vector::BroadcastOp::create(b, loc, accType, a);
+    Value aBytes = vector::BitCastOp::create(b, loc, bytesType, av);
+    return LLVM::CallIntrinsicOp::create(b, loc, accType,
+                                         b.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
+                                         ValueRange{acc, aBytes, w})
+        .getResult(0);
+  }
+  auto vconst = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc,
+                                     DenseElementsAttr::get(accType, b.getI32IntegerAttr(v)))
+        .getResult();
+  };
+  auto sconst = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v)).getResult();
+  };
+  Value lanes = vector::BitCastOp::create(b, loc, accType, w);
+  for (int64_t r = 0; r < kGroup; ++r) {
+    Value wr = r + 1 < kGroup ? arith::ShLIOp::create(b, loc, lanes, vconst(24 - 8 * r)).getResult()
+                              : lanes;
+    wr = arith::ShRSIOp::create(b, loc, wr, vconst(24));
+    Value ar = r ? arith::ShRUIOp::create(b, loc, a, sconst(8 * r)).getResult() : a;
+    if (r + 1 < kGroup)
+      ar = arith::AndIOp::create(b, loc, ar, sconst(0xFF));
+    Value prod = arith::MulIOp::create(b, loc, wr, vector::BroadcastOp::create(b, loc, accType, ar));
+    acc = arith::AddIOp::create(b, loc, acc, prod);
+  }
+  return acc;
+}

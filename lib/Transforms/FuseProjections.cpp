@@ -269,6 +269,130 @@ struct FuseLinearGroup : public OpRewritePattern<LinearOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// Groups of qlinears (hand-written INT8 programs; --quantize=int8 quantizes after fusion)
+//===----------------------------------------------------------------------===//
+
+/// What must agree for two qlinears to share one fused weight: the same activation
+/// quantisation (x_scale, zero point: the same values) and epilogue kind (requantisation
+/// scale, result type), weights [N, K] with one K, biases on all or none, and weight scales
+/// either all per channel ([N]) or one and the same per-tensor value.
+struct QSignature {
+  Value input, xScale, zeroPoint, outScale;
+  int64_t inWidth;
+  Type resultElement, biasElement;
+  Value tensorWScale; // the shared rank-0 w_scale, null when per channel
+  bool operator==(const QSignature &o) const {
+    return input == o.input && xScale == o.xScale && zeroPoint == o.zeroPoint &&
+           outScale == o.outScale && inWidth == o.inWidth && resultElement == o.resultElement &&
+           biasElement == o.biasElement && tensorWScale == o.tensorWScale;
+  }
+};
+
+std::optional<QSignature> qsignatureOf(QLinearOp op) {
+  if (!outWidth(op.getWeight(), WeightLayout::out_in))
+    return std::nullopt;
+  auto w = cast<RankedTensorType>(op.getWeight().getType());
+  auto ws = dyn_cast<RankedTensorType>(op.getWScale().getType());
+  if (!ws || (ws.getRank() == 1 && ws.getDimSize(0) != w.getDimSize(0)) || ws.getRank() > 1)
+    return std::nullopt;
+  QSignature s{op.getInput(), op.getXScale(), op.getXZeroPoint(), op.getOutScale(),
+               w.getDimSize(1), op.getResult().getType().getElementType(), Type(),
+               ws.getRank() == 0 ? op.getWScale() : Value()};
+  if (Value bias = op.getBias()) {
+    auto b = dyn_cast<RankedTensorType>(bias.getType());
+    if (!b || b.getRank() != 1 || !b.hasStaticShape())
+      return std::nullopt;
+    s.biasElement = b.getElementType();
+  }
+  return s;
+}
+
+struct FuseQLinearGroup : public OpRewritePattern<QLinearOp> {
+  FuseQLinearGroup(MLIRContext *ctx, const FuseProjectionsPassOptions &options,
+                   FuseProjectionsCounts &counts)
+      : OpRewritePattern(ctx), options(options), counts(counts) {}
+
+  LogicalResult matchAndRewrite(QLinearOp anchor, PatternRewriter &rewriter) const override {
+    std::optional<QSignature> sig = qsignatureOf(anchor);
+    if (!sig)
+      return rewriter.notifyMatchFailure(anchor, "not a static [N, K] qlinear");
+    llvm::SetVector<Operation *> members;
+    for (Operation *user : anchor.getInput().getUsers()) {
+      auto q = dyn_cast<QLinearOp>(user);
+      if (!q || q.getInput() != anchor.getInput() || q->getBlock() != anchor->getBlock() ||
+          !(qsignatureOf(q) == sig))
+        continue;
+      if (options.weights == "constant" && !isFoldableConstant(q.getWeight()))
+        continue;
+      members.insert(user);
+    }
+    SmallVector<QLinearOp> group;
+    for (Operation *op : members)
+      group.push_back(cast<QLinearOp>(op));
+    llvm::sort(group, [](QLinearOp a, QLinearOp b) { return a->isBeforeInBlock(b); });
+    if (group.empty())
+      return rewriter.notifyMatchFailure(anchor, "no group");
+    DominanceInfo dominance;
+    Operation *at = group.front();
+    auto available = [&](Value v) {
+      return !v || v.getDefiningOp<arith::ConstantOp>() || dominance.properlyDominates(v, at);
+    };
+    llvm::erase_if(group, [&](QLinearOp q) {
+      return q != at && !(available(q.getWeight()) && available(q.getBias()) &&
+                          (sig->tensorWScale || available(q.getWScale())));
+    });
+    if (static_cast<int64_t>(group.size()) < options.minGroup ||
+        !llvm::is_contained(group, anchor))
+      return rewriter.notifyMatchFailure(anchor, "no group of qlinears to fuse with");
+
+    SmallVector<Value> weights, wScales, biases;
+    SmallVector<Location> locs;
+    SmallVector<int64_t> widths;
+    for (QLinearOp q : group) {
+      weights.push_back(q.getWeight());
+      wScales.push_back(q.getWScale());
+      if (q.getBias())
+        biases.push_back(q.getBias());
+      locs.push_back(q.getLoc());
+      widths.push_back(*outWidth(q.getWeight(), WeightLayout::out_in));
+    }
+    Location loc = rewriter.getFusedLoc(locs);
+    rewriter.setInsertionPoint(group.front());
+    Value weight = concatenate(rewriter, loc, group.front(), weights, 0, counts);
+    Value wScale = sig->tensorWScale
+                       ? sig->tensorWScale
+                       : concatenate(rewriter, loc, group.front(), wScales, 0, counts);
+    Value bias =
+        biases.empty() ? Value() : concatenate(rewriter, loc, group.front(), biases, 0, counts);
+    auto resultType = cast<RankedTensorType>(anchor.getResult().getType());
+    SmallVector<int64_t> shape(resultType.getShape());
+    shape.back() = 0;
+    for (int64_t w : widths)
+      shape.back() += w;
+    auto fused = QLinearOp::create(rewriter, loc, resultType.clone(shape), anchor.getInput(),
+                                   weight, anchor.getXScale(), wScale, anchor.getXZeroPoint(),
+                                   bias, anchor.getOutScale());
+    SmallVector<Value> slices = splitLastAxis(rewriter, locs, fused, widths);
+    llvm::SetVector<Operation *> deadConstants;
+    for (auto [q, slice] : llvm::zip_equal(group, slices)) {
+      for (Value v : {q.getWeight(), q.getWScale(), q.getBias()})
+        if (Operation *def = v ? v.getDefiningOp<arith::ConstantOp>() : nullptr)
+          deadConstants.insert(def);
+      rewriter.replaceOp(q, slice);
+    }
+    for (Operation *cst : deadConstants)
+      if (cst->use_empty())
+        rewriter.eraseOp(cst);
+    ++counts.fusedQLinearGroups;
+    counts.fusedQLinears += group.size();
+    return success();
+  }
+
+  FuseProjectionsPassOptions options;
+  FuseProjectionsCounts &counts;
+};
+
+//===----------------------------------------------------------------------===//
 // Gated MLPs
 //===----------------------------------------------------------------------===//
 
@@ -336,6 +460,8 @@ struct FuseProjectionsPass
     numFusedGroups += counts.fusedGroups;
     numFusedLinears += counts.fusedLinears;
     numFusedGatedMLPs += counts.fusedGatedMLPs;
+    numFusedQLinearGroups += counts.fusedQLinearGroups;
+    numFusedQLinears += counts.fusedQLinears;
     numFoldedConcats += counts.foldedConcats;
     numRuntimeConcats += counts.runtimeConcats;
   }
@@ -345,7 +471,7 @@ struct FuseProjectionsPass
 void mlir::decoda::populateFuseProjectionsPatterns(RewritePatternSet &patterns,
                                                    const FuseProjectionsPassOptions &options,
                                                    FuseProjectionsCounts &counts) {
-  patterns.add<FuseLinearGroup>(patterns.getContext(), options, counts);
+  patterns.add<FuseLinearGroup, FuseQLinearGroup>(patterns.getContext(), options, counts);
   // The gate/up linear a split gated MLP produces joins any other group on the same input
   // (a parallel block's Q/K/V) when the group pattern visits it, in either order.
   if (options.fuseGatedMLP)

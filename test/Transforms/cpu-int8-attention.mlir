@@ -3,6 +3,9 @@
 // RUN:   --decoda-cpu-int8-attention --verify-diagnostics | FileCheck %s
 // RUN: decoda-opt %s --split-input-file --decoda-convert-to-linalg=int8-attention-calls=true \
 // RUN:   --decoda-cpu-int8-attention 2>&1 | FileCheck %s --check-prefix=TENSORS
+// RUN: decoda-opt %s --split-input-file --decoda-convert-to-linalg=int8-attention-calls=true \
+// RUN:   --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" \
+// RUN:   --decoda-cpu-int8-attention=vnni=false 2>/dev/null | FileCheck %s --check-prefix=NOVNNI
 
 // INT8 attention becomes a call of a private function tagged decoda.int8_attention (its body
 // the target-neutral form); after bufferization decoda-cpu-int8-attention replaces that body by
@@ -11,6 +14,17 @@
 // q·k (corrected by 128 · the per-key sums of K) and for P·V, exp on 16 lanes as a polynomial
 // (no libm call left). Functions the kernel does not handle keep their body, with a remark.
 // (The numbers: test/e2e/attention_int8.py, test/e2e/cached_attention_int8.py.)
+// vnni=false (targets without AVX-512 VNNI): the same kernel with each vpdpbusd as i32 vector
+// ops (bytes sign-extended by shifts, multiplied and added), no intrinsic anywhere.
+
+// NOVNNI-NOT:   vpdpbusd
+// NOVNNI-LABEL: func.func private @__decoda_int8_attention(
+// NOVNNI:         scf.parallel
+// NOVNNI:         scf.parallel
+// NOVNNI:           arith.shrsi %{{.*}}, %{{.*}} : vector<16xi32>
+// NOVNNI:           arith.muli %{{.*}}, %{{.*}} : vector<16xi32>
+// NOVNNI:           arith.addi %{{.*}}, %{{.*}} : vector<16xi32>
+// NOVNNI-NOT:   vpdpbusd
 
 // CHECK-LABEL: func.func private @__decoda_int8_attention(
 // CHECK-SAME:    %[[Q:.*]]: memref<1x?x8x16xf32>, %[[K:.*]]: memref<1x?x2x16xf32>, %[[V:.*]]: memref<1x?x2x16xf32>, %[[LEN:.*]]: index,

@@ -378,3 +378,85 @@ func.func @pipeline(%x: tensor<3x4xf32>, %w1: tensor<2x4xf32>, %w2: tensor<2x4xf
   %d = decoda.linear %x, %w2 : tensor<3x4xf32>, tensor<2x4xf32>
   return %a, %b, %c, %d : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>
 }
+
+// -----
+
+// qlinears on one i8 input with the same x_scale (hand-written W8A8 Q/K/V), constant weights
+// and per-channel weight scales: one qlinear on [ΣN, K] with the weight scales and biases
+// concatenated the same way, then one slice per projection. The fourth reads the same input
+// with another x_scale and stays alone.
+// CHECK-LABEL: func.func @qlinear_qkv(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: tensor<1x?x4xi8>, %[[XS:[a-z0-9]+]]: tensor<f32>, %[[XS2:[a-z0-9]+]]: tensor<f32>
+// CHECK-DAG:     %[[W:.*]] = arith.constant dense<{{\[\[}}1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 15, 16], [17, 18, 19, 20]]> : tensor<5x4xi8>
+// CHECK-DAG:     %[[WS:.*]] = arith.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00]> : tensor<5xf32>
+// CHECK:         %[[F:.*]] = decoda.qlinear %[[X]], %[[W]], %[[XS]], %[[WS]] bias(%{{.*}} : tensor<5xf32>) : tensor<1x?x4xi8>, tensor<5x4xi8>, tensor<f32>, tensor<5xf32> -> tensor<1x?x5xf32>
+// CHECK:         tensor.extract_slice %[[F]][0, 0, 0] [1, %{{.*}}, 2] [1, 1, 1]
+// CHECK:         tensor.extract_slice %[[F]][0, 0, 2] [1, %{{.*}}, 2] [1, 1, 1]
+// CHECK:         tensor.extract_slice %[[F]][0, 0, 4] [1, %{{.*}}, 1] [1, 1, 1]
+// CHECK:         decoda.qlinear %[[X]], %{{.*}}, %[[XS2]], %{{.*}} bias
+// CHECK-NOT:     decoda.qlinear
+// MIN3-LABEL: func.func @qlinear_qkv(
+// MIN3-COUNT-2:  decoda.qlinear
+// MIN3-NOT:      decoda.qlinear
+func.func @qlinear_qkv(%x: tensor<1x?x4xi8>, %xs: tensor<f32>, %xs2: tensor<f32>)
+    -> (tensor<1x?x2xf32>, tensor<1x?x2xf32>, tensor<1x?x1xf32>, tensor<1x?x1xf32>) {
+  %wq = arith.constant dense<[[1, 2, 3, 4], [5, 6, 7, 8]]> : tensor<2x4xi8>
+  %wk = arith.constant dense<[[9, 10, 11, 12], [13, 14, 15, 16]]> : tensor<2x4xi8>
+  %wv = arith.constant dense<[[17, 18, 19, 20]]> : tensor<1x4xi8>
+  %sq = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %sk = arith.constant dense<[3.0, 4.0]> : tensor<2xf32>
+  %sv = arith.constant dense<[5.0]> : tensor<1xf32>
+  %bq = arith.constant dense<0.5> : tensor<2xf32>
+  %bk = arith.constant dense<0.25> : tensor<2xf32>
+  %bv = arith.constant dense<0.125> : tensor<1xf32>
+  %q = decoda.qlinear %x, %wq, %xs, %sq bias(%bq : tensor<2xf32>) : tensor<1x?x4xi8>, tensor<2x4xi8>, tensor<f32>, tensor<2xf32> -> tensor<1x?x2xf32>
+  %k = decoda.qlinear %x, %wk, %xs, %sk bias(%bk : tensor<2xf32>) : tensor<1x?x4xi8>, tensor<2x4xi8>, tensor<f32>, tensor<2xf32> -> tensor<1x?x2xf32>
+  %v = decoda.qlinear %x, %wv, %xs, %sv bias(%bv : tensor<1xf32>) : tensor<1x?x4xi8>, tensor<1x4xi8>, tensor<f32>, tensor<1xf32> -> tensor<1x?x1xf32>
+  %o = decoda.qlinear %x, %wv, %xs2, %sv bias(%bv : tensor<1xf32>) : tensor<1x?x4xi8>, tensor<1x4xi8>, tensor<f32>, tensor<1xf32> -> tensor<1x?x1xf32>
+  return %q, %k, %v, %o : tensor<1x?x2xf32>, tensor<1x?x2xf32>, tensor<1x?x1xf32>, tensor<1x?x1xf32>
+}
+
+// -----
+
+// A shared per-tensor weight scale stays one value; gate/up of a W8A8 MLP (then a glu).
+// CHECK-LABEL: func.func @qlinear_tensor_scale(
+// CHECK-SAME:    %[[X:[a-z0-9]+]]: tensor<1x1x4xi8>, %[[XS:[a-z0-9]+]]: tensor<f32>, %[[WS:[a-z0-9]+]]: tensor<f32>
+// CHECK:         %[[F:.*]] = decoda.qlinear %[[X]], %{{.*}}, %[[XS]], %[[WS]] : tensor<1x1x4xi8>, tensor<6x4xi8>, tensor<f32>, tensor<f32> -> tensor<1x1x6xf32>
+// CHECK-COUNT-2: tensor.extract_slice %[[F]]
+// CHECK:         decoda.glu
+// MIN3-LABEL: func.func @qlinear_tensor_scale(
+func.func @qlinear_tensor_scale(%x: tensor<1x1x4xi8>, %xs: tensor<f32>, %ws: tensor<f32>) -> tensor<1x1x3xf32> {
+  %wg = arith.constant dense<1> : tensor<3x4xi8>
+  %wu = arith.constant dense<2> : tensor<3x4xi8>
+  %g = decoda.qlinear %x, %wg, %xs, %ws : tensor<1x1x4xi8>, tensor<3x4xi8>, tensor<f32>, tensor<f32> -> tensor<1x1x3xf32>
+  %u = decoda.qlinear %x, %wu, %xs, %ws : tensor<1x1x4xi8>, tensor<3x4xi8>, tensor<f32>, tensor<f32> -> tensor<1x1x3xf32>
+  %h = decoda.glu %g, %u {kind = #decoda.glu<swiglu>} : tensor<1x1x3xf32>
+  return %h : tensor<1x1x3xf32>
+}
+
+// -----
+
+// Negative: different per-tensor weight scales (a, b), a requantised member (c) and a zero
+// point (d) next to float ones, and (weights=constant) a weight that is an argument (e, which
+// matches b otherwise): nothing fuses. weights=any fuses b and e through a tensor.concat.
+// CHECK-LABEL: func.func @qlinear_left_alone(
+// CHECK-COUNT-5: decoda.qlinear
+// CHECK-NOT:     tensor.extract_slice
+// ANY-LABEL: func.func @qlinear_left_alone(
+// ANY:           %[[C:.*]] = tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<3x4xi8>, tensor<3x4xi8>) -> tensor<6x4xi8>
+// ANY:           decoda.qlinear %{{.*}}, %[[C]], %{{.*}}, %{{.*}} : tensor<1x1x4xi8>, tensor<6x4xi8>, tensor<f32>, tensor<f32> -> tensor<1x1x6xf32>
+// ANY-COUNT-2:   tensor.extract_slice
+func.func @qlinear_left_alone(%x: tensor<1x1x4xi8>, %xs: tensor<f32>, %ws: tensor<f32>, %ws2: tensor<f32>,
+                              %os: tensor<f32>, %zp: tensor<i8>, %wa: tensor<3x4xi8>)
+    -> (tensor<1x1x3xf32>, tensor<1x1x3xf32>, tensor<1x1x3xi8>, tensor<1x1x3xf32>, tensor<1x1x3xf32>) {
+  %w1 = arith.constant dense<1> : tensor<3x4xi8>
+  %w2 = arith.constant dense<2> : tensor<3x4xi8>
+  %w3 = arith.constant dense<3> : tensor<3x4xi8>
+  %w4 = arith.constant dense<4> : tensor<3x4xi8>
+  %a = decoda.qlinear %x, %w1, %xs, %ws : tensor<1x1x4xi8>, tensor<3x4xi8>, tensor<f32>, tensor<f32> -> tensor<1x1x3xf32>
+  %b = decoda.qlinear %x, %w2, %xs, %ws2 : tensor<1x1x4xi8>, tensor<3x4xi8>, tensor<f32>, tensor<f32> -> tensor<1x1x3xf32>
+  %c = decoda.qlinear %x, %w3, %xs, %ws requantize(%os : tensor<f32>) : tensor<1x1x4xi8>, tensor<3x4xi8>, tensor<f32>, tensor<f32> -> tensor<1x1x3xi8>
+  %d = decoda.qlinear %x, %w4, %xs, %ws x_zero_point(%zp : tensor<i8>) : tensor<1x1x4xi8>, tensor<3x4xi8>, tensor<f32>, tensor<f32> -> tensor<1x1x3xf32>
+  %e = decoda.qlinear %x, %wa, %xs, %ws2 : tensor<1x1x4xi8>, tensor<3x4xi8>, tensor<f32>, tensor<f32> -> tensor<1x1x3xf32>
+  return %a, %b, %c, %d, %e : tensor<1x1x3xf32>, tensor<1x1x3xf32>, tensor<1x1x3xi8>, tensor<1x1x3xf32>, tensor<1x1x3xf32>
+}

@@ -4,7 +4,8 @@ u8 probabilities) against reference.attention with the same scales: MHA, GQA and
 sliding window, chunks, an additive mask, sinks, softcap, segment ids, Tq < Tk, dynamic lengths,
 several key tiles with a remainder (--attention-key-tile=16); through the VNNI kernel of
 decoda-cpu-int8-attention (every case with D a multiple of 4 and Dv of 16) and its scalar
-fallback (D = 8).
+fallback (D = 8), and the kernel for targets without AVX-512 VNNI (haswell, this host minus
+VNNI: the i32 vector form, no vpdpbusd in the library).
 
 Tolerance: the integer sums are exact, but exp in the compiled code and in NumPy may differ in
 the last bit, which can move one rint(255·p) across a half and change one term of the PV sum by
@@ -16,7 +17,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import CompiledModule, R, module, np, tensor_type, testing  # noqa: E402
+from harness import (CompiledModule, R, disassembly_count, module, np,  # noqa: E402
+                     tensor_type, testing)
 
 _t = tensor_type
 
@@ -95,16 +97,22 @@ def _inputs(case, gen):
     return vals, kw
 
 
-def test_attention_int8():
-    for i, case in enumerate(CASES):
+def _check_cases(cases, flags=(), suffix="", vpdpbusd=None):
+    """Every case of `cases` compiled with `flags`, static and dynamic lengths, against the
+    reference; `vpdpbusd`: whether the library must (True) or must not (False) hold it."""
+    for case in cases:
+        i = CASES.index(case)
         texts, dts = [], {}
         for dynamic in (False, True):
             fname = f"{case[0]}_{'dyn' if dynamic else 'static'}"
             text, d = _fn(fname, case, dynamic)
             texts.append(text)
             dts[fname] = d
-        mod = CompiledModule("\n".join(texts), ["--attention-key-tile=16"],
-                             name=f"attention_int8_{case[0]}")
+        mod = CompiledModule("\n".join(texts), ["--attention-key-tile=16", *flags],
+                             name=f"attention_int8_{case[0]}{suffix}")
+        if vpdpbusd is not None:
+            n = disassembly_count(mod.path, "vpdpbusd")
+            testing.check((n > 0) == vpdpbusd, f"{case[0]}{suffix}: {n} vpdpbusd in the library")
         gen = testing.rng(300 + i)
         vals, kw = _inputs(case, gen)
         ref = R.attention(vals["q"], vals["k"], vals["v"], num_heads=case[4],
@@ -129,6 +137,29 @@ def test_attention_int8():
                           f"INT8 reference ({100 * frac_float:.1f}%): the test cannot tell them apart")
             if "mask" in vals:
                 testing.check(np.all(o[:, 0] == 0), f"{fname}: a row without keys must be 0")
+
+
+def test_attention_int8():
+    _check_cases(CASES)
+
+
+# The VNNI kernel's cases for targets without AVX-512 VNNI (decoda-cpu-int8-attention{vnni=false},
+# set from the target CPU): no vpdpbusd in the library, the same results. This machine runs them.
+KERNEL_CASES = [c for c in CASES if c[0] in ("gqa_chunk_softcap_d16", "mqa_32_heads")]
+
+
+def test_attention_int8_without_vnni():
+    for target, flags in (("haswell", ["--target-cpu=haswell"]),
+                          ("host-no-vnni", ["--target-features=-avx512vnni"])):
+        _check_cases(KERNEL_CASES, flags, f"_{target}", vpdpbusd=False)
+
+
+def test_attention_int8_vnni_on_this_host():
+    """Skipped on a host without AVX-512 VNNI, where the default target has none."""
+    if " avx512_vnni" not in open("/proc/cpuinfo").read():
+        print("skipped: this host has no AVX-512 VNNI")
+        return
+    _check_cases(KERNEL_CASES[:1], (), "_host", vpdpbusd=True)
 
 
 if __name__ == "__main__":

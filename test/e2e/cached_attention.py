@@ -197,5 +197,42 @@ def test_write_past_the_cache_is_an_error():
     testing.assert_equal(kc2, rkc, op="cached_attention", what="key cache after the last slot")
 
 
+
+def test_decode_steps_over_long_contexts():
+    """Single-token steps run their key loop with the CPU pipeline's decode tile
+    (decoda-lower-to-cpu{attention-decode-key-tile=1024}): contexts below one tile (the peeled
+    remainder alone), of exactly one tile and above it (a loop step + the remainder), with GQA
+    and a sliding window that starts the loop past 0, against reference.cached_attention."""
+    cap = 1100
+    for name, window in (("gqa_long", None), ("gqa_long_window", 700)):
+        c = Config(name, 4, 2, d=32, window=window)
+        qs, ks = (1, 1, c.hq, c.d), (1, 1, c.hkv, c.d)
+        cs = (1, cap, c.hkv, c.d)
+        args = [("q", qs, "f32"), ("k", ks, "f32"), ("v", ks, "f32"), ("key_cache", cs, "f32"),
+                ("value_cache", cs, "f32"), ("offset", (), "i64")]
+        t_ = lambda sh: tensor_type(sh, "f32")  # noqa: E731
+        text = module("decode", args, [("out", qs, "f32"), ("kc", cs, "f32"), ("vc", cs, "f32")],
+                      f"""
+  %off64 = tensor.extract %offset[] : tensor<i64>
+  %off = arith.index_cast %off64 : i64 to index
+  %o, %kc, %vc = decoda.cached_attention %q, %k, %v, %key_cache, %value_cache[%off]
+      {c.attrs()} : {t_(qs)}, {t_(ks)}, {t_(ks)}, {t_(cs)}, {t_(cs)}
+  return %o, %kc, %vc : {t_(qs)}, {t_(cs)}, {t_(cs)}""")
+        entry = CompiledModule(text, name=name).entry("decode", [d for _, _, d in args],
+                                                      ["f32"] * 3)
+        gen = testing.rng(zlib.crc32(name.encode()))
+        kc = testing.randn(gen, cs, "f32")
+        vc = testing.randn(gen, cs, "f32")
+        for off in (0, 500, 1023, 1024, 1090, cap - 1):
+            q, k, v = (testing.randn(gen, qs, "f32"), testing.randn(gen, ks, "f32"),
+                       testing.randn(gen, ks, "f32"))
+            o, kc2, vc2 = entry(q, k, v, kc, vc, np.array(off, np.int64))
+            ro, rkc, rvc = R.cached_attention(q, k, v, kc, vc, off, num_heads=c.hq,
+                                              num_kv_heads=c.hkv, causal=True, window=window)
+            check("cached_attention", o, ro, "f32", what=f" {name} decode at offset {off}")
+            testing.assert_equal(kc2, rkc, op="cached_attention", what=f" {name} key cache")
+            testing.assert_equal(vc2, rvc, op="cached_attention", what=f" {name} value cache")
+
+
 if __name__ == "__main__":
     testing.run_tests(globals())

@@ -9,6 +9,8 @@
 - Blocks whose weights are constants go through the default graph pipeline (which fuses them,
   folding the concatenations at compile time) and are checked against the program compiled
   with --no-graph-opt (bit for bit) and against the reference.
+- A hand-written W8A8 piece (Q/K/V and gate/up qlinears on one quantized input) the same way:
+  two fused qlinears, bit for bit with --no-graph-opt, and against reference.qlinear.
 """
 
 import contextlib
@@ -164,6 +166,65 @@ def test_constant_weights_through_the_pipeline():
                     lambda p: blocks._pre_norm_reference(
                         p, glu, theta=1.5e5, eps=1e-5, attn_bias=True,
                         attn_kwargs={"window": 8, "sinks": p["sinks"]}), special=special)
+
+
+def _i8(a):
+    return f'dense<"0x{np.ascontiguousarray(a, np.int8).tobytes().hex().upper()}">'
+
+
+def _f32(a):
+    return f'dense<"0x{np.ascontiguousarray(a, np.float32).tobytes().hex().upper()}">'
+
+
+def test_qlinear_groups_through_the_pipeline():
+    """A hand-written W8A8 piece: x quantized once, Q/K/V qlinears (constant i8 weights,
+    per-channel scales, biases) and gate/up qlinears into a SwiGLU. The graph pipeline fuses
+    them into two qlinears; the results equal the program compiled with --no-graph-opt bit for
+    bit and reference.qlinear / glu."""
+    gen = testing.rng(4242)
+    K, widths, F = 96, {"q": 64, "k": 32, "v": 40}, 48
+    w = {n: gen.integers(-127, 128, size=(m, K), dtype=np.int8)
+         for n, m in list(widths.items()) + [("g", F), ("u", F)]}
+    ws = {n: gen.uniform(0.001, 0.01, size=(a.shape[0],)).astype(np.float32) for n, a in w.items()}
+    b = {n: gen.standard_normal(widths[n]).astype(np.float32) for n in widths}
+    xs = np.float32(0.03)
+    consts = "".join(f"  %w{n} = arith.constant {_i8(a)} : tensor<{a.shape[0]}x{K}xi8>\n"
+                     f"  %s{n} = arith.constant {_f32(ws[n])} : tensor<{a.shape[0]}xf32>\n"
+                     for n, a in w.items())
+    consts += "".join(f"  %b{n} = arith.constant {_f32(a)} : tensor<{a.shape[0]}xf32>\n"
+                      for n, a in b.items())
+    body = f"  %xs = arith.constant dense<{float(xs)!r}> : tensor<f32>\n" + consts
+    body += "  %xq = decoda.quantize %x, %xs : tensor<1x?x96xf32>, tensor<f32>\n"
+    for n, m in widths.items():
+        body += (f"  %{n} = decoda.qlinear %xq, %w{n}, %xs, %s{n} bias(%b{n} : tensor<{m}xf32>) "
+                 f": tensor<1x?x{K}xi8>, tensor<{m}x{K}xi8>, tensor<f32>, tensor<{m}xf32> -> "
+                 f"tensor<1x?x{m}xf32>\n")
+    for n in ("g", "u"):
+        body += (f"  %{n} = decoda.qlinear %xq, %w{n}, %xs, %s{n} : tensor<1x?x{K}xi8>, "
+                 f"tensor<{F}x{K}xi8>, tensor<f32>, tensor<{F}xf32> -> tensor<1x?x{F}xf32>\n")
+    body += (f"  %h = decoda.glu %g, %u {{kind = #decoda.glu<swiglu>}} : tensor<1x?x{F}xf32>\n"
+             f"  return %q, %k, %v, %h : tensor<1x?x64xf32>, tensor<1x?x32xf32>, "
+             f"tensor<1x?x40xf32>, tensor<1x?x{F}xf32>\n")
+    text = (f"func.func @w8a8(%x: tensor<1x?x{K}xf32>) -> (tensor<1x?x64xf32>, tensor<1x?x32xf32>, "
+            f"tensor<1x?x40xf32>, tensor<1x?x{F}xf32>) {{\n" + body + "}\n")
+    opt = decoda_opt(text, ["--decoda-graph-opt"])
+    testing.check(_count(opt, "decoda.qlinear") == 2,
+                  "the graph pipeline did not fuse Q/K/V and gate/up qlinears into two:\n" +
+                  "\n".join(line for line in opt.splitlines() if "dense<" not in line))
+    outs = ["f32"] * 4
+    fused = CompiledModule(text, name="w8a8_fused").entry("w8a8", ["f32"], outs)
+    plain = CompiledModule(text, ["--no-graph-opt"], name="w8a8_plain").entry("w8a8", ["f32"], outs)
+    for t in (1, 5, 37):
+        x = testing.randn(testing.rng(500 + t), (1, t, K), "f32")
+        ys, zs = fused(x), plain(x)
+        xq = R.quantize(x, xs)
+        refs = [R.qlinear(xq, w[n], xs, ws[n], bias=b[n]) for n in widths]
+        refs.append(R.glu(R.qlinear(xq, w["g"], xs, ws["g"]), R.qlinear(xq, w["u"], xs, ws["u"]),
+                          "swiglu"))
+        for name, y, z, r in zip(["q", "k", "v", "h"], ys, zs, refs):
+            testing.assert_equal(y, z, op="decoda-fuse-projections", what=f" qlinear {name} T={t}")
+            check("qlinear " + name, y, r, "f32", what=f" fused T={t}")
+    DIFFS[("w8a8 qlinears", "f32")] = 0.0
 
 
 if __name__ == "__main__":

@@ -163,3 +163,13 @@ def attention_attrs(num_heads, num_kv_heads, *, causal=False, window=None, chunk
 
 __all__ = ["R", "np", "testing", "module", "tensor_type", "Compiled", "CompiledModule", "Entry",
            "check"]
+
+
+def disassembly_count(so, mnemonic: str) -> int:
+    """How many instructions `mnemonic` (e.g. "vpdpbusd") the library `so` holds (objdump -d)."""
+    import subprocess
+    proc = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(so)], capture_output=True,
+                          text=True)
+    testing.check(proc.returncode == 0, f"objdump -d {so} failed: {proc.stderr[-500:]}")
+    return sum(1 for line in proc.stdout.splitlines()
+               if len(line.split("\t")) > 1 and line.split("\t")[1].split()[:1] == [mnemonic])

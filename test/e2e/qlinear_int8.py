@@ -6,14 +6,17 @@ leave 2- and 1-row tiles, a batch dim, dynamic T, per-tensor and per-token x_sca
 per-token zero points, per-channel w_scale, bias, requantisation to i8, weights as arguments
 (packed at run time) and as constants (packed at compile time). With unit scales the f32
 output is the i32 accumulator itself (|acc| < 2^24), compared bit for bit; extreme values
-(x = -128, w = ±127) are among the inputs."""
+(x = -128, w = ±127) are among the inputs. The same cases for CPUs without AVX-512 VNNI
+(--target-cpu=haswell, x86-64, skylake-avx512, --target-features=-avx512vnni): the i32 vector
+form, exact as well."""
 
 import os
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import CompiledModule, R, check, module, np, tensor_type, testing  # noqa: E402
+from harness import (CompiledModule, R, check, disassembly_count, module, np,  # noqa: E402
+                     tensor_type, testing)
 from decoda.compiler import bin_dir  # noqa: E402
 
 _t = tensor_type
@@ -159,6 +162,80 @@ def test_qlinear():
             arrays = [w if a == "w" else vals[a] for a in names]
             (y,) = mod.entry(fname, d, [out_t])(*arrays)
             _compare(case, y, ref, f" {fname}")
+
+
+# Targets without AVX-512 VNNI: decoda-compile picks the i32 vector form of
+# decoda-cpu-int8-codegen (vnni=false) from the target's features. This machine runs their code.
+NO_VNNI_TARGETS = [
+    ("haswell", ["--target-cpu=haswell"]),                        # AVX2, no AVX-512
+    ("x86-64", ["--target-cpu=x86-64"]),                          # SSE2 baseline
+    ("skylake-avx512", ["--target-cpu=skylake-avx512"]),          # AVX-512 BW, no VNNI
+    ("host-no-vnni", ["--target-features=-avx512vnni"]),         # this host minus VNNI
+]
+
+
+def _compile_capturing(text, name, flags):
+    """decoda-compile text -> name.so with flags; returns (loaded model, stderr, .so path)."""
+    import tempfile
+    from pathlib import Path
+    from decoda import runtime
+    work = Path(tempfile.mkdtemp(prefix="decoda-novnni-"))
+    src = work / f"{name}.mlir"
+    src.write_text(text)
+    so = work / f"{name}.so"
+    proc = subprocess.run([str(bin_dir() / "decoda-compile"), str(src), "-o", str(so), *flags],
+                          capture_output=True, text=True)
+    testing.check(proc.returncode == 0,
+                  f"{name}: decoda-compile {' '.join(flags)} failed ({proc.returncode}):\n"
+                  f"{proc.stderr[-3000:]}")
+    return runtime.load(str(so)), proc.stderr, so
+
+
+def test_qlinear_without_vnni():
+    """Every case, dynamic T, weights as arguments and as constants, for CPUs without AVX-512
+    VNNI: the remark names the i32 form, no vpdpbusd in the library (vpmaddwd instead), and the
+    results equal the reference exactly as on VNNI (i8 requantised outputs bit for bit)."""
+    for target, flags in NO_VNNI_TARGETS:
+        texts, dts = [], {}
+        cases = {}
+        for i, case in enumerate(CASES):
+            gen = testing.rng(100 + i)
+            w = _weights(case, gen)
+            cases[case[0]] = (case, w, _inputs(case, gen))
+            for const in (False, True):
+                fname = f"{case[0]}_{'const' if const else 'arg'}"
+                text, d, out_t = _fn(fname, case, True, w if const else None)
+                texts.append(text)
+                dts[fname] = (case[0], d, out_t)
+        model, stderr, so = _compile_capturing("\n".join(texts), f"qlinear_{target}", flags)
+        testing.check("as i32 vector multiply-adds (vnni=false" in stderr and "vpdpbusd" not in
+                      stderr, f"{target}: expected the remark of the i32 form, got:\n{stderr}")
+        testing.check(disassembly_count(so, "vpdpbusd") == 0,
+                      f"{target}: vpdpbusd in a library for a CPU without AVX-512 VNNI")
+        testing.check(disassembly_count(so, "vpmaddwd") + disassembly_count(so, "pmaddwd") > 0,
+                      f"{target}: expected (v)pmaddwd for the u8 x s8 products")
+        for fname, (cname, d, out_t) in dts.items():
+            case, w, vals = cases[cname]
+            names = [a for a, _, _ in _types(1, 1, 1, 1, *case[5:], fname.endswith("const"))]
+            arrays = [w if a == "w" else vals[a] for a in names]
+            from harness import Entry
+            (y,) = Entry(model, fname, d, [out_t])(*arrays)
+            _compare(case, y, _reference(case, w, vals), f" {fname} ({target})")
+
+
+def test_vnni_form_on_this_host():
+    """The default target (this machine) has AVX-512 VNNI here: the remark says vpdpbusd and the
+    library contains it. Skipped on a host without VNNI, where the i32 form is correct."""
+    flags_in_cpuinfo = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
+    if " avx512_vnni" not in flags_in_cpuinfo:
+        print("skipped: this host has no AVX-512 VNNI")
+        return
+    case = CASES[1]
+    w = _weights(case, testing.rng(3))
+    _, stderr, so = _compile_capturing(_fn("f", case, True, w)[0], "qlinear_host", [])
+    testing.check("as AVX-512 VNNI vpdpbusd register tiles" in stderr,
+                  f"expected the remark of the VNNI form, got:\n{stderr}")
+    testing.check(disassembly_count(so, "vpdpbusd") > 0, "no vpdpbusd in the host library")
 
 
 def test_accumulator_bit_exact():

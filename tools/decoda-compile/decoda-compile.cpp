@@ -100,6 +100,12 @@ cl::opt<std::string> graphOptOptions(
     cl::value_desc("options"), cl::cat(category));
 cl::opt<std::string> targetCpu("target-cpu", cl::desc("LLVM CPU name (default: this host)"),
                                cl::init("host"), cl::cat(category));
+cl::opt<std::string> targetFeatures(
+    "target-features",
+    cl::desc("LLVM target features added to the CPU's, comma separated, e.g. "
+             "'-avx512vnni' or '+avx2,+fma' (the code forms follow them: no avx512vnni, no "
+             "vpdpbusd)"),
+    cl::value_desc("+f,-g"), cl::cat(category));
 cl::opt<int64_t> attentionKeyTile("attention-key-tile",
                                   cl::desc("Keys per step of the online-softmax attention loop"),
                                   cl::init(64), cl::cat(category));
@@ -326,6 +332,15 @@ int main(int argc, char **argv) {
       (!(verifyTolerance > 0) || !std::isfinite(verifyTolerance)))
     return fail(unknown, "--verify-numerics-tol must be a positive finite number");
 
+  // The target CPU first: a bad name is an error before any work, and the CPU lowering picks
+  // instruction forms by its features (no vpdpbusd without avx512vnni).
+  CPUTargetOptions targetOptions;
+  targetOptions.cpu = targetCpu;
+  targetOptions.features = targetFeatures;
+  FailureOr<ResolvedCPUTarget> resolvedTarget = resolveCPUTarget(targetOptions, unknown);
+  if (failed(resolvedTarget))
+    return 1;
+
   bool int8 = quantize == Quantize::Int8;
   QuantizeOptions quantOptions;
   quantOptions.smooth = !noSmooth;
@@ -446,6 +461,7 @@ int main(int argc, char **argv) {
   } else {
     CPULoweringPipelineOptions cpuOptions;
     cpuOptions.attentionKeyTile = attentionKeyTile;
+    cpuOptions.vnni = resolvedTarget->avx512vnni;
     buildCPULoweringPassPipeline(pm, cpuOptions);
   }
 
@@ -532,8 +548,6 @@ int main(int argc, char **argv) {
   if (cuda)
     registerCUDAHostTranslation(*module); // gpu.binary + gpu.launch_func to LLVM IR
 
-  CPUTargetOptions targetOptions;
-  targetOptions.cpu = targetCpu;
   llvm::LLVMContext llvmContext;
   FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
       translateToOptimizedLLVMIR(*module, llvmContext, targetOptions);

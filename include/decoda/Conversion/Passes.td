@@ -27,7 +27,11 @@ def DecodaToLinalgPass : Pass<"decoda-convert-to-linalg", "ModuleOp"> {
            "Keys processed per step of the online softmax">,
     Option<"int8AttentionCalls", "int8-attention-calls", "bool", /*default=*/"false",
            "INT8 attention as calls of private functions tagged decoda.int8_attention (for "
-           "decoda-cpu-int8-attention after bufferization)">
+           "decoda-cpu-int8-attention after bufferization)">,
+    Option<"attentionDecodeKeyTile", "attention-decode-key-tile", "int64_t", /*default=*/"0",
+           "Keys per step of cached_attention when the query length is static and at most 4 "
+           "(decode steps; 0: attention-key-tile). One step covers every key of a shorter "
+           "context, so a decode step runs a handful of loops instead of a few per key tile">
   ];
   let statistics = [
     Statistic<"numLowered", "num-lowered", "decoda ops lowered">

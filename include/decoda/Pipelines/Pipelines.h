@@ -41,6 +41,11 @@ struct CPULoweringPipelineOptions : public PassPipelineOptions<CPULoweringPipeli
   PassOptions::Option<int64_t> attentionKeyTile{
       *this, "attention-key-tile",
       llvm::cl::desc("Keys per step of the online-softmax attention loop"), llvm::cl::init(64)};
+  PassOptions::Option<int64_t> attentionDecodeKeyTile{
+      *this, "attention-decode-key-tile",
+      llvm::cl::desc("Keys per step of cached_attention for static query lengths <= 4 (decode "
+                     "steps; 0: attention-key-tile)"),
+      llvm::cl::init(1024)};
   PassOptions::Option<bool> optimize{
       *this, "optimize",
       llvm::cl::desc("Tiled AVX-512 contractions and OpenMP loops (false: plain scalar loops)"),
@@ -51,6 +56,12 @@ struct CPULoweringPipelineOptions : public PassPipelineOptions<CPULoweringPipeli
   PassOptions::Option<int64_t> matmulKTile{
       *this, "matmul-k-tile", llvm::cl::desc("Reduction block of a packed contraction panel"),
       llvm::cl::init(1024)};
+  PassOptions::Option<bool> vnni{
+      *this, "vnni",
+      llvm::cl::desc("The target has AVX-512 VNNI: qlinear's i8 contractions use vpdpbusd "
+                     "(false: i32 vector multiply-adds; decoda-compile sets it from the target "
+                     "CPU)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> donateInputs{
       *this, "donate-inputs",
       llvm::cl::desc("Write results into arguments marked decoda.donate and drop those results "

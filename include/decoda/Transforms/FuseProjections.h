@@ -20,6 +20,8 @@ struct FuseProjectionsCounts {
   int64_t fusedGroups = 0;    ///< groups of linears fused into one linear
   int64_t fusedLinears = 0;   ///< linears replaced by a slice of a fused linear
   int64_t fusedGatedMLPs = 0; ///< gated MLPs split into gate/up linear, glu, down linear
+  int64_t fusedQLinearGroups = 0; ///< groups of qlinears fused into one qlinear
+  int64_t fusedQLinears = 0;      ///< qlinears replaced by a slice of a fused qlinear
   int64_t foldedConcats = 0;  ///< weight/bias concatenations folded into a constant
   int64_t runtimeConcats = 0; ///< weight/bias concatenations emitted as tensor.concat
 };

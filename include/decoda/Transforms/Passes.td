@@ -137,15 +137,24 @@ def CPUInt8CodegenPass : Pass<"decoda-cpu-int8-codegen", "ModuleOp"> {
     requantisation) is computed on the accumulators in the register tiles and stored straight
     into its output when the i32 accumulator buffer serves only the two (zero-filled, nothing
     writing memory in between); the accumulator buffer then disappears.
+
+    `vnni=false` (set by `decoda-lower-to-cpu{vnni=false}`, which `decoda-compile` sets when
+    the target CPU lacks `avx512vnni`, e.g. `--target-cpu=haswell`) keeps the layout, tiles and
+    corrections but computes each `vpdpbusd` with plain `i32` vector ops (the four products of a
+    zero-extended `u8` and a sign-extended `s8` per lane, shifts, multiplies and adds; each
+    product fits 16 bits, so LLVM selects `vpmaddwd`), which every x86-64 CPU runs; same bits.
+    Every function with rewritten contractions gets a remark naming the form used.
   }];
   let options = [
-    Option<"mTile", "m-tile", "int64_t", /*default=*/"8", "Rows of a register tile">
+    Option<"mTile", "m-tile", "int64_t", /*default=*/"8", "Rows of a register tile">,
+    Option<"vnni", "vnni", "bool", /*default=*/"true",
+           "Use AVX-512 VNNI vpdpbusd (false: i32 vector multiply-adds any x86-64 CPU runs)">
   ];
   let dependentDialects = ["::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
                            "::mlir::LLVM::LLVMDialect"];
   let statistics = [
-    Statistic<"numRewritten", "num-rewritten", "i8 contractions turned into VNNI code">,
+    Statistic<"numRewritten", "num-rewritten", "i8 contractions turned into register-tiled code">,
     Statistic<"numPrepacked", "num-prepacked",
               "of which with a weight packed at compile time">,
     Statistic<"numFusedEpilogues", "num-fused-epilogues",
@@ -179,7 +188,15 @@ def CPUInt8AttentionPass : Pass<"decoda-cpu-int8-attention", "ModuleOp"> {
     integer sums, exp/tanh through MLIR's polynomial approximations. Functions with a head dim
     that is not a multiple of 4, a value head dim that is not a multiple of 16, a storage
     type other than f32/f16/bf16 or non-identity buffers keep their body (a remark says why).
+
+    `vnni=false` (set by `decoda-lower-to-cpu{vnni=false}` for targets without `avx512vnni`)
+    computes each `vpdpbusd` of the kernel with the i32 vector ops of
+    `decoda-cpu-int8-codegen{vnni=false}` (one shared helper); same tiles, same bits.
   }];
+  let options = [
+    Option<"vnni", "vnni", "bool", /*default=*/"true",
+           "Use AVX-512 VNNI vpdpbusd (false: i32 vector multiply-adds any x86-64 CPU runs)">
+  ];
   let dependentDialects = ["::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect", "::mlir::func::FuncDialect",
@@ -201,15 +218,26 @@ def CPUParallelLoopsPass : Pass<"decoda-cpu-parallel-loops", "func::FuncOp"> {
     stays a plain loop that LLVM can vectorise. Loops marked `decoda.parallel_all_dims` (the
     tiled contractions, whose bodies are heavy) keep every dim. A loop whose kept dims have a
     static trip count below `min-trip-count` becomes sequential.
+
+    A whole nest whose static work estimate is below `min-work` element operations becomes
+    sequential too (loops multiply their bodies by static trip counts; an op counts its widest
+    vector, a `math` op ten times that; a dynamic trip count, a call or a `scf.while` make the
+    estimate unknown and the loop stays parallel): a parallel region costs microseconds to fork
+    and join on a quiet machine and far more when a worker thread first has to be scheduled,
+    more than the work of a one-token decode step's RoPE, norms, epilogues and fills (a few
+    thousand elements). 0 turns this off.
   }];
   let options = [
     Option<"minTripCount", "min-trip-count", "int64_t", /*default=*/"2",
-           "Smallest static number of parallel iterations worth a parallel region">
+           "Smallest static number of parallel iterations worth a parallel region">,
+    Option<"minWork", "min-work", "int64_t", /*default=*/"16384",
+           "Smallest static work estimate (element operations) worth a parallel region">
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
   let statistics = [
     Statistic<"numParallel", "num-parallel", "parallel loops kept parallel">,
-    Statistic<"numSerialized", "num-serialized", "parallel loops (or dims) made sequential">
+    Statistic<"numSerialized", "num-serialized", "parallel loops (or dims) made sequential">,
+    Statistic<"numSmall", "num-small", "parallel loops made sequential for too little work">
   ];
 }
 
@@ -378,6 +406,13 @@ def FuseProjectionsPass : Pass<"decoda-fuse-projections"> {
     `K`; per-head (rank-3) weights; dynamic weight shapes; a lone linear; a group that mixes
     linears with and without bias; linears in different blocks; a member whose non-constant
     weight is defined after the first member of its group.
+
+    `decoda.qlinear` groups (hand-written INT8 programs; `--quantize=int8` quantizes after this
+    pass, so its projections are fused as linears already) fuse the same way when they share
+    the input, `x_scale` and `x_zero_point` (the same values), the requantisation scale (or
+    none), the result type and `K`, with biases on all or none and weight scales all per
+    channel (`[N]`, concatenated like the weights) or one shared per-tensor value. Results are
+    bit-identical: the i32 sums are exact and each column's epilogue is unchanged.
   }];
   let dependentDialects = ["::mlir::decoda::DecodaDialect", "::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect"];
@@ -395,6 +430,10 @@ def FuseProjectionsPass : Pass<"decoda-fuse-projections"> {
     Statistic<"numFusedLinears", "num-fused-linears", "linears replaced by a slice of a fused one">,
     Statistic<"numFusedGatedMLPs", "num-fused-gated-mlps",
               "gated MLPs split into a fused gate/up linear, glu and down linear">,
+    Statistic<"numFusedQLinearGroups", "num-fused-qlinear-groups",
+              "groups of qlinears fused into one qlinear">,
+    Statistic<"numFusedQLinears", "num-fused-qlinears",
+              "qlinears replaced by a slice of a fused one">,
     Statistic<"numFoldedConcats", "num-folded-concats",
               "weight or bias concatenations folded into one constant at compile time">,
     Statistic<"numRuntimeConcats", "num-runtime-concats",

@@ -35,7 +35,9 @@
 // cached_attention: a cf.assert (0 <= offset, offset + T <= S) guards the tensor.insert_slice of
 // the new keys/values into the caches at [offset, offset + T); the T queries (positions
 // offset + i) then attend to cache entries [0, offset + T) of the updated caches with the same
-// loop (trip count from offset + T).
+// loop (trip count from offset + T). With a static T <= 4 (a decode step) the tile is
+// `attentionDecodeKeyTile` when set (the CPU pipeline: 1024), so a step over a shorter context
+// is the peeled remainder alone.
 //
 // mla: the absorbed form, computed on the fly; it is exact in real arithmetic (only the f32
 // rounding order differs from decompressing K and V) and the cheaper one: per key a score costs
@@ -921,8 +923,8 @@ struct LowerAttention : public OpRewritePattern<AttentionOp> {
 };
 
 struct LowerCachedAttention : public OpRewritePattern<CachedAttentionOp> {
-  LowerCachedAttention(MLIRContext *ctx, int64_t tile, bool int8Calls)
-      : OpRewritePattern(ctx), tile(tile), int8Calls(int8Calls) {}
+  LowerCachedAttention(MLIRContext *ctx, int64_t tile, int64_t decodeTile, bool int8Calls)
+      : OpRewritePattern(ctx), tile(tile), decodeTile(decodeTile), int8Calls(int8Calls) {}
 
   LogicalResult matchAndRewrite(CachedAttentionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -981,8 +983,14 @@ struct LowerCachedAttention : public OpRewritePattern<CachedAttentionOp> {
       return success();
     }
 
+    // A decode step (a few queries): the score tiles are tiny, so larger ones mean fewer loop
+    // steps (each a few parallel loops) at no cost in memory.
+    int64_t queries = op.getQuery().getType().getDimSize(1);
+    int64_t keyTile = tile;
+    if (decodeTile > 0 && !ShapedType::isDynamic(queries) && queries <= 4)
+      keyTile = decodeTile;
     FlashAttention fa =
-        attentionConfig(rewriter, loc, op, op.getQuery(), keyCache, valueCache, tile);
+        attentionConfig(rewriter, loc, op, op.getQuery(), keyCache, valueCache, keyTile);
     fa.keyLen = keyLen;
     fa.queryOffset = offset;
     auto [acc, rowScale] = buildFlashAttention(rewriter, loc, fa);
@@ -992,7 +1000,7 @@ struct LowerCachedAttention : public OpRewritePattern<CachedAttentionOp> {
     return success();
   }
 
-  int64_t tile;
+  int64_t tile, decodeTile;
   bool int8Calls;
 };
 
@@ -1090,7 +1098,9 @@ struct LowerMLA : public OpRewritePattern<MLAOp> {
 
 void mlir::decoda::populateAttentionLoweringPatterns(RewritePatternSet &patterns,
                                                      const DecodaToLinalgOptions &options) {
-  patterns.add<LowerAttention, LowerCachedAttention>(
-      patterns.getContext(), options.attentionKeyTile, options.int8AttentionCalls);
+  patterns.add<LowerAttention>(patterns.getContext(), options.attentionKeyTile,
+                               options.int8AttentionCalls);
+  patterns.add<LowerCachedAttention>(patterns.getContext(), options.attentionKeyTile,
+                                     options.attentionDecodeKeyTile, options.int8AttentionCalls);
   patterns.add<LowerMLA>(patterns.getContext(), options.attentionKeyTile);
 }

@@ -51,6 +51,7 @@ struct DecodaToLinalgPass
     DecodaToLinalgOptions options;
     options.attentionKeyTile = attentionKeyTile;
     options.int8AttentionCalls = int8AttentionCalls;
+    options.attentionDecodeKeyTile = attentionDecodeKeyTile;
     RewritePatternSet patterns(&getContext());
     populateDecodaToLinalgPatterns(patterns, options);
     // Lowering patterns only create upstream ops; no folding is needed to reach a fixed point.

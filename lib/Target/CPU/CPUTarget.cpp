@@ -13,6 +13,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
@@ -262,35 +263,100 @@ void mlir::decoda::writeHeader(const std::vector<EntrySignature> &entries,
 //===----------------------------------------------------------------------===//
 
 namespace {
-FailureOr<std::unique_ptr<llvm::TargetMachine>>
-createTargetMachine(const CPUTargetOptions &options, Location loc) {
+const llvm::Target *hostTarget(llvm::Triple &triple, Location loc) {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     return true;
   }();
   (void)initialized;
-  llvm::Triple triple(llvm::sys::getProcessTriple());
+  triple = llvm::Triple(llvm::sys::getProcessTriple());
   std::string error;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
-    return emitError(loc) << "no LLVM target for " << triple.str() << ": " << error;
-  std::string cpu = options.cpu == "host" ? llvm::sys::getHostCPUName().str() : options.cpu;
-  std::string features;
-  if (options.cpu == "host") {
+    emitError(loc) << "no LLVM target for " << triple.str() << ": " << error;
+  return target;
+}
+} // namespace
+
+FailureOr<ResolvedCPUTarget> mlir::decoda::resolveCPUTarget(const CPUTargetOptions &options,
+                                                            Location loc) {
+  llvm::Triple triple;
+  const llvm::Target *target = hostTarget(triple, loc);
+  if (!target)
+    return failure();
+  ResolvedCPUTarget r;
+  bool host = options.cpu == "host";
+  r.cpu = host ? llvm::sys::getHostCPUName().str() : options.cpu;
+  if (host) {
     llvm::StringMap<bool> hostFeatures = llvm::sys::getHostCPUFeatures();
     for (auto &f : hostFeatures)
-      features += (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") +
-                  f.first().str();
+      r.features += (r.features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") +
+                    f.first().str();
   }
-  if (!options.features.empty())
-    features += (features.empty() ? "" : ",") + options.features;
+  // The tables of the CPU-independent subtarget: the valid CPU and feature names.
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(
+      target->createMCSubtargetInfo(triple, "", ""));
+  if (!generic)
+    return emitError(loc) << "no LLVM subtarget information for " << triple.str();
+  if (!generic->isCPUStringValid(r.cpu)) {
+    if (host)
+      return emitError(loc) << "--target-cpu=host: LLVM does not know this machine's CPU '"
+                            << r.cpu << "'; name one with --target-cpu";
+    return emitError(loc) << "--target-cpu=" << options.cpu << ": not a CPU LLVM knows for "
+                          << triple.getArchName()
+                          << " (e.g. host, x86-64, x86-64-v3, x86-64-v4, haswell, "
+                             "skylake-avx512, cascadelake, icelake-server, sapphirerapids, "
+                             "znver4)";
+  }
+  if (!options.features.empty()) {
+    ArrayRef<llvm::SubtargetFeatureKV> known = generic->getAllProcessorFeatures();
+    for (StringRef item : llvm::split(options.features, ',')) {
+      StringRef f = item.trim();
+      if (f.size() < 2 || (f.front() != '+' && f.front() != '-'))
+        return emitError(loc) << "--target-features=" << options.features << ": '" << item
+                              << "' is not +FEATURE or -FEATURE";
+      StringRef name = f.drop_front();
+      if (!llvm::any_of(known, [&](const llvm::SubtargetFeatureKV &kv) {
+            return name == kv.Key;
+          }))
+        return emitError(loc) << "--target-features=" << options.features << ": '" << name
+                              << "' is not a feature LLVM knows for " << triple.getArchName()
+                              << " (e.g. avx2, avx512f, avx512bw, avx512vnni)";
+      r.features += (r.features.empty() ? "" : ",") + f.str();
+    }
+  }
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      target->createMCSubtargetInfo(triple, r.cpu, r.features));
+  if (!sti)
+    return emitError(loc) << "no LLVM subtarget information for CPU '" << r.cpu << "'";
+  if (triple.isArch64Bit() && !sti->checkFeatures("+64bit"))
+    return emitError(loc) << "--target-cpu=" << options.cpu << ": '" << r.cpu
+                          << "' is a 32-bit CPU; Decoda builds " << triple.getArchName()
+                          << " code";
+  r.avx512f = sti->checkFeatures("+avx512f");
+  r.avx512bw = sti->checkFeatures("+avx512bw");
+  r.avx512vnni = sti->checkFeatures("+avx512vnni");
+  return r;
+}
+
+namespace {
+FailureOr<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const CPUTargetOptions &options, Location loc) {
+  FailureOr<ResolvedCPUTarget> resolved = resolveCPUTarget(options, loc);
+  if (failed(resolved))
+    return failure();
+  llvm::Triple triple;
+  const llvm::Target *target = hostTarget(triple, loc);
+  if (!target)
+    return failure();
   llvm::TargetOptions targetOptions;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, cpu, features, targetOptions, llvm::Reloc::PIC_, std::nullopt,
+      triple, resolved->cpu, resolved->features, targetOptions, llvm::Reloc::PIC_, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
   if (!tm)
-    return emitError(loc) << "cannot create an LLVM target machine for CPU '" << cpu << "'";
+    return emitError(loc) << "cannot create an LLVM target machine for CPU '" << resolved->cpu
+                          << "'";
   return tm;
 }
 } // namespace

@@ -1,5 +1,6 @@
-// RUN: decoda-opt %s --decoda-convert-to-linalg --split-input-file | FileCheck %s --check-prefixes=CHECK,T64
+// RUN: decoda-opt %s --decoda-convert-to-linalg --split-input-file | FileCheck %s --check-prefixes=CHECK,T64,DEF
 // RUN: decoda-opt %s --decoda-convert-to-linalg="attention-key-tile=16" --split-input-file | FileCheck %s --check-prefixes=CHECK,T16
+// RUN: decoda-opt %s --decoda-convert-to-linalg="attention-decode-key-tile=256" --split-input-file | FileCheck %s --check-prefixes=CHECK,T64,DEC256
 
 // Flash-attention lowering of decoda.attention, decoda.cached_attention and decoda.mla: one
 // scf.for over key tiles carrying (running max, running denominator, f32 accumulator); masks
@@ -377,6 +378,43 @@ func.func @cached_decode(%q: tensor<1x1x8x64xf16>, %k: tensor<1x1x2x64xf16>,
       : tensor<1x1x8x64xf16>, tensor<1x1x2x64xf16>, tensor<1x1x2x64xf16>,
         tensor<1x512x2x64xf16>, tensor<1x512x2x64xf16>
   return %o, %kc2, %vc2 : tensor<1x1x8x64xf16>, tensor<1x512x2x64xf16>, tensor<1x512x2x64xf16>
+}
+
+// -----
+
+// The key tile of a decode step: attention-decode-key-tile (0 by default: attention-key-tile)
+// for static query lengths up to 4 (2 here); 8 queries keep attention-key-tile.
+// CHECK-LABEL: func.func @cached_decode_tile
+// DEF-DAG:     %[[S64:.*]] = arith.constant 64 : index
+// DEC256-DAG:  %[[S256:.*]] = arith.constant 256 : index
+// T16-DAG:     %[[S16:.*]] = arith.constant 16 : index
+// DEF:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[S64]]
+// DEC256:      scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[S256]]
+// T16:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[S16]]
+// CHECK:       return
+// CHECK-LABEL: func.func @cached_eight_queries_tile
+// T64:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64
+// DEC256-NOT:  step %c256
+// CHECK:       return
+func.func @cached_decode_tile(%q: tensor<1x2x4x32xf32>, %k: tensor<1x2x4x32xf32>,
+                              %v: tensor<1x2x4x32xf32>, %kc: tensor<1x1024x4x32xf32>,
+                              %vc: tensor<1x1024x4x32xf32>, %off: index)
+    -> (tensor<1x2x4x32xf32>, tensor<1x1024x4x32xf32>, tensor<1x1024x4x32xf32>) {
+  %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %kc, %vc[%off]
+      {num_heads = 4 : i64, num_kv_heads = 4 : i64, causal}
+      : tensor<1x2x4x32xf32>, tensor<1x2x4x32xf32>, tensor<1x2x4x32xf32>,
+        tensor<1x1024x4x32xf32>, tensor<1x1024x4x32xf32>
+  return %o, %kc2, %vc2 : tensor<1x2x4x32xf32>, tensor<1x1024x4x32xf32>, tensor<1x1024x4x32xf32>
+}
+func.func @cached_eight_queries_tile(%q: tensor<1x8x4x32xf32>, %k: tensor<1x8x4x32xf32>,
+                                     %v: tensor<1x8x4x32xf32>, %kc: tensor<1x1024x4x32xf32>,
+                                     %vc: tensor<1x1024x4x32xf32>, %off: index)
+    -> (tensor<1x8x4x32xf32>, tensor<1x1024x4x32xf32>, tensor<1x1024x4x32xf32>) {
+  %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %kc, %vc[%off]
+      {num_heads = 4 : i64, num_kv_heads = 4 : i64, causal}
+      : tensor<1x8x4x32xf32>, tensor<1x8x4x32xf32>, tensor<1x8x4x32xf32>,
+        tensor<1x1024x4x32xf32>, tensor<1x1024x4x32xf32>
+  return %o, %kc2, %vc2 : tensor<1x8x4x32xf32>, tensor<1x1024x4x32xf32>, tensor<1x1024x4x32xf32>
 }
 
 // -----

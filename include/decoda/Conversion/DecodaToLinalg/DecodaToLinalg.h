@@ -19,6 +19,8 @@ struct DecodaToLinalgOptions {
   /// function tagged kInt8AttentionAttr, for decoda-cpu-int8-attention to replace after
   /// bufferization; inline otherwise.
   bool int8AttentionCalls = false;
+  /// Keys per step of cached_attention for static query lengths <= 4 (0: attentionKeyTile).
+  int64_t attentionDecodeKeyTile = 0;
 };
 
 /// The attribute of the functions that hold an INT8 attention (see int8AttentionCalls): a

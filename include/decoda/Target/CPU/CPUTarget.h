@@ -85,6 +85,23 @@ struct CPUTargetOptions {
   unsigned optLevel = 3;
 };
 
+/// The target CPU as LLVM will see it, and the features the MLIR lowering chooses code forms by
+/// (the pipeline must never emit an instruction the target lacks: LLVM would abort in
+/// instruction selection, or the model would die of SIGILL).
+struct ResolvedCPUTarget {
+  std::string cpu;      // the LLVM CPU name ("host" resolved to this machine's)
+  std::string features; // the LLVM feature string: the host's features, then --target-features
+  bool avx512f = false;
+  bool avx512bw = false;
+  bool avx512vnni = false; // vpdpbusd on 512-bit registers (decoda-cpu-int8-codegen{vnni})
+};
+
+/// Resolves `options` for x86-64 through LLVM's subtarget tables: the CPU name must be one LLVM
+/// knows for x86-64 and can build 64-bit code for, every `features` item `+name` or `-name` with
+/// a known name (a removed feature also removes what depends on it, e.g. -avx512f removes
+/// avx512vnni). Errors name the flag (`--target-cpu`, `--target-features`).
+FailureOr<ResolvedCPUTarget> resolveCPUTarget(const CPUTargetOptions &options, Location loc);
+
 /// Translates an LLVM-dialect module to LLVM IR for the target and optimises it.
 FailureOr<std::unique_ptr<llvm::Module>>
 translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &context,
