@@ -1,6 +1,7 @@
 //===- CPUTarget.cpp - from the LLVM dialect to a loadable model ----------===//
 
 #include "decoda/Target/CPU/CPUTarget.h"
+#include "decoda/Target/CPU/CallMemory.h"
 
 #include "decoda/Transforms/Donation.h"
 
@@ -23,6 +24,11 @@
 
 using namespace mlir;
 using namespace mlir::decoda;
+
+/// The text of CallMemory.c (EmbedSource.cmake).
+static const char kCallMemorySource[] =
+#include "CallMemory.c.inc"
+    ;
 
 //===----------------------------------------------------------------------===//
 // Signature
@@ -176,8 +182,13 @@ void mlir::decoda::writeSupportSource(const std::vector<EntrySignature> &entries
      << signatureVersion(entries)
      << ";\n"
         "EXPORT void (*decoda_fail_handler)(const char *) = 0;\n\n"
-        "/* Called by failed run-time checks (cf.assert in the IR). */\n"
+        "/* ---- CallMemory.c: the memory of one call (docs/ABI.md) ---- */\n"
+     << kCallMemorySource
+     << "/* ---- end of CallMemory.c ---- */\n\n"
+        "/* Called by failed run-time checks (cf.assert in the IR): the call's memory is freed,\n"
+        "   then the handler leaves the call. */\n"
         "void decoda_check_failed(const char *message) {\n"
+        "  decoda_call_unwind();\n"
         "  if (decoda_fail_handler)\n"
         "    decoda_fail_handler(message); /* does not return */\n"
         "  fprintf(stderr, \"decoda: run-time check failed: %s\\n\", message);\n"
@@ -210,8 +221,10 @@ void mlir::decoda::writeSupportSource(const std::vector<EntrySignature> &entries
     if (nArgs == 0)
       os << "void";
     os << ");\n";
-    os << "EXPORT void decoda_entry_" << e.name << "(void **args) {\n  _mlir_ciface_" << e.name
-       << "(";
+    // The call's allocations are tracked while it runs (CallMemory.c).
+    os << "EXPORT void decoda_entry_" << e.name
+       << "(void **args) {\n  struct decoda_call call;\n  decoda_call_begin(&call);\n"
+       << "  _mlir_ciface_" << e.name << "(";
     // The C interface takes the result buffer first, then the inputs.
     bool first = true;
     if (hasOut) {
@@ -222,7 +235,7 @@ void mlir::decoda::writeSupportSource(const std::vector<EntrySignature> &entries
       os << (first ? "" : ", ") << "args[" << i << "]";
       first = false;
     }
-    os << ");\n}\n\n";
+    os << ");\n  decoda_call_end(&call);\n}\n\n";
   }
 }
 
@@ -295,6 +308,29 @@ createTargetMachine(const CPUTargetOptions &options, Location loc) {
 }
 } // namespace
 
+LogicalResult mlir::decoda::routeAllocationsThroughHooks(llvm::Module &module, Location loc) {
+  // Allocation functions the hooks do not cover: a model calling one would lose its blocks to
+  // a failed check again, so refuse it rather than compile a leak.
+  for (const char *name : {"posix_memalign", "memalign", "valloc", "pvalloc", "strdup",
+                           "strndup", "_Znwm", "_Znam"})
+    if (llvm::Function *f = module.getFunction(name); f && !f->use_empty())
+      return emitError(loc) << "the model's LLVM IR calls '" << name
+                            << "', which the call-memory hooks (CallMemory.c) do not cover";
+  for (const AllocationHook &h : kAllocationHooks) {
+    llvm::Function *f = module.getFunction(h.libc);
+    if (!f)
+      continue;
+    if (!f->isDeclaration())
+      return emitError(loc) << "the model defines a function '" << h.libc
+                            << "'; it would be taken for the C library's";
+    if (module.getNamedValue(h.hook))
+      return emitError(loc) << "the model already has a symbol '" << h.hook
+                            << "' (reserved for the call-memory hooks)";
+    f->setName(h.hook); // keeps its attributes (noalias result, allocsize, ...) and every use
+  }
+  return success();
+}
+
 FailureOr<std::unique_ptr<llvm::Module>>
 mlir::decoda::translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &context,
                                          const CPUTargetOptions &options) {
@@ -318,6 +354,9 @@ mlir::decoda::translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &con
     std::string msg = llvm::toString(std::move(err));
     return module.emitError() << "LLVM optimisation failed: " << msg;
   }
+  // After optimisation, so that the optimiser saw libc's allocation functions as such.
+  if (failed(routeAllocationsThroughHooks(*llvmModule, module.getLoc())))
+    return failure();
   return llvmModule;
 }
 
