@@ -95,6 +95,17 @@ FailureOr<std::vector<EntrySignature>> mlir::decoda::extractSignature(ModuleOp m
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
         return fn.emitError() << "entry point name '" << entry.name
                               << "' must be a C identifier (letters, digits, '_')";
+    // The model's own symbols: an entry named like them would replace them inside the model
+    // (-Bsymbolic binds the model's calls to its own definitions).
+    if (StringRef(entry.name).starts_with("decoda_"))
+      return fn.emitError() << "entry point name '" << entry.name
+                            << "': names starting with 'decoda_' are reserved for the model's "
+                               "support code (docs/ABI.md); rename the function";
+    for (const AllocationHook &h : kAllocationHooks)
+      if (entry.name == h.libc)
+        return fn.emitError() << "entry point name '" << entry.name
+                              << "' is the C library's allocation function, which the model "
+                                 "calls itself; rename the function";
     FunctionType type = fn.getFunctionType();
     for (unsigned i = 0; i < type.getNumInputs(); ++i) {
       FailureOr<TensorSignature> s =
@@ -316,13 +327,19 @@ LogicalResult mlir::decoda::routeAllocationsThroughHooks(llvm::Module &module, L
     if (llvm::Function *f = module.getFunction(name); f && !f->use_empty())
       return emitError(loc) << "the model's LLVM IR calls '" << name
                             << "', which the call-memory hooks (CallMemory.c) do not cover";
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration() &&
+        (f.getName().starts_with("decoda_mem_") || f.getName().starts_with("decoda_call_")))
+      return emitError(loc) << "the model defines a function '" << f.getName()
+                            << "'; names starting with 'decoda_mem_' and 'decoda_call_' are "
+                               "reserved for the call-memory hooks (CallMemory.c)";
   for (const AllocationHook &h : kAllocationHooks) {
     llvm::Function *f = module.getFunction(h.libc);
     if (!f)
       continue;
     if (!f->isDeclaration())
       return emitError(loc) << "the model defines a function '" << h.libc
-                            << "'; it would be taken for the C library's";
+                            << "'; it would be taken for the C library's (rename it)";
     if (module.getNamedValue(h.hook))
       return emitError(loc) << "the model already has a symbol '" << h.hook
                             << "' (reserved for the call-memory hooks)";
