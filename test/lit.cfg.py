@@ -15,7 +15,8 @@ config.test_exec_root = os.path.join(config.decoda_obj_root, "test")
 
 llvm_config.use_default_substitutions()
 # Sanitizer builds (DECODA_SANITIZE, docs/Reliability.md): every error is fatal and leaks fail the
-# tool that leaks. Processes that are not instrumented but load the instrumented
+# tool that leaks, including memory of a compiled model it runs (no suppressions: a model frees
+# what a failed call allocated, lib/Target/CPU/CallMemory.c). Processes that are not instrumented but load the instrumented
 # libdecoda_runtime.so (Python through ctypes, C drivers) get the shared ASan runtime preloaded
 # through %{preload_san}, with leak checking off (the interpreter's own allocations are not ours).
 _python = config.host_python
@@ -25,8 +26,6 @@ if getattr(config, "decoda_sanitize", ""):
     config.environment["ASAN_OPTIONS"] = ("detect_leaks=1:halt_on_error=1:detect_odr_violation=0:"
                                           "strict_string_checks=1:check_initialization_order=1")
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
-    config.environment["LSAN_OPTIONS"] = "print_suppressions=0:suppressions=" + os.path.join(
-        config.decoda_src_root, "test", "lsan-models.supp")
     _preload = (f"env LD_PRELOAD={config.decoda_asan_runtime} "
                 "ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:detect_odr_violation=0")
     config.substitutions[-1] = ("%{preload_san}", _preload)

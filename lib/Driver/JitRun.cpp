@@ -3,6 +3,8 @@
 #include "decoda/Driver/JitRun.h"
 
 #include "decoda/Pipelines/Pipelines.h"
+#include "decoda/Target/CPU/CPUTarget.h"
+#include "decoda/Target/CPU/CallMemory.h"
 #include "decoda/Transforms/Donation.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,12 +36,14 @@ using namespace mlir::decoda::jit;
 namespace {
 // A model's cf.asserts call decoda_check_failed (docs/ABI.md), which must not return. Under the
 // JIT it leaves the call with longjmp, as the runtime does: only JIT-compiled C-like frames lie
-// between, and the memory they allocated is lost.
+// between. The program's allocations go through the call-memory hooks (CallMemory.c), so the
+// blocks the call holds are freed before the jump, as in a compiled model.
 thread_local std::jmp_buf *checkJump = nullptr;
 thread_local std::string checkMessage;
 
 extern "C" void decodaJitCheckFailed(const char *message) {
   checkMessage = message ? message : "";
+  decoda_call_unwind();
   if (checkJump)
     std::longjmp(*checkJump, 1);
   std::abort();
@@ -48,12 +52,15 @@ extern "C" void decodaJitCheckFailed(const char *message) {
 /// Calls a packed entry; false when a run-time check failed (message in checkMessage).
 bool callGuarded(void (*fn)(void **), void **args) {
   std::jmp_buf buffer;
+  decoda_call call;
   checkJump = &buffer;
+  decoda_call_begin(&call);
   if (setjmp(buffer)) {
-    checkJump = nullptr;
+    checkJump = nullptr; // decoda_call_unwind has released and left the call
     return false;
   }
   fn(args);
+  decoda_call_end(&call);
   checkJump = nullptr;
   return true;
 }
@@ -210,8 +217,19 @@ FailureOr<std::unique_ptr<JitProgram>> JitProgram::create(ModuleOp module, Strin
     return true;
   }();
   (void)nativeTarget;
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0,
-                                               /*targetMachine=*/nullptr);
+  auto optimize = makeOptimizingTransformer(/*optLevel=*/2, /*sizeLevel=*/0,
+                                            /*targetMachine=*/nullptr);
+  // As decoda-compile does: optimise, then route allocations through the call-memory hooks.
+  auto transformer = [optimize, loc](llvm::Module *m) -> llvm::Error {
+    if (llvm::Error err = optimize(m))
+      return err;
+    if (failed(routeAllocationsThroughHooks(*m, loc)))
+      return llvm::createStringError("cannot route the program's allocations through the "
+                                     "call-memory hooks");
+    return llvm::Error::success();
+  };
+  if (decoda_call_frame_size() != sizeof(decoda_call))
+    llvm::report_fatal_error("CallMemory.h's decoda_call does not match CallMemory.c's");
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.enableGDBNotificationListener = false;
@@ -228,6 +246,15 @@ FailureOr<std::unique_ptr<JitProgram>> JitProgram::create(ModuleOp module, Strin
     map[interner("decoda_check_failed")] = {
         llvm::orc::ExecutorAddr::fromPtr(&decodaJitCheckFailed),
         llvm::JITSymbolFlags::Exported};
+    auto add = [&](const char *name, auto *fn) {
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
+                             llvm::JITSymbolFlags::Exported};
+    };
+    add("decoda_mem_malloc", &decoda_mem_malloc);
+    add("decoda_mem_calloc", &decoda_mem_calloc);
+    add("decoda_mem_aligned_alloc", &decoda_mem_aligned_alloc);
+    add("decoda_mem_realloc", &decoda_mem_realloc);
+    add("decoda_mem_free", &decoda_mem_free);
     return map;
   });
   program->engine->initialize();

@@ -38,7 +38,10 @@ Usage::
     python3 python/tools/random_blocks.py --seeds 0:50               # every pipeline per case
     python3 python/tools/random_blocks.py --seeds 0:50 --rotate      # one pipeline per case
     python3 python/tools/random_blocks.py --seed 17 --print          # the block's MLIR text
-    nice -n 19 python3 python/tools/random_blocks.py --seeds 1000:2000 --json long.json
+    nice -n 19 python3 python/tools/random_blocks.py --seeds 1000:2000 --rotate --json long.json
+    # stopped? the same command with --resume continues where long.json ends
+    nice -n 19 python3 python/tools/random_blocks.py --seeds 1000:2000 --rotate --json long.json --resume
+    python3 python/tools/random_blocks.py --merge a.json b.json --json all.json   # disjoint runs
 
 Exit status 1 when any case failed; each failure is printed with its seed, pipeline, T and the
 error, and ``--keep DIR`` writes the failing blocks' MLIR there.
@@ -789,65 +792,124 @@ def compile_group(cases: List[Case], pipeline: str, key_tile: int, workdir: Path
 
 def run(seeds: List[int], *, rotate: bool = False, group: int = 8, keep: Optional[str] = None,
         verbose: bool = False, workdir: Optional[str] = None,
-        pipelines: Optional[List[str]] = None) -> dict:
-    """Generates, compiles and checks `seeds`. With `rotate`, case i goes through one pipeline
-    (cycling through :func:`pipelines_for`) instead of all of them. Cases that share a pipeline
-    (and key tile) are compiled together, `group` per module."""
+        pipelines: Optional[List[str]] = None, chunk: int = 40,
+        previous: Optional[dict] = None, save: Optional[Callable[[dict], None]] = None) -> dict:
+    """Generates, compiles and checks `seeds`. With `rotate`, a case goes through one pipeline
+    (cycling through :func:`pipelines_for` by seed, so that a resumed run draws the same) instead
+    of all of them. Seeds are taken `chunk` at a time; within a chunk, cases that share a pipeline
+    (and key tile) are compiled together, `group` per module. `previous` is an earlier result of
+    the same command (:func:`load_result`): its seeds are skipped and its records kept. `save`,
+    when given, receives the result so far after every chunk."""
     start = time.time()
     work = Path(workdir or tempfile.mkdtemp(prefix="decoda-random-"))
     work.mkdir(parents=True, exist_ok=True)
-    cases = [make_case(s) for s in seeds]
-    plan: Dict[tuple, List[Case]] = {}
-    for i, c in enumerate(cases):
-        pipes = pipelines_for(c.spec, pipelines)
-        if rotate and pipes:
-            # One pipeline per case; MLA blocks (few) always go through absorb-mla as well.
-            chosen = pipes[i % len(pipes)]
-            pipes = [chosen] + [p for p in pipes if p == "absorb-mla" and p != chosen]
-        for p in pipes:
-            key = (p, c.spec.key_tile if p == "key-tile" else 0)
-            plan.setdefault(key, []).append(c)
-    records, failures = [], []
-    runs = 0
-    for (pipeline, tile), group_cases in plan.items():
-        for i in range(0, len(group_cases), group):
-            chunk = group_cases[i:i + group]
-            compiled = compile_group(chunk, pipeline, tile or 64, work)
-            for c in chunk:
-                m = compiled[c.name]
-                runs += 1
-                if isinstance(m, str):
-                    recs = [{"seed": c.spec.seed, "pipeline": pipeline, "T": None,
-                             "dtype": c.spec.dtype, "failure": m}]
-                else:
-                    recs = run_case(m, c, pipeline)
-                for r in recs:
-                    r["spec"] = c.spec.describe()
-                    records.append(r)
-                    if "failure" in r:
-                        failures.append(r)
-                        print(f"FAIL seed {r['seed']} [{pipeline}] T={r['T']}: {c.spec.describe()}"
-                              f"\n    {r['failure'][:2000]}", flush=True)
-                        if keep:
-                            os.makedirs(keep, exist_ok=True)
-                            Path(keep, f"{c.name}.mlir").write_text(c.text)
-                    elif verbose:
-                        print(f"ok   seed {r['seed']} [{pipeline}] T={r['T']} "
-                              f"err {r['error']:.2e}", flush=True)
-            print(f"progress: {runs} compiled runs, {len(records)} checks, {len(failures)} "
-                  f"failures, {time.time() - start:.0f} s", flush=True)
-    worst: Dict[str, float] = {}
-    for r in records:
-        if r.get("error") is not None:
-            worst[r["dtype"]] = max(worst.get(r["dtype"], 0.0), r["error"])
-    summary = {
-        "cases": len(cases), "compiled_runs": runs, "checks": len(records),
-        "failures": len(failures), "failed_seeds": sorted({f["seed"] for f in failures}),
-        "seconds": round(time.time() - start, 1),
-        "worst_rel_error": {k: float(f"{v:.3g}") for k, v in sorted(worst.items())},
-        "pipelines": sorted({k[0] for k in plan}),
-    }
-    return {"summary": summary, "failures": failures}
+    prev = previous or {}
+    records: List[dict] = list(prev.get("records", []))
+    done: List[int] = list(prev.get("done_seeds", []))
+    runs = int(prev.get("summary", {}).get("compiled_runs", 0))
+    seconds0 = float(prev.get("summary", {}).get("seconds", 0.0))
+    used_pipelines = set(prev.get("summary", {}).get("pipelines", []))
+    skip = set(done)
+    todo = [s for s in seeds if s not in skip]
+
+    def result() -> dict:
+        failures = [r for r in records if "failure" in r]
+        worst: Dict[str, float] = {}
+        for r in records:
+            if r.get("error") is not None:
+                worst[r["dtype"]] = max(worst.get(r["dtype"], 0.0), r["error"])
+        summary = {
+            "cases": len(done), "compiled_runs": runs, "checks": len(records),
+            "failures": len(failures), "failed_seeds": sorted({f["seed"] for f in failures}),
+            "seconds": round(seconds0 + time.time() - start, 1),
+            "worst_rel_error": {k: float(f"{v:.3g}") for k, v in sorted(worst.items())},
+            "pipelines": sorted(used_pipelines),
+            "seed_range": [min(done), max(done)] if done else None,
+        }
+        return {"summary": summary, "failures": failures, "done_seeds": sorted(done),
+                "records": records}
+
+    for c0 in range(0, len(todo), chunk):
+        cases = [make_case(s) for s in todo[c0:c0 + chunk]]
+        plan: Dict[tuple, List[Case]] = {}
+        for c in cases:
+            pipes = pipelines_for(c.spec, pipelines)
+            if rotate and pipes:
+                # One pipeline per case; MLA blocks (few) always go through absorb-mla as well.
+                chosen = pipes[c.spec.seed % len(pipes)]
+                pipes = [chosen] + [p for p in pipes if p == "absorb-mla" and p != chosen]
+            for p in pipes:
+                key = (p, c.spec.key_tile if p == "key-tile" else 0)
+                plan.setdefault(key, []).append(c)
+        for (pipeline, tile), group_cases in plan.items():
+            used_pipelines.add(pipeline)
+            for i in range(0, len(group_cases), group):
+                part = group_cases[i:i + group]
+                compiled = compile_group(part, pipeline, tile or 64, work)
+                for c in part:
+                    m = compiled[c.name]
+                    runs += 1
+                    if isinstance(m, str):
+                        recs = [{"seed": c.spec.seed, "pipeline": pipeline, "T": None,
+                                 "dtype": c.spec.dtype, "failure": m}]
+                    else:
+                        recs = run_case(m, c, pipeline)
+                    for r in recs:
+                        r["spec"] = c.spec.describe()
+                        records.append(r)
+                        if "failure" in r:
+                            print(f"FAIL seed {r['seed']} [{pipeline}] T={r['T']}: "
+                                  f"{c.spec.describe()}\n    {r['failure'][:2000]}", flush=True)
+                            if keep:
+                                os.makedirs(keep, exist_ok=True)
+                                Path(keep, f"{c.name}.mlir").write_text(c.text)
+                        elif verbose:
+                            print(f"ok   seed {r['seed']} [{pipeline}] T={r['T']} "
+                                  f"err {r['error']:.2e}", flush=True)
+        done.extend(c.spec.seed for c in cases)
+        r = result()
+        s = r["summary"]
+        print(f"progress: {s['cases']} blocks, {runs} compiled runs, {s['checks']} checks, "
+              f"{s['failures']} failures, {s['seconds']:.0f} s (last seed {cases[-1].spec.seed})",
+              flush=True)
+        if save:
+            save(r)
+    return result()
+
+
+def load_result(path: str) -> dict:
+    """A result written by --json (possibly by a run that was stopped); {} if there is none."""
+    p = Path(path)
+    if not p.exists():
+        return {}
+    data = json.loads(p.read_text())
+    if "records" not in data or "done_seeds" not in data:
+        raise SystemExit(f"random_blocks: '{path}' has no records/done_seeds (written by an "
+                         "older version?); cannot resume from it")
+    return data
+
+
+def merge_results(results: List[dict]) -> dict:
+    """One result from several runs over disjoint seeds (e.g. a long run split over sessions)."""
+    done, records, runs, seconds, pipes = [], [], 0, 0.0, set()
+    for r in results:
+        overlap = set(done) & set(r["done_seeds"])
+        if overlap:
+            raise SystemExit(f"random_blocks: results overlap in seeds {sorted(overlap)[:10]}")
+        done += r["done_seeds"]
+        records += r["records"]
+        runs += r["summary"]["compiled_runs"]
+        seconds += r["summary"]["seconds"]
+        pipes |= set(r["summary"]["pipelines"])
+    merged = {"summary": {"compiled_runs": runs, "seconds": seconds, "pipelines": sorted(pipes)},
+              "done_seeds": done, "records": records}
+    return run([], previous=merged)
+
+
+def _write_json(path: str, result: dict) -> None:
+    tmp = Path(path + ".tmp")
+    tmp.write_text(json.dumps(result, indent=1))
+    os.replace(tmp, path)
 
 
 def _seed_range(text: str) -> List[int]:
@@ -865,15 +927,32 @@ def main(argv=None):
                     help="A:B (half-open), or seeds and ranges separated by commas")
     ap.add_argument("--seed", type=int, help="one seed (overrides --seeds)")
     ap.add_argument("--rotate", action="store_true",
-                    help="one pipeline per case (cycling) instead of every pipeline")
+                    help="one pipeline per case (cycling by seed) instead of every pipeline")
     ap.add_argument("--pipelines", help="comma-separated subset of: " + ", ".join(PIPELINES))
     ap.add_argument("--group", type=int, default=8, help="cases per compiled module")
+    ap.add_argument("--chunk", type=int, default=40,
+                    help="seeds per step; --json is rewritten after each step")
     ap.add_argument("--print", action="store_true", help="print the blocks' MLIR and stop")
     ap.add_argument("--keep", help="write failing blocks' MLIR to this directory")
-    ap.add_argument("--json", help="write the summary and failures to this file")
+    ap.add_argument("--json", help="write the summary, failures and every check to this file "
+                    "(after every --chunk seeds, so a stopped run keeps what it did)")
+    ap.add_argument("--resume", action="store_true",
+                    help="continue the run recorded in --json: skip its seeds, keep its records")
+    ap.add_argument("--merge", nargs="+", metavar="FILE",
+                    help="combine the --json results of runs over disjoint seeds into --json "
+                    "(or print the summary) and stop")
     ap.add_argument("--workdir", help="where the compiled modules go (default: a temp dir)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args(argv)
+    if a.merge:
+        result = merge_results([load_result(f) or ap.error(f"no result in '{f}'")
+                                for f in a.merge])
+        print(json.dumps(result["summary"]))
+        if a.json:
+            _write_json(a.json, result)
+        return 1 if result["summary"]["failures"] else 0
+    if a.resume and not a.json:
+        ap.error("--resume needs --json FILE (the result to continue)")
     seeds = [a.seed] if a.seed is not None else _seed_range(a.seeds)
     only = a.pipelines.split(",") if a.pipelines else None
     for p in only or ():
@@ -885,11 +964,15 @@ def main(argv=None):
             print(f"// seed {s}: {c.spec.describe()}\n// constants: {c.spec.const_names}")
             print(c.text)
         return 0
+    previous = load_result(a.json) if a.resume else None
+    if previous:
+        print(f"resuming: {len(previous['done_seeds'])} blocks already done", flush=True)
+    save = (lambda r: _write_json(a.json, r)) if a.json else None
     result = run(seeds, rotate=a.rotate, group=a.group, keep=a.keep, verbose=a.verbose,
-                 workdir=a.workdir, pipelines=only)
+                 workdir=a.workdir, pipelines=only, chunk=a.chunk, previous=previous, save=save)
     print(json.dumps(result["summary"]))
     if a.json:
-        Path(a.json).write_text(json.dumps(result, indent=1))
+        _write_json(a.json, result)
     return 1 if result["summary"]["failures"] else 0
 
 

@@ -58,7 +58,7 @@ def test_generator_coverage():
 
 
 def test_random_blocks_ci():
-    result = RB.run(SEEDS, rotate=True, group=25, workdir=WORK)
+    result = RB.run(SEEDS, rotate=True, group=25, chunk=len(SEEDS), workdir=WORK)
     summary = result["summary"]
     print("  " + str(summary))
     T.check(summary["cases"] == 50, summary)

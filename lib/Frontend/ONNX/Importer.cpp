@@ -827,7 +827,7 @@ LogicalResult Importer::importNodes(const onnx::GraphProto &g) {
                                  << "' is a sequence; only the sequence ops take sequences";
     const OpEntry *e = findOp(domain, node.op_type(), opset);
     NodeContext ctx(*this, node, opset, nloc);
-    if (failed(e->handler(ctx)))
+    if (failed(checkRequiredInputs(ctx)) || failed(e->handler(ctx)))
       return failure();
     for (int i = 0; i < node.output_size(); ++i)
       if (ctx.outputUsed(i) && !values.count(node.output(i)))

@@ -142,6 +142,10 @@ struct OpEntry {
   OpHandler handler;
 };
 
+/// Fails, naming the input, when the node omits an input its operator's ONNX schema requires
+/// (RequiredInputs.cpp); operators libonnx has no schema for pass.
+LogicalResult checkRequiredInputs(NodeContext &n);
+
 /// Adds one table entry.
 inline void addOp(std::vector<OpEntry> &table, const char *domain, const char *opType,
                   int64_t sinceVersion, OpHandler handler) {

@@ -37,6 +37,9 @@ LogicalResult setResult(NodeContext &n, unsigned i, FailureOr<OnnxValue> v) {
 
 /// A per-feature parameter [D] (or broadcastable [1, ..., D]) as a rank-1 tensor.
 FailureOr<Value> featureVector(NodeContext &n, unsigned i, OpFoldResult d, StringRef what) {
+  if (!n.hasInput(i)) // operators without a schema in libonnx (RequiredInputs.cpp)
+    return n.error() << "input " << i << " (" << what << ") is required and the node omits it",
+           failure();
   OnnxValue v = n.input(i);
   SmallVector<OpFoldResult> dims = n.importer.dimsOf(v, n.loc);
   if (dims.empty() || !sameDim(dims.back(), d))

@@ -1,6 +1,7 @@
 //===- CPUTarget.cpp - from the LLVM dialect to a loadable model ----------===//
 
 #include "decoda/Target/CPU/CPUTarget.h"
+#include "decoda/Target/CPU/CallMemory.h"
 
 #include "decoda/Transforms/Donation.h"
 
@@ -24,6 +25,11 @@
 
 using namespace mlir;
 using namespace mlir::decoda;
+
+/// The text of CallMemory.c (EmbedSource.cmake).
+static const char kCallMemorySource[] =
+#include "CallMemory.c.inc"
+    ;
 
 //===----------------------------------------------------------------------===//
 // Signature
@@ -90,6 +96,17 @@ FailureOr<std::vector<EntrySignature>> mlir::decoda::extractSignature(ModuleOp m
       if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
         return fn.emitError() << "entry point name '" << entry.name
                               << "' must be a C identifier (letters, digits, '_')";
+    // The model's own symbols: an entry named like them would replace them inside the model
+    // (-Bsymbolic binds the model's calls to its own definitions).
+    if (StringRef(entry.name).starts_with("decoda_"))
+      return fn.emitError() << "entry point name '" << entry.name
+                            << "': names starting with 'decoda_' are reserved for the model's "
+                               "support code (docs/ABI.md); rename the function";
+    for (const AllocationHook &h : kAllocationHooks)
+      if (entry.name == h.libc)
+        return fn.emitError() << "entry point name '" << entry.name
+                              << "' is the C library's allocation function, which the model "
+                                 "calls itself; rename the function";
     FunctionType type = fn.getFunctionType();
     for (unsigned i = 0; i < type.getNumInputs(); ++i) {
       FailureOr<TensorSignature> s =
@@ -177,8 +194,13 @@ void mlir::decoda::writeSupportSource(const std::vector<EntrySignature> &entries
      << signatureVersion(entries)
      << ";\n"
         "EXPORT void (*decoda_fail_handler)(const char *) = 0;\n\n"
-        "/* Called by failed run-time checks (cf.assert in the IR). */\n"
+        "/* ---- CallMemory.c: the memory of one call (docs/ABI.md) ---- */\n"
+     << kCallMemorySource
+     << "/* ---- end of CallMemory.c ---- */\n\n"
+        "/* Called by failed run-time checks (cf.assert in the IR): the call's memory is freed,\n"
+        "   then the handler leaves the call. */\n"
         "void decoda_check_failed(const char *message) {\n"
+        "  decoda_call_unwind();\n"
         "  if (decoda_fail_handler)\n"
         "    decoda_fail_handler(message); /* does not return */\n"
         "  fprintf(stderr, \"decoda: run-time check failed: %s\\n\", message);\n"
@@ -211,8 +233,10 @@ void mlir::decoda::writeSupportSource(const std::vector<EntrySignature> &entries
     if (nArgs == 0)
       os << "void";
     os << ");\n";
-    os << "EXPORT void decoda_entry_" << e.name << "(void **args) {\n  _mlir_ciface_" << e.name
-       << "(";
+    // The call's allocations are tracked while it runs (CallMemory.c).
+    os << "EXPORT void decoda_entry_" << e.name
+       << "(void **args) {\n  struct decoda_call call;\n  decoda_call_begin(&call);\n"
+       << "  _mlir_ciface_" << e.name << "(";
     // The C interface takes the result buffer first, then the inputs.
     bool first = true;
     if (hasOut) {
@@ -223,7 +247,7 @@ void mlir::decoda::writeSupportSource(const std::vector<EntrySignature> &entries
       os << (first ? "" : ", ") << "args[" << i << "]";
       first = false;
     }
-    os << ");\n}\n\n";
+    os << ");\n  decoda_call_end(&call);\n}\n\n";
   }
 }
 
@@ -361,6 +385,35 @@ createTargetMachine(const CPUTargetOptions &options, Location loc) {
 }
 } // namespace
 
+LogicalResult mlir::decoda::routeAllocationsThroughHooks(llvm::Module &module, Location loc) {
+  // Allocation functions the hooks do not cover: a model calling one would lose its blocks to
+  // a failed check again, so refuse it rather than compile a leak.
+  for (const char *name : {"posix_memalign", "memalign", "valloc", "pvalloc", "strdup",
+                           "strndup", "_Znwm", "_Znam"})
+    if (llvm::Function *f = module.getFunction(name); f && !f->use_empty())
+      return emitError(loc) << "the model's LLVM IR calls '" << name
+                            << "', which the call-memory hooks (CallMemory.c) do not cover";
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration() &&
+        (f.getName().starts_with("decoda_mem_") || f.getName().starts_with("decoda_call_")))
+      return emitError(loc) << "the model defines a function '" << f.getName()
+                            << "'; names starting with 'decoda_mem_' and 'decoda_call_' are "
+                               "reserved for the call-memory hooks (CallMemory.c)";
+  for (const AllocationHook &h : kAllocationHooks) {
+    llvm::Function *f = module.getFunction(h.libc);
+    if (!f)
+      continue;
+    if (!f->isDeclaration())
+      return emitError(loc) << "the model defines a function '" << h.libc
+                            << "'; it would be taken for the C library's (rename it)";
+    if (module.getNamedValue(h.hook))
+      return emitError(loc) << "the model already has a symbol '" << h.hook
+                            << "' (reserved for the call-memory hooks)";
+    f->setName(h.hook); // keeps its attributes (noalias result, allocsize, ...) and every use
+  }
+  return success();
+}
+
 FailureOr<std::unique_ptr<llvm::Module>>
 mlir::decoda::translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &context,
                                          const CPUTargetOptions &options) {
@@ -384,6 +437,9 @@ mlir::decoda::translateToOptimizedLLVMIR(ModuleOp module, llvm::LLVMContext &con
     std::string msg = llvm::toString(std::move(err));
     return module.emitError() << "LLVM optimisation failed: " << msg;
   }
+  // After optimisation, so that the optimiser saw libc's allocation functions as such.
+  if (failed(routeAllocationsThroughHooks(*llvmModule, module.getLoc())))
+    return failure();
   return llvmModule;
 }
 

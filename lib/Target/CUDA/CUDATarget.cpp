@@ -139,9 +139,23 @@ void mgpuLaunchKernel(void *function, int64_t gx, int64_t gy, int64_t gz, int64_
              "kernel launch");
 }
 
+/* Device buffers and streams are resources of the call (CallMemory.c): a failed check or CUDA
+   error releases those the call still holds, instead of losing them on every failed call. Errors
+   of these releases are ignored: the call is already failing with its own message. */
+static void release_stream(void *stream) {
+  if (decoda_cuda)
+    decoda_cuda->stream_destroy(stream);
+}
+
+static void release_device_buffer(void *ptr) {
+  if (decoda_cuda)
+    decoda_cuda->mem_free(ptr);
+}
+
 void *mgpuStreamCreate(void) {
   void *stream = 0;
   cuda_check(cuda("mgpuStreamCreate")->stream_create(&stream), "stream creation");
+  decoda_call_track(stream, release_stream);
   return stream;
 }
 
@@ -151,6 +165,7 @@ void mgpuStreamSynchronize(void *stream) {
 }
 
 void mgpuStreamDestroy(void *stream) {
+  decoda_call_untrack(stream);
   cuda_check(cuda("mgpuStreamDestroy")->stream_destroy(stream), "stream destruction");
 }
 
@@ -162,13 +177,16 @@ void *mgpuMemAlloc(uint64_t size, void *stream, _Bool host_shared) {
   if (size == 0)
     return 0; /* never dereferenced: every kernel over it has an empty grid */
   cuda_check(cuda("mgpuMemAlloc")->mem_alloc(&ptr, size), "device allocation");
+  decoda_call_track(ptr, release_device_buffer);
   return ptr;
 }
 
 void mgpuMemFree(void *ptr, void *stream) {
   (void)stream;
-  if (ptr)
-    cuda_check(cuda("mgpuMemFree")->mem_free(ptr), "device free");
+  if (!ptr)
+    return;
+  decoda_call_untrack(ptr);
+  cuda_check(cuda("mgpuMemFree")->mem_free(ptr), "device free");
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t size, void *stream) {

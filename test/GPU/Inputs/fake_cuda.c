@@ -1,13 +1,25 @@
-/* A stand-in for libcuda.so.1 for tests without a GPU: the driver entry points the Decoda
-   runtime resolves (lib/Runtime/CUDARuntime.cpp), with "device" memory in host memory and
-   kernels that never run. Every allocation, copy, free and launch is logged, one line each, to
-   $FAKE_CUDA_LOG, so a test can count what the runtime and a model do across calls; the results
-   of a model run on it are meaningless. Build: cc -shared -fPIC fake_cuda.c -o fake_cuda.so */
+/* A stand-in for libcuda.so.1 (DECODA_CUDA_DRIVER=fake_cuda.so) for the host side of CUDA models
+ * on a machine without a GPU: the driver entry points the Decoda runtime resolves
+ * (lib/Runtime/CUDARuntime.cpp), one device, "device" memory in host memory, copies are memcpy,
+ * and a kernel launch runs nothing (the results of a model run on it are meaningless).
+ *
+ * - $FAKE_CUDA_LOG: every allocation, copy, free, module load/unload and launch is appended to
+ *   that file, one line each, so a test can count what the runtime and a model do across calls
+ *   (test/GPU/Inputs/count_fake_cuda.py).
+ * - fake_cuda_live(&buffers, &streams) reads the live device buffers and streams and returns the
+ *   number of launches, so a test can see what a call leaves behind.
+ * - FAKE_CUDA_FAIL_LAUNCH=N makes the N-th launch (from 1) and every later one fail with CUDA
+ *   error 719 (a launch failure); FAKE_CUDA_FAIL_SYNC=1 makes every stream synchronisation fail
+ *   (an error reported after the launches).
+ *
+ * Build: cc -shared -fPIC fake_cuda.c -o fake_cuda.so */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef unsigned long long CUdeviceptr;
+typedef int CUresult;
+static int live_buffers, live_streams, launches;
 
 static void note(const char *fmt, unsigned long long a) {
   const char *path = getenv("FAKE_CUDA_LOG");
@@ -21,50 +33,87 @@ static void note(const char *fmt, unsigned long long a) {
   fclose(f);
 }
 
-static int module_dummy, function_dummy, context_dummy, stream_dummy;
+int fake_cuda_live(int *buffers, int *streams) {
+  *buffers = live_buffers;
+  *streams = live_streams;
+  return launches;
+}
 
-int cuInit(unsigned flags) { (void)flags; return 0; }
-int cuDeviceGetCount(int *n) { *n = 1; return 0; }
-int cuDeviceGet(int *d, int i) { *d = i; return 0; }
-int cuDevicePrimaryCtxRetain(void **c, int d) { (void)d; *c = &context_dummy; return 0; }
-int cuCtxSetCurrent(void *c) { (void)c; return 0; }
-int cuGetErrorString(int rc, const char **s) { (void)rc; *s = "fake CUDA error"; return 0; }
-int cuModuleLoadData(void **m, const void *image) {
+CUresult cuInit(unsigned flags) { (void)flags; return 0; }
+CUresult cuDeviceGetCount(int *count) { *count = 1; return 0; }
+CUresult cuDeviceGet(int *device, int ordinal) { *device = ordinal; return 0; }
+CUresult cuDevicePrimaryCtxRetain(void **context, int device) {
+  (void)device;
+  static int ctx;
+  *context = &ctx;
+  return 0;
+}
+CUresult cuCtxSetCurrent(void *context) { (void)context; return 0; }
+CUresult cuGetErrorString(CUresult rc, const char **text) {
+  *text = rc == 719 ? "fake launch failure" : rc == 999 ? "fake synchronisation failure"
+                                                         : "fake error";
+  return 0;
+}
+CUresult cuModuleLoadData(void **module, const void *image) {
   (void)image;
+  static int m;
   note("module load", 0);
-  *m = &module_dummy;
+  *module = &m;
   return 0;
 }
-int cuModuleUnload(void *m) { (void)m; note("module unload", 0); return 0; }
-int cuModuleGetFunction(void **f, void *m, const char *name) {
-  (void)m; (void)name;
-  *f = &function_dummy;
+CUresult cuModuleUnload(void *module) {
+  (void)module;
+  note("module unload", 0);
   return 0;
 }
-int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                   unsigned bz, unsigned shared, void *stream, void **params, void **extra) {
-  (void)f; (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)stream;
-  (void)params; (void)extra;
+CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
+  (void)module;
+  *function = (void *)name;
+  return 0;
+}
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned shared, void *stream, void **params, void **extra) {
+  (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz;
+  (void)stream, (void)params, (void)extra;
+  const char *fail = getenv("FAKE_CUDA_FAIL_LAUNCH");
+  ++launches;
   note("launch shared=%llu", shared);
+  return fail && *fail && launches >= atoi(fail) ? 719 : 0;
+}
+CUresult cuStreamCreate(void **stream, unsigned flags) {
+  (void)flags;
+  *stream = malloc(16);
+  ++live_streams;
   return 0;
 }
-int cuStreamCreate(void **s, unsigned flags) { (void)flags; *s = &stream_dummy; return 0; }
-int cuStreamSynchronize(void *s) { (void)s; return 0; }
-int cuStreamDestroy_v2(void *s) { (void)s; return 0; }
-int cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
-  void *m = calloc(1, n ? n : 1);
-  *p = (CUdeviceptr)(size_t)m;
-  note("alloc %llu", n);
-  return m ? 0 : 2;
+CUresult cuStreamSynchronize(void *stream) {
+  (void)stream;
+  const char *fail = getenv("FAKE_CUDA_FAIL_SYNC");
+  return fail && *fail == '1' ? 999 : 0;
 }
-int cuMemFree_v2(CUdeviceptr p) {
-  free((void *)(size_t)p);
+CUresult cuStreamDestroy_v2(void *stream) {
+  free(stream);
+  --live_streams;
+  return 0;
+}
+CUresult cuMemAlloc_v2(uintptr_t *ptr, size_t size) {
+  void *m = calloc(1, size ? size : 1);
+  *ptr = (uintptr_t)m;
+  if (!m)
+    return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+  ++live_buffers;
+  note("alloc %llu", size);
+  return 0;
+}
+CUresult cuMemFree_v2(uintptr_t ptr) {
+  free((void *)ptr);
+  --live_buffers;
   note("free", 0);
   return 0;
 }
-int cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, void *s) {
-  (void)s;
-  memcpy((void *)(size_t)dst, (const void *)(size_t)src, n);
-  note("copy %llu", n);
+CUresult cuMemcpyAsync(uintptr_t dst, uintptr_t src, size_t size, void *stream) {
+  (void)stream;
+  memcpy((void *)dst, (const void *)src, size);
+  note("copy %llu", size);
   return 0;
 }

@@ -3,7 +3,8 @@
  *   add(x: f32[?,4], y: f32[?,4]) -> (sum: f32[?,4], x_alias: f32[?,4])
  *       sum is malloc'd with allocated != aligned; x_alias is the input x itself (not freed).
  *   embed(ids: i64[?], table: f16[4,2]) -> out: f16[?,2]
- *       an id outside [0, 4) is a failed run-time check (decoda_fail_handler).
+ *       an id outside [0, 4) is a failed run-time check (decoda_fail_handler); like a compiled
+ *       model (CallMemory.c), it frees what the call allocated before reporting it.
  *   consts() -> (c: f32[3], t: i32[3,2], t2: i32[2,3], g: f64[], o: i8[2])
  *       c is a constant (allocated 0xdeadbeef), t a transposed (strided) view of t2's buffer
  *       (freed once), g points into a global of this library, o a view with a non-zero offset.
@@ -102,6 +103,7 @@ void decoda_entry_embed(void **args) {
     if (v < 0 || v >= 4) {
       char message[128]; /* built on the stack: the runtime must copy it */
       snprintf(message, sizeof message, "embedding id %lld out of range [0, 4)", (long long)v);
+      free(o);
       fail(message);
     }
     for (int64_t j = 0; j < 2; ++j)

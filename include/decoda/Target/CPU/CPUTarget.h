@@ -71,6 +71,12 @@ void stripSignatureAttributes(ModuleOp module);
 /// The `decoda_signature` text of docs/ABI.md.
 std::string formatSignature(const std::vector<EntrySignature> &entries);
 
+/// Renames the calls of `module` to malloc, calloc, aligned_alloc, realloc and free to the
+/// call-memory hooks of CallMemory.c (decoda_mem_*), so that the memory a call holds when one of
+/// its run-time checks fails is freed (docs/ABI.md). Run on optimised IR. Fails naming the
+/// function when the module calls an allocation function the hooks do not cover.
+LogicalResult routeAllocationsThroughHooks(llvm::Module &module, Location loc);
+
 /// C source linked into every model: ABI version, signature, failure hook and one
 /// `decoda_entry_<name>(void **)` forwarder per entry point.
 void writeSupportSource(const std::vector<EntrySignature> &entries, llvm::raw_ostream &os,
