@@ -107,6 +107,8 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   pm.addPass(createLowerRuntimeChecksPass()); // host checks only (kernels have none)
   addTextual(pm, "func.func(llvm-request-c-wrappers)");
+  // ldmatrix / cp.async / vector accesses need 16-byte aligned shared arrays.
+  pm.addNestedPass<gpu::GPUModuleOp>(createGPUAlignWorkgroupMemoryPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createGPULowerBF16MmaPass()); // upstream lacks bf16 mma
   addTextual(pm, ("gpu-lower-to-nvvm-pipeline{cubin-chip=" + options.gpuArch.getValue() +
                   " cubin-features=" + features + " cubin-format=" + options.format.getValue() +

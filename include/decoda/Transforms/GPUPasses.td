@@ -4,7 +4,8 @@
 // runs them in this order:
 //   decoda-gpu-tensorcore-matmul -> decoda-gpu-copies-to-linalg -> (linalg to parallel loops)
 //   -> decoda-gpu-map-parallel-loops -> (parallel loops to gpu.launch, outlining)
-//   -> decoda-gpu-device-buffers -> decoda-gpu-lower-bf16-mma -> (NVVM, ptxas, host LLVM)
+//   -> decoda-gpu-device-buffers -> decoda-gpu-align-workgroup-memory
+//   -> decoda-gpu-lower-bf16-mma -> (NVVM, ptxas, host LLVM)
 //   -> decoda-check-backend-contract -> decoda-gpu-check-host-contract
 //
 //===----------------------------------------------------------------------===//
@@ -156,6 +157,26 @@ def GPULowerBF16MmaPass : Pass<"decoda-gpu-lower-bf16-mma", "gpu::GPUModuleOp"> 
                            "::mlir::vector::VectorDialect"];
   let statistics = [
     Statistic<"numLowered", "num-lowered", "bf16 mma.sync ops lowered">
+  ];
+}
+
+def GPUAlignWorkgroupMemoryPass : Pass<"decoda-gpu-align-workgroup-memory", "gpu::GPUModuleOp"> {
+  let summary = "Give every workgroup (shared-memory) attribution of a kernel an explicit "
+                "alignment";
+  let description = [{
+    `gpu-kernel-outlining` turns a `gpu.launch`'s workgroup attributions into a `gpu.func`'s
+    without attribute dictionaries, and the NVVM lowering then declares each as a `.shared`
+    array aligned only to its element type (`.align 2` for bf16), while `cp.async` of 16 bytes,
+    `ldmatrix` rows and vector accesses need 16-byte aligned shared addresses. This pass, run on
+    the kernel modules after outlining, sets `llvm.align` (which the lowering honours) to
+    `alignment` bytes on every workgroup attribution that has no larger one.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"16",
+           "Bytes of alignment (a power of two)">
+  ];
+  let statistics = [
+    Statistic<"numAligned", "num-aligned", "workgroup attributions given an alignment">
   ];
 }
 
