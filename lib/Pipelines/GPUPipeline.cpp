@@ -73,6 +73,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
 
   DecodaToLinalgPassOptions toLinalg;
   toLinalg.attentionKeyTile = options.attentionKeyTile;
+  toLinalg.gpuKernelCalls = true; // attention and norms: one kernel each, below
   pm.addPass(createDecodaToLinalgPass(toLinalg));
   addTextual(pm, "func.func(convert-elementwise-to-linalg)"); // arith/math on tensors
   pm.addPass(createCanonicalizerPass());
@@ -86,6 +87,10 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
                  "function-boundary-type-conversion=identity-layout-map}");
   pm.addPass(createCanonicalizerPass());
 
+  // Attention: one flash-attention kernel per call (or the target-neutral body, with a
+  // remark); the calls are inlined either way.
+  pm.addPass(createGPUFlashAttentionPass());
+  addTextual(pm, "inline");
   // Projections on tensor cores (bf16/f16, f32 accumulation): one gpu.launch each.
   GPUTensorCoreMatmulPassOptions tensorCores;
   pm.addNestedPass<func::FuncOp>(createGPUTensorCoreMatmulPass(tensorCores));

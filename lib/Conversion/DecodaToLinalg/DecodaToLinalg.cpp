@@ -52,6 +52,7 @@ struct DecodaToLinalgPass
     options.attentionKeyTile = attentionKeyTile;
     options.int8AttentionCalls = int8AttentionCalls;
     options.attentionDecodeKeyTile = attentionDecodeKeyTile;
+    options.gpuKernelCalls = gpuKernelCalls;
     RewritePatternSet patterns(&getContext());
     populateDecodaToLinalgPatterns(patterns, options);
     // Lowering patterns only create upstream ops; no folding is needed to reach a fixed point.

@@ -2,7 +2,7 @@
 NumPy: the numerical check of generated kernels on a machine without a GPU.
 
   gpusim_run.py DUMP_DIR KERNELS.ptx --inputs in.npz --expect out.npz [--rtol R --atol A]
-                [--opt decoda-opt] [--quiet]
+                [--opt decoda-opt] [--quiet] [--entry FUNC]
 
 DUMP_DIR is decoda-compile --target=cuda --dump-ir-after-each=DIR of the model; the host
 function is read from the IR before decoda-lower-runtime-checks (after decoda-gpu-device-buffers,
@@ -15,7 +15,7 @@ dealloc/wait and gpu.launch_func -- with every launch on the interpreter. Host b
 globals, memref.alloc) and device buffers live in one address space, but a kernel that touches a
 host buffer, or a buffer already freed, is an error, as is a gpu.memcpy between buffers of
 different sizes. Device buffers start as NaN (bf16: 0x7FC0) so that an element nobody wrote shows.
-The first public function is run, its results compared with `--expect` (arrays named out0,
+The first public function (or --entry) is run, its results compared with `--expect` (arrays named out0,
 out1, ...). Inputs are the .npz arrays in argument order (arg0, arg1, ...; an index argument
 takes a 0-d integer array). Prints each launch (grid, block, shared bytes, collective counts)
 unless --quiet, then `outN: ok` or the worst mismatch, and the number of launches.
@@ -445,6 +445,11 @@ class Host:
                 base = self.mem.alloc(data.reshape(shape), host=True)
                 self.global_bufs[name] = MemRef(base, 0, shape, row_major(shape), el)
             setr(self.global_bufs[name])
+        elif n == "memref.load":
+            r = ins[0]
+            if not self.mem.host[self.mem._index(r.base)]:
+                raise HostError("host memref.load of a device buffer")
+            setr(self.array_view(r)[tuple(ins[1:])].item())
         elif n == "memref.dim":
             setr(ins[0].shape[ins[1]])
         elif n == "memref.cast":
@@ -608,6 +613,7 @@ def main():
     ap.add_argument("--atol", type=float, default=1e-3)
     ap.add_argument("--opt", default=None)
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--entry", default=None, help="the host function to run (default: the first public one)")
     args = ap.parse_args()
 
     files = sorted(os.listdir(args.dump), key=lambda f: int(f.split("-")[0]) if f.split("-")[0].isdigit() else -1)
@@ -623,7 +629,8 @@ def main():
     modules = {}
     for m in re.finditer(r"^// gpu.binary @(\S+)\n(.*?)(?=^// gpu.binary @|\Z)", ptx, flags=re.M | re.S):
         modules[m.group(1)] = m.group(2)
-    fn = next((f for f in funcs if '"private"' not in (f.attr("sym_visibility") or "")), None)
+    fn = next((f for f in funcs if '"private"' not in (f.attr("sym_visibility") or "")
+               and (args.entry is None or f.attr("sym_name") == f'"{args.entry}"')), None)
     if fn is None:
         raise SystemExit("gpusim_run: no public host function found")
     arg_types, _ = parse_functype(fn.attr("function_type"))
@@ -637,7 +644,7 @@ def main():
             vals.append(int(a))
             continue
         shape, el = memref_type(ty)
-        a = np.ascontiguousarray(a.astype(DT[el]))
+        a = np.array(a.astype(DT[el]), order="C")  # (ascontiguousarray makes 0-d arrays 1-d)
         if len(a.shape) != len(shape) or any(d >= 0 and d != s for d, s in zip(shape, a.shape)):
             raise SystemExit(f"gpusim_run: arg{i} has shape {list(a.shape)} for {ty}")
         vals.append(MemRef(host.mem.alloc(a, host=True), 0, list(a.shape), row_major(a.shape), el))

@@ -845,6 +845,9 @@ class Block:
             vec = 4 if "v4" in parts else 2 if "v2" in parts else 1
             size = bits // 8
             idx = np.nonzero(m)[0]
+            whole = self.address(ops[1] if base == "ld" else ops[0])[idx]
+            if (whole % np.uint64(vec * size)).any():
+                raise SimError(f"{op}: address not aligned to the {vec * size}-byte access")
             if base == "ld":
                 addrs = self.address(ops[1])[idx]
                 dsts = [d.strip() for d in ops[0].strip("{}").split(",")]

@@ -21,6 +21,11 @@ struct DecodaToLinalgOptions {
   bool int8AttentionCalls = false;
   /// Keys per step of cached_attention for static query lengths <= 4 (0: attentionKeyTile).
   int64_t attentionDecodeKeyTile = 0;
+  /// Non-INT8 attention / cached_attention (kGPUAttentionAttr) and the norms (kGPUNormAttr) as
+  /// calls of tagged private functions whose bodies the GPU pipeline replaces by one kernel
+  /// each after bufferization (decoda-gpu-flash-attention, decoda-gpu-row-norm); inline
+  /// otherwise.
+  bool gpuKernelCalls = false;
 };
 
 /// The attribute of the functions that hold an INT8 attention (see int8AttentionCalls): a
@@ -29,6 +34,13 @@ struct DecodaToLinalgOptions {
 /// key, value (possibly caches with room for more keys), the number of keys attended to
 /// (index), q_scale, k_scale, v_scale, then mask, segment_ids, sinks when present.
 constexpr llvm::StringLiteral kInt8AttentionAttr = "decoda.int8_attention";
+
+/// The attribute of the functions that hold a (non-INT8) attention for the GPU pipeline (see
+/// gpuKernelCalls): op (the op name), num_heads, num_kv_heads, scale (f64, the default resolved), causal, mask,
+/// segment_ids, sinks (bools), and window, chunk_size, softcap when set. Arguments: query,
+/// key, value (possibly caches with room for more keys), the number of keys attended to
+/// (index; query i is at position keyLen - Tq + i), then mask, segment_ids, sinks when present.
+constexpr llvm::StringLiteral kGPUAttentionAttr = "decoda.gpu_attention";
 
 /// rms_norm, layer_norm, add_rms_norm, add_layer_norm.
 void populateNormLoweringPatterns(RewritePatternSet &patterns);
