@@ -87,9 +87,10 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
                  "function-boundary-type-conversion=identity-layout-map}");
   pm.addPass(createCanonicalizerPass());
 
-  // Attention: one flash-attention kernel per call (or the target-neutral body, with a
-  // remark); the calls are inlined either way.
+  // Attention and norms: one kernel per call (or the target-neutral body, with a remark); the
+  // calls are inlined either way.
   pm.addPass(createGPUFlashAttentionPass());
+  pm.addPass(createGPURowNormPass());
   addTextual(pm, "inline");
   // Projections on tensor cores (bf16/f16, f32 accumulation): one gpu.launch each.
   GPUTensorCoreMatmulPassOptions tensorCores;

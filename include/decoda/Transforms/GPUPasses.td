@@ -2,7 +2,8 @@
 //
 // Included by Passes.td. decoda-lower-to-cuda (lib/Pipelines/GPUPipeline.cpp, docs/GPU.md)
 // runs them in this order:
-//   decoda-gpu-tensorcore-matmul -> decoda-gpu-copies-to-linalg -> (linalg to parallel loops)
+//   decoda-gpu-flash-attention -> decoda-gpu-row-norm -> (inline)
+//   -> decoda-gpu-tensorcore-matmul -> decoda-gpu-copies-to-linalg -> (linalg to parallel loops)
 //   -> decoda-gpu-map-parallel-loops -> (parallel loops to gpu.launch, outlining)
 //   -> decoda-gpu-device-buffers -> decoda-gpu-align-workgroup-memory
 //   -> decoda-gpu-lower-bf16-mma -> (NVVM, ptxas, host LLVM)
@@ -220,6 +221,33 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
   let statistics = [
     Statistic<"numKernels", "num-kernels", "attention functions given a flash-attention kernel">,
     Statistic<"numLeft", "num-left", "attention functions left to the target-neutral body">
+  ];
+}
+
+def GPURowNormPass : Pass<"decoda-gpu-row-norm", "ModuleOp"> {
+  let summary = "Replace the body of every decoda.gpu_norm function by one kernel: a block per "
+                "row, the reduction with warp shuffles and shared memory, the residual add and "
+                "the scaling in the same kernel";
+  let description = [{
+    Runs after bufferization on the private functions that `decoda-convert-to-linalg
+    {gpu-kernel-calls}` made of each `decoda.rms_norm`, `layer_norm`, `add_rms_norm` and
+    `add_layer_norm` (`decoda.gpu_norm` dictionary). Each body becomes one `gpu.launch` over
+    the rows ([R, D] views of the row-major buffers): a block of T = clamp(32 ceil(D / 256),
+    32, 1024) threads per row, each thread keeping its ceil(D / T) features in registers; the
+    add forms compute and store the rounded sum `residual + scale * branch` first and
+    normalise that; the row sums (one for RMSNorm, two for LayerNorm: the mean, then the
+    centred variance, as the op definitions) are a butterfly of `gpu.shuffle xor` per warp,
+    then one partial per warp through shared memory and a barrier; the scaling by
+    `weight (+ weight_offset)` and the bias are in the same pass, rounded to the storage type.
+    Supported: f32/f16/bf16 rows with a static D of at most 16384 features; anything else
+    keeps the target-neutral body (linalg on buffers, inlined back) with a remark.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+  let statistics = [
+    Statistic<"numKernels", "num-kernels", "norm functions given a row kernel">,
+    Statistic<"numLeft", "num-left", "norm functions left to the target-neutral body">
   ];
 }
 

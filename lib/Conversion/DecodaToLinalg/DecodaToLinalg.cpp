@@ -24,7 +24,7 @@ using namespace mlir::decoda;
 
 void mlir::decoda::populateDecodaToLinalgPatterns(RewritePatternSet &patterns,
                                                   const DecodaToLinalgOptions &options) {
-  populateNormLoweringPatterns(patterns);
+  populateNormLoweringPatterns(patterns, options.gpuKernelCalls);
   populateResidualLoweringPatterns(patterns);
   populateProjectionLoweringPatterns(patterns);
   populateActivationLoweringPatterns(patterns);

@@ -42,8 +42,14 @@ constexpr llvm::StringLiteral kInt8AttentionAttr = "decoda.int8_attention";
 /// (index; query i is at position keyLen - Tq + i), then mask, segment_ids, sinks when present.
 constexpr llvm::StringLiteral kGPUAttentionAttr = "decoda.gpu_attention";
 
-/// rms_norm, layer_norm, add_rms_norm, add_layer_norm.
-void populateNormLoweringPatterns(RewritePatternSet &patterns);
+/// The attribute of the functions that hold a norm for the GPU pipeline (see gpuKernelCalls):
+/// op (the op name), centered (LayerNorm), add (the add_ forms), bias (bools), eps,
+/// weight_offset, scale (f64). Arguments: input (or residual, branch), weight, then bias when
+/// present; results: the norm (or the rounded sum residual + scale * branch, then the norm).
+constexpr llvm::StringLiteral kGPUNormAttr = "decoda.gpu_norm";
+
+/// rms_norm, layer_norm, add_rms_norm, add_layer_norm (as kGPUNormAttr calls with `gpuCalls`).
+void populateNormLoweringPatterns(RewritePatternSet &patterns, bool gpuCalls = false);
 /// residual_add, hyper_connection.
 void populateResidualLoweringPatterns(RewritePatternSet &patterns);
 /// linear, embedding, mlp, gated_mlp.
