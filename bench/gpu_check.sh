@@ -15,9 +15,12 @@
 #       2e-4), then timings: the Llama-3.2-1B-shaped block in bf16 with resident constant weights
 #       (prefill T=2048 in TFLOP/s; decode T=1 in GB/s of weights read: the block has no KV-cache
 #       input, so "decode" is one token over its own context of one, not context 4096; see
-#       docs/GPU.md), the same block with the weights as inputs (copied every call), and causal
-#       attention alone at T=4096, head dim 128; PyTorch on that machine (if importable) times
-#       the same shapes as the peer.
+#       docs/GPU.md), the same block with the weights as inputs (copied every call), causal
+#       attention alone at T=4096, head dim 128 (one flash-attention kernel), the fused residual
+#       add + RMSNorm alone (one row kernel) and one cached-attention decode step over 4096
+#       keys; PyTorch on that machine (if importable) times the same shapes as the peer
+#       (scaled_dot_product_attention, rms_norm). decoda-run timings include the per-call
+#       host<->device copies of inputs and outputs (the C ABI takes host memory).
 #
 # decoda-run and the runtime link neither MLIR nor LLVM (checked with ldd in `prepare`).
 set -euo pipefail
@@ -42,7 +45,8 @@ if [[ "$mode" == prepare ]]; then
     exit 1
   fi
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir" "$here/gpu/llama32_1b_block.mlir"
-            "$here/gpu/attention_d128.mlir")
+            "$here/gpu/attention_d128.mlir" "$here/gpu/add_rms_norm_2048.mlir"
+            "$here/gpu/decode_attention_d128.mlir")
   for p in "${programs[@]}"; do
     name=$(basename "$p" .mlir)
     if ! "$bin/decoda-compile" "$p" --target=cuda --gpu-arch=sm_90a -o "$dir/models/$name.cuda.so" \
@@ -52,11 +56,24 @@ if [[ "$mode" == prepare ]]; then
       continue
     fi
     rm -f "$dir/models/$name.cuda.log" "$dir/models/$name.cuda.h"
-    case "$name" in llama32_1b_block|attention_d128) continue ;; esac # timed only
+    case "$name" in llama32_1b_block) continue ;; esac # timed only (the others: checked at T=16 too)
     "$bin/decoda-compile" "$p" -o "$dir/models/$name.cpu.so" 2>/dev/null || continue
-    # Inputs from the signature (dynamic extents = 16), then the CPU reference outputs.
-    "$bin/decoda-run" "$dir/models/$name.cpu.so" --list >"$dir/inputs/$name.sig"
-    "$PY" - "$dir/inputs/$name.sig" "$dir/inputs/$name.npz" <<'PYEOF'
+    # Inputs from the signature (dynamic extents = 16), then the CPU reference outputs; a model
+    # with several entry points gets one check per entry (key NAME.ENTRY, the entry recorded in
+    # inputs/KEY.entry for `run`).
+    "$bin/decoda-run" "$dir/models/$name.cpu.so" --list >"$dir/inputs/$name.list"
+    entries=$(sed -n 's/^entry \([^ ]*\).*/\1/p' "$dir/inputs/$name.list")
+    nentries=$(echo "$entries" | wc -l)
+    for e in $entries; do
+    key=$name
+    entry_flag=()
+    if (( nentries > 1 )); then
+      key=$name.$e
+      entry_flag=(--entry "$e")
+      echo "$e" >"$dir/inputs/$key.entry"
+    fi
+    awk -v e="$e" '/^entry /{on=($2==e)} on' "$dir/inputs/$name.list" >"$dir/inputs/$key.sig"
+    "$PY" - "$dir/inputs/$key.sig" "$dir/inputs/$key.npz" <<'PYEOF'
 import re, sys
 import numpy as np
 rng = np.random.default_rng(0)
@@ -77,11 +94,13 @@ for line in open(sys.argv[1]):
         raise SystemExit(f"gpu_check: no input generator for {dtype}")
 np.savez(sys.argv[2], **arrays)
 PYEOF
-    if ! "$bin/decoda-run" "$dir/models/$name.cpu.so" --inputs "$dir/inputs/$name.npz" \
-        --output-dir "$dir/ref/$name" >/dev/null; then
-      echo "gpu_check: no CPU reference for $name (random inputs rejected); not checked"
-      rm -rf "$dir/ref/$name"
+    if ! "$bin/decoda-run" "$dir/models/$name.cpu.so" "${entry_flag[@]}" \
+        --inputs "$dir/inputs/$key.npz" --output-dir "$dir/ref/$key" >/dev/null; then
+      echo "gpu_check: no CPU reference for $key (random inputs rejected); not checked"
+      rm -rf "$dir/ref/$key"
     fi
+    done
+    rm -f "$dir/inputs/$name.list"
     rm -f "$dir/models/$name.cpu.so" "$dir/models/$name.cpu.h"
   done
   # The timed block with constant weights: resident on the device after the first call.
@@ -96,16 +115,20 @@ PYEOF
   else
     echo "gpu_check: the constant-weight block does not compile (see models/llama32_1b_const.cuda.log)"
   fi
-  # Cubins of the bf16 block's kernels, for SASS instruction counts on the GPU machine.
+  # Cubins of the bf16 block's tensor-core, row-norm and flash-attention kernels and of the
+  # bench attention (head dim 128), for SASS instruction counts on the GPU machine.
   mkdir -p "$dir/sass"
   "$bin/decoda-compile" "$here/gpu/llama32_1b_block.mlir" --target=cuda --gpu-arch=sm_90a \
       --emit=ptx -o "$tmp/block.ptx"
+  "$bin/decoda-compile" "$here/gpu/attention_d128.mlir" --target=cuda --gpu-arch=sm_90a \
+      --emit=ptx -o "$tmp/attn.ptx"
+  cat "$tmp/attn.ptx" >>"$tmp/block.ptx"
   "$PY" - "$tmp/block.ptx" "$dir/sass" "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" <<'PYEOF'
 import re, subprocess, sys
 t = open(sys.argv[1]).read()
 parts = re.split(r"^// gpu.binary @(\S+)\n", t, flags=re.M)[1:]
 for name, ptx in zip(parts[0::2], parts[1::2]):
-    if "mma.sync" not in ptx:
+    if "mma.sync" not in ptx and "shfl.sync" not in ptx:
         continue
     open(f"/tmp/{name}.ptx", "w").write(ptx)
     out = subprocess.run([sys.argv[3], "-arch=sm_90a", "-v", f"/tmp/{name}.ptx", "-o", f"{sys.argv[2]}/{name}.cubin"],
@@ -134,30 +157,38 @@ for z in "$dir"/models/*.weights.z; do
   [[ -e "$z" ]] || continue
   "$PY" -c "import sys, zlib; open(sys.argv[2], 'wb').write(zlib.decompress(open(sys.argv[1], 'rb').read()))" "$z" "${z%.z}"
 done
-echo "== SASS of the tensor-core kernels (cuobjdump)"
+echo "== SASS of the tensor-core, row-norm and flash-attention kernels (cuobjdump)"
 if command -v cuobjdump >/dev/null 2>&1; then
   for c in "$dir"/sass/*.cubin; do
     [[ -e "$c" ]] || continue
-    counts=$(cuobjdump -sass "$c" | grep -oE "HMMA|HGMMA|LDSM|LDGSTS|BAR|STL|LDL" | sort | uniq -c | tr '\n' ' ')
+    counts=$(cuobjdump -sass "$c" | grep -oE "HMMA|HGMMA|LDSM|LDGSTS|BAR|STL|LDL|SHFL|LDS|STS|FFMA|MUFU" | sort | uniq -c | tr '\n' ' ')
     echo "$(basename "$c" .cubin): $counts"
   done
 else
   echo "cuobjdump not found: no SASS counts"
 fi
 echo "== numerical checks (CUDA vs CPU reference; bf16 models rtol/atol 3e-2, others rtol 2e-3 atol 2e-4)"
-for m in "$dir"/models/*.cuda.so; do
-  name=$(basename "$m" .cuda.so)
-  [[ -d "$dir/ref/$name" ]] || continue
+for refdir in "$dir"/ref/*/; do
+  key=$(basename "$refdir")
+  name=${key%%.*}
+  m="$dir/models/$name.cuda.so"
+  if [[ ! -e "$m" ]]; then
+    echo "FAIL $key (no CUDA artifact)"
+    status=1
+    continue
+  fi
+  entry_flag=()
+  [[ -f "$dir/inputs/$key.entry" ]] && entry_flag=(--entry "$(cat "$dir/inputs/$key.entry")")
   checks=()
-  for r in "$dir/ref/$name"/*.npy; do
+  for r in "$refdir"*.npy; do
     checks+=(--check "$(basename "$r" .npy)=$r")
   done
   tol=(--rtol 2e-3 --atol 2e-4)
-  grep -q "bf16" "$dir/inputs/$name.sig" && tol=(--rtol 3e-2 --atol 3e-2)
-  if "$run" "$m" --inputs "$dir/inputs/$name.npz" "${checks[@]}" "${tol[@]}"; then
-    echo "PASS $name"
+  grep -q "bf16" "$dir/inputs/$key.sig" && tol=(--rtol 3e-2 --atol 3e-2)
+  if "$run" "$m" "${entry_flag[@]}" --inputs "$dir/inputs/$key.npz" "${checks[@]}" "${tol[@]}"; then
+    echo "PASS $key"
   else
-    echo "FAIL $name"
+    echo "FAIL $key"
     status=1
   fi
 done
@@ -212,6 +243,22 @@ if os.path.exists(attn):
     T = 4096
     bench(attn, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
           "attention_T4096_d128_causal", flops=4 * T * T * 32 * 128 / 2)
+# The row-norm kernel alone (fused residual add + RMSNorm, T = 2048, hidden 2048): GB/s of the
+# two inputs read and two outputs written. Like every decoda-run timing on CUDA this includes
+# the per-call copies of inputs and outputs between host and device (docs/GPU.md).
+norm = os.path.join(d, "models", "add_rms_norm_2048.cuda.so")
+if os.path.exists(norm):
+    T = 2048
+    bench(norm, {"r": bf16((1, T, 2048)), "a": bf16((1, T, 2048)), "w": bf16((2048,))},
+          "add_rms_norm_T2048_D2048", bytes_=4 * T * 2048 * 2)
+# One decode step of cached attention over a 4096-entry cache (GB/s of the K/V cache read; the
+# whole cache is an input, so the host-to-device copy of 16 MiB dominates).
+dec = os.path.join(d, "models", "decode_attention_d128.cuda.so")
+if os.path.exists(dec):
+    bench(dec, {"q": bf16((1, 1, 32, 128)), "k": bf16((1, 1, 8, 128)), "v": bf16((1, 1, 8, 128)),
+                "k_cache": bf16((1, 4096, 8, 128)), "v_cache": bf16((1, 4096, 8, 128)),
+                "offset": np.array(4095, np.int64)},
+          "decode_attention_S4096_d128", bytes_=2 * 4096 * 8 * 128 * 2)
 try:
     import torch, torch.nn.functional as Fn
     dev = "cuda"
@@ -229,6 +276,17 @@ try:
     v = torch.randn(1, 8, T, 128, device=dev, dtype=torch.bfloat16)
     ms = t(lambda: Fn.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True))
     print(f"pytorch attention T4096 d128 causal: {ms:.3f} ms, {4 * T * T * 32 * 128 / 2 / ms / 1e9:.1f} TFLOP/s")
+    q1 = torch.randn(1, 32, 1, 128, device=dev, dtype=torch.bfloat16)
+    ms = t(lambda: Fn.scaled_dot_product_attention(q1, k, v, enable_gqa=True))
+    print(f"pytorch decode attention S4096 d128: {ms:.3f} ms, {2 * T * 8 * 128 * 2 / ms / 1e6:.1f} GB/s of K/V")
+    r = torch.randn(2048, 2048, device=dev, dtype=torch.bfloat16)
+    a = torch.randn(2048, 2048, device=dev, dtype=torch.bfloat16)
+    w = torch.randn(2048, device=dev, dtype=torch.bfloat16)
+    def add_norm():
+        h = r + a
+        return h, Fn.rms_norm(h, (2048,), w, 1e-5)
+    ms = t(add_norm)
+    print(f"pytorch add + rms_norm T2048 D2048: {ms:.3f} ms, {4 * 2048 * 2048 * 2 / ms / 1e6:.1f} GB/s")
     x = torch.randn(2048, H, device=dev, dtype=torch.bfloat16)
     wq = torch.randn(H, H, device=dev, dtype=torch.bfloat16)
     wg = torch.randn(F, H, device=dev, dtype=torch.bfloat16)

@@ -73,6 +73,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
 
   DecodaToLinalgPassOptions toLinalg;
   toLinalg.attentionKeyTile = options.attentionKeyTile;
+  toLinalg.gpuKernelCalls = true; // attention and norms: one kernel each, below
   pm.addPass(createDecodaToLinalgPass(toLinalg));
   addTextual(pm, "func.func(convert-elementwise-to-linalg)"); // arith/math on tensors
   pm.addPass(createCanonicalizerPass());
@@ -86,6 +87,11 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
                  "function-boundary-type-conversion=identity-layout-map}");
   pm.addPass(createCanonicalizerPass());
 
+  // Attention and norms: one kernel per call (or the target-neutral body, with a remark); the
+  // calls are inlined either way.
+  pm.addPass(createGPUFlashAttentionPass());
+  pm.addPass(createGPURowNormPass());
+  addTextual(pm, "inline");
   // Projections on tensor cores (bf16/f16, f32 accumulation): one gpu.launch each.
   GPUTensorCoreMatmulPassOptions tensorCores;
   pm.addNestedPass<func::FuncOp>(createGPUTensorCoreMatmulPass(tensorCores));
@@ -107,6 +113,8 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   pm.addPass(createLowerRuntimeChecksPass()); // host checks only (kernels have none)
   addTextual(pm, "func.func(llvm-request-c-wrappers)");
+  // ldmatrix / cp.async / vector accesses need 16-byte aligned shared arrays.
+  pm.addNestedPass<gpu::GPUModuleOp>(createGPUAlignWorkgroupMemoryPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createGPULowerBF16MmaPass()); // upstream lacks bf16 mma
   addTextual(pm, ("gpu-lower-to-nvvm-pipeline{cubin-chip=" + options.gpuArch.getValue() +
                   " cubin-features=" + features + " cubin-format=" + options.format.getValue() +

@@ -205,6 +205,7 @@ struct GPUDeviceBuffersPass
     };
 
     // Arguments: a device copy at the start, used everywhere instead.
+    DenseMap<Value, Value> hostOfDevice;
     OpBuilder b(fn.getContext());
     b.setInsertionPointToStart(&entry);
     for (BlockArgument arg : entry.getArguments()) {
@@ -216,6 +217,7 @@ struct GPUDeviceBuffersPass
         continue;
       Operation *before = b.getInsertionBlock()->empty() ? nullptr : &*b.getInsertionPoint();
       Value dev = toDevice(b, fn.getLoc(), arg);
+      hostOfDevice[dev] = arg;
       ++numArguments;
       // Every use after the copy reads the device buffer; the copy's own ops (dims, memcpy)
       // keep the argument.
@@ -307,10 +309,26 @@ struct GPUDeviceBuffersPass
       SyncGPU{b, dev.getLoc()}.dealloc(dev);
     }
 
+    // Host code may read scalars of an argument (a cache offset of a decode step): arguments
+    // are read-only host memory (decoda-mark-readonly-inputs, no donation), so the host reads
+    // its own copy rather than the device's.
+    fn.walk([&](memref::LoadOp load) {
+      if (load->getParentOfType<gpu::LaunchOp>())
+        return;
+      auto it = hostOfDevice.find(load.getMemref());
+      if (it != hostOfDevice.end())
+        load.getMemrefMutable().assign(it->second);
+    });
+
     // What is left on the host must not touch memory: everything else is a kernel's job.
     WalkResult walk = fn.walk([&](Operation *op) {
       if (isa<gpu::GPUDialect>(op->getDialect()) || op->getParentOfType<gpu::LaunchOp>())
         return WalkResult::skip();
+      if (auto load = dyn_cast<memref::LoadOp>(op)) {
+        auto arg = dyn_cast<BlockArgument>(load.getMemref());
+        if (arg && arg.getOwner() == &entry)
+          return WalkResult::advance(); // a scalar of the caller's (host) argument
+      }
       auto effects = dyn_cast<MemoryEffectOpInterface>(op);
       if (!effects)
         return WalkResult::advance();

@@ -1,7 +1,7 @@
 // decoda-lower-to-cuda on f32 projections and attention. f32 contractions are SIMT loops
 // (one output element per thread, a multiply and an add per k step from global memory; no TF32
-// tensor cores, docs/GPU.md; bf16 ones: tensorcore-ptx.mlir). Attention is the flash
-// lowering's key-tile loop on the host, a few kernels per tile.
+// tensor cores, docs/GPU.md; bf16 ones: tensorcore-ptx.mlir). Attention is one flash-attention
+// kernel (its numerics: flash-attention-sim.mlir).
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o - | FileCheck %s
 
 // CHECK: // gpu.binary @linear_kernel
@@ -19,11 +19,21 @@ func.func @linear(%x: tensor<1x?x256xf32>, %w: tensor<512x256xf32>) -> tensor<1x
   return %y : tensor<1x?x512xf32>
 }
 
+// Attention is one flash-attention kernel (decoda-gpu-flash-attention): shared Q/K/V tiles
+// (16-byte aligned), two barriers per key tile, butterfly shuffles for the row max and sum,
+// indexed shuffles for the P·V broadcast, exponentials; nothing after it.
 // CHECK: // gpu.binary @attention_kernel
 // CHECK: .visible .entry attention_kernel(
-// The online softmax's rescaling and probabilities: exponentials.
-// CHECK: // gpu.binary @attention_kernel
+// CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_0[2048];
+// CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_1[4224];
+// CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_2[4096];
+// CHECK: bar.sync 0;
+// CHECK: st.shared.b32
+// CHECK: bar.sync 0;
+// CHECK: shfl.sync.bfly.b32
 // CHECK: ex2.approx
+// CHECK: shfl.sync.idx.b32
+// CHECK-NOT: // gpu.binary
 func.func @attention(%q: tensor<1x?x8x32xf32>, %k: tensor<1x?x2x32xf32>,
                      %v: tensor<1x?x2x32xf32>) -> tensor<1x?x8x32xf32> {
   %o = decoda.attention %q, %k, %v {num_heads = 8 : i64, num_kv_heads = 2 : i64, causal}

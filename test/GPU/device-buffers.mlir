@@ -122,10 +122,36 @@ func.func @complex_constant() {
 
 // -----
 
-// Host code that reads a buffer (here a scalar the GPU pipeline did not put in a kernel) is
-// refused: after this pass the buffer lives on the device.
-func.func @host_load(%x: memref<4xf32>) -> f32 {
+// A host read of an argument (a decode step's cache offset) reads the caller's host memory
+// (arguments are read-only), not the device copy the kernels use.
+// CHECK-LABEL: func.func @host_load_argument(
+// CHECK-SAME:    %[[X:.*]]: memref<i64>, %[[Y:.*]]: memref<4xf32>
+// CHECK:         %[[DEV:.*]], %{{.*}} = gpu.alloc async {{.*}} () : memref<i64>
+// CHECK:         memref.load %[[X]][] : memref<i64>
+// CHECK:         gpu.launch
+// CHECK:           memref.load %[[DEV]][]
+func.func @host_load_argument(%x: memref<i64>, %y: memref<4xf32>) -> index {
+  %c1 = arith.constant 1 : index
+  %v = memref.load %x[] : memref<i64>
+  %i = arith.index_cast %v : i64 to index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %a = memref.load %x[] : memref<i64>
+    %f = arith.sitofp %a : i64 to f32
+    %c0 = arith.constant 0 : index
+    memref.store %f, %y[%c0] : memref<4xf32>
+    gpu.terminator
+  }
+  return %i : index
+}
+
+// -----
+
+// Host code that reads any other buffer (here a temporary: a scalar the GPU pipeline did not
+// put in a kernel) is refused: after this pass the buffer lives on the device.
+func.func @host_load(%n: index) -> f32 {
   %c0 = arith.constant 0 : index
+  %x = memref.alloc() : memref<4xf32>
   // expected-error @+1 {{decoda-gpu-device-buffers: 'memref.load' reads or writes a buffer in host code}}
   %v = memref.load %x[%c0] : memref<4xf32>
   return %v : f32

@@ -1,6 +1,9 @@
 // decoda-lower-to-cuda on the elementwise and row-reduction families (norms with their residual
-// add, RoPE, GLU activations): every kernel is a grid of 32x8-thread blocks over the output,
-// innermost dimension on threadIdx.x, guarded for the ragged edge, for sm_90a with PTX 8.0.
+// add, RoPE, GLU activations) for sm_90a with PTX 8.0. The residual add and its RMSNorm (fused
+// into add_rms_norm by the graph passes) are one row kernel (decoda-gpu-row-norm: a block per
+// row, here one warp for 256 features, the row sum a butterfly of shuffles, both results
+// stored by the same kernel); the elementwise kernels are grids of 32x8-thread blocks over
+// the output, innermost dimension on threadIdx.x, guarded for the ragged edge.
 // No GPU is needed: --emit=ptx stops before ptxas.
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o - | FileCheck %s
 
@@ -8,13 +11,17 @@
 // CHECK: .version 8.0
 // CHECK: .target sm_90a
 // CHECK: .visible .entry residual_norm_kernel(
+// CHECK: .maxntid 32, 1, 1
 // CHECK-DAG: mov.u32 {{.*}}%ctaid.x
 // CHECK-DAG: mov.u32 {{.*}}%tid.x
-// CHECK: setp.ge
 // CHECK: ld.global
+// CHECK: add.rn.f32
 // CHECK: st.global
-// The normalisation kernel: 1/sqrt of the mean square.
+// CHECK-COUNT-5: shfl.sync.bfly.b32
+// The normalisation: 1/sqrt of the mean square.
 // CHECK: rsqrt.approx.f32
+// CHECK: st.global
+// CHECK-NOT: // gpu.binary @residual_norm_kernel_
 func.func @residual_norm(%h: tensor<1x?x256xf32>, %r: tensor<1x?x256xf32>,
                          %w: tensor<256xf32>) -> (tensor<1x?x256xf32>, tensor<1x?x256xf32>) {
   %s = decoda.residual_add %h, %r : tensor<1x?x256xf32>

@@ -31,7 +31,11 @@ def DecodaToLinalgPass : Pass<"decoda-convert-to-linalg", "ModuleOp"> {
     Option<"attentionDecodeKeyTile", "attention-decode-key-tile", "int64_t", /*default=*/"0",
            "Keys per step of cached_attention when the query length is static and at most 4 "
            "(decode steps; 0: attention-key-tile). One step covers every key of a shorter "
-           "context, so a decode step runs a handful of loops instead of a few per key tile">
+           "context, so a decode step runs a handful of loops instead of a few per key tile">,
+    Option<"gpuKernelCalls", "gpu-kernel-calls", "bool", /*default=*/"false",
+           "Attention/cached_attention (non-INT8) and the norms as calls of private functions "
+           "tagged decoda.gpu_attention / decoda.gpu_norm, whose bodies the GPU pipeline "
+           "replaces by one kernel each after bufferization">
   ];
   let statistics = [
     Statistic<"numLowered", "num-lowered", "decoda ops lowered">

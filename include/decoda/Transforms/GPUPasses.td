@@ -2,9 +2,11 @@
 //
 // Included by Passes.td. decoda-lower-to-cuda (lib/Pipelines/GPUPipeline.cpp, docs/GPU.md)
 // runs them in this order:
-//   decoda-gpu-tensorcore-matmul -> decoda-gpu-copies-to-linalg -> (linalg to parallel loops)
+//   decoda-gpu-flash-attention -> decoda-gpu-row-norm -> (inline)
+//   -> decoda-gpu-tensorcore-matmul -> decoda-gpu-copies-to-linalg -> (linalg to parallel loops)
 //   -> decoda-gpu-map-parallel-loops -> (parallel loops to gpu.launch, outlining)
-//   -> decoda-gpu-device-buffers -> decoda-gpu-lower-bf16-mma -> (NVVM, ptxas, host LLVM)
+//   -> decoda-gpu-device-buffers -> decoda-gpu-align-workgroup-memory
+//   -> decoda-gpu-lower-bf16-mma -> (NVVM, ptxas, host LLVM)
 //   -> decoda-check-backend-contract -> decoda-gpu-check-host-contract
 //
 //===----------------------------------------------------------------------===//
@@ -67,7 +69,9 @@ def GPUDeviceBuffersPass : Pass<"decoda-gpu-device-buffers", "ModuleOp"> {
       branch at the end of its block; refused when it leaves the block).
 
     Every gpu op is async with its own stream and waited for (the form `gpu-to-llvm` lowers).
-    Host code that still reads or writes a buffer and run-time checks inside kernels are
+    A host `memref.load` of an argument (a decode step's cache offset, `tensor.extract` of a
+    `tensor<i64>` input) reads the caller's host memory: arguments are read-only
+    (`decoda-mark-readonly-inputs`). Other host code that still reads or writes a buffer and run-time checks inside kernels are
     refused with an error naming the op; so are non-identity layouts at the boundaries and
     constants of element types without a byte size.
   }];
@@ -156,6 +160,94 @@ def GPULowerBF16MmaPass : Pass<"decoda-gpu-lower-bf16-mma", "gpu::GPUModuleOp"> 
                            "::mlir::vector::VectorDialect"];
   let statistics = [
     Statistic<"numLowered", "num-lowered", "bf16 mma.sync ops lowered">
+  ];
+}
+
+def GPUAlignWorkgroupMemoryPass : Pass<"decoda-gpu-align-workgroup-memory", "gpu::GPUModuleOp"> {
+  let summary = "Give every workgroup (shared-memory) attribution of a kernel an explicit "
+                "alignment";
+  let description = [{
+    `gpu-kernel-outlining` turns a `gpu.launch`'s workgroup attributions into a `gpu.func`'s
+    without attribute dictionaries, and the NVVM lowering then declares each as a `.shared`
+    array aligned only to its element type (`.align 2` for bf16), while `cp.async` of 16 bytes,
+    `ldmatrix` rows and vector accesses need 16-byte aligned shared addresses. This pass, run on
+    the kernel modules after outlining, sets `llvm.align` (which the lowering honours) to
+    `alignment` bytes on every workgroup attribution that has no larger one.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"16",
+           "Bytes of alignment (a power of two)">
+  ];
+  let statistics = [
+    Statistic<"numAligned", "num-aligned", "workgroup attributions given an alignment">
+  ];
+}
+
+def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
+  let summary = "Replace the body of every decoda.gpu_attention function by one flash-attention "
+                "kernel (K/V tiles in shared memory, online softmax in registers)";
+  let description = [{
+    Runs after bufferization on the private functions that `decoda-convert-to-linalg
+    {gpu-kernel-calls}` made of each non-INT8 `decoda.attention` / `decoda.cached_attention`
+    (`decoda.gpu_attention` dictionary; arguments q, k, v, the number of keys, then mask,
+    segment_ids, sinks when present). Each body becomes one `gpu.launch` (SIMT, no tensor
+    cores yet):
+
+    * a block of 128 threads (4 warps) owns 16 rows; a row is a (query, head) pair of one K/V
+      head's group (GQA/MQA by index: the rows of a block share each K/V tile, and K/V are
+      never copied per query head); grid (ceil(Tq * group / 16), Hkv, B);
+    * the block's queries are staged once in shared memory (f32), then keys are streamed in
+      tiles of 32 through shared memory (`Ks[32][D+1]`, `Vs[32][32 ceil(Dv/32)]` f32, widened from the
+      storage type; two barriers per tile), from the first key any row of the block can see to
+      the last (causal, window and chunk bounds from indices: fully masked tiles are never
+      loaded);
+    * lane j of a warp computes the scores of key j of the tile for the warp's 4 rows (a
+      d-loop over shared memory), then scale, softcap, additive mask and the index masks
+      (causal, window, chunk, segment ids, keys past the end); the tile max is a butterfly of
+      `gpu.shuffle xor`; the running max, the per-lane partial denominator and the f32
+      accumulator (ceil(Dv / 32) values per lane and row) live in registers; P·V broadcasts each
+      key's probability with `gpu.shuffle idx`;
+    * at the end the denominator is summed across the warp, sinks join it as in the op's
+      definition, a row without visible keys gives 0, and the result is rounded to the storage
+      type.
+
+    Supported: f32/f16/bf16 storage, static head dims, shared tiles within 48 KiB (D = Dv up
+    to about 120). Anything else keeps the target-neutral body (linalg on
+    buffers, inlined back by the pipeline) with a remark naming the reason.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+  let statistics = [
+    Statistic<"numKernels", "num-kernels", "attention functions given a flash-attention kernel">,
+    Statistic<"numLeft", "num-left", "attention functions left to the target-neutral body">
+  ];
+}
+
+def GPURowNormPass : Pass<"decoda-gpu-row-norm", "ModuleOp"> {
+  let summary = "Replace the body of every decoda.gpu_norm function by one kernel: a block per "
+                "row, the reduction with warp shuffles and shared memory, the residual add and "
+                "the scaling in the same kernel";
+  let description = [{
+    Runs after bufferization on the private functions that `decoda-convert-to-linalg
+    {gpu-kernel-calls}` made of each `decoda.rms_norm`, `layer_norm`, `add_rms_norm` and
+    `add_layer_norm` (`decoda.gpu_norm` dictionary). Each body becomes one `gpu.launch` over
+    the rows ([R, D] views of the row-major buffers): a block of T = clamp(32 ceil(D / 256),
+    32, 1024) threads per row, each thread keeping its ceil(D / T) features in registers; the
+    add forms compute and store the rounded sum `residual + scale * branch` first and
+    normalise that; the row sums (one for RMSNorm, two for LayerNorm: the mean, then the
+    centred variance, as the op definitions) are a butterfly of `gpu.shuffle xor` per warp,
+    then one partial per warp through shared memory and a barrier; the scaling by
+    `weight (+ weight_offset)` and the bias are in the same pass, rounded to the storage type.
+    Supported: f32/f16/bf16 rows with a static D of at most 16384 features; anything else
+    keeps the target-neutral body (linalg on buffers, inlined back) with a remark.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+  let statistics = [
+    Statistic<"numKernels", "num-kernels", "norm functions given a row kernel">,
+    Statistic<"numLeft", "num-left", "norm functions left to the target-neutral body">
   ];
 }
 

@@ -880,9 +880,97 @@ Value int8AttentionCall(PatternRewriter &rewriter, Location loc, OpTy op, Value 
   return func::CallOp::create(rewriter, loc, fn, args).getResult(0);
 }
 
+/// The configuration dictionary of a (non-INT8) attention op for kGPUAttentionAttr, with the
+/// default scale resolved.
+template <typename OpTy>
+DictionaryAttr gpuAttentionConfig(OpTy op, bool mask, bool segmentIds, bool sinks) {
+  Builder b(op.getContext());
+  auto q = cast<RankedTensorType>(op.getQuery().getType());
+  SmallVector<NamedAttribute> config{
+      b.getNamedAttr("op", b.getStringAttr(op->getName().getStringRef())),
+      b.getNamedAttr("num_heads", b.getI64IntegerAttr(op.getNumHeads())),
+      b.getNamedAttr("num_kv_heads", b.getI64IntegerAttr(op.getNumKvHeads())),
+      b.getNamedAttr("scale", b.getF64FloatAttr(
+                                  op.getScale() ? op.getScale()->convertToDouble()
+                                                : 1.0 / std::sqrt(double(q.getDimSize(3))))),
+      b.getNamedAttr("causal", b.getBoolAttr(op.getCausal())),
+      b.getNamedAttr("mask", b.getBoolAttr(mask)),
+      b.getNamedAttr("segment_ids", b.getBoolAttr(segmentIds)),
+      b.getNamedAttr("sinks", b.getBoolAttr(sinks))};
+  if (op.getWindow())
+    config.push_back(b.getNamedAttr("window", b.getI64IntegerAttr(*op.getWindow())));
+  if (op.getChunkSize())
+    config.push_back(b.getNamedAttr("chunk_size", b.getI64IntegerAttr(*op.getChunkSize())));
+  if (op.getSoftcap())
+    config.push_back(
+        b.getNamedAttr("softcap", b.getF64FloatAttr(op.getSoftcap()->convertToDouble())));
+  return b.getDictionaryAttr(config);
+}
+
+/// The attention of `op` from `query` to keys [0, keyLen) of `key`/`value` (whole tensors, or
+/// caches with room for more keys; queries aligned to the end of those keys) as a call of a
+/// new private function `__decoda_gpu_attention[_N]` tagged kGPUAttentionAttr, whose body is
+/// the target-neutral flash loop (buildFlashAttention): decoda-gpu-flash-attention replaces the
+/// body by one kernel after bufferization, where the function boundary gives every operand an
+/// identity-layout buffer, or leaves it (with a remark) for the inliner to put back.
+template <typename OpTy>
+Value gpuAttentionCall(PatternRewriter &rewriter, Location loc, OpTy op, Value key, Value value,
+                       OpFoldResult keyLen, Value mask, Value segmentIds, Value sinks,
+                       int64_t tile) {
+  MLIRContext *ctx = rewriter.getContext();
+  IndexMath im{rewriter, loc};
+  SmallVector<Value> args{op.getQuery(), key, value, im.val(keyLen)};
+  for (Value x : {mask, segmentIds, sinks})
+    if (x)
+      args.push_back(x);
+  SmallVector<Type> argTypes;
+  SmallVector<Location> argLocs;
+  for (Value x : args) {
+    argTypes.push_back(x.getType());
+    argLocs.push_back(loc);
+  }
+  auto q = cast<RankedTensorType>(op.getQuery().getType());
+  auto vt = cast<RankedTensorType>(value.getType());
+  auto outType = RankedTensorType::get(
+      {q.getDimSize(0), q.getDimSize(1), q.getDimSize(2), vt.getDimSize(3)}, q.getElementType());
+
+  auto module = op->template getParentOfType<ModuleOp>();
+  std::string name = "__decoda_gpu_attention";
+  for (int i = 1; module.lookupSymbol(name); ++i)
+    name = "__decoda_gpu_attention_" + std::to_string(i);
+  func::FuncOp fn;
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op->template getParentOfType<func::FuncOp>());
+    fn = func::FuncOp::create(rewriter, loc, name,
+                              FunctionType::get(ctx, argTypes, TypeRange{outType}));
+    fn.setPrivate();
+    fn->setAttr(kGPUAttentionAttr, gpuAttentionConfig(op, mask != nullptr,
+                                                      segmentIds != nullptr, sinks != nullptr));
+    Block *entry = rewriter.createBlock(&fn.getBody(), {}, argTypes, argLocs);
+    rewriter.setInsertionPointToStart(entry);
+    unsigned next = 4;
+    FlashAttention fa = attentionConfig(rewriter, loc, op, entry->getArgument(0),
+                                        entry->getArgument(1), entry->getArgument(2), tile);
+    // A static key count stays static inside (static key tiles).
+    fa.keyLen = getConstantIntValue(keyLen) ? keyLen : OpFoldResult(entry->getArgument(3));
+    IndexMath inner{rewriter, loc};
+    fa.queryOffset = inner.sub(fa.keyLen, fa.rows[1]);
+    fa.mask = mask ? entry->getArgument(next++) : Value();
+    fa.segmentIds = segmentIds ? entry->getArgument(next++) : Value();
+    fa.sinks = sinks ? entry->getArgument(next++) : Value();
+    auto [acc, rowScale] = buildFlashAttention(rewriter, loc, fa);
+    Value out = scaleRows(rewriter, loc, acc, rowScale, q.getElementType());
+    if (out.getType() != outType)
+      out = tensor::CastOp::create(rewriter, loc, outType, out);
+    func::ReturnOp::create(rewriter, loc, out);
+  }
+  return func::CallOp::create(rewriter, loc, fn, args).getResult(0);
+}
+
 struct LowerAttention : public OpRewritePattern<AttentionOp> {
-  LowerAttention(MLIRContext *ctx, int64_t tile, bool int8Calls)
-      : OpRewritePattern(ctx), tile(tile), int8Calls(int8Calls) {}
+  LowerAttention(MLIRContext *ctx, int64_t tile, bool int8Calls, bool gpuCalls)
+      : OpRewritePattern(ctx), tile(tile), int8Calls(int8Calls), gpuCalls(gpuCalls) {}
 
   LogicalResult matchAndRewrite(AttentionOp op, PatternRewriter &rewriter) const override {
     if (tile <= 0)
@@ -912,6 +1000,12 @@ struct LowerAttention : public OpRewritePattern<AttentionOp> {
       rewriter.replaceOp(op, out);
       return success();
     }
+    if (gpuCalls) {
+      rewriter.replaceOp(op, gpuAttentionCall(rewriter, loc, op, op.getKey(), op.getValue(),
+                                              fa.keyLen, op.getMask(), op.getSegmentIds(),
+                                              op.getSinks(), tile));
+      return success();
+    }
     auto [acc, rowScale] = buildFlashAttention(rewriter, loc, fa);
     rewriter.replaceOp(op, scaleRows(rewriter, loc, acc, rowScale,
                                      op.getQuery().getType().getElementType()));
@@ -920,11 +1014,14 @@ struct LowerAttention : public OpRewritePattern<AttentionOp> {
 
   int64_t tile;
   bool int8Calls;
+  bool gpuCalls;
 };
 
 struct LowerCachedAttention : public OpRewritePattern<CachedAttentionOp> {
-  LowerCachedAttention(MLIRContext *ctx, int64_t tile, int64_t decodeTile, bool int8Calls)
-      : OpRewritePattern(ctx), tile(tile), decodeTile(decodeTile), int8Calls(int8Calls) {}
+  LowerCachedAttention(MLIRContext *ctx, int64_t tile, int64_t decodeTile, bool int8Calls,
+                       bool gpuCalls)
+      : OpRewritePattern(ctx), tile(tile), decodeTile(decodeTile), int8Calls(int8Calls),
+        gpuCalls(gpuCalls) {}
 
   LogicalResult matchAndRewrite(CachedAttentionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -989,6 +1086,12 @@ struct LowerCachedAttention : public OpRewritePattern<CachedAttentionOp> {
     int64_t keyTile = tile;
     if (decodeTile > 0 && !ShapedType::isDynamic(queries) && queries <= 4)
       keyTile = decodeTile;
+    if (gpuCalls) {
+      Value out = gpuAttentionCall(rewriter, loc, op, keyCache, valueCache, keyLen, Value(),
+                                   Value(), op.getSinks(), keyTile);
+      rewriter.replaceOp(op, {out, keyCache, valueCache});
+      return success();
+    }
     FlashAttention fa =
         attentionConfig(rewriter, loc, op, op.getQuery(), keyCache, valueCache, keyTile);
     fa.keyLen = keyLen;
@@ -1002,6 +1105,7 @@ struct LowerCachedAttention : public OpRewritePattern<CachedAttentionOp> {
 
   int64_t tile, decodeTile;
   bool int8Calls;
+  bool gpuCalls;
 };
 
 //===----------------------------------------------------------------------===//
@@ -1099,8 +1203,9 @@ struct LowerMLA : public OpRewritePattern<MLAOp> {
 void mlir::decoda::populateAttentionLoweringPatterns(RewritePatternSet &patterns,
                                                      const DecodaToLinalgOptions &options) {
   patterns.add<LowerAttention>(patterns.getContext(), options.attentionKeyTile,
-                               options.int8AttentionCalls);
+                               options.int8AttentionCalls, options.gpuKernelCalls);
   patterns.add<LowerCachedAttention>(patterns.getContext(), options.attentionKeyTile,
-                                     options.attentionDecodeKeyTile, options.int8AttentionCalls);
+                                     options.attentionDecodeKeyTile, options.int8AttentionCalls,
+                                     options.gpuKernelCalls);
   patterns.add<LowerMLA>(patterns.getContext(), options.attentionKeyTile);
 }

@@ -24,7 +24,7 @@ using namespace mlir::decoda;
 
 void mlir::decoda::populateDecodaToLinalgPatterns(RewritePatternSet &patterns,
                                                   const DecodaToLinalgOptions &options) {
-  populateNormLoweringPatterns(patterns);
+  populateNormLoweringPatterns(patterns, options.gpuKernelCalls);
   populateResidualLoweringPatterns(patterns);
   populateProjectionLoweringPatterns(patterns);
   populateActivationLoweringPatterns(patterns);
@@ -52,6 +52,7 @@ struct DecodaToLinalgPass
     options.attentionKeyTile = attentionKeyTile;
     options.int8AttentionCalls = int8AttentionCalls;
     options.attentionDecodeKeyTile = attentionDecodeKeyTile;
+    options.gpuKernelCalls = gpuKernelCalls;
     RewritePatternSet patterns(&getContext());
     populateDecodaToLinalgPatterns(patterns, options);
     // Lowering patterns only create upstream ops; no folding is needed to reach a fixed point.

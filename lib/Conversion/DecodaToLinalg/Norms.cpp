@@ -2,13 +2,17 @@
 //
 // rms_norm, layer_norm and the fused add_* forms: row statistics in f32 (one reduction for
 // RMSNorm, two for LayerNorm: mean, then the centred variance), then one elementwise pass that
-// normalises, applies the affine parameters and rounds to the storage type.
+// normalises, applies the affine parameters and rounds to the storage type. With gpu-kernel-calls
+// each norm is a call of a tagged private function holding that form (gpuNormCall), for
+// decoda-gpu-row-norm.
 //
 //===----------------------------------------------------------------------===//
 
 #include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
 
 #include "Utils.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 using namespace mlir;
 using namespace mlir::decoda;
@@ -143,53 +147,137 @@ Value buildNorm(OpBuilder &b, Location loc, Value x, Value weight, Value bias, d
       .getResult(0);
 }
 
-struct LowerRMSNorm : public OpRewritePattern<RMSNormOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(RMSNormOp op, PatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, buildNorm(rewriter, op.getLoc(), op.getInput(), op.getWeight(), {},
-                                     op.getEpsValue(), op.getWeightOffset().convertToDouble(),
-                                     /*centered=*/false));
-    return success();
-  }
+/// What a norm op computes, for buildNormOp and gpuNormCall.
+struct NormSpec {
+  Value input, residual, branch; // input, or residual + scale * branch
+  Value weight, bias;
+  double eps = 0, weightOffset = 0, scale = 1;
+  bool centered = false;
 };
 
-struct LowerLayerNorm : public OpRewritePattern<LayerNormOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(LayerNormOp op, PatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, buildNorm(rewriter, op.getLoc(), op.getInput(), op.getWeight(),
-                                     op.getBias(), op.getEpsValue(), 0.0, /*centered=*/true));
-    return success();
-  }
-};
+/// The results of the norm: (norm) or, for the add_ forms, (sum, norm).
+SmallVector<Value> buildNormOp(OpBuilder &b, Location loc, const NormSpec &n) {
+  if (!n.residual)
+    return {buildNorm(b, loc, n.input, n.weight, n.bias, n.eps, n.weightOffset, n.centered)};
+  Value sum = residualSum(b, loc, n.residual, n.branch, n.scale);
+  return {sum, buildNorm(b, loc, sum, n.weight, n.bias, n.eps, n.weightOffset, n.centered)};
+}
 
-struct LowerAddRMSNorm : public OpRewritePattern<AddRMSNormOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AddRMSNormOp op, PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value sum = residualSum(rewriter, loc, op.getResidual(), op.getBranch(),
-                            op.getScale().convertToDouble());
-    Value norm = buildNorm(rewriter, loc, sum, op.getWeight(), {}, op.getEpsValue(),
-                           op.getWeightOffset().convertToDouble(), /*centered=*/false);
-    rewriter.replaceOp(op, {sum, norm});
-    return success();
+/// The norm as a call of a new private function `__decoda_gpu_norm[_N]` tagged kGPUNormAttr
+/// whose body is buildNormOp on its arguments ((input | residual, branch), weight [, bias]):
+/// decoda-gpu-row-norm replaces the body by one kernel after bufferization.
+SmallVector<Value> gpuNormCall(PatternRewriter &rewriter, Operation *op, const NormSpec &n) {
+  Location loc = op->getLoc();
+  MLIRContext *ctx = rewriter.getContext();
+  SmallVector<Value> args;
+  if (n.residual)
+    args.append({n.residual, n.branch});
+  else
+    args.push_back(n.input);
+  args.push_back(n.weight);
+  if (n.bias)
+    args.push_back(n.bias);
+  SmallVector<Type> argTypes;
+  SmallVector<Location> argLocs;
+  for (Value x : args) {
+    argTypes.push_back(x.getType());
+    argLocs.push_back(loc);
   }
-};
+  Type rowType = args[0].getType();
+  SmallVector<Type> results(n.residual ? 2 : 1, rowType);
 
-struct LowerAddLayerNorm : public OpRewritePattern<AddLayerNormOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AddLayerNormOp op, PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value sum = residualSum(rewriter, loc, op.getResidual(), op.getBranch(),
-                            op.getScale().convertToDouble());
-    Value norm = buildNorm(rewriter, loc, sum, op.getWeight(), op.getBias(), op.getEpsValue(),
-                           0.0, /*centered=*/true);
-    rewriter.replaceOp(op, {sum, norm});
+  Builder b(ctx);
+  SmallVector<NamedAttribute> config{
+      b.getNamedAttr("op", b.getStringAttr(op->getName().getStringRef())),
+      b.getNamedAttr("centered", b.getBoolAttr(n.centered)),
+      b.getNamedAttr("add", b.getBoolAttr(n.residual != nullptr)),
+      b.getNamedAttr("bias", b.getBoolAttr(n.bias != nullptr)),
+      b.getNamedAttr("eps", b.getF64FloatAttr(n.eps)),
+      b.getNamedAttr("weight_offset", b.getF64FloatAttr(n.weightOffset)),
+      b.getNamedAttr("scale", b.getF64FloatAttr(n.scale))};
+  auto module = op->getParentOfType<ModuleOp>();
+  std::string name = "__decoda_gpu_norm";
+  for (int i = 1; module.lookupSymbol(name); ++i)
+    name = "__decoda_gpu_norm_" + std::to_string(i);
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op->getParentOfType<func::FuncOp>());
+    auto fn = func::FuncOp::create(rewriter, loc, name, FunctionType::get(ctx, argTypes, results));
+    fn.setPrivate();
+    fn->setAttr(kGPUNormAttr, b.getDictionaryAttr(config));
+    Block *entry = rewriter.createBlock(&fn.getBody(), {}, argTypes, argLocs);
+    rewriter.setInsertionPointToStart(entry);
+    NormSpec inner = n;
+    unsigned next = 0;
+    if (n.residual) {
+      inner.residual = entry->getArgument(next++);
+      inner.branch = entry->getArgument(next++);
+    } else {
+      inner.input = entry->getArgument(next++);
+    }
+    inner.weight = entry->getArgument(next++);
+    if (n.bias)
+      inner.bias = entry->getArgument(next++);
+    func::ReturnOp::create(rewriter, loc, buildNormOp(rewriter, loc, inner));
+    rewriter.setInsertionPoint(op);
+    auto call = func::CallOp::create(rewriter, loc, fn, args);
+    return SmallVector<Value>(call.getResults().begin(), call.getResults().end());
+  }
+}
+
+/// The pattern of one norm op: `spec` reads its operands and attributes.
+template <typename OpTy>
+struct LowerNorm : public OpRewritePattern<OpTy> {
+  LowerNorm(MLIRContext *ctx, bool gpuCalls) : OpRewritePattern<OpTy>(ctx), gpuCalls(gpuCalls) {}
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    NormSpec n = spec(op);
+    rewriter.replaceOp(op, gpuCalls ? gpuNormCall(rewriter, op, n)
+                                    : buildNormOp(rewriter, op.getLoc(), n));
     return success();
   }
+  static NormSpec spec(RMSNormOp op) {
+    NormSpec n;
+    n.input = op.getInput();
+    n.weight = op.getWeight();
+    n.eps = op.getEpsValue();
+    n.weightOffset = op.getWeightOffset().convertToDouble();
+    return n;
+  }
+  static NormSpec spec(LayerNormOp op) {
+    NormSpec n;
+    n.input = op.getInput();
+    n.weight = op.getWeight();
+    n.bias = op.getBias();
+    n.eps = op.getEpsValue();
+    n.centered = true;
+    return n;
+  }
+  static NormSpec spec(AddRMSNormOp op) {
+    NormSpec n;
+    n.residual = op.getResidual();
+    n.branch = op.getBranch();
+    n.weight = op.getWeight();
+    n.eps = op.getEpsValue();
+    n.weightOffset = op.getWeightOffset().convertToDouble();
+    n.scale = op.getScale().convertToDouble();
+    return n;
+  }
+  static NormSpec spec(AddLayerNormOp op) {
+    NormSpec n;
+    n.residual = op.getResidual();
+    n.branch = op.getBranch();
+    n.weight = op.getWeight();
+    n.bias = op.getBias();
+    n.eps = op.getEpsValue();
+    n.scale = op.getScale().convertToDouble();
+    n.centered = true;
+    return n;
+  }
+  bool gpuCalls;
 };
 } // namespace
 
-void mlir::decoda::populateNormLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerRMSNorm, LowerLayerNorm, LowerAddRMSNorm, LowerAddLayerNorm>(
-      patterns.getContext());
+void mlir::decoda::populateNormLoweringPatterns(RewritePatternSet &patterns, bool gpuCalls) {
+  patterns.add<LowerNorm<RMSNormOp>, LowerNorm<LayerNormOp>, LowerNorm<AddRMSNormOp>,
+               LowerNorm<AddLayerNormOp>>(patterns.getContext(), gpuCalls);
 }

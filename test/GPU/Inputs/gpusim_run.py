@@ -2,19 +2,29 @@
 NumPy: the numerical check of generated kernels on a machine without a GPU.
 
   gpusim_run.py DUMP_DIR KERNELS.ptx --inputs in.npz --expect out.npz [--rtol R --atol A]
+                [--opt decoda-opt] [--quiet] [--entry FUNC]
 
 DUMP_DIR is decoda-compile --target=cuda --dump-ir-after-each=DIR of the model; the host
 function is read from the IR before decoda-lower-runtime-checks (after decoda-gpu-device-buffers,
-lower-affine, canonicalize and CSE), where its code is gpu.alloc/memcpy/dealloc, memref views,
-index arithmetic and gpu.launch_func; KERNELS.ptx is --emit=ptx of the same model. The host
-function runs here with its buffers in the interpreter's memory and every launch on the
-interpreter; the first public function is run, its results compared with `--expect` (arrays
-named out0, out1, ...). Inputs are the .npz arrays in argument order (arg0, arg1, ...).
-Prints each kernel's instruction mix and `ok` or the worst mismatch.
+lower-affine, canonicalize and CSE), printed in MLIR's generic form by decoda-opt (found through
+--opt, $DECODA_BIN_DIR or PATH). KERNELS.ptx is --emit=ptx of the same model. The host function
+is interpreted here -- arith index/integer ops, scf.for/scf.if (with iter_args and results),
+cf.assert, memref views (subview, expand/collapse_shape, cast, dim), memref.get_global and the
+constants' device copies (llvm.call @decoda_cuda_constant and its descriptor), gpu.alloc/memcpy/
+dealloc/wait and gpu.launch_func -- with every launch on the interpreter. Host buffers (arguments,
+globals, memref.alloc) and device buffers live in one address space, but a kernel that touches a
+host buffer, or a buffer already freed, is an error, as is a gpu.memcpy between buffers of
+different sizes. Device buffers start as NaN (bf16: 0x7FC0) so that an element nobody wrote shows.
+The first public function (or --entry) is run, its results compared with `--expect` (arrays named out0,
+out1, ...). Inputs are the .npz arrays in argument order (arg0, arg1, ...; an index argument
+takes a 0-d integer array). Prints each launch (grid, block, shared bytes, collective counts)
+unless --quiet, then `outN: ok` or the worst mismatch, and the number of launches.
 """
 import argparse
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 import numpy as np
@@ -22,19 +32,56 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ptxsim  # noqa: E402
 
-DT = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16, "i32": np.int32, "i64": np.int64,
-      "i8": np.int8, "index": np.int64, "i1": np.bool_}
+DT = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16, "f64": np.float64, "i32": np.int32,
+      "i64": np.int64, "i16": np.int16, "i8": np.int8, "index": np.int64, "i1": np.bool_}
+DYN = -9223372036854775808
+
+
+class HostError(Exception):
+    pass
+
+
+# -- types -----------------------------------------------------------------------------------------
+
+def split_top(s, sep=","):
+    """Splits `s` at `sep` outside brackets (<>, (), [], {}; '->' is not a bracket)."""
+    out, depth, cur, i = [], 0, "", 0
+    while i < len(s):
+        ch = s[i]
+        if ch == '"':
+            j = s.index('"', i + 1)
+            cur += s[i:j + 1]
+            i = j + 1
+            continue
+        if ch in "<([{":
+            depth += 1
+        elif ch in ")]}" or (ch == ">" and not (i > 0 and s[i - 1] == "-")):
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+        i += 1
+    if cur.strip():
+        out.append(cur.strip())
+    return out
 
 
 def memref_type(t):
-    m = re.match(r"memref<(.*)>", t.strip())
+    """(shape with -1 for '?', element type) of a memref type."""
+    m = re.match(r"memref<(.*)>$", t.strip())
     if not m:
-        raise SystemExit(f"not a memref type: {t}")
-    body = m.group(1)
-    # memref<1x?x256xbf16> or memref<4xf32, #gpu...>: shape dims then element type.
-    body = body.split(",")[0]
+        raise HostError(f"not a memref type: {t}")
+    body = split_top(m.group(1))[0]
     parts = body.split("x")
+    if len(parts) == 1:
+        return [], parts[0]
     return [(-1 if d == "?" else int(d)) for d in parts[:-1]], parts[-1]
+
+
+def row_major(shape):
+    return [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
 
 
 class MemRef:
@@ -44,9 +91,516 @@ class MemRef:
     def params(self):
         return [self.base, self.base, self.offset] + self.shape + self.strides
 
+    def contiguous(self):
+        return self.strides == row_major(self.shape)
 
-def row_major(shape):
-    return [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
+
+# -- the generic-form parser -----------------------------------------------------------------------
+
+class Op:
+    def __init__(self, results, name, operands, attrs, types, regions):
+        self.results, self.name, self.operands, self.attrs = results, name, operands, attrs
+        self.in_types, self.out_types = types
+        self.regions = regions  # list of list of (block args, ops)
+
+    def attr(self, key):
+        m = re.search(r"(?:^|[{<, ])" + re.escape(key) + r"\s*=\s*", self.attrs)
+        if not m:
+            return None
+        rest = self.attrs[m.end():]
+        depth, i = 0, 0
+        while i < len(rest):
+            ch = rest[i]
+            if ch == '"':
+                i = rest.index('"', i + 1)
+            elif ch in "<([{":
+                depth += 1
+            elif ch in ")]}" or (ch == ">" and rest[i - 1] != "-"):
+                depth -= 1
+                if depth < 0:
+                    break
+            elif ch == "," and depth == 0:
+                break
+            i += 1
+        return rest[:i].strip()
+
+    def has_attr(self, key):
+        return re.search(r"(?:^|[{<, ])" + re.escape(key) + r"(?:[,}>]| =)", self.attrs) is not None
+
+    def segments(self, n_expected=None):
+        seg = self.attr("operandSegmentSizes")
+        sizes = [int(x) for x in re.match(r"array<i32(?::\s*(.*))?>", seg).group(1).split(",")]
+        out, i = [], 0
+        for s in sizes:
+            out.append(self.operands[i:i + s])
+            i += s
+        return out
+
+
+def parse_functype(t):
+    """'(a, b) -> c' or '(a) -> (b, c)' into ([a, b], [c])."""
+    t = t.strip()
+    depth, i = 0, 0
+    for i, ch in enumerate(t):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                break
+    ins = split_top(t[1:i])
+    rest = t[i + 1:].strip()
+    assert rest.startswith("->"), t
+    rest = rest[2:].strip()
+    outs = split_top(rest[1:-1]) if rest.startswith("(") else [rest]
+    return ins, outs
+
+
+def parse_results(lhs):
+    names = []
+    for part in lhs.split(","):
+        part = part.strip()
+        m = re.match(r"(%[\w$.-]+)(?::(\d+))?$", part)
+        if m.group(2):
+            names += [f"{m.group(1)}#{i}" for i in range(int(m.group(2)))]
+        else:
+            names.append(m.group(1))
+    return names
+
+
+OP_RE = re.compile(r'^(?:(%[^=]+?)\s*=\s*)?"([\w.]+)"\((.*?)\)(.*)$')
+
+
+def parse_block(lines, i, indent_close):
+    """Ops from lines[i] up to a line starting with '}' (a region end). Returns (blocks, i)."""
+    blocks = [([], [])]
+    while i < len(lines):
+        line = lines[i].strip()
+        if not line:
+            i += 1
+            continue
+        if line.startswith("}"):
+            return blocks, i
+        bm = re.match(r"^\^\w+(?:\((.*)\))?:$", line)
+        if bm:
+            args = [a.split(":")[0].strip() for a in split_top(bm.group(1) or "")]
+            if blocks[-1][1] or blocks[-1][0]:
+                blocks.append((args, []))
+            else:
+                blocks[-1] = (args, [])
+            i += 1
+            continue
+        op, i = parse_op(lines, i)
+        blocks[-1][1].append(op)
+    return blocks, i
+
+
+def parse_op(lines, i):
+    line = lines[i].strip()
+    m = OP_RE.match(line)
+    if not m:
+        raise HostError(f"cannot parse: {line[:200]}")
+    results = parse_results(m.group(1)) if m.group(1) else []
+    name = m.group(2)
+    operands = [x.strip() for x in m.group(3).split(",") if x.strip()]
+    rest = m.group(4).strip()
+    if rest.startswith("["):  # successors: not in the host code we run
+        raise HostError(f"{name}: branches with successors are not supported")
+    attrs = ""
+    regions = []
+    if rest.endswith("({"):
+        attrs = rest[:-2].strip()
+        i += 1
+        while True:
+            blocks, i = parse_block(lines, i, None)
+            regions.append(blocks)
+            close = lines[i].strip()
+            if close == "}, {":
+                i += 1
+                continue
+            if not close.startswith("})"):
+                raise HostError(f"unexpected region end: {close[:200]}")
+            rest = close[2:].strip()
+            break
+    # rest: [<{props}>] [{attrs}] : type [loc(...)]
+    depth, j = 0, 0
+    while j < len(rest):
+        ch = rest[j]
+        if ch == '"':
+            j = rest.index('"', j + 1)
+        elif ch in "<([{":
+            depth += 1
+        elif ch in ")]}" or (ch == ">" and rest[j - 1] != "-"):
+            depth -= 1
+        elif ch == ":" and depth == 0:
+            break
+        j += 1
+    attrs = (attrs + " " + rest[:j]).strip()
+    ty = rest[j + 1:].strip()
+    ty = re.sub(r"\s+loc\(.*\)$", "", ty)
+    types = parse_functype(ty)
+    return Op(results, name, operands, attrs, types, regions), i + 1
+
+
+def parse_module(text):
+    """The top-level ops of a generic-form module: memref.global and func.func (with bodies)."""
+    lines = text.split("\n")
+    globals_, funcs = {}, []
+    i = 0
+    while i < len(lines):
+        line = lines[i].strip()
+        if line.startswith('"memref.global"'):
+            op, i = parse_op(lines, i)
+            globals_[op.attr("sym_name").strip('"')] = op
+            continue
+        if line.startswith('"func.func"') and line.endswith("({"):
+            op, i = parse_op(lines, i)
+            funcs.append(op)
+            continue
+        if line.startswith('"gpu.module"') and line.endswith("({"):
+            # Skip the kernels (they run from the PTX): to the matching region end.
+            depth = 0
+            while True:
+                s = lines[i].strip()
+                if s.endswith("({") or s == "}, {":
+                    depth += 1 if s.endswith("({") else 0
+                if s.startswith("})"):
+                    depth -= 1
+                    if depth == 0:
+                        i += 1
+                        break
+                i += 1
+            continue
+        i += 1
+    return globals_, funcs
+
+
+def dense_bytes(attr, el, count):
+    """The bytes of a dense<"0x..."> attribute of `count` elements of `el` (hex form; a splat has
+    one element's bytes)."""
+    m = re.match(r'dense<"0x([0-9A-Fa-f]*)">', attr.strip())
+    if not m:
+        raise HostError(f"global initial value not in hex form: {attr[:80]}")
+    raw = bytes.fromhex(m.group(1))
+    size = np.dtype(DT[el]).itemsize
+    if len(raw) == size and count != 1:
+        raw = raw * count
+    if len(raw) != size * count:
+        raise HostError(f"global of {count} x {el}: {len(raw)} bytes of initial value")
+    return np.frombuffer(raw, dtype=DT[el]).copy()
+
+
+# -- the interpreter -------------------------------------------------------------------------------
+
+def sdiv(a, b):
+    if b == 0:
+        raise HostError("host division by zero")
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+INT_BINOPS = {
+    "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b, "arith.muli": lambda a, b: a * b,
+    "arith.divsi": sdiv, "arith.divui": lambda a, b: a // b, "arith.remsi": lambda a, b: a - sdiv(a, b) * b,
+    "arith.remui": lambda a, b: a % b, "arith.ceildivsi": lambda a, b: -sdiv(-a, b) if (a % b) else sdiv(a, b),
+    "arith.ceildivui": lambda a, b: -(-a // b), "arith.floordivsi": lambda a, b: a // b,
+    "arith.minsi": min, "arith.maxsi": max, "arith.minui": min, "arith.maxui": max,
+    "arith.andi": lambda a, b: a & b, "arith.ori": lambda a, b: a | b, "arith.xori": lambda a, b: a ^ b,
+    "arith.shli": lambda a, b: a << b, "arith.shrui": lambda a, b: a >> b, "arith.shrsi": lambda a, b: a >> b,
+}
+CMP = {0: lambda a, b: a == b, 1: lambda a, b: a != b, 2: lambda a, b: a < b, 3: lambda a, b: a <= b,
+       4: lambda a, b: a > b, 5: lambda a, b: a >= b, 6: lambda a, b: a < b, 7: lambda a, b: a <= b,
+       8: lambda a, b: a > b, 9: lambda a, b: a >= b}
+
+
+class Host:
+    def __init__(self, globals_, modules, quiet):
+        self.mem = ptxsim.Memory()
+        self.globals, self.modules, self.quiet = globals_, modules, quiet
+        self.kernels = {}
+        self.global_bufs = {}
+        self.constants = {}  # slot -> device address
+        self.launches = 0
+        self.stats = {}
+
+    # buffers
+    def new_buffer(self, shape, el, device, fill_nan=True):
+        if el in ("f32", "f16", "f64") and fill_nan:
+            a = np.full(shape, np.nan, dtype=DT[el])
+        elif el == "bf16" and fill_nan:
+            a = np.full(shape, 0x7FC0, dtype=np.uint16)
+        else:
+            a = np.zeros(shape, dtype=DT[el])
+        return MemRef(self.mem.alloc(a, host=not device), 0, shape, row_major(shape), el)
+
+    def array_view(self, r):
+        """A NumPy view of the elements of memref `r`."""
+        data = self.mem.buffer(r.base)
+        itemsize = np.dtype(DT[r.el]).itemsize
+        typed = data.view(DT[r.el])
+        if r.offset < 0 or any(s < 0 for s in r.shape):
+            raise HostError(f"bad view: offset {r.offset} shape {r.shape}")
+        if np.prod(r.shape) == 0:
+            return np.zeros(r.shape, DT[r.el])
+        last = r.offset + sum((n - 1) * s for n, s in zip(r.shape, r.strides))
+        if last >= typed.size:
+            raise HostError(f"view of {r.shape} at offset {r.offset} strides {r.strides} past its buffer")
+        return np.lib.stride_tricks.as_strided(typed[r.offset:], shape=r.shape,
+                                               strides=[s * itemsize for s in r.strides])
+
+    def kernel(self, mod, entry):
+        key = (mod, entry)
+        if key not in self.kernels:
+            if mod not in self.modules:
+                raise HostError(f"no PTX for kernel module {mod}")
+            self.kernels[key] = ptxsim.Kernel(self.modules[mod], entry)
+        return self.kernels[key]
+
+    def run_func(self, fn, args):
+        body = fn.regions[0][0]
+        env = dict(zip(body[0], args))
+        return self.run_block(body[1], env)
+
+    def run_block(self, ops, env):
+        for op in ops:
+            r = self.step(op, env)
+            if r is not None:
+                return r
+        return None
+
+    def step(self, op, env):
+        def v(name):
+            if name not in env:
+                raise HostError(f"{op.name}: unknown value {name}")
+            return env[name]
+
+        def setr(*vals):
+            for n, x in zip(op.results, vals):
+                env[n] = x
+
+        n = op.name
+        ins = [v(x) for x in op.operands]
+        if n in ("func.return", "scf.yield"):
+            return ("yield", ins)
+        if n == "arith.constant" or n == "llvm.mlir.constant":
+            a = op.attr("value")
+            m = re.match(r"(-?\d+)(?:\s*:\s*\w+)?$", a)
+            if m:
+                setr(int(m.group(1)))
+            elif a in ("true", "false"):
+                setr(a == "true")
+            else:
+                setr(None)  # float/vector constants: no host use
+        elif n in INT_BINOPS:
+            setr(INT_BINOPS[n](ins[0], ins[1]))
+        elif n == "arith.cmpi":
+            setr(CMP[int(op.attr("predicate").split(":")[0])](ins[0], ins[1]))
+        elif n == "arith.select":
+            setr(ins[1] if ins[0] else ins[2])
+        elif n in ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci",
+                   "llvm.inttoptr", "llvm.ptrtoint", "memref.extract_aligned_pointer_as_index"):
+            if n == "memref.extract_aligned_pointer_as_index":
+                setr(ins[0].base)
+            else:
+                setr(ins[0])
+        elif n == "llvm.mlir.poison" or n == "llvm.mlir.undef":
+            setr([None, None, None, [], []])
+        elif n == "llvm.insertvalue":
+            st = [x if not isinstance(x, list) else list(x) for x in ins[0]]
+            pos = [int(x) for x in re.match(r"array<i64:\s*(.*)>", op.attr("position")).group(1).split(",")]
+            if len(pos) == 1:
+                st[pos[0]] = ins[1]
+            else:
+                lst = st[pos[0]]
+                while len(lst) <= pos[1]:
+                    lst.append(None)
+                lst[pos[1]] = ins[1]
+            setr(st)
+        elif n == "llvm.call":
+            callee = op.attr("callee")
+            if callee != "@decoda_cuda_constant":
+                raise HostError(f"llvm.call of {callee} is not supported")
+            slot, host, nbytes = ins
+            if slot not in self.constants:
+                src = self.mem.buffer(host)
+                if src.size < nbytes:
+                    raise HostError(f"decoda_cuda_constant: {nbytes} bytes from a {src.size}-byte buffer")
+                self.constants[slot] = self.mem.alloc(src[:nbytes].copy(), host=False)
+            setr(self.constants[slot])
+        elif n == "builtin.unrealized_conversion_cast":
+            st = ins[0]
+            shape, el = memref_type(op.out_types[0])
+            if not isinstance(st, list):
+                raise HostError("unrealized_conversion_cast of a non-descriptor")
+            if st[0] != st[1]:
+                raise HostError("descriptor with different allocated and aligned pointers")
+            setr(MemRef(st[1], st[2], st[3], st[4], el))
+        elif n == "memref.get_global":
+            name = op.attr("name").lstrip("@")
+            if name not in self.global_bufs:
+                g = self.globals[name]
+                shape, el = memref_type(g.attr("type"))
+                init = g.attr("initial_value")
+                data = dense_bytes(init, el, int(np.prod(shape))) if init else np.zeros(int(np.prod(shape)), DT[el])
+                base = self.mem.alloc(data.reshape(shape), host=True)
+                self.global_bufs[name] = MemRef(base, 0, shape, row_major(shape), el)
+            setr(self.global_bufs[name])
+        elif n == "memref.load":
+            r = ins[0]
+            if not self.mem.host[self.mem._index(r.base)]:
+                raise HostError("host memref.load of a device buffer")
+            setr(self.array_view(r)[tuple(ins[1:])].item())
+        elif n == "memref.dim":
+            setr(ins[0].shape[ins[1]])
+        elif n == "memref.cast":
+            src = ins[0]
+            setr(MemRef(src.base, src.offset, src.shape, src.strides, src.el))
+        elif n == "memref.subview":
+            src, offs, sizes, strides = op.segments()
+            src = v(src[0])
+            it = {"o": iter([v(x) for x in offs]), "s": iter([v(x) for x in sizes]), "t": iter([v(x) for x in strides])}
+
+            def mixed(key, it_):
+                vals = [int(x) for x in re.match(r"array<i64:\s*(.*)>", op.attr(key)).group(1).split(",")]
+                return [next(it_) if x == DYN else x for x in vals]
+            o = mixed("static_offsets", it["o"])
+            s = mixed("static_sizes", it["s"])
+            t = mixed("static_strides", it["t"])
+            for d in range(len(o)):
+                if o[d] < 0 or s[d] < 0 or o[d] + (s[d] - 1) * t[d] >= src.shape[d] and s[d] > 0:
+                    raise HostError(f"memref.subview out of bounds: dim {d} offset {o[d]} size {s[d]} of {src.shape[d]}")
+            off = src.offset + sum(a * b for a, b in zip(o, src.strides))
+            _, el = memref_type(op.out_types[0])
+            shape_out, _ = memref_type(op.out_types[0])
+            keep = list(range(len(s)))
+            if len(shape_out) != len(s):  # rank-reducing: drop unit dims the result type drops
+                keep, k = [], 0
+                for d in range(len(s)):
+                    if k < len(shape_out) and (shape_out[k] == s[d] or shape_out[k] == -1) and \
+                            len(s) - d > len(shape_out) - k - 1 and not (s[d] == 1 and len(s) - d - 1 >= len(shape_out) - k and shape_out[k] != 1):
+                        keep.append(d)
+                        k += 1
+                if len(keep) != len(shape_out):
+                    raise HostError(f"memref.subview: cannot match {s} to {shape_out}")
+            strides_out = [src.strides[d] * t[d] for d in keep]
+            s = [s[d] for d in keep]
+            setr(MemRef(src.base, off, s, strides_out, el))
+        elif n == "memref.collapse_shape":
+            src = ins[0]
+            groups = [[int(x) for x in g.split(",")] for g in re.findall(r"\[([\d, ]+)\]", op.attr("reassociation"))]
+            shape, strides = [], []
+            for g in groups:
+                for a, b in zip(g, g[1:]):
+                    if src.shape[a] != 1 and src.shape[b] != 1 and src.strides[a] != src.strides[b] * src.shape[b]:
+                        raise HostError("memref.collapse_shape of non-contiguous dims")
+                shape.append(int(np.prod([src.shape[d] for d in g])))
+                strides.append(src.strides[g[-1]])
+            _, el = memref_type(op.out_types[0])
+            setr(MemRef(src.base, src.offset, shape, strides, el))
+        elif n == "memref.expand_shape":
+            src = ins[0]
+            dyn = iter(ins[1:])
+            static = [int(x) for x in re.match(r"array<i64:\s*(.*)>", op.attr("static_output_shape")).group(1).split(",")]
+            shape = [next(dyn) if x == DYN else x for x in static]
+            groups = [[int(x) for x in g.split(",")] for g in re.findall(r"\[([\d, ]+)\]", op.attr("reassociation"))]
+            strides = [0] * len(shape)
+            for sd, g in enumerate(groups):
+                if int(np.prod([shape[d] for d in g])) != src.shape[sd]:
+                    raise HostError(f"memref.expand_shape: {[shape[d] for d in g]} do not make {src.shape[sd]}")
+                acc = src.strides[sd]
+                for d in reversed(g):
+                    strides[d] = acc
+                    acc *= shape[d]
+            _, el = memref_type(op.out_types[0])
+            setr(MemRef(src.base, src.offset, shape, strides, el))
+        elif n in ("memref.alloc", "memref.alloca", "gpu.alloc"):
+            shape, el = memref_type(op.out_types[0])
+            dyn = ins
+            if n == "gpu.alloc":
+                dyn = [v(x) for x in op.segments()[1]]
+            it = iter(dyn)
+            shape = [next(it) if d < 0 else d for d in shape]
+            setr(self.new_buffer(shape, el, device=(n == "gpu.alloc")), None)
+        elif n == "gpu.memcpy":
+            deps = op.segments()[0] if op.has_attr("operandSegmentSizes") else []
+            dst, src = ins[len(deps):len(deps) + 2] if deps else ins[-2:]
+            if dst.shape != src.shape:
+                raise HostError(f"gpu.memcpy between shapes {dst.shape} and {src.shape}")
+            if not dst.contiguous() or not src.contiguous():
+                raise HostError("gpu.memcpy of a non-contiguous view")
+            self.array_view(dst)[...] = self.array_view(src)
+            setr(None)
+        elif n == "gpu.dealloc":
+            self.mem.free(ins[-1].base)
+            setr(None)
+        elif n == "gpu.wait":
+            setr(None)
+        elif n == "cf.assert":
+            if not ins[0]:
+                raise HostError(f"run-time check failed: {op.attr('msg')}")
+        elif n == "scf.for":
+            lb, ub, st = ins[:3]
+            carried = ins[3:]
+            blocks = op.regions[0]
+            args, ops = blocks[0]
+            i = lb
+            while i < ub:
+                env2 = env
+                env2[args[0]] = i
+                for a, x in zip(args[1:], carried):
+                    env2[a] = x
+                r = self.run_block(ops, env2)
+                carried = r[1] if r else []
+                i += st
+            setr(*carried)
+        elif n == "scf.if":
+            region = op.regions[0] if ins[0] else (op.regions[1] if len(op.regions) > 1 else None)
+            res = []
+            if region and region[0][1]:
+                r = self.run_block(region[0][1], env)
+                res = r[1] if r else []
+            setr(*res)
+        elif n == "gpu.launch_func":
+            self.launch(op, env)
+        else:
+            raise HostError(f"host op {n} is not supported by this driver")
+        return None
+
+    def launch(self, op, env):
+        seg = op.segments()
+        v = lambda x: env[x]
+        grid = [v(seg[1][0]), v(seg[2][0]), v(seg[3][0])]
+        block = [v(seg[4][0]), v(seg[5][0]), v(seg[6][0])]
+        if seg[10]:
+            raise HostError("dynamic shared memory is not supported")
+        mod, entry = re.match(r"@([\w$.]+)::@([\w$.]+)", op.attr("kernel")).groups()
+        flat = []
+        for a in seg[11]:
+            x = v(a)
+            flat += x.params() if isinstance(x, MemRef) else [int(x)]
+        kernel = self.kernel(mod, entry)
+        if len(flat) != len(kernel.params):
+            raise HostError(f"{mod}: {len(flat)} argument words for {len(kernel.params)} parameters")
+        params = {nm: int(x & ((1 << 64) - 1)).to_bytes(8, "little") for (nm, _), x in zip(kernel.params, flat)}
+        stats = {}
+        if min(grid) > 0:
+            try:
+                ptxsim.run(kernel, self.mem, grid, block, params, stats)
+            except ptxsim.SimError as e:
+                raise ptxsim.SimError(f"kernel {mod}: {e}") from None
+        self.launches += 1
+        if not self.quiet:
+            print(f"launch {mod}: grid {grid} block {block} shared {kernel.shared_bytes} bytes; "
+                  + ", ".join(f"{k} {c}" for k, c in sorted(stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "shfl")))
+        for k, c in stats.items():
+            self.stats[k] = self.stats.get(k, 0) + c
+
+
+def find_opt(flag):
+    for cand in [flag, os.path.join(os.environ.get("DECODA_BIN_DIR", ""), "decoda-opt"), shutil.which("decoda-opt")]:
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    raise SystemExit("gpusim_run: decoda-opt not found (--opt, $DECODA_BIN_DIR or PATH)")
 
 
 def main():
@@ -57,160 +611,74 @@ def main():
     ap.add_argument("--expect", required=True)
     ap.add_argument("--rtol", type=float, default=1e-3)
     ap.add_argument("--atol", type=float, default=1e-3)
+    ap.add_argument("--opt", default=None)
+    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--entry", default=None, help="the host function to run (default: the first public one)")
     args = ap.parse_args()
 
-    files = sorted(os.listdir(args.dump))
+    files = sorted(os.listdir(args.dump), key=lambda f: int(f.split("-")[0]) if f.split("-")[0].isdigit() else -1)
     idx = next(i for i, f in enumerate(files) if f.endswith("-decoda-lower-runtime-checks.mlir"))
-    host_ir = open(os.path.join(args.dump, files[idx - 1])).read()
+    host_file = os.path.join(args.dump, files[idx - 1])
+    generic = subprocess.run([find_opt(args.opt), host_file, "--mlir-print-op-generic",
+                              "--mlir-print-elementsattrs-with-hex-if-larger=0"],
+                             capture_output=True, text=True)
+    if generic.returncode != 0:
+        raise SystemExit(f"gpusim_run: decoda-opt could not read {host_file}:\n{generic.stderr}")
+    globals_, funcs = parse_module(generic.stdout)
     ptx = open(args.ptx).read()
     modules = {}
     for m in re.finditer(r"^// gpu.binary @(\S+)\n(.*?)(?=^// gpu.binary @|\Z)", ptx, flags=re.M | re.S):
         modules[m.group(1)] = m.group(2)
+    fn = next((f for f in funcs if '"private"' not in (f.attr("sym_visibility") or "")
+               and (args.entry is None or f.attr("sym_name") == f'"{args.entry}"')), None)
+    if fn is None:
+        raise SystemExit("gpusim_run: no public host function found")
+    arg_types, _ = parse_functype(fn.attr("function_type"))
 
-    fm = re.search(r"func\.func @(\w+)\((.*?)\)( -> .*?)? \{\n(.*?)\n  \}\n", host_ir, flags=re.S)
-    if not fm:
-        raise SystemExit("no host function found")
-    fname, sig, body = fm.group(1), fm.group(2), fm.group(4)
-    mem = ptxsim.Memory()
-    env = {}
+    host = Host(globals_, modules, args.quiet)
     inputs = np.load(args.inputs)
-    arg_types = re.findall(r"(%arg\d+): (memref<[^>]*>|index|i\d+|f\d+)", sig)
-    for i, (name, ty) in enumerate(arg_types):
+    vals = []
+    for i, ty in enumerate(arg_types):
         a = inputs[f"arg{i}"]
-        shape, el = memref_type(ty)
-        a = np.ascontiguousarray(a.astype(DT[el]) if el != "bf16" else a.astype(np.uint16))
-        base = mem.alloc(a)
-        env[name] = MemRef(base, 0, a.shape, row_major(a.shape), el)
-
-    def val(tok):
-        tok = tok.strip()
-        if tok not in env:
-            raise SystemExit(f"unknown value {tok}")
-        return env[tok]
-
-    results = []
-    launches = 0
-    stats_all = {}
-    for line in body.split("\n"):
-        line = line.strip()
-        if not line or line.startswith("//"):
+        if not ty.startswith("memref"):
+            vals.append(int(a))
             continue
-        lhs, _, rhs = line.partition(" = ") if re.match(r"^%[\w#:, %]+ = ", line) else ("", "", line)
-        names = [n.strip() for n in lhs.split(",")] if lhs else []
-        op = re.match(r"[\w.]+", rhs).group(0)
-        if op == "arith.constant":
-            m = re.match(r"arith\.constant (-?\d+)(?: : \w+)?$", rhs)
-            if m:
-                env[names[0]] = int(m.group(1))
-            elif "true" in rhs or "false" in rhs:
-                env[names[0]] = "true" in rhs
-            else:
-                env[names[0]] = None  # float or vector constants: host code does not use them
-        elif op in ("arith.addi", "arith.subi", "arith.muli", "arith.divui", "arith.divsi", "arith.remui",
-                    "arith.remsi", "arith.ceildivui", "arith.ceildivsi", "arith.floordivsi", "arith.minui",
-                    "arith.maxui", "arith.minsi", "arith.maxsi", "arith.andi", "arith.ori"):
-            a, b = [val(x) for x in re.match(r"\S+ ([^,]+), ([^ :]+)", rhs).groups()]
-            f = {"arith.addi": lambda: a + b, "arith.subi": lambda: a - b, "arith.muli": lambda: a * b,
-                 "arith.divui": lambda: a // b, "arith.divsi": lambda: int(a / b), "arith.remui": lambda: a % b,
-                 "arith.remsi": lambda: a - int(a / b) * b, "arith.ceildivui": lambda: -(-a // b),
-                 "arith.ceildivsi": lambda: -(-a // b), "arith.floordivsi": lambda: a // b,
-                 "arith.minui": lambda: min(a, b), "arith.maxui": lambda: max(a, b), "arith.minsi": lambda: min(a, b),
-                 "arith.maxsi": lambda: max(a, b), "arith.andi": lambda: a & b, "arith.ori": lambda: a | b}[op]
-            env[names[0]] = f()
-        elif op == "arith.cmpi":
-            pred, a, b = re.match(r"arith\.cmpi (\w+), ([^,]+), ([^ :]+)", rhs).groups()
-            a, b = val(a), val(b)
-            env[names[0]] = {"eq": a == b, "ne": a != b, "slt": a < b, "sle": a <= b, "sgt": a > b, "sge": a >= b,
-                             "ult": a < b, "ule": a <= b, "ugt": a > b, "uge": a >= b}[pred]
-        elif op == "arith.select":
-            c, a, b = re.match(r"arith\.select ([^,]+), ([^,]+), ([^ :]+)", rhs).groups()
-            env[names[0]] = val(a) if val(c) else val(b)
-        elif op == "arith.index_cast":
-            env[names[0]] = val(re.match(r"arith\.index_cast (\S+)", rhs).group(1))
-        elif op == "memref.dim":
-            src, d = re.match(r"memref\.dim ([^,]+), ([^ :]+)", rhs).groups()
-            env[names[0]] = val(src).shape[val(d)]
-        elif op in ("memref.collapse_shape", "memref.expand_shape"):
-            src = val(re.match(r"\S+ (%[\w#]+)", rhs).group(1))
-            out_ty = rhs.rsplit(" into ", 1)[1]
-            shape, el = memref_type(out_ty)
-            if op == "memref.collapse_shape":
-                groups = [[int(x) for x in g.split(",")] for g in re.findall(r"\[([\d, ]+)\]", rhs.split(" : ")[0])]
-                shape = [int(np.prod([src.shape[i] for i in g])) for g in groups]
-            else:
-                om = re.search(r"output_shape \[([^\]]*)\]", rhs)
-                shape = [int(x) if re.match(r"-?\d+$", x.strip()) else val(x) for x in om.group(1).split(",")]
-            env[names[0]] = MemRef(src.base, src.offset, shape, row_major(shape), el)
-        elif op in ("memref.alloc", "gpu.alloc"):
-            dyn = re.search(r"\(([^)]*)\)", rhs.split(":")[0].split("async")[-1])
-            dims = [val(x) for x in dyn.group(1).split(",")] if dyn and dyn.group(1).strip() else []
-            shape, el = memref_type(rhs.split(" : ")[-1])
-            it = iter(dims)
-            shape = [next(it) if d < 0 else d for d in shape]
-            a = np.full(shape, 0x7FC0 if el == "bf16" else np.nan, dtype=DT[el]) if el in ("f32", "f16", "bf16") \
-                else np.zeros(shape, dtype=DT[el])
-            env[names[0]] = MemRef(mem.alloc(a), 0, shape, row_major(shape), el)
-            if len(names) > 1:
-                env[names[1]] = None
-        elif op == "gpu.memcpy":
-            dst, src = re.search(r"\] ([^,]+), ([^ :]+) :", rhs).groups()
-            d, s = val(dst), val(src)
-            nbytes = int(np.prod(s.shape)) * np.dtype(DT[s.el]).itemsize
-            i_s, i_d = mem.bases.index(s.base), mem.bases.index(d.base)
-            mem.arrays[i_d][:nbytes] = mem.arrays[i_s][:nbytes]
-            env[names[0]] = None
-        elif op in ("gpu.wait", "gpu.dealloc"):
-            if names:
-                env[names[0]] = None
-        elif op == "gpu.launch_func":
-            m = re.search(r"@(\w+)::@(\w+) blocks in \(([^)]*)\) threads in \(([^)]*)\)(?:.*?args\((.*)\))?", rhs)
-            mod, entry = m.group(1), m.group(2)
-            grid = [val(x) for x in m.group(3).split(",")]
-            block = [val(x) for x in m.group(4).split(",")]
-            flat = []
-            for a in re.findall(r"(%[\w#]+) : ", m.group(5) or ""):
-                v = val(a)
-                flat += v.params() if isinstance(v, MemRef) else [int(v)]
-            kernel = ptxsim.Kernel(modules[mod], entry)
-            if len(flat) != len(kernel.params):
-                raise SystemExit(f"{mod}: {len(flat)} argument words for {len(kernel.params)} parameters")
-            params = {n: int(v & ((1 << 64) - 1)).to_bytes(8, "little") for (n, _), v in zip(kernel.params, flat)}
-            stats = {}
-            if min(grid) > 0:
-                ptxsim.run(kernel, mem, grid, block, params, stats)
-            launches += 1
-            print(f"launch {mod}: grid {grid} block {block} shared {kernel.shared_size} bytes; "
-                  + ", ".join(f"{k} {v}" for k, v in sorted(stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "shfl")))
-            for k, v in stats.items():
-                stats_all[k] = stats_all.get(k, 0) + v
-            if names:
-                env[names[0]] = None
-        elif op == "return" or op == "func.return":
-            results = [val(x) for x in re.match(r"return ([^:]*)", rhs).group(1).split(",") if x.strip()]
-        elif op == "builtin.unrealized_conversion_cast" or op.startswith("llvm."):
-            raise SystemExit(f"host op {op} (constants) is not supported by this driver; pass weights as arguments")
-        else:
-            raise SystemExit(f"host op {op} not supported: {line}")
+        shape, el = memref_type(ty)
+        a = np.array(a.astype(DT[el]), order="C")  # (ascontiguousarray makes 0-d arrays 1-d)
+        if len(a.shape) != len(shape) or any(d >= 0 and d != s for d, s in zip(shape, a.shape)):
+            raise SystemExit(f"gpusim_run: arg{i} has shape {list(a.shape)} for {ty}")
+        vals.append(MemRef(host.mem.alloc(a, host=True), 0, list(a.shape), row_major(a.shape), el))
+    try:
+        r = host.run_func(fn, vals)
+    except (HostError, ptxsim.SimError) as e:
+        print(f"error: {e}")
+        sys.exit(1)
+    results = r[1] if r else []
 
     expect = np.load(args.expect)
     status = 0
-    for i, r in enumerate(results):
-        got = mem.view(r.base, DT[r.el], r.shape) if r.offset == 0 else None
+    for i, res in enumerate(results):
+        got = np.array(host.array_view(res))
         want = expect[f"out{i}"]
-        if r.el == "bf16":
+        if res.el == "bf16":
             got = (got.astype(np.uint32) << 16).view(np.float32)
             want = (want.astype(np.uint32) << 16).view(np.float32) if want.dtype == np.uint16 else want
+        if got.shape != want.shape:
+            print(f"out{i}: shape {list(got.shape)}, expected {list(want.shape)}")
+            status = 1
+            continue
         got = got.astype(np.float64)
         want = want.astype(np.float64)
         err = np.abs(got - want)
-        bad = err > args.atol + args.rtol * np.abs(want)
-        if bad.any() or np.isnan(got).any():
-            j = np.unravel_index(np.argmax(np.where(np.isnan(got), np.inf, err)), got.shape)
+        bad = (err > args.atol + args.rtol * np.abs(want)) | (np.isnan(got) != np.isnan(want))
+        if bad.any():
+            j = np.unravel_index(np.argmax(np.where(bad, np.where(np.isnan(err), np.inf, err), -1)), got.shape)
             print(f"out{i}: MISMATCH at {j}: got {got[j]} want {want[j]} ({int(bad.sum())} of {bad.size} elements)")
             status = 1
         else:
-            print(f"out{i}: ok ({got.size} elements, max abs error {err.max():.3g})")
-    print(f"{launches} launches")
+            print(f"out{i}: ok ({got.size} elements, max abs error {np.nanmax(err) if err.size else 0:.3g})")
+    print(f"{host.launches} launches; "
+          + ", ".join(f"{k} {c}" for k, c in sorted(host.stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "shfl")))
     sys.exit(status)
 
 

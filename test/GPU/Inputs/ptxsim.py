@@ -43,6 +43,15 @@ class Kernel:
         if m is None:
             raise SimError(f"entry {entry!r} not found")
         self.name = m.group(1)
+        # Module-level .global arrays (libdevice tables): allocated in each Memory on first use.
+        self.globals = {}
+        for gm in re.finditer(r"^\.global\s+\.align\s+\d+\s+\.b8\s+(\w+)\[(\d+)\](?:\s*=\s*\{([^}]*)\})?;",
+                              ptx, flags=re.M):
+            size = int(gm.group(2))
+            data = bytes(int(x) for x in gm.group(3).split(",")) if gm.group(3) else bytes(size)
+            self.globals[gm.group(1)] = data
+        self.global_bases = {}
+        self.local_name, self.local_size = None, 0
         start = m.end()
         close = ptx.index(")", start)
         self.params = []
@@ -71,7 +80,8 @@ class Kernel:
         body = ptx[body_start + 1:i]
         body = re.sub(r"//[^\n]*", "", body)
         self.shared = {}  # name -> (offset, size)
-        self.shared_size = 0
+        self.shared_size = 0  # the simulated layout's extent (with the placement offsets)
+        self.shared_bytes = 0  # bytes declared
         self.instrs = []
         self.labels = {}
         for stmt in body.split(";"):
@@ -85,16 +95,27 @@ class Kernel:
             if not stmt or stmt in ("{", "}"):
                 continue
             stmt = stmt.strip("{} ") if stmt.startswith("{") and stmt.count("{") == 1 and stmt.endswith("}") else stmt
-            if stmt.startswith(".reg") or stmt.startswith(".local"):
+            if stmt.startswith(".reg") or stmt.startswith(".pragma"):
+                continue
+            if stmt.startswith(".local"):
+                lm = re.match(r"\.local\s+\.align\s+(\d+)\s+\.b8\s+(\w+)\[(\d+)\]", stmt)
+                if not lm:
+                    raise SimError(f"cannot parse {stmt!r}")
+                self.local_name, self.local_size = lm.group(2), int(lm.group(3))
                 continue
             if stmt.startswith(".shared"):
                 sm = re.match(r"\.shared\s+\.align\s+(\d+)\s+\.b8\s+(\w+)\[(\d+)\]", stmt)
                 if not sm:
                     raise SimError(f"cannot parse {stmt!r}")
                 align, name, size = int(sm.group(1)), sm.group(2), int(sm.group(3))
-                off = (self.shared_size + max(align, 16) - 1) // max(align, 16) * max(align, 16)
+                # Placed at an odd multiple of the declared alignment (when below 128 bytes): the
+                # assembler promises no more than that, so code relying on more fails here.
+                off = (self.shared_size + align - 1) // align * align
+                if align < 128 and (off // align) % 2 == 0:
+                    off += align
                 self.shared[name] = (off, size)
                 self.shared_size = off + size
+                self.shared_bytes += size
                 continue
             pred = None
             pm = re.match(r"^@(!?)(%\w+)\s+(.*)$", stmt)
@@ -125,23 +146,45 @@ def _split_operands(s):
 
 
 class Memory:
-    """Global memory: buffers at distinct addresses with unmapped gaps between them."""
+    """Global memory: buffers at distinct addresses with unmapped gaps between them. Buffers made
+    with host=True (the host's own memory) and freed buffers are not accessible to kernels."""
 
     def __init__(self):
-        self.bases, self.arrays = [], []
+        self.bases, self.arrays, self.host, self.freed = [], [], [], []
         self.next = 1 << 40
 
-    def alloc(self, array):
+    def alloc(self, array, host=False):
         data = np.ascontiguousarray(array).view(np.uint8).reshape(-1).copy()
         base = self.next
         self.next += (data.size + 4095) // 4096 * 4096 + (1 << 20)
         self.bases.append(base)
         self.arrays.append(data)
+        self.host.append(host)
+        self.freed.append(False)
         return base
 
+    def _index(self, base):
+        if base not in self.bases:
+            raise SimError(f"no buffer at {base:#x}")
+        return self.bases.index(base)
+
     def view(self, base, dtype, shape):
-        i = self.bases.index(base)
-        return self.arrays[i].view(dtype).reshape(shape)
+        return self.arrays[self._index(base)].view(dtype).reshape(shape)
+
+    def buffer(self, base):
+        """The bytes of the buffer starting at `base` (for the host side)."""
+        i = self._index(base)
+        if self.freed[i]:
+            raise SimError(f"host access to the freed buffer at {base:#x}")
+        return self.arrays[i]
+
+    def free(self, base):
+        i = self._index(base)
+        if self.freed[i]:
+            raise SimError(f"buffer at {base:#x} freed twice")
+        if self.host[i]:
+            raise SimError(f"gpu.dealloc of the host buffer at {base:#x}")
+        self.freed[i] = True
 
     def _locate(self, addrs, size, what):
         addrs = np.asarray(addrs, dtype=np.uint64)
@@ -155,20 +198,31 @@ class Memory:
         if not ok.all():
             bad = int(addrs[~ok][0])
             raise SimError(f"{what}: global access of {size} bytes at {bad:#x} outside every buffer")
+        for i in np.unique(idx):
+            if self.host[i]:
+                raise SimError(f"{what}: kernel access to the host buffer at {self.bases[i]:#x}")
+            if self.freed[i]:
+                raise SimError(f"{what}: kernel access to the freed buffer at {self.bases[i]:#x}")
         return idx, off
 
     def read(self, addrs, size):
         idx, off = self._locate(addrs, size, "load")
         out = np.zeros((len(off), size), dtype=np.uint8)
-        for j, (i, o) in enumerate(zip(idx, off)):
-            out[j] = self.arrays[i][o:o + size]
+        span = np.arange(size)
+        for i in np.unique(idx):
+            sel = idx == i
+            out[sel] = self.arrays[i][off[sel][:, None] + span]
         return out
 
     def write(self, addrs, data):
         size = data.shape[1]
         idx, off = self._locate(addrs, size, "store")
-        for j, (i, o) in enumerate(zip(idx, off)):
-            self.arrays[i][o:o + size] = data[j]
+        span = np.arange(size)
+        for i in np.unique(idx):
+            sel = np.nonzero(idx == i)[0]
+            o = off[sel]
+            # Lanes storing to the same address: the highest lane wins (one of them does on a GPU).
+            self.arrays[i][o[:, None] + span] = data[sel]
 
 
 def _bytes_to_uint(b):
@@ -199,6 +253,73 @@ def _half_to_f32(h, kind):
     return h.astype(np.uint16).view(np.float16).astype(np.float32)
 
 
+def _fval(bits, ty):
+    """Float values of register bits: f32/f64 as such, f16/bf16 widened to f32."""
+    if ty == "f32":
+        return _f32(bits)
+    if ty == "f64":
+        return bits.astype(np.uint64).view(np.float64)
+    if ty in ("bf16", "f16"):
+        return _half_to_f32(bits, ty)
+    raise SimError(f"no float type {ty}")
+
+
+def _round(x, ty, mode="rn"):
+    """Register bits of float64 values `x` rounded to `ty` (f32/f64/f16/bf16) with a PTX rounding
+    mode (rn, rz, rm, rp): nearest-even first, then one step toward the mode's direction when the
+    nearest value lies on the wrong side of `x`."""
+    x = np.asarray(x, dtype=np.float64)
+    if ty == "f64":
+        return x.view(np.uint64).copy()
+    if ty == "f32":
+        r = x.astype(np.float32)
+    elif ty == "f16":
+        r = x.astype(np.float16)
+    else:  # bf16: round-to-nearest-even on the f32 pattern after an exact-enough f32 step
+        r = None
+    if ty == "bf16":
+        f = x.astype(np.float32)
+        u = f.view(np.uint32).astype(np.uint64)
+        v = (u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)
+        v = np.where(np.isnan(f), np.uint64(0x7FC0), v)
+        if mode != "rn":
+            raise SimError(f"bf16 rounding mode {mode} not supported")
+        return v
+    if mode != "rn":
+        back = r.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            if mode == "rm":
+                r = np.where(back > x, np.nextafter(r, r.dtype.type(-np.inf)), r)
+            elif mode == "rp":
+                r = np.where(back < x, np.nextafter(r, r.dtype.type(np.inf)), r)
+            elif mode == "rz":
+                r = np.where(np.abs(back) > np.abs(x), np.nextafter(r, r.dtype.type(0)), r)
+            else:
+                raise SimError(f"rounding mode {mode} not supported")
+    if ty == "f16":
+        return r.view(np.uint16).astype(np.uint64)
+    return r.view(np.uint32).astype(np.uint64)
+
+
+def _ftz(f):
+    """Subnormal values flushed to sign-preserving zero (.ftz)."""
+    tiny = np.finfo(f.dtype).tiny
+    with np.errstate(invalid="ignore"):
+        return np.where((np.abs(f) < tiny) & (f != 0), np.copysign(f.dtype.type(0), f), f)
+
+
+def _mul_hi(a, b, bits, signed):
+    out = []
+    for x, y in zip(a, b):
+        x, y = int(x), int(y)
+        out.append(((x * y) >> bits) & _u(bits))
+    return np.array(out, dtype=np.uint64)
+
+
+FLOAT_OPS = ("add", "sub", "mul", "fma", "mad", "div", "max", "min", "neg", "abs", "ex2", "lg2", "rcp",
+             "sqrt", "rsqrt", "sin", "cos", "tanh", "copysign")
+
+
 class Block:
     def __init__(self, kernel, mem, params, ctaid, nctaid, ntid, stats):
         self.k, self.mem, self.stats = kernel, mem, stats
@@ -220,6 +341,8 @@ class Block:
         self.r_thread = np.full(n, -1, dtype=np.int64)
         self.r_epoch = np.full(n, -1, dtype=np.int64)
         self.epoch = 0
+        self.local = np.zeros((self.T, max(kernel.local_size, 1)), dtype=np.uint8)
+        self.carry = np.zeros(self.T, dtype=np.uint64)
         self.pending = [[] for _ in range(self.T)]  # per thread: list of groups of copies
         self.open_group = [[] for _ in range(self.T)]
 
@@ -236,6 +359,13 @@ class Block:
             return self.reg(s)
         if s in self.k.shared:
             return np.full(self.T, self.k.shared[s][0], dtype=np.uint64)
+        if s == self.k.local_name:
+            return np.zeros(self.T, dtype=np.uint64)
+        if s in self.k.globals:
+            key = id(self.mem)
+            if (key, s) not in self.k.global_bases:
+                self.k.global_bases[(key, s)] = self.mem.alloc(np.frombuffer(self.k.globals[s], np.uint8))
+            return np.full(self.T, self.k.global_bases[(key, s)], dtype=np.uint64)
         if s.startswith("0f"):
             return np.full(self.T, int(s[2:], 16), dtype=np.uint64)
         if s.startswith("0d"):
@@ -266,43 +396,73 @@ class Block:
         return a
 
     def shared_read(self, addrs, size, readers, what):
+        """Bytes [a, a + size) for each address; readers[j] is the thread (or array of threads)
+        that reads row j. Vectorised race check against writes since the last barrier."""
         a = self._shared_span(addrs, size, what)
-        out = np.zeros((len(a), size), dtype=np.uint8)
-        for j in range(len(a)):
-            sl = slice(a[j], a[j] + size)
-            for t in np.atleast_1d(readers[j]):
-                w = self.w_thread[sl]
-                bad = (w >= 0) & (w != t) & (self.w_end[sl] >= self.epoch)
-                if bad.any():
-                    raise SimError(f"{what}: shared race: thread {t} reads bytes at {a[j]} that thread "
-                                   f"{int(w[bad][0])} wrote (or is copying into) since the last barrier")
-                rt = self.r_thread[sl]
-                self.r_thread[sl] = np.where((self.r_epoch[sl] == self.epoch) & (rt != t), -2, t)
-                self.r_epoch[sl] = self.epoch
-            out[j] = self.shared[sl]
-        return out
+        span = np.arange(size)
+        rows = [np.atleast_1d(r) for r in readers] if isinstance(readers, list) else \
+            [np.atleast_1d(r) for r in np.asarray(readers)]
+        counts = np.array([len(r) for r in rows])
+        T = np.repeat(np.concatenate(rows), size)
+        B = (np.repeat(a, counts)[:, None] + span).ravel()
+        w = self.w_thread[B]
+        bad = (w >= 0) & (w != T) & (self.w_end[B] >= self.epoch)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise SimError(f"{what}: shared race: thread {int(T[k])} reads bytes at {int(B[k])} that "
+                           f"thread {int(w[k])} wrote (or is copying into) since the last barrier")
+        self._note_readers(B, T)
+        return self.shared[a[:, None] + span]
+
+    def _note_readers(self, B, T):
+        ub, inv = np.unique(B, return_inverse=True)
+        tmin = np.full(len(ub), np.iinfo(np.int64).max, dtype=np.int64)
+        tmax = np.full(len(ub), -1, dtype=np.int64)
+        np.minimum.at(tmin, inv, T)
+        np.maximum.at(tmax, inv, T)
+        prev_r, prev_e = self.r_thread[ub], self.r_epoch[ub]
+        single = (tmin == tmax) & ((prev_e != self.epoch) | (prev_r == tmin))
+        self.r_thread[ub] = np.where(single, tmin, -2)
+        self.r_epoch[ub] = self.epoch
+
+    def _write_check(self, B, T, what):
+        rt = self.r_thread[B]
+        bad = (self.r_epoch[B] == self.epoch) & (rt != T)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise SimError(f"{what}: shared race: thread {int(T[k])} writes bytes at {int(B[k])} read by another "
+                           "thread since the last barrier")
+        w = self.w_thread[B]
+        bad = (w >= 0) & (w != T) & (self.w_end[B] >= self.epoch)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise SimError(f"{what}: shared race: threads {int(T[k])} and {int(w[k])} write bytes at {int(B[k])} "
+                           "between two barriers")
+        ub, inv = np.unique(B, return_inverse=True)
+        if len(ub) != len(B):
+            tmin = np.full(len(ub), np.iinfo(np.int64).max, dtype=np.int64)
+            tmax = np.full(len(ub), -1, dtype=np.int64)
+            np.minimum.at(tmin, inv, T)
+            np.maximum.at(tmax, inv, T)
+            if (tmin != tmax).any():
+                k = int(np.argmax(tmin != tmax))
+                raise SimError(f"{what}: shared race: threads {int(tmin[k])} and {int(tmax[k])} write bytes at "
+                               f"{int(ub[k])} between two barriers")
 
     def shared_write_check(self, a, size, t, what):
-        sl = slice(a, a + size)
-        rt = self.r_thread[sl]
-        bad = (self.r_epoch[sl] == self.epoch) & (rt != t)
-        if bad.any():
-            raise SimError(f"{what}: shared race: thread {t} writes bytes at {a} read by another thread "
-                           "since the last barrier")
-        w = self.w_thread[sl]
-        bad = (w >= 0) & (w != t) & (self.w_end[sl] >= self.epoch)
-        if bad.any():
-            raise SimError(f"{what}: shared race: threads {t} and {int(w[bad][0])} write bytes at {a} "
-                           "between two barriers")
+        B = a + np.arange(size)
+        self._write_check(B, np.full(size, t, dtype=np.int64), what)
 
     def shared_write(self, addrs, data, writers, what):
-        a = self._shared_span(addrs, data.shape[1], what)
-        for j in range(len(a)):
-            self.shared_write_check(a[j], data.shape[1], writers[j], what)
-            sl = slice(a[j], a[j] + data.shape[1])
-            self.shared[sl] = data[j]
-            self.w_thread[sl] = writers[j]
-            self.w_end[sl] = self.epoch
+        size = data.shape[1]
+        a = self._shared_span(addrs, size, what)
+        span = np.arange(size)
+        B = (a[:, None] + span).ravel()
+        T = np.repeat(np.asarray(writers, dtype=np.int64), size)
+        self._write_check(B, T, what)
+        self.shared[a[:, None] + span] = data
+        self.w_thread[B] = T
+        self.w_end[B] = self.epoch
 
     # -- execution -------------------------------------------------------------------------
     def run(self, max_steps=5_000_000):
@@ -334,6 +494,122 @@ class Block:
             pc = np.where(mask, nxt, pc)
         return steps
 
+    def convert(self, op, parts, ops, m):
+        dty, sty = parts[-2], parts[-1]
+        mods = parts[1:-2]
+        a = self.value(ops[1])
+        rnd = next((x for x in mods if x in ("rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi")), None)
+        sat = "sat" in mods
+        isint = lambda t: t[0] in "us" or (t[0] == "b" and t[1:].isdigit())
+        if isint(sty) and isint(dty):
+            sb_ = int(sty[1:])
+            v = a & np.uint64(_u(sb_))
+            if sty[0] == "s" and int(dty[1:]) > sb_:
+                sign = (v >> np.uint64(sb_ - 1)) & np.uint64(1)
+                v = np.where(sign == 1, v | np.uint64(_u(64) ^ _u(sb_)), v)
+            self.set(ops[0], v, m, int(dty[1:]))
+            return
+        if isint(sty):  # integer -> float
+            sb_ = int(sty[1:])
+            v = a & np.uint64(_u(sb_))
+            if sty[0] == "s":
+                sign = (v >> np.uint64(sb_ - 1)) & np.uint64(1)
+                iv = np.where(sign == 1, v.astype(np.int64) - (1 << sb_) if sb_ < 64 else v.astype(np.int64),
+                              v.astype(np.int64)) if sb_ < 64 else v.view(np.int64)
+                x = iv.astype(np.float64)
+            else:
+                x = v.astype(np.float64)
+            self.set(ops[0], _round(x, dty, rnd or "rn"), m, int(dty[1:]) if dty[1:].isdigit() else 16)
+            return
+        x = _fval(a, sty).astype(np.float64)
+        if "ftz" in mods:
+            x = _ftz(_fval(a, sty)).astype(np.float64)
+        if isint(dty):  # float -> integer: rounded, clamped to the range, NaN -> 0
+            f = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}.get(rnd)
+            if f is None:
+                raise SimError(f"{op}: float-to-integer conversion needs an integer rounding mode")
+            db = int(dty[1:])
+            lo, hi = (-(1 << (db - 1)), (1 << (db - 1)) - 1) if dty[0] == "s" else (0, _u(db))
+            with np.errstate(invalid="ignore"):
+                y = np.clip(np.nan_to_num(f(x), nan=0.0), lo, hi)
+            iv = np.array([int(t) & _u(64) for t in y], dtype=np.uint64)
+            self.set(ops[0], iv, m, db)
+            return
+        # float -> float
+        if rnd in ("rni", "rzi", "rmi", "rpi"):
+            x = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[rnd](x)
+            rnd = "rn"
+        if sat:
+            with np.errstate(invalid="ignore"):
+                x = np.where(np.isnan(x), 0.0, np.clip(x, 0.0, 1.0))
+        r = _round(x, dty, rnd or "rn")
+        if "ftz" in mods and dty in ("f32",):
+            r = _from_f32(_ftz(_f32(r)))
+        self.set(ops[0], r, m, {"f32": 32, "f64": 64, "f16": 16, "bf16": 16}[dty])
+
+    def float_op(self, op, parts, ops, m):
+        base, ty = parts[0], parts[-1]
+        mode = next((x for x in parts[1:] if x in ("rn", "rz", "rm", "rp")), "rn")
+        approx = "approx" in parts or "full" in parts
+        ftz = "ftz" in parts
+        if ty.endswith("x2"):  # packed halves: the op on each 16-bit lane
+            h = ty[:-2]
+            out = np.zeros(self.T, dtype=np.uint64)
+            for lane in (0, 1):
+                args = [((self.value(o) >> np.uint64(16 * lane)) & np.uint64(0xFFFF)) for o in ops[1:]]
+                r = self._float_compute(base, h, mode, approx, False, args, op, parts)
+                out |= (r & np.uint64(0xFFFF)) << np.uint64(16 * lane)
+            self.set(ops[0], out, m, 32)
+            return
+        args = [self.value(o) for o in ops[1:]]
+        r = self._float_compute(base, ty, mode, approx, ftz, args, op, parts)
+        self.set(ops[0], r, m, {"f32": 32, "f64": 64, "f16": 16, "bf16": 16}[ty])
+
+    def _float_compute(self, base, ty, mode, approx, ftz, args, op, parts):
+        f = [_fval(x, ty) for x in args]
+        if ftz and ty == "f32":
+            f = [_ftz(x) for x in f]
+        d = [x.astype(np.float64) for x in f]
+        with np.errstate(all="ignore"):
+            if base in ("add", "sub", "mul"):
+                x = {"add": d[0] + d[1], "sub": d[0] - d[1], "mul": d[0] * d[1]}[base]
+            elif base in ("fma", "mad"):
+                if ty == "f64":
+                    x = np.array([float(np.longdouble(a_) * b_ + c_) for a_, b_, c_ in zip(d[0], d[1], d[2])])
+                else:
+                    x = d[0] * d[1] + d[2]  # the f32 product is exact in f64
+            elif base == "div":
+                x = d[0] / d[1] if not (approx and ty == "f32") else (f[0] * (np.float32(1) / f[1])).astype(np.float64)
+            elif base in ("max", "min"):
+                g = np.fmax if base == "max" else np.fmin
+                x = g(d[0], d[1])
+                if "NaN" in parts:
+                    x = np.where(np.isnan(d[0]) | np.isnan(d[1]), np.nan, x)
+            elif base == "neg":
+                x = -d[0]
+            elif base == "abs":
+                x = np.abs(d[0])
+            elif base == "copysign":
+                x = np.copysign(d[1], d[0])
+            elif base == "ex2":
+                x = np.exp2(f[0]).astype(np.float64)
+            elif base == "lg2":
+                x = np.log2(f[0]).astype(np.float64)
+            elif base == "rcp":
+                x = 1.0 / d[0]
+            elif base == "sqrt":
+                x = np.sqrt(d[0])
+            elif base == "rsqrt":
+                x = 1.0 / np.sqrt(d[0])
+            elif base in ("sin", "cos", "tanh"):
+                x = {"sin": np.sin, "cos": np.cos, "tanh": np.tanh}[base](f[0]).astype(np.float64)
+            else:
+                raise SimError(f"{op} not supported")
+        r = _round(x, ty, mode)
+        if ftz and ty == "f32":
+            r = _from_f32(_ftz(_f32(r)))
+        return r
+
     def collective(self, mask, done, width, what):
         live = ~done
         for w0 in range(0, self.T, width):
@@ -362,12 +638,24 @@ class Block:
             return self.value(ops[i], bits)
 
         if base == "mov":
-            if ops[1].startswith("{"):
-                raise SimError("vector mov not supported")
-            self.set(ops[0], src(1), m, bits)
+            if ops[1].startswith("{"):  # pack: mov.b32 %r, {%rs1, %rs2}
+                srcs = [x.strip() for x in ops[1].strip("{}").split(",")]
+                w = bits // len(srcs)
+                r = np.zeros(self.T, dtype=np.uint64)
+                for i, x in enumerate(srcs):
+                    r |= (self.value(x) & np.uint64(_u(w))) << np.uint64(i * w)
+                self.set(ops[0], r, m, bits)
+            elif ops[0].startswith("{"):  # unpack: mov.b32 {%rs1, %rs2}, %r
+                dsts = [x.strip() for x in ops[0].strip("{}").split(",")]
+                w = bits // len(dsts)
+                a = src(1)
+                for i, d in enumerate(dsts):
+                    if d != "_":
+                        self.set(d, a >> np.uint64(i * w), m, w)
+            else:
+                self.set(ops[0], src(1), m, bits)
         elif base == "ld" and parts[1] == "param":
             name = ops[1].strip("[]")
-            vec = 2 if "v2" in parts else 4 if "v4" in parts else 1
             size = bits // 8
             pname, _, off = name.partition("+")
             raw = self.params[pname]
@@ -377,9 +665,61 @@ class Block:
                 chunk = raw[off + i * size: off + (i + 1) * size]
                 v = int.from_bytes(chunk, "little")
                 self.set(d, np.full(self.T, v, dtype=np.uint64), m, bits)
+        elif base in ("ld", "st") and parts[1] == "local":
+            size = bits // 8
+            idx = np.nonzero(m)[0]
+            span = np.arange(size)
+            if base == "ld":
+                addrs = self.address(ops[1])[idx].astype(np.int64)
+                regs = [d.strip() for d in ops[0].strip("{}").split(",")]
+            else:
+                addrs = self.address(ops[0])[idx].astype(np.int64)
+                regs = [d.strip() for d in ops[1].strip("{}").split(",")]
+            for i, r in enumerate(regs):
+                a = addrs + i * size
+                if (a < 0).any() or (a + size > self.k.local_size).any():
+                    raise SimError(f"{op}: local access outside the thread's {self.k.local_size}-byte frame")
+                if base == "ld":
+                    v = np.zeros(self.T, dtype=np.uint64)
+                    v[idx] = _bytes_to_uint(self.local[idx[:, None], a[:, None] + span])
+                    self.set(r, v, m, bits)
+                else:
+                    self.local[idx[:, None], a[:, None] + span] = _uint_to_bytes(self.value(r)[idx], size)
         elif base == "cvta":
             self.set(ops[0], src(1), m, 64)
-        elif base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "div", "rem", "min", "max", "neg", "not", "abs") and ty != "f32" and ty != "f64":
+        elif base == "mad" and "cc" in parts or base == "madc":
+            # Extended-precision multiply-add with the carry flag (libdevice's inline asm).
+            a, b, c = (src(i) & np.uint64(_u(bits)) for i in (1, 2, 3))
+            prod = [int(x) * int(y) for x, y in zip(a, b)]
+            part = [(p_ >> bits) if "hi" in parts else (p_ & _u(bits)) for p_ in prod]
+            cin = [int(x) for x in self.carry] if base == "madc" else [0] * self.T
+            full = [p_ + int(z) + ci for p_, z, ci in zip(part, c, cin)]
+            r = np.array([f & _u(bits) for f in full], dtype=np.uint64)
+            if "cc" in parts:
+                cout = np.array([f >> bits for f in full], dtype=np.uint64)
+                self.carry = np.where(m, cout, self.carry)
+            self.set(ops[0], r, m, bits)
+        elif base == "shf":
+            a, b = src(1) & np.uint64(_u(32)), src(2) & np.uint64(_u(32))
+            n = src(3) & np.uint64(_u(32))
+            n = n & np.uint64(31) if "wrap" in parts else np.minimum(n, np.uint64(32))
+            both = (b << np.uint64(32)) | a
+            if parts[1] == "l":
+                r = np.where(n == 32, a, ((both << n) >> np.uint64(32)) & np.uint64(_u(32)))
+            else:
+                r = np.where(n == 32, b, (both >> n) & np.uint64(_u(32)))
+            self.set(ops[0], r, m, 32)
+        elif base in ("popc", "clz", "brev"):
+            a = src(1) & np.uint64(_u(bits))
+            vals = [int(x) for x in a]
+            if base == "popc":
+                r = [bin(x).count("1") for x in vals]
+            elif base == "clz":
+                r = [bits - x.bit_length() for x in vals]
+            else:
+                r = [int(format(x, f"0{bits}b")[::-1], 2) for x in vals]
+            self.set(ops[0], np.array(r, dtype=np.uint64), m, 32 if base != "brev" else bits)
+        elif base in ("add", "sub", "mul", "mad", "and", "or", "xor", "shl", "shr", "div", "rem", "min", "max", "neg", "not", "abs") and ty[0] != "f" and ty not in ("bf16", "bf16x2"):
             if ty == "pred":
                 a = self.reg(ops[1])
                 b = self.reg(ops[2]) if len(ops) > 2 else None
@@ -418,7 +758,9 @@ class Block:
                     r = (sa.astype(np.uint64) * sb.astype(np.uint64))
                     obits = ib
                 if "hi" in parts:
-                    raise SimError("mul.hi not supported")
+                    r = _mul_hi(sa, sb, ib, signed)
+                    self.set(ops[0], r, m, bits)
+                    return
                 if base == "mad":
                     c = src(3)
                     r = r + c
@@ -453,39 +795,29 @@ class Block:
                 field = np.where((top == 1) & (ln > 0), field | ~((np.uint64(1) << ln) - np.uint64(1)), field)
             self.set(ops[0], field, m, bits)
         elif base == "cvt":
-            dty, sty = parts[-2], parts[-1]
-            rnd = [p for p in parts[1:-2]]
-            a = src(1)
-            if sty[0] in "us" and dty[0] in "usb":
-                sb_ = int(sty[1:])
-                v = a & np.uint64(_u(sb_))
-                if sty[0] == "s" and int(dty[1:]) > sb_:
-                    sign = (v >> np.uint64(sb_ - 1)) & np.uint64(1)
-                    v = np.where(sign == 1, v | np.uint64(_u(64) ^ _u(sb_)), v)
-                self.set(ops[0], v, m, int(dty[1:]))
-            elif dty in ("bf16", "f16") and sty == "f32":
-                if "rn" not in rnd:
-                    raise SimError(f"{op}: only round-to-nearest-even is supported")
-                f = _f32(a)
-                if dty == "f16":
-                    v = f.astype(np.float16).view(np.uint16).astype(np.uint64)
-                else:
-                    u = f.view(np.uint32).astype(np.uint64)
-                    nan = np.isnan(f)
-                    v = ((u + np.uint64(0x7FFF) + ((u >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16))
-                    v = np.where(nan, np.uint64(0x7FC0), v)
-                self.set(ops[0], v, m, 16)
-            elif sty in ("bf16", "f16") and dty == "f32":
-                self.set(ops[0], _from_f32(_half_to_f32(a, sty)), m, 32)
-            else:
-                raise SimError(f"{op} not supported")
+            self.convert(op, parts, ops, m)
         elif base == "setp":
             cmp, cty = parts[1], parts[2]
             cb = int(re.match(r"[bsuf](\d+)", cty).group(1))
             a, b = src(1), src(2)
             if cty[0] == "f":
-                fa, fb = _f32(a), _f32(b)
-                r = {"lt": fa < fb, "le": fa <= fb, "gt": fa > fb, "ge": fa >= fb, "eq": fa == fb, "ne": fa != fb}[cmp]
+                fa, fb = _fval(a, cty), _fval(b, cty)
+                if "ftz" in parts:
+                    fa, fb = _ftz(fa), _ftz(fb)
+                nan = np.isnan(fa) | np.isnan(fb)
+                with np.errstate(invalid="ignore"):
+                    ordered = {"lt": fa < fb, "le": fa <= fb, "gt": fa > fb, "ge": fa >= fb, "eq": fa == fb,
+                               "ne": (fa != fb) & ~nan}
+                if cmp in ordered:
+                    r = ordered[cmp] & ~nan
+                elif cmp.endswith("u") and cmp[:-1] in ordered:
+                    r = ordered[cmp[:-1]] | nan
+                elif cmp == "num":
+                    r = ~nan
+                elif cmp == "nan":
+                    r = nan
+                else:
+                    raise SimError(f"{op} not supported")
             else:
                 if cty[0] == "s":
                     a, b = sval(a, cb), sval(b, cb)
@@ -497,24 +829,25 @@ class Block:
         elif base == "selp":
             c = self.reg(ops[3])
             self.set(ops[0], np.where(c, src(1), src(2)), m, bits)
-        elif base in ("add", "sub", "mul", "fma", "max", "min", "neg", "abs", "ex2", "rcp", "sqrt", "rsqrt", "div") and ty == "f32":
-            fa = _f32(src(1))
-            if base in ("neg", "abs", "ex2", "rcp", "sqrt", "rsqrt"):
-                r = {"neg": lambda: -fa, "abs": lambda: np.abs(fa), "ex2": lambda: np.exp2(fa),
-                     "rcp": lambda: np.float32(1) / fa, "sqrt": lambda: np.sqrt(fa), "rsqrt": lambda: np.float32(1) / np.sqrt(fa)}[base]()
-            else:
-                fb = _f32(src(2))
-                if base == "fma":
-                    r = (fa.astype(np.float64) * fb + _f32(src(3))).astype(np.float32)
-                else:
-                    r = {"add": lambda: fa + fb, "sub": lambda: fa - fb, "mul": lambda: fa * fb, "div": lambda: fa / fb,
-                         "max": lambda: np.maximum(fa, fb), "min": lambda: np.minimum(fa, fb)}[base]()
-            self.set(ops[0], _from_f32(r), m, 32)
+        elif base == "testp":
+            f = _fval(src(1), ty)
+            kind = parts[1]
+            with np.errstate(invalid="ignore"):
+                tiny = np.finfo(np.float32 if ty == "f32" else np.float64).tiny
+                r = {"finite": np.isfinite(f), "infinite": np.isinf(f), "number": ~np.isnan(f),
+                     "notanumber": np.isnan(f), "normal": np.isfinite(f) & (np.abs(f) >= tiny),
+                     "subnormal": (np.abs(f) < tiny) & (f != 0)}[kind]
+            self.set(ops[0], r, m, 1)
+        elif ty in ("f32", "f64", "bf16", "f16", "bf16x2", "f16x2") and base in FLOAT_OPS:
+            self.float_op(op, parts, ops, m)
         elif base in ("ld", "st") and parts[1] in ("global", "shared"):
             space = parts[1]
             vec = 4 if "v4" in parts else 2 if "v2" in parts else 1
             size = bits // 8
             idx = np.nonzero(m)[0]
+            whole = self.address(ops[1] if base == "ld" else ops[0])[idx]
+            if (whole % np.uint64(vec * size)).any():
+                raise SimError(f"{op}: address not aligned to the {vec * size}-byte access")
             if base == "ld":
                 addrs = self.address(ops[1])[idx]
                 dsts = [d.strip() for d in ops[0].strip("{}").split(",")]

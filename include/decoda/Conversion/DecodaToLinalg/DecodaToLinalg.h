@@ -21,6 +21,11 @@ struct DecodaToLinalgOptions {
   bool int8AttentionCalls = false;
   /// Keys per step of cached_attention for static query lengths <= 4 (0: attentionKeyTile).
   int64_t attentionDecodeKeyTile = 0;
+  /// Non-INT8 attention / cached_attention (kGPUAttentionAttr) and the norms (kGPUNormAttr) as
+  /// calls of tagged private functions whose bodies the GPU pipeline replaces by one kernel
+  /// each after bufferization (decoda-gpu-flash-attention, decoda-gpu-row-norm); inline
+  /// otherwise.
+  bool gpuKernelCalls = false;
 };
 
 /// The attribute of the functions that hold an INT8 attention (see int8AttentionCalls): a
@@ -30,8 +35,21 @@ struct DecodaToLinalgOptions {
 /// (index), q_scale, k_scale, v_scale, then mask, segment_ids, sinks when present.
 constexpr llvm::StringLiteral kInt8AttentionAttr = "decoda.int8_attention";
 
-/// rms_norm, layer_norm, add_rms_norm, add_layer_norm.
-void populateNormLoweringPatterns(RewritePatternSet &patterns);
+/// The attribute of the functions that hold a (non-INT8) attention for the GPU pipeline (see
+/// gpuKernelCalls): op (the op name), num_heads, num_kv_heads, scale (f64, the default resolved), causal, mask,
+/// segment_ids, sinks (bools), and window, chunk_size, softcap when set. Arguments: query,
+/// key, value (possibly caches with room for more keys), the number of keys attended to
+/// (index; query i is at position keyLen - Tq + i), then mask, segment_ids, sinks when present.
+constexpr llvm::StringLiteral kGPUAttentionAttr = "decoda.gpu_attention";
+
+/// The attribute of the functions that hold a norm for the GPU pipeline (see gpuKernelCalls):
+/// op (the op name), centered (LayerNorm), add (the add_ forms), bias (bools), eps,
+/// weight_offset, scale (f64). Arguments: input (or residual, branch), weight, then bias when
+/// present; results: the norm (or the rounded sum residual + scale * branch, then the norm).
+constexpr llvm::StringLiteral kGPUNormAttr = "decoda.gpu_norm";
+
+/// rms_norm, layer_norm, add_rms_norm, add_layer_norm (as kGPUNormAttr calls with `gpuCalls`).
+void populateNormLoweringPatterns(RewritePatternSet &patterns, bool gpuCalls = false);
 /// residual_add, hyper_connection.
 void populateResidualLoweringPatterns(RewritePatternSet &patterns);
 /// linear, embedding, mlp, gated_mlp.

@@ -1,0 +1,72 @@
+"""Inputs (arg0, arg1, ...) and NumPy reference outputs (out0, ...) for the attention cases of
+Inputs/attention_cases.mlir, from python/decoda/reference.py (materialised softmax, written from
+the op definitions).
+
+  attention_data.py CASE IN.npz OUT.npz
+"""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+from decoda import reference as R  # noqa: E402
+
+rng = np.random.default_rng(5)
+
+
+def act(shape, st, s=1.0):
+    return R.to_storage(rng.standard_normal(shape) * s, st)
+
+
+def bits(a, st):
+    if st == "bf16":
+        return (np.asarray(a, np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    return np.asarray(a, {"f32": np.float32, "f16": np.float16}[st])
+
+
+def case(name):
+    if name == "gqa_causal":
+        st, t = "f32", 45
+        q, k, v = act((1, t, 4, 32), st), act((1, t, 2, 32), st), act((1, t, 2, 32), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=4, num_kv_heads=2, causal=True)]
+    if name == "mqa_window_bf16":
+        st, t = "bf16", 37
+        q, k, v = act((2, t, 3, 40), st), act((2, t, 1, 40), st), act((2, t, 1, 40), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=3, num_kv_heads=1, causal=True, window=7,
+                                           storage=st)]
+    if name == "chunk_sinks_f16":
+        st = "f16"
+        q, k, v = act((1, 5, 2, 24), st, 2.0), act((1, 50, 2, 24), st, 2.0), act((1, 50, 2, 16), st)
+        s = act((2,), st)
+        return st, [q, k, v, s], [R.attention(q, k, v, num_heads=2, num_kv_heads=2, scale=0.3, chunk_size=16,
+                                              softcap=30.0, sinks=s)]
+    if name == "mask_segments":
+        st = "f32"
+        q, k, v = act((1, 20, 2, 16), st), act((1, 20, 2, 16), st), act((1, 20, 2, 16), st)
+        m = act((1, 2, 20, 20), st)
+        seg = np.repeat(np.arange(3), [7, 9, 4])[None].astype(np.int32)
+        return st, [q, k, v, m, seg], [R.attention(q, k, v, num_heads=2, num_kv_heads=2, mask=m, segment_ids=seg)]
+    if name == "cached_bf16":
+        st = "bf16"
+        q, k, v = act((1, 3, 4, 32), st), act((1, 3, 2, 32), st), act((1, 3, 2, 32), st)
+        kc, vc = act((1, 64, 2, 32), st), act((1, 64, 2, 32), st)
+        o, kc2, vc2 = R.cached_attention(q, k, v, kc, vc, 29, num_heads=4, num_kv_heads=2, causal=True, storage=st)
+        return st, [q, k, v, kc, vc, np.array(29, np.int64)], [o, kc2, vc2]
+    if name == "d128_bf16":
+        st, t = "bf16", 9
+        q, k, v = act((1, t, 4, 128), st), act((1, t, 1, 128), st), act((1, t, 1, 128), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=4, num_kv_heads=1, causal=True, storage=st)]
+    raise SystemExit(f"unknown case {name}")
+
+
+def main():
+    name, inp, outp = sys.argv[1:]
+    st, ins, outs = case(name)
+    conv = lambda a: a if np.asarray(a).dtype.kind in "iu" else bits(a, st)  # noqa: E731
+    np.savez(inp, **{f"arg{i}": conv(a) for i, a in enumerate(ins)})
+    np.savez(outp, **{f"out{i}": conv(a) for i, a in enumerate(outs)})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+// Whole decoder blocks compiled with --target=cuda run end to end on the PTX interpreter
+// (Inputs/ptxsim.py; the host function, with its key-tile loop, subviews and constants, on
+// Inputs/gpusim_run.py) and match the NumPy reference of python/decoda/reference.py
+// (Inputs/block_data.py): RMSNorm and the fused residual + RMSNorm (one row kernel each), RoPE
+// (its cos/sin table is a constant global read through the model's resident device copy),
+// causal GQA attention (one flash-attention kernel: at T = 70 three 32-key tiles, the last
+// partial), SwiGLU, residuals. bf16 takes the tensor-core projections; its result is exact
+// after the bf16 rounding. A broken kernel (the RMSNorm's rsqrt made a sqrt) is caught.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: decoda-compile %S/Inputs/llama_small_f32.mlir --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
+// RUN: %PYTHON %S/Inputs/block_data.py llama-f32 7 %t/f7-in.npz %t/f7-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f7-in.npz --expect %t/f7-out.npz --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=F7
+// F7: out0: ok (448 elements
+// F7: 23 launches
+// RUN: %PYTHON %S/Inputs/block_data.py llama-f32 70 %t/f70-in.npz %t/f70-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f70-in.npz --expect %t/f70-out.npz --rtol 1e-4 --atol 1e-4 --quiet | FileCheck %s --check-prefix=F70
+// F70: out0: ok (4480 elements
+// F70: 23 launches
+// RUN: decoda-compile %S/Inputs/llama_small_bf16.mlir --target=cuda --emit=ptx -o %t/b.ptx --dump-ir-after-each=%t/b
+// RUN: %PYTHON %S/Inputs/block_data.py llama-bf16 70 %t/b70-in.npz %t/b70-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/b70-in.npz --expect %t/b70-out.npz --rtol 2e-2 --atol 2e-2 --quiet | FileCheck %s --check-prefix=B70
+// B70: out0: ok (4480 elements
+// B70: mma 480
+// RUN: sed 's/rsqrt.approx.f32/sqrt.rn.f32/' %t/f.ptx > %t/bad.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/f %t/bad.ptx --inputs %t/f7-in.npz --expect %t/f7-out.npz --rtol 1e-4 --atol 1e-4 --quiet | FileCheck %s --check-prefix=BAD
+// BAD: out0: MISMATCH at
