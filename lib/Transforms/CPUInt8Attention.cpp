@@ -40,6 +40,7 @@
 #include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
 #include "decoda/Transforms/Passes.h"
 
+#include "TaggedCalls.h"
 #include "X86Dot.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -70,15 +71,7 @@ constexpr int64_t kChunks = 16;          // sets of query blocks per (batch, KV 
 constexpr llvm::StringLiteral kCollapseAttr = "decoda.parallel_all_dims";
 
 /// The configuration of one tagged function (see kInt8AttentionAttr).
-struct Config {
-  int64_t numHeads = 0, numKvHeads = 0, group = 0;
-  double scale = 1.0;
-  std::optional<double> softcap;
-  std::optional<int64_t> window, chunk;
-  bool causal = false, mask = false, segmentIds = false, sinks = false;
-  int64_t d = 0, dv = 0;
-  Type elem; // storage type of q, k, v and the result
-};
+using Config = mlir::decoda::AttentionCallConfig;
 
 bool identityMemRef(Type t) {
   auto m = dyn_cast<MemRefType>(t);
@@ -88,33 +81,8 @@ bool identityMemRef(Type t) {
 /// Reads the configuration and checks that the kernel handles the function; the reason when not.
 FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, std::string &why) {
   Config c;
-  auto i64 = [&](StringRef name) -> std::optional<int64_t> {
-    if (auto a = dict.getAs<IntegerAttr>(name))
-      return a.getInt();
-    return std::nullopt;
-  };
-  auto flag = [&](StringRef name) {
-    auto a = dict.getAs<BoolAttr>(name);
-    return a && a.getValue();
-  };
-  auto heads = i64("num_heads"), kvHeads = i64("num_kv_heads");
-  auto scale = dict.getAs<FloatAttr>("scale");
-  if (!heads || !kvHeads || !scale || *heads <= 0 || *kvHeads <= 0 || *heads % *kvHeads) {
-    why = "malformed configuration";
+  if (failed(mlir::decoda::readAttentionCallAttrs(dict, c, why)))
     return failure();
-  }
-  c.numHeads = *heads;
-  c.numKvHeads = *kvHeads;
-  c.group = c.numHeads / c.numKvHeads;
-  c.scale = scale.getValueAsDouble();
-  if (auto s = dict.getAs<FloatAttr>("softcap"))
-    c.softcap = s.getValueAsDouble();
-  c.window = i64("window");
-  c.chunk = i64("chunk_size");
-  c.causal = flag("causal");
-  c.mask = flag("mask");
-  c.segmentIds = flag("segment_ids");
-  c.sinks = flag("sinks");
 
   FunctionType type = fn.getFunctionType();
   unsigned expected = 7 + c.mask + c.segmentIds + c.sinks;
@@ -165,13 +133,7 @@ public:
 
   void emit() {
     // The new body keeps the arguments; the target-neutral ops go.
-    Block &entry = fn.getBody().front();
-    while (fn.getBody().getBlocks().size() > 1)
-      fn.getBody().back().erase();
-    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry.getOperations()))) {
-      op.dropAllUses();
-      op.erase();
-    }
+    Block &entry = mlir::decoda::clearTaggedBody(fn);
     b.setInsertionPointToStart(&entry);
     i8 = b.getI8Type();
     i32 = b.getI32Type();

@@ -30,6 +30,8 @@
 #include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
 #include "decoda/Transforms/Passes.h"
 
+#include "TaggedCalls.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -55,14 +57,7 @@ constexpr int64_t kThreads = 32 * kWarps;
 constexpr int64_t kKeys = 32;                    // keys per tile: one per lane
 constexpr int64_t kSharedLimit = 48 * 1024;      // static shared memory per block
 
-struct Config {
-  int64_t numHeads = 0, numKvHeads = 0, group = 0;
-  double scale = 1.0;
-  std::optional<double> softcap;
-  std::optional<int64_t> window, chunk;
-  bool causal = false, mask = false, segmentIds = false, sinks = false;
-  int64_t d = 0, dv = 0;
-  Type elem;
+struct Config : mlir::decoda::AttentionCallConfig {
   /// Value columns per lane and row; Vs is padded with zeros to 32 * cols columns.
   int64_t cols() const { return (dv + 31) / 32; }
   int64_t sharedBytes() const { return 4 * (kRows * d + kKeys * (d + 1) + kKeys * 32 * cols()); }
@@ -76,37 +71,8 @@ bool identityMemRef(Type t) {
 /// The configuration of a tagged function, or the reason the kernel does not handle it.
 FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, std::string &why) {
   Config c;
-  auto i64 = [&](StringRef name) -> std::optional<int64_t> {
-    if (auto a = dict.getAs<IntegerAttr>(name))
-      return a.getInt();
-    return std::nullopt;
-  };
-  auto flag = [&](StringRef name) {
-    auto a = dict.getAs<BoolAttr>(name);
-    return a && a.getValue();
-  };
-  auto heads = i64("num_heads"), kvHeads = i64("num_kv_heads");
-  auto scale = dict.getAs<FloatAttr>("scale");
-  if (!heads || !kvHeads || !scale || *heads <= 0 || *kvHeads <= 0 || *heads % *kvHeads) {
-    why = "malformed configuration";
+  if (failed(mlir::decoda::readAttentionCallAttrs(dict, c, why)))
     return failure();
-  }
-  c.numHeads = *heads;
-  c.numKvHeads = *kvHeads;
-  c.group = c.numHeads / c.numKvHeads;
-  c.scale = scale.getValueAsDouble();
-  if (auto s = dict.getAs<FloatAttr>("softcap"))
-    c.softcap = s.getValueAsDouble();
-  c.window = i64("window");
-  c.chunk = i64("chunk_size");
-  c.causal = flag("causal");
-  c.mask = flag("mask");
-  c.segmentIds = flag("segment_ids");
-  c.sinks = flag("sinks");
-  if ((c.window && *c.window <= 0) || (c.chunk && *c.chunk <= 0)) {
-    why = "malformed configuration";
-    return failure();
-  }
 
   FunctionType type = fn.getFunctionType();
   unsigned expected = 4 + c.mask + c.segmentIds + c.sinks;
@@ -186,13 +152,7 @@ public:
   Kernel(func::FuncOp fn, const Config &c) : fn(fn), c(c), b(fn.getContext()), loc(fn.getLoc()) {}
 
   void emit() {
-    Block &entry = fn.getBody().front();
-    while (fn.getBody().getBlocks().size() > 1)
-      fn.getBody().back().erase();
-    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry.getOperations()))) {
-      op.dropAllUses();
-      op.erase();
-    }
+    Block &entry = mlir::decoda::clearTaggedBody(fn);
     b.setInsertionPointToStart(&entry);
     f32 = b.getF32Type();
     q = entry.getArgument(0);

@@ -23,6 +23,8 @@
 #include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
 #include "decoda/Transforms/Passes.h"
 
+#include "TaggedCalls.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -127,13 +129,7 @@ public:
   Kernel(func::FuncOp fn, const Config &c) : fn(fn), c(c), b(fn.getContext()), loc(fn.getLoc()) {}
 
   void emit() {
-    Block &entry = fn.getBody().front();
-    while (fn.getBody().getBlocks().size() > 1)
-      fn.getBody().back().erase();
-    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry.getOperations()))) {
-      op.dropAllUses();
-      op.erase();
-    }
+    Block &entry = mlir::decoda::clearTaggedBody(fn);
     b.setInsertionPointToStart(&entry);
     f32 = b.getF32Type();
     auto rowType = cast<MemRefType>(entry.getArgument(0).getType());
