@@ -655,7 +655,7 @@ private:
                         rowIdx[i], j);
           continue;
         }
-        ValueRange at{rowIdx[i], cols[j]};
+        SmallVector<Value, 2> at{rowIdx[i], cols[j]};
         Value old = vector::MaskedLoadOp::create(b, loc, accType, out, at, masks[j], zero);
         Value v = arith::SubIOp::create(b, loc, results[2 * i + j], rowCorr[j]);
         vector::MaskedStoreOp::create(b, loc, out, at, masks[j],

@@ -183,7 +183,7 @@ Attribute RopeScalingAttr::parse(AsmParser &parser, Type) {
     if (key == "original_max_position") {
       if (originalMax)
         return parser.emitError(loc) << "parameter '" << key << "' given twice";
-      int64_t v;
+      int64_t v = 0;
       if (parser.parseInteger(v))
         return failure();
       originalMax = v;
