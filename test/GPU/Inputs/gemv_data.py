@@ -1,0 +1,49 @@
+"""Inputs (arg0, arg1, ...) and NumPy reference outputs (out0) for gemv-sim.mlir (the functions
+of gemv_cases.mlir): the contraction in float64 from the rounded inputs, then rounded to the
+storage type.
+
+  gemv_data.py bf16_m1|bf16_m4|f32_m1|f32_m4_acc|f16_m8 IN.npz OUT.npz
+"""
+import sys
+
+import numpy as np
+
+rng = np.random.default_rng(11)
+
+
+def bf16(a):
+    u = a.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def f(b):
+    return (b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+kind, inp, out = sys.argv[1:]
+shapes = {"bf16_m1": ((1, 1, 200), (37, 200)), "bf16_m4": ((2, 2, 1096), (70, 1096)),
+          "f32_m1": ((1, 1, 1030), (41, 1030)), "f32_m4_acc": ((4, 300), (33, 300)),
+          "f16_m8": ((8, 37), (9, 37))}
+if kind not in shapes:
+    raise SystemExit(f"unknown kind {kind}")
+xs, ws = shapes[kind]
+x, w = rng.standard_normal(xs), rng.standard_normal(ws) * 0.2
+if kind.startswith("bf16"):
+    x, w = bf16(x), bf16(w)
+    np.savez(inp, arg0=x, arg1=w)
+    np.savez(out, out0=bf16(np.einsum("...k,nk->...n", f(x), f(w))))
+elif kind == "f16_m8":
+    x, w = x.astype(np.float16), w.astype(np.float16)
+    np.savez(inp, arg0=x, arg1=w)
+    acc = np.einsum("...k,nk->...n", x.astype(np.float64), w.astype(np.float64))
+    np.savez(out, out0=acc.astype(np.float32).astype(np.float16))
+else:
+    x, w = x.astype(np.float32), w.astype(np.float32)
+    arrays = {"arg0": x, "arg1": w}
+    acc = np.einsum("...k,nk->...n", x.astype(np.float64), w.astype(np.float64))
+    if kind == "f32_m4_acc":
+        c = rng.standard_normal((4, 33)).astype(np.float32)
+        arrays["arg2"] = c
+        acc = acc + c
+    np.savez(inp, **arrays)
+    np.savez(out, out0=acc.astype(np.float32))
