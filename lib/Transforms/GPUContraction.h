@@ -11,6 +11,7 @@
 #define DECODA_LIB_TRANSFORMS_GPUCONTRACTION_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
@@ -137,6 +138,49 @@ inline Value collapseLead(OpBuilder &b, Location loc, Value v, int64_t lead) {
     re[0].push_back(d);
   re[1].push_back(lead);
   return memref::CollapseShapeOp::create(b, loc, v, re);
+}
+
+/// What a rewrite of the projections did.
+struct RewriteCounts {
+  int64_t rewritten = 0, fillsFolded = 0;
+};
+
+/// Rewrites every projection contraction under `root` (not already in a gpu.launch) that
+/// `refuse` has no reason against (it returns "" to take the match): `emit` builds the kernel
+/// in place of the op (`zeroInit` when the zero fill before it is folded: the fill and the op
+/// are erased after). `leftAlone` hears about every contraction not taken, with the reason.
+inline RewriteCounts
+rewriteProjections(Operation *root, llvm::function_ref<std::string(const Match &)> refuse,
+                   llvm::function_ref<void(OpBuilder &, const Match &, bool zeroInit)> emit,
+                   llvm::function_ref<void(linalg::GenericOp, const std::string &)> leftAlone) {
+  SmallVector<linalg::GenericOp> generics;
+  root->walk([&](linalg::GenericOp op) {
+    if (!op->getParentOfType<gpu::LaunchOp>())
+      generics.push_back(op);
+  });
+  RewriteCounts counts;
+  for (linalg::GenericOp op : generics) {
+    if (!llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
+      continue;
+    Match m;
+    std::string why = matchProjection(op, m);
+    if (why.empty())
+      why = refuse(m);
+    if (!why.empty()) {
+      leftAlone(op, why);
+      continue;
+    }
+    linalg::FillOp fill = zeroFillBefore(op, m.c);
+    OpBuilder b(op);
+    emit(b, m, /*zeroInit=*/fill != nullptr);
+    if (fill) {
+      fill.erase();
+      ++counts.fillsFolded;
+    }
+    op.erase();
+    ++counts.rewritten;
+  }
+  return counts;
 }
 
 /// Index arithmetic for kernel bodies (unsigned: every index in them is non-negative).

@@ -187,38 +187,27 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
           << " (need max-m, cols-per-warp and unroll at least 1, warps in [1, 32])";
       return signalPassFailure();
     }
-    SmallVector<linalg::GenericOp> generics;
-    getOperation().walk([&](linalg::GenericOp op) {
-      if (!op->getParentOfType<gpu::LaunchOp>())
-        generics.push_back(op);
-    });
-    for (linalg::GenericOp op : generics) {
-      if (!llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
-        continue;
-      Match m;
-      std::string why = decoda::gpu_contraction::matchProjection(op, m);
-      int64_t rows = why.empty() ? staticRows(m) : 0;
-      if (why.empty() && rows < 0)
-        why = "M is dynamic";
-      else if (why.empty() && rows > cfg.maxM)
-        why = "M = " + std::to_string(rows) + " is above max-m = " + std::to_string(cfg.maxM);
-      else if (why.empty() && (rows == 0 || m.n == 0))
-        why = "M or N is 0";
-      if (!why.empty()) {
-        if (report)
-          op.emitRemark() << "decoda-gpu-gemv: left alone: " << why;
-        continue;
-      }
-      linalg::FillOp fill = decoda::gpu_contraction::zeroFillBefore(op, m.c);
-      OpBuilder b(op);
-      emitKernel(b, m, rows, cfg, /*zeroInit=*/fill != nullptr);
-      if (fill) {
-        fill.erase();
-        ++numFillsFolded;
-      }
-      op.erase();
-      ++numRewritten;
-    }
+    auto refuse = [&](const Match &m) -> std::string {
+      int64_t rows = staticRows(m);
+      if (rows < 0)
+        return "M is dynamic";
+      if (rows > cfg.maxM)
+        return "M = " + std::to_string(rows) + " is above max-m = " + std::to_string(cfg.maxM);
+      if (rows == 0 || m.n == 0)
+        return "M or N is 0";
+      return "";
+    };
+    auto emit = [&](OpBuilder &b, const Match &m, bool zeroInit) {
+      emitKernel(b, m, staticRows(m), cfg, zeroInit);
+    };
+    auto leftAlone = [&](linalg::GenericOp op, const std::string &why) {
+      if (report)
+        op.emitRemark() << "decoda-gpu-gemv: left alone: " << why;
+    };
+    auto counts =
+        decoda::gpu_contraction::rewriteProjections(getOperation(), refuse, emit, leftAlone);
+    numRewritten += counts.rewritten;
+    numFillsFolded += counts.fillsFolded;
   }
 };
 } // namespace

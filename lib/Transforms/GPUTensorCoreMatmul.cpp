@@ -60,11 +60,8 @@ struct Config {
 using decoda::gpu_contraction::Emitter;
 using decoda::gpu_contraction::Match;
 
-/// Why `op` is not a tensor-core contraction, or "" with `match` filled in.
-std::string matchContraction(linalg::GenericOp op, const Config &cfg, Match &match) {
-  std::string why = decoda::gpu_contraction::matchProjection(op, match);
-  if (!why.empty())
-    return why;
+/// Why a projection contraction is not for the tensor cores, or "".
+std::string refuse(const Match &match, const Config &cfg) {
   if (match.elementType.isF32())
     return "operands are not bf16 or f16 (f32 contractions stay SIMT: TF32 would change the "
            "numerics)";
@@ -294,31 +291,15 @@ struct GPUTensorCoreMatmulPass
                                  << " bytes of shared memory, over the 48 KiB static limit";
       return signalPassFailure();
     }
-    SmallVector<linalg::GenericOp> generics;
-    getOperation().walk([&](linalg::GenericOp op) {
-      if (!op->getParentOfType<gpu::LaunchOp>())
-        generics.push_back(op);
-    });
-    for (linalg::GenericOp op : generics) {
-      if (!llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
-        continue;
-      Match m;
-      std::string why = matchContraction(op, cfg, m);
-      if (!why.empty()) {
-        if (report)
-          op.emitRemark() << "decoda-gpu-tensorcore-matmul: left to the SIMT path: " << why;
-        continue;
-      }
-      linalg::FillOp fill = decoda::gpu_contraction::zeroFillBefore(op, m.c);
-      OpBuilder b(op);
-      emitKernel(b, m, cfg, /*zeroInit=*/fill != nullptr);
-      if (fill) {
-        fill.erase();
-        ++numFillsFolded;
-      }
-      op.erase();
-      ++numRewritten;
-    }
+    auto counts = decoda::gpu_contraction::rewriteProjections(
+        getOperation(), [&](const Match &m) { return refuse(m, cfg); },
+        [&](OpBuilder &b, const Match &m, bool zeroInit) { emitKernel(b, m, cfg, zeroInit); },
+        [&](linalg::GenericOp op, const std::string &why) {
+          if (report)
+            op.emitRemark() << "decoda-gpu-tensorcore-matmul: left to the SIMT path: " << why;
+        });
+    numRewritten += counts.rewritten;
+    numFillsFolded += counts.fillsFolded;
   }
 };
 } // namespace

@@ -1,7 +1,7 @@
 // Numerics of the GEMV kernels (decoda-gpu-gemv) without a GPU: the kernels' PTX runs on the
 // PTX interpreter (Inputs/ptxsim.py: 16-byte loads must be aligned, every lane must reach the
 // shuffles, no access outside a buffer), the host launches on Inputs/gpusim_run.py, the outputs
-// are compared with NumPy (Inputs/gemv_data.py, float64 from the rounded inputs). Cases of
+// are compared with NumPy (Inputs/matmul_data.py, float64 from the rounded inputs). Cases of
 // Inputs/gemv_cases.mlir: bf16 M = 1 with N and K ragged (K shorter than one warp stride),
 // bf16 M = 4 over two lead dims (an unrolled step and a remainder), f32 M = 1 with K not a
 // multiple of 4 (8-byte loads), f32 M = 4 accumulated onto an input C, f16 M = 8 with odd K
@@ -11,24 +11,24 @@
 // 1e-5 of python/decoda/reference.py.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %S/Inputs/gemv_cases.mlir --target=cuda --emit=ptx -o %t/g.ptx --dump-ir-after-each=%t/g
-// RUN: %PYTHON %S/Inputs/gemv_data.py bf16_m1 %t/1-in.npz %t/1-out.npz
+// RUN: %PYTHON %S/Inputs/matmul_data.py bf16_m1 %t/1-in.npz %t/1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry bf16_m1 --inputs %t/1-in.npz --expect %t/1-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=BF16M1
 // BF16M1: launch bf16_m1_kernel: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 50
 // BF16M1: out0: ok (37 elements, max abs error 0)
-// RUN: %PYTHON %S/Inputs/gemv_data.py bf16_m4 %t/2-in.npz %t/2-out.npz
+// RUN: %PYTHON %S/Inputs/matmul_data.py bf16_m4 %t/2-in.npz %t/2-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry bf16_m4 --inputs %t/2-in.npz --expect %t/2-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=BF16M4
 // BF16M4: launch bf16_m4_kernel: grid [18, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 360
 // BF16M4: out0: ok (280 elements, max abs error 0)
-// RUN: %PYTHON %S/Inputs/gemv_data.py f32_m1 %t/3-in.npz %t/3-out.npz
+// RUN: %PYTHON %S/Inputs/matmul_data.py f32_m1 %t/3-in.npz %t/3-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry f32_m1 --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=F32M1
 // F32M1: launch f32_m1_kernel: grid [11, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 55
 // F32M1: out0: ok (41 elements
 // F32M1: 1 launches
-// RUN: %PYTHON %S/Inputs/gemv_data.py f32_m4_acc %t/4-in.npz %t/4-out.npz
+// RUN: %PYTHON %S/Inputs/matmul_data.py f32_m4_acc %t/4-in.npz %t/4-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry f32_m4_acc --inputs %t/4-in.npz --expect %t/4-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=F32ACC
 // F32ACC: launch f32_m4_acc_kernel_2: grid [9, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 180
 // F32ACC: out0: ok (132 elements
-// RUN: %PYTHON %S/Inputs/gemv_data.py f16_m8 %t/5-in.npz %t/5-out.npz
+// RUN: %PYTHON %S/Inputs/matmul_data.py f16_m8 %t/5-in.npz %t/5-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry f16_m8 --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=F16M8
 // F16M8: launch f16_m8_kernel: grid [3, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 120
 // F16M8: out0: ok (72 elements, max abs error 0)
