@@ -8,7 +8,10 @@
 // (scalar loads). bf16/f16 results are exact after the rounding, f32 within 1e-5. Then whole
 // small Llama blocks (Inputs/llama_small_*.mlir) compiled as decode steps (static T = 1,
 // --static-dims): every projection is a GEMV kernel; bf16 exact after rounding, f32 within
-// 1e-5 of python/decoda/reference.py.
+// 1e-5 of python/decoda/reference.py. Last, a real decode entry: a bf16 attention step with a KV
+// cache (Inputs/cached_step_bf16.mlir, T dynamic) gets step_decode (T = 1) from decoda-compile;
+// its q and fused k/v projections are GEMV kernels (the prefill entry `step` keeps mma.sync),
+// and the result and both updated caches match reference.py exactly after bf16 rounding.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %S/Inputs/gemv_cases.mlir --target=cuda --emit=ptx -o %t/g.ptx --dump-ir-after-each=%t/g
 // RUN: %PYTHON %S/Inputs/matmul_data.py bf16_m1 %t/1-in.npz %t/1-out.npz
@@ -56,3 +59,18 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f1-in.npz --expect %t/f1-out.npz --rtol 1e-5 --atol 1e-5 --quiet | FileCheck %s --check-prefix=F1
 // F1: out0: ok (64 elements
 // F1: 20 launches
+// RUN: decoda-compile %S/Inputs/cached_step_bf16.mlir --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
+// RUN: FileCheck %s --check-prefix=CACHEDPTX < %t/c.ptx
+// CACHEDPTX: // gpu.binary @step_kernel_2
+// CACHEDPTX: mma.sync.aligned.m16n8k16
+// CACHEDPTX: // gpu.binary @step_decode_kernel_14
+// CACHEDPTX-NOT: mma.sync
+// CACHEDPTX: shfl.sync.bfly
+// CACHEDPTX: // gpu.binary @step_decode_kernel_15
+// RUN: %PYTHON %S/Inputs/block_data.py cached-bf16 1 %t/c1-in.npz %t/c1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry step_decode --inputs %t/c1-in.npz --expect %t/c1-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=CACHED
+// CACHED: launch step_decode_kernel_14: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
+// CACHED: launch step_decode_kernel_16: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
+// CACHED: out0: ok (64 elements, max abs error 0)
+// CACHED: out1: ok (1024 elements, max abs error 0)
+// CACHED: out2: ok (1024 elements, max abs error 0)
