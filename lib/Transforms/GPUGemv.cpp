@@ -29,6 +29,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <algorithm>
+
 namespace mlir::decoda {
 #define GEN_PASS_DEF_GPUGEMVPASS
 #include "decoda/Transforms/Passes.h.inc"
@@ -40,7 +42,7 @@ using mlir::decoda::gpu_contraction::Match;
 
 namespace {
 struct Config {
-  int64_t maxM, warps, cols, unroll;
+  int64_t maxM, warps, cols, unroll, minBlocks;
 };
 
 /// The static row count M of a matched contraction, or -1 when a lead dim is dynamic.
@@ -63,21 +65,48 @@ int64_t vectorWidth(const Match &m) {
   return v;
 }
 
+/// Warps that share each column (a power of two dividing `warps`): doubled while the grid has
+/// fewer than min-blocks blocks and every warp still gets a 32-lane stride of K.
+int64_t splitK(const Match &m, const Config &cfg) {
+  int64_t split = 1, strides = m.k / (32 * vectorWidth(m));
+  auto blocks = [&](int64_t s) {
+    int64_t perBlock = cfg.warps / s * cfg.cols;
+    return (m.n + perBlock - 1) / perBlock;
+  };
+  while (cfg.warps % (2 * split) == 0 && blocks(split) < cfg.minBlocks && strides >= 2 * split)
+    split *= 2;
+  return split;
+}
+
 void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool zeroInit) {
   Location loc = m.op.getLoc();
+  MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
   Value a2 = decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
   Value c2 = decoda::gpu_contraction::collapseLead(b, loc, m.c, m.lead);
-  int64_t perBlock = cfg.warps * cfg.cols;
+  int64_t split = splitK(m, cfg), groups = cfg.warps / split;
+  int64_t perBlock = groups * cfg.cols;
   Value one = e.idx(1);
+  // With a split, each warp's partial sums meet in shared memory: [warps][cols * M].
+  auto partialType =
+      MemRefType::get({cfg.warps, cfg.cols * rowsM}, b.getF32Type(), MemRefLayoutAttrInterface(),
+                      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+  SmallVector<Type> workgroup;
+  if (split > 1)
+    workgroup.push_back(partialType);
   auto launch = gpu::LaunchOp::create(b, loc, e.idx((m.n + perBlock - 1) / perBlock), one, one,
-                                      e.idx(32 * cfg.warps), one, one);
+                                      e.idx(32 * cfg.warps), one, one,
+                                      /*dynamicSharedMemorySize=*/nullptr,
+                                      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+                                      workgroup);
 
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&launch.getBody().front());
   Value tid = launch.getThreadIds().x;
   Value warp = e.div(tid, 32), lane = e.rem(tid, 32);
-  Value col0 = e.mul(e.add(e.mul(launch.getBlockIds().x, cfg.warps), warp), cfg.cols);
+  // Warp w: column group w / split, part w % split of K (every split-th 32-lane stride).
+  Value group = e.div(warp, split), part = e.rem(warp, split);
+  Value col0 = e.mul(e.add(e.mul(launch.getBlockIds().x, groups), group), cfg.cols);
   Value lastRow = e.idx(m.n - 1);
   SmallVector<Value> cols, rows; // columns of C, and the rows of B they read (clamped)
   for (int64_t j = 0; j < cfg.cols; ++j) {
@@ -117,15 +146,18 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
 
   Value zero = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
   SmallVector<Value> acc(cfg.cols * rowsM, zero);
-  int64_t stride = 32 * v, big = stride * cfg.unroll, mainSteps = m.k / big;
-  Value laneK = e.mul(lane, v);
+  // Unrolled by at most the strides each part has, so that a short part still has all its
+  // loads in flight in one step.
+  int64_t unroll = std::clamp<int64_t>(m.k / (32 * v) / split, 1, cfg.unroll);
+  int64_t stride = 32 * split * v, big = stride * unroll, mainSteps = m.k / big;
+  Value laneK = e.mul(e.add(e.mul(part, 32), lane), v);
   if (mainSteps > 0) {
     auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(mainSteps), one, acc);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     Value base = e.add(e.mul(loop.getInductionVar(), big), laneK);
     SmallVector<Value> ks;
-    for (int64_t u = 0; u < cfg.unroll; ++u)
+    for (int64_t u = 0; u < unroll; ++u)
       ks.push_back(e.add(base, e.idx(u * stride)));
     scf::YieldOp::create(b, loc, step(ks, SmallVector<Value>(loop.getRegionIterArgs())));
     acc.assign(loop.getResults().begin(), loop.getResults().end());
@@ -156,6 +188,37 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
     sums.push_back(s);
   }
   Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, e.idx(0));
+  if (split > 1) {
+    // Lane 0 of every warp leaves its sums; after the barrier lane 0 of each group's first
+    // warp adds the parts in order (the same order on every run).
+    Value partials = launch.getWorkgroupAttributions()[0];
+    auto leave = scf::IfOp::create(b, loc, TypeRange{}, first, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&leave.getThenRegion().front());
+      for (size_t i = 0; i < sums.size(); ++i)
+        memref::StoreOp::create(b, loc, sums[i], partials, ValueRange{warp, e.idx(i)});
+    }
+    gpu::BarrierOp::create(b, loc);
+    first = arith::AndIOp::create(
+        b, loc, first, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part, e.idx(0)));
+    auto gather = scf::IfOp::create(b, loc, ValueRange(sums).getTypes(), first, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&gather.getThenRegion().front());
+      SmallVector<Value> total(sums);
+      for (int64_t p = 1; p < split; ++p)
+        for (size_t i = 0; i < sums.size(); ++i) {
+          Value other = memref::LoadOp::create(b, loc, partials,
+                                               ValueRange{e.add(warp, e.idx(p)), e.idx(i)});
+          total[i] = arith::AddFOp::create(b, loc, total[i], other);
+        }
+      scf::YieldOp::create(b, loc, total);
+      b.setInsertionPointToStart(&gather.getElseRegion().front());
+      scf::YieldOp::create(b, loc, sums);
+    }
+    sums.assign(gather.getResults().begin(), gather.getResults().end());
+  }
   auto write = scf::IfOp::create(b, loc, TypeRange{}, first, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&write.getThenRegion().front());
   for (int64_t j = 0; j < cfg.cols; ++j) {
@@ -165,7 +228,7 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
     b.setInsertionPointToStart(&store.getThenRegion().front());
     for (int64_t r = 0; r < rowsM; ++r) {
       Value s = sums[j * rowsM + r];
-      ValueRange at{e.idx(r), cols[j]};
+      SmallVector<Value, 2> at{e.idx(r), cols[j]};
       if (!zeroInit)
         s = arith::AddFOp::create(b, loc, memref::LoadOp::create(b, loc, c2, at), s);
       memref::StoreOp::create(b, loc, s, c2, at);
@@ -179,7 +242,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    Config cfg{maxM, warps, colsPerWarp, unroll};
+    Config cfg{maxM, warps, colsPerWarp, unroll, minBlocks};
     if (cfg.maxM < 1 || cfg.warps < 1 || cfg.warps > 32 || cfg.cols < 1 || cfg.unroll < 1) {
       getOperation().emitError()
           << "decoda-gpu-gemv: invalid options max-m=" << cfg.maxM << " warps=" << cfg.warps

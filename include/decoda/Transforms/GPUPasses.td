@@ -107,17 +107,24 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     (bf16 or f16) or `C + a * b` (f32) -- whose lead dims are static with a product
     `M <= max-m` becomes one `gpu.launch`:
 
-    * `ceil(N / (warps * cols-per-warp))` blocks of `32 * warps` threads; warp `w` of block
-      `b` owns the columns `n = (b * warps + w) * cols-per-warp + j` (a column past `N`
-      reads the last row and stores nothing, so the shuffles below stay warp-uniform);
+    * `ceil(N / (warps / s * cols-per-warp))` blocks of `32 * warps` threads (`s` the K
+      split below, 1 for wide projections); warp `w` of block `b` owns the columns
+      `n = (b * warps / s + w / s) * cols-per-warp + j` (a column past `N` reads the last row
+      and stores nothing, so the shuffles and the barrier stay uniform);
     * lane `l` reads `B[n, k .. k + V)` for `k = l * V + i * 32 * V` with vector loads of
       `V` elements (16 bytes: 8 bf16/f16 or 4 f32; halved while `K` is not a multiple of
       `V`, so every row stays aligned), coalesced along `k`, `unroll` loads in flight per
       column; the remainder of `K` past the unrolled steps is a per-lane loop (lanes past `K`
       do nothing). The matching `A[m, k ..]` vectors are read through L1 (A is at most
       `max-m` rows, read by every warp). f32 accumulators `V` wide per (column, row), FMA;
+    * while the grid would have fewer than `min-blocks` blocks (a narrow projection: too
+      few loads in flight to cover memory latency), `s` = 2, 4, ... (up to `warps`) warps
+      share each column, warp part `p` taking every `s`-th 32-lane stride of `K` from
+      `p * 32 * V` (only while each part still gets a whole stride);
     * the lane partials are summed (vector reduction, then a butterfly of `gpu.shuffle xor`
-      16, 8, 4, 2, 1) and lane 0 writes `C[m, n]` for every row `m`, adding the previous
+      16, 8, 4, 2, 1); with a split, lane 0 of each warp leaves its sums in shared memory
+      (`[warps][cols-per-warp * M]` f32), a barrier, and the column's first warp adds the
+      parts in order; lane 0 writes `C[m, n]` for every row `m`, adding the previous
       `C` unless a zero `linalg.fill` of `C` right before it was folded in.
 
     Left alone (with a remark when `report` is set): dynamic or large `M` (prefill: the
@@ -134,6 +141,9 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
            "Output columns (weight rows) per warp">,
     Option<"unroll", "unroll", "int64_t", /*default=*/"4",
            "Vector loads of each weight row in flight per lane">,
+    Option<"minBlocks", "min-blocks", "int64_t", /*default=*/"512",
+           "Split K among 2, 4, ... warps of a block while the grid has fewer blocks than "
+           "this (several per SM: an H200 has 132)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every contraction left alone, with the reason">
   ];
