@@ -3,7 +3,8 @@
 #
 #   bash bench/gpu_check.sh prepare DIR    here (no GPU needed): compiles every example block
 #       and the bench programs for --target=cuda --gpu-arch=sm_90a and for the CPU, makes inputs
-#       (dynamic sequence length T=16 for the checks), runs the CPU artifacts for the reference
+#       (dynamic sequence length T=16 for the checks; the small bf16 block also as a static
+#       T = 1 decode step, whose projections are GEMV kernels), runs the CPU artifacts for the reference
 #       outputs, and copies decoda-run, libdecoda_runtime.so and this script into DIR. The timed
 #       block is also compiled with constant weights (bench/gpu/make_const_block.py,
 #       --weights=file): its 121 MiB side file is a repeated pattern, carried zlib-compressed
@@ -46,20 +47,31 @@ if [[ "$mode" == prepare ]]; then
     echo "gpu_check: decoda-run or the runtime links MLIR/LLVM" >&2
     exit 1
   fi
-  programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir" "$here/gpu/llama32_1b_block.mlir"
+  # PATH:decode is the program as a decode step, a static T = 1 (--static-dims), named
+  # NAME_decode: its projections are GEMV kernels (decoda-gpu-gemv), not 128-row tensor-core
+  # tiles.
+  programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
+            "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/llama32_1b_block.mlir"
+            "$here/gpu/llama32_1b_block.mlir:decode"
             "$here/gpu/attention_d128.mlir" "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir")
-  for p in "${programs[@]}"; do
+  for entry in "${programs[@]}"; do
+    p=${entry%:decode}
     name=$(basename "$p" .mlir)
-    if ! "$bin/decoda-compile" "$p" --target=cuda --gpu-arch=sm_90a -o "$dir/models/$name.cuda.so" \
-        2>"$dir/models/$name.cuda.log"; then
+    dims=()
+    if [[ "$entry" == *:decode ]]; then
+      name=${name}_decode
+      dims=(--static-dims=0:1=1)
+    fi
+    if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
+        -o "$dir/models/$name.cuda.so" 2>"$dir/models/$name.cuda.log"; then
       echo "gpu_check: $name does not compile for CUDA yet (see models/$name.cuda.log)"
       rm -f "$dir/models/$name.cuda.so"
       continue
     fi
     rm -f "$dir/models/$name.cuda.log" "$dir/models/$name.cuda.h"
-    case "$name" in llama32_1b_block) continue ;; esac # timed only (the others: checked at T=16 too)
-    "$bin/decoda-compile" "$p" -o "$dir/models/$name.cpu.so" 2>/dev/null || continue
+    case "$name" in llama32_1b_block*) continue ;; esac # timed only (the others: checked at T=16 too)
+    "$bin/decoda-compile" "$p" "${dims[@]}" -o "$dir/models/$name.cpu.so" 2>/dev/null || continue
     # Inputs from the signature (dynamic extents = 16), then the CPU reference outputs; a model
     # with several entry points gets one check per entry (key NAME.ENTRY, the entry recorded in
     # inputs/KEY.entry for `run`).
@@ -105,15 +117,6 @@ PYEOF
     rm -f "$dir/inputs/$name.list"
     rm -f "$dir/models/$name.cpu.so" "$dir/models/$name.cpu.h"
   done
-  # The decode step of the timed block: the same block with a static T = 1 (--static-dims), so
-  # its projections are GEMV kernels (decoda-gpu-gemv) instead of 128-row tensor-core tiles.
-  if ! "$bin/decoda-compile" "$here/gpu/llama32_1b_block.mlir" --static-dims=0:1=1 --target=cuda \
-      --gpu-arch=sm_90a -o "$dir/models/llama32_1b_block_decode.cuda.so" \
-      2>"$dir/models/llama32_1b_block_decode.cuda.log"; then
-    echo "gpu_check: the T = 1 block does not compile (see models/llama32_1b_block_decode.cuda.log)"
-  else
-    rm -f "$dir/models/llama32_1b_block_decode.cuda.log" "$dir/models/llama32_1b_block_decode.cuda.h"
-  fi
   # The timed block with constant weights: resident on the device after the first call; the
   # prefill build (dynamic T) and the decode build (static T = 1).
   tmp=$(mktemp -d)

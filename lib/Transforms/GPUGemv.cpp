@@ -3,17 +3,19 @@
 // decoda-gpu-gemv (GPUPasses.td): a projection contraction C[m, n] += A[m, k] * B[n, k] with
 // a small static M (a decode step) is bound by reading B once; it becomes one gpu.launch:
 //
-//   block b, warp w, lane l; columns n_j = (b * warps + w) * cols + j (rows of B)
-//   acc[j][m] = 0 (vector<V x f32>)
-//   for i in [0, K / (32 V U)):                          (U = unroll, every access in bounds)
-//     for u < U: k = (i U + u) 32 V + l V: w = B[n_j, k : k+V]; acc[j][m] += A[m, k : k+V] * w
-//   for k in [K / (32 V U) * 32 V U + l V, K) step 32 V: the same, one vector at a time
-//   s[j][m] = butterfly-sum over the warp of sum(acc[j][m])
-//   lane 0: C[m, n_j] (+)= s[j][m] for n_j < N
+//   block b, warp w, lane l; s warps per column (the K split, 1 for wide projections):
+//     group g = w / s, part p = w % s, columns n_j = (b * warps / s + g) * cols + j (rows of B)
+//   acc[j][m] = 0 (vector<V x f32>); S = 32 s V (a stride), U = unroll (clamped)
+//   for i in [0, K / (S U)):                               (every access in bounds)
+//     for u < U: k = (i U + u) S + (p 32 + l) V: w = B[n_j, k : k+V]; acc[j][m] += A[m, k :] * w
+//   for k in [K / (S U) * S U + (p 32 + l) V, K) step S: the same, one vector at a time
+//   t[j][m] = butterfly-sum over the warp of sum(acc[j][m])
+//   s > 1: lane 0 leaves t in shared memory; barrier; part 0 adds the other parts' t in order
+//   lane 0 of part 0: C[m, n_j] (+)= t[j][m] for n_j < N
 //
 // Rows past N are clamped to N - 1 (read, not stored), so every lane of a warp reaches the
-// shuffles. V is 16 bytes of elements, halved until K is a multiple of it (rows of A and B
-// then start 16-, 8-, ... byte aligned).
+// shuffles and every thread the barrier. V is 16 bytes of elements, halved until K is a
+// multiple of it (rows of A and B then start 16-, 8-, ... byte aligned).
 //
 //===----------------------------------------------------------------------===//
 
