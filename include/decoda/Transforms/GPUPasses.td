@@ -157,10 +157,11 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
   let summary = "Projection contractions in bf16/f16 with f32 accumulation become tensor-core "
                 "kernels (cp.async into shared memory, ldmatrix, mma.sync m16n8k16)";
   let description = [{
-    Runs after bufferization. Every `linalg.generic` on memrefs of the projection form --
-    iterators `(lead..., n, k)` with only `k` a reduction, `A[lead..., k]`, `B[n, k]` (a
-    weight, k contiguous), `C[lead..., n]` in f32, body `C + extf(a) * extf(b)` with `a`, `b`
-    both bf16 or both f16 -- becomes one `gpu.launch`:
+    Runs after bufferization and after `decoda-gpu-gemv` (which takes the contractions with
+    few static rows, decode steps). Every remaining `linalg.generic` on memrefs of the
+    projection form -- iterators `(lead..., n, k)` with only `k` a reduction,
+    `A[lead..., k]`, `B[n, k]` (a weight, k contiguous), `C[lead..., n]` in f32, body
+    `C + extf(a) * extf(b)` with `a`, `b` both bf16 or both f16 -- becomes one `gpu.launch`:
 
     * `M` = the product of the lead dims (dynamic), `N`, `K` static; a block computes a
       `tile-m x tile-n` tile of `C` with `warps-m x warps-n` warps (each a
