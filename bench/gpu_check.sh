@@ -3,7 +3,8 @@
 #
 #   bash bench/gpu_check.sh prepare DIR    here (no GPU needed): compiles every example block
 #       and the bench programs for --target=cuda --gpu-arch=sm_90a and for the CPU, makes inputs
-#       (dynamic sequence length T=16 for the checks), runs the CPU artifacts for the reference
+#       (dynamic sequence length T=16 for the checks; the small bf16 block also as a static
+#       T = 1 decode step, whose projections are GEMV kernels), runs the CPU artifacts for the reference
 #       outputs, and copies decoda-run, libdecoda_runtime.so and this script into DIR. The timed
 #       block is also compiled with constant weights (bench/gpu/make_const_block.py,
 #       --weights=file): its 121 MiB side file is a repeated pattern, carried zlib-compressed
@@ -13,7 +14,9 @@
 #       tensor-core kernels (HMMA expected), numerical check of every CUDA artifact against the
 #       CPU reference outputs (decoda-run --check; bf16 models at rtol/atol 3e-2, others 2e-3 /
 #       2e-4), then timings: the Llama-3.2-1B-shaped block in bf16 with resident constant weights
-#       (prefill T=2048 in TFLOP/s; decode T=1 in GB/s of weights read: the block has no KV-cache
+#       (prefill T=2048 in TFLOP/s; decode T=1 in GB/s of weights read, from a build with a
+#       static T = 1 (--static-dims, GEMV projections; the dynamic build at T = 1 is timed too
+#       for comparison): the block has no KV-cache
 #       input, so "decode" is one token over its own context of one, not context 4096; see
 #       docs/GPU.md), the same block with the weights as inputs (copied every call), causal
 #       attention alone at T=4096, head dim 128 (one flash-attention kernel), the fused residual
@@ -44,20 +47,31 @@ if [[ "$mode" == prepare ]]; then
     echo "gpu_check: decoda-run or the runtime links MLIR/LLVM" >&2
     exit 1
   fi
-  programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir" "$here/gpu/llama32_1b_block.mlir"
+  # PATH:decode is the program as a decode step, a static T = 1 (--static-dims), named
+  # NAME_decode: its projections are GEMV kernels (decoda-gpu-gemv), not 128-row tensor-core
+  # tiles.
+  programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
+            "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/llama32_1b_block.mlir"
+            "$here/gpu/llama32_1b_block.mlir:decode"
             "$here/gpu/attention_d128.mlir" "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir")
-  for p in "${programs[@]}"; do
+  for entry in "${programs[@]}"; do
+    p=${entry%:decode}
     name=$(basename "$p" .mlir)
-    if ! "$bin/decoda-compile" "$p" --target=cuda --gpu-arch=sm_90a -o "$dir/models/$name.cuda.so" \
-        2>"$dir/models/$name.cuda.log"; then
+    dims=()
+    if [[ "$entry" == *:decode ]]; then
+      name=${name}_decode
+      dims=(--static-dims=0:1=1)
+    fi
+    if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
+        -o "$dir/models/$name.cuda.so" 2>"$dir/models/$name.cuda.log"; then
       echo "gpu_check: $name does not compile for CUDA yet (see models/$name.cuda.log)"
       rm -f "$dir/models/$name.cuda.so"
       continue
     fi
     rm -f "$dir/models/$name.cuda.log" "$dir/models/$name.cuda.h"
-    case "$name" in llama32_1b_block) continue ;; esac # timed only (the others: checked at T=16 too)
-    "$bin/decoda-compile" "$p" -o "$dir/models/$name.cpu.so" 2>/dev/null || continue
+    case "$name" in llama32_1b_block*) continue ;; esac # timed only (the others: checked at T=16 too)
+    "$bin/decoda-compile" "$p" "${dims[@]}" -o "$dir/models/$name.cpu.so" 2>/dev/null || continue
     # Inputs from the signature (dynamic extents = 16), then the CPU reference outputs; a model
     # with several entry points gets one check per entry (key NAME.ENTRY, the entry recorded in
     # inputs/KEY.entry for `run`).
@@ -103,18 +117,23 @@ PYEOF
     rm -f "$dir/inputs/$name.list"
     rm -f "$dir/models/$name.cpu.so" "$dir/models/$name.cpu.h"
   done
-  # The timed block with constant weights: resident on the device after the first call.
+  # The timed block with constant weights: resident on the device after the first call; the
+  # prefill build (dynamic T) and the decode build (static T = 1).
   tmp=$(mktemp -d)
   "$PY" "$here/gpu/make_const_block.py" "$tmp/const.mlir"
-  if "$bin/decoda-compile" "$tmp/const.mlir" --target=cuda --gpu-arch=sm_90a --weights=file \
-      -o "$dir/models/llama32_1b_const.cuda.so" 2>"$dir/models/llama32_1b_const.cuda.log"; then
-    "$PY" -c "import sys, zlib; d = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(zlib.compress(d, 6))" \
-      "$dir/models/llama32_1b_const.cuda.weights" "$dir/models/llama32_1b_const.cuda.weights.z"
-    rm -f "$dir/models/llama32_1b_const.cuda.weights" "$dir/models/llama32_1b_const.cuda.log" \
-      "$dir/models/llama32_1b_const.cuda.h"
-  else
-    echo "gpu_check: the constant-weight block does not compile (see models/llama32_1b_const.cuda.log)"
-  fi
+  for variant in const const_decode; do
+    m=llama32_1b_$variant
+    dims=()
+    [[ $variant == const_decode ]] && dims=(--static-dims=0:1=1)
+    if "$bin/decoda-compile" "$tmp/const.mlir" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
+        --weights=file -o "$dir/models/$m.cuda.so" 2>"$dir/models/$m.cuda.log"; then
+      "$PY" -c "import sys, zlib; d = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(zlib.compress(d, 6))" \
+        "$dir/models/$m.cuda.weights" "$dir/models/$m.cuda.weights.z"
+      rm -f "$dir/models/$m.cuda.weights" "$dir/models/$m.cuda.log" "$dir/models/$m.cuda.h"
+    else
+      echo "gpu_check: the constant-weight block ($variant) does not compile (see models/$m.cuda.log)"
+    fi
+  done
   # Cubins of the bf16 block's tensor-core, row-norm and flash-attention kernels and of the
   # bench attention (head dim 128), for SASS instruction counts on the GPU machine.
   mkdir -p "$dir/sass"
@@ -123,6 +142,10 @@ PYEOF
   "$bin/decoda-compile" "$here/gpu/attention_d128.mlir" --target=cuda --gpu-arch=sm_90a \
       --emit=ptx -o "$tmp/attn.ptx"
   cat "$tmp/attn.ptx" >>"$tmp/block.ptx"
+  # The T = 1 block's GEMV kernels, renamed decode_* (same function, same kernel names).
+  "$bin/decoda-compile" "$here/gpu/llama32_1b_block.mlir" --static-dims=0:1=1 --target=cuda \
+      --gpu-arch=sm_90a --emit=ptx -o "$tmp/decode.ptx"
+  sed 's|^// gpu.binary @|// gpu.binary @decode_|' "$tmp/decode.ptx" >>"$tmp/block.ptx"
   "$PY" - "$tmp/block.ptx" "$dir/sass" "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" <<'PYEOF'
 import re, subprocess, sys
 t = open(sys.argv[1]).read()
@@ -157,11 +180,11 @@ for z in "$dir"/models/*.weights.z; do
   [[ -e "$z" ]] || continue
   "$PY" -c "import sys, zlib; open(sys.argv[2], 'wb').write(zlib.decompress(open(sys.argv[1], 'rb').read()))" "$z" "${z%.z}"
 done
-echo "== SASS of the tensor-core, row-norm and flash-attention kernels (cuobjdump)"
+echo "== SASS of the tensor-core, GEMV (decode_*), row-norm and flash-attention kernels (cuobjdump)"
 if command -v cuobjdump >/dev/null 2>&1; then
   for c in "$dir"/sass/*.cubin; do
     [[ -e "$c" ]] || continue
-    counts=$(cuobjdump -sass "$c" | grep -oE "HMMA|HGMMA|LDSM|LDGSTS|BAR|STL|LDL|SHFL|LDS|STS|FFMA|MUFU" | sort | uniq -c | tr '\n' ' ')
+    counts=$(cuobjdump -sass "$c" | grep -oE "HMMA|HGMMA|LDSM|LDGSTS|BAR|STL|LDL|SHFL|LDS|STS|LDG\.E\.128|LDG\.E\.64|FFMA|MUFU" | sort | uniq -c | tr '\n' ' ')
     echo "$(basename "$c" .cubin): $counts"
   done
 else
@@ -231,13 +254,21 @@ if os.path.exists(block):
     T = 2048
     flops = 2 * T * (2 * H * H + 2 * KV * D * H + 3 * F * H) + 2 * 2 * T * T * H / 2
     bench(block, inputs(T), "prefill_T2048", flops=flops)
-    bench(block, inputs(1), "decode_T1", bytes_=weights)
+    # Decode: the static T = 1 build (GEMV projections) when there is one.
+    dec = os.path.join(d, "models", "llama32_1b_block_decode.cuda.so")
+    bench(dec if os.path.exists(dec) else block, inputs(1), "decode_T1", bytes_=weights)
+    if os.path.exists(dec):
+        bench(block, inputs(1), "decode_T1_dynamic_build", bytes_=weights)
 const = os.path.join(d, "models", "llama32_1b_const.cuda.so")
 if os.path.exists(const):
     T = 2048
     flops = 2 * T * (2 * H * H + 2 * KV * D * H + 3 * F * H) + 2 * 2 * T * T * H / 2
     bench(const, {"h": bf16((1, T, H))}, "const_prefill_T2048", flops=flops)
-    bench(const, {"h": bf16((1, 1, H))}, "const_decode_T1", bytes_=weights)
+    cdec = os.path.join(d, "models", "llama32_1b_const_decode.cuda.so")
+    bench(cdec if os.path.exists(cdec) else const, {"h": bf16((1, 1, H))}, "const_decode_T1",
+          bytes_=weights)
+    if os.path.exists(cdec):
+        bench(const, {"h": bf16((1, 1, H))}, "const_decode_T1_dynamic_build", bytes_=weights)
 attn = os.path.join(d, "models", "attention_d128.cuda.so")
 if os.path.exists(attn):
     T = 4096

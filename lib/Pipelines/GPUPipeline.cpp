@@ -92,7 +92,10 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   pm.addPass(createGPUFlashAttentionPass());
   pm.addPass(createGPURowNormPass());
   addTextual(pm, "inline");
-  // Projections on tensor cores (bf16/f16, f32 accumulation): one gpu.launch each.
+  // Decode-sized projections (static M <= 8, bf16/f16/f32): one memory-bound GEMV kernel
+  // each; the others (prefill) on tensor cores (bf16/f16, f32 accumulation): one gpu.launch
+  // each.
+  pm.addNestedPass<func::FuncOp>(createGPUGemvPass());
   GPUTensorCoreMatmulPassOptions tensorCores;
   pm.addNestedPass<func::FuncOp>(createGPUTensorCoreMatmulPass(tensorCores));
   // Every other linalg op (and copy) is a parallel loop nest; each nest is one kernel.

@@ -30,6 +30,8 @@
 
 #include "decoda/Transforms/Passes.h"
 
+#include "GPUContraction.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -38,8 +40,6 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/Matchers.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::decoda {
 #define GEN_PASS_DEF_GPUTENSORCOREMATMULPASS
@@ -57,145 +57,28 @@ struct Config {
   int64_t pitch() const { return tileK + 8; } // 16 bytes of padding per shared row
 };
 
-/// The operands of a matched contraction, as 2-D views: A [M, K], B [N, K], C [M, N].
-struct Match {
-  linalg::GenericOp op;
-  Value a, b, c; // the original buffers
-  int64_t lead;  // number of lead dims (rows of A/C)
-  int64_t n, k;
-  Type elementType; // bf16 or f16
-};
+using decoda::gpu_contraction::Emitter;
+using decoda::gpu_contraction::Match;
 
-bool isIdentityLayout(Type t) {
-  auto m = dyn_cast<MemRefType>(t);
-  return m && m.getLayout().isIdentity();
-}
-
-/// Why `op` is not a tensor-core contraction, or "" with `match` filled in.
-std::string matchContraction(linalg::GenericOp op, const Config &cfg, Match &match) {
-  if (!op.hasPureBufferSemantics())
-    return "not on buffers";
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
-    return "not two inputs and one output";
-  unsigned loops = op.getNumLoops();
-  if (loops < 3)
-    return "fewer than three loops";
-  auto iters = op.getIteratorTypesArray();
-  for (unsigned i = 0; i + 1 < loops; ++i)
-    if (iters[i] != utils::IteratorType::parallel)
-      return "a reduction other than the innermost loop";
-  if (iters.back() != utils::IteratorType::reduction)
-    return "the innermost loop is not a reduction";
-  int64_t lead = loops - 2;
-  MLIRContext *ctx = op.getContext();
-  SmallVector<AffineExpr> aExprs, cExprs;
-  for (int64_t d = 0; d < lead; ++d) {
-    aExprs.push_back(getAffineDimExpr(d, ctx));
-    cExprs.push_back(getAffineDimExpr(d, ctx));
-  }
-  aExprs.push_back(getAffineDimExpr(lead + 1, ctx));
-  cExprs.push_back(getAffineDimExpr(lead, ctx));
-  auto maps = op.getIndexingMapsArray();
-  if (maps[0] != AffineMap::get(loops, 0, aExprs, ctx) ||
-      maps[2] != AffineMap::get(loops, 0, cExprs, ctx))
-    return "A or C is not indexed (lead..., k) / (lead..., n)";
-  if (maps[1] != AffineMap::get(loops, 0,
-                                {getAffineDimExpr(lead, ctx), getAffineDimExpr(lead + 1, ctx)},
-                                ctx))
-    return "B is not a [n, k] weight";
-  Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], c = op.getDpsInits()[0];
-  if (!isIdentityLayout(a.getType()) || !isIdentityLayout(b.getType()) ||
-      !isIdentityLayout(c.getType()))
-    return "an operand has a non-identity layout";
-  auto aType = cast<MemRefType>(a.getType()), bType = cast<MemRefType>(b.getType());
-  auto cType = cast<MemRefType>(c.getType());
-  Type el = aType.getElementType();
-  if (!el.isBF16() && !el.isF16())
+/// Why a projection contraction is not for the tensor cores, or "".
+std::string refuse(const Match &match, const Config &cfg) {
+  if (match.elementType.isF32())
     return "operands are not bf16 or f16 (f32 contractions stay SIMT: TF32 would change the "
            "numerics)";
-  if (bType.getElementType() != el)
-    return "A and B have different element types";
-  if (!cType.getElementType().isF32())
-    return "the accumulator is not f32";
-  if (bType.isDynamicDim(0) || bType.isDynamicDim(1))
-    return "N or K is dynamic";
-  int64_t n = bType.getDimSize(0), k = bType.getDimSize(1);
-  if (aType.getDimSize(lead) != k || cType.getDimSize(lead) != n)
-    return "A, B and C disagree on N or K";
-  if (k % cfg.tileK != 0)
-    return "K = " + std::to_string(k) + " is not a multiple of tile-k = " +
+  if (match.k % cfg.tileK != 0)
+    return "K = " + std::to_string(match.k) + " is not a multiple of tile-k = " +
            std::to_string(cfg.tileK);
-  if (n % 8 != 0)
-    return "N = " + std::to_string(n) + " is not a multiple of 8";
-
-  // Body: yield(out + extf(a) * extf(b)), either order of each operation.
-  Block &body = op.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add || body.getOperations().size() != 5)
-    return "the body is not out + extf(a) * extf(b)";
-  Value out = body.getArgument(2);
-  Value prod = add.getLhs() == out ? add.getRhs() : add.getRhs() == out ? add.getLhs() : Value();
-  auto mul = prod ? prod.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
-    return "the body is not out + extf(a) * extf(b)";
-  auto isExt = [&](Value v, unsigned arg) {
-    auto ext = v.getDefiningOp<arith::ExtFOp>();
-    return ext && ext.getIn() == body.getArgument(arg);
-  };
-  if (!((isExt(mul.getLhs(), 0) && isExt(mul.getRhs(), 1)) ||
-        (isExt(mul.getLhs(), 1) && isExt(mul.getRhs(), 0))))
-    return "the body is not out + extf(a) * extf(b)";
-  match = {op, a, b, c, lead, n, k, el};
+  if (match.n % 8 != 0)
+    return "N = " + std::to_string(match.n) + " is not a multiple of 8";
   return "";
 }
-
-/// A zero linalg.fill of `c` whose next memory-effecting op is `op`: the kernel can start
-/// from zero instead (it writes every element of `c`).
-linalg::FillOp zeroFillBefore(linalg::GenericOp op, Value c) {
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
-      if (fill.getDpsInits()[0] != c || !fill.hasPureBufferSemantics())
-        return nullptr;
-      return matchPattern(fill.getDpsInputs()[0], m_AnyZeroFloat()) ? fill : nullptr;
-    }
-    if (!isMemoryEffectFree(prev))
-      return nullptr;
-  }
-  return nullptr;
-}
-
-/// Collapses the lead dims of `v` (identity layout) into one: [lead..., x] -> [M, x].
-Value collapseLead(OpBuilder &b, Location loc, Value v, int64_t lead) {
-  if (lead == 1)
-    return v;
-  SmallVector<ReassociationIndices> re(2);
-  for (int64_t d = 0; d < lead; ++d)
-    re[0].push_back(d);
-  re[1].push_back(lead);
-  return memref::CollapseShapeOp::create(b, loc, v, re);
-}
-
-struct Emitter {
-  OpBuilder &b;
-  Location loc;
-  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, int64_t y) { return arith::MulIOp::create(b, loc, x, idx(y)); }
-  Value div(Value x, int64_t y) { return arith::DivUIOp::create(b, loc, x, idx(y)); }
-  Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, idx(y)); }
-  Value lt(Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
-  }
-  Value select(Value c, Value x, Value y) { return arith::SelectOp::create(b, loc, c, x, y); }
-};
 
 void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
   Location loc = m.op.getLoc();
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
-  Value a2 = collapseLead(b, loc, m.a, m.lead);
-  Value c2 = collapseLead(b, loc, m.c, m.lead);
+  Value a2 = decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
+  Value c2 = decoda::gpu_contraction::collapseLead(b, loc, m.c, m.lead);
   Value rowsM = memref::DimOp::create(b, loc, a2, 0);
   Value rowsN = e.idx(m.n);
   Value gridX = e.idx((m.n + cfg.tileN - 1) / cfg.tileN);
@@ -408,31 +291,15 @@ struct GPUTensorCoreMatmulPass
                                  << " bytes of shared memory, over the 48 KiB static limit";
       return signalPassFailure();
     }
-    SmallVector<linalg::GenericOp> generics;
-    getOperation().walk([&](linalg::GenericOp op) {
-      if (!op->getParentOfType<gpu::LaunchOp>())
-        generics.push_back(op);
-    });
-    for (linalg::GenericOp op : generics) {
-      if (!llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
-        continue;
-      Match m;
-      std::string why = matchContraction(op, cfg, m);
-      if (!why.empty()) {
-        if (report)
-          op.emitRemark() << "decoda-gpu-tensorcore-matmul: left to the SIMT path: " << why;
-        continue;
-      }
-      linalg::FillOp fill = zeroFillBefore(op, m.c);
-      OpBuilder b(op);
-      emitKernel(b, m, cfg, /*zeroInit=*/fill != nullptr);
-      if (fill) {
-        fill.erase();
-        ++numFillsFolded;
-      }
-      op.erase();
-      ++numRewritten;
-    }
+    auto counts = decoda::gpu_contraction::rewriteProjections(
+        getOperation(), [&](const Match &m) { return refuse(m, cfg); },
+        [&](OpBuilder &b, const Match &m, bool zeroInit) { emitKernel(b, m, cfg, zeroInit); },
+        [&](linalg::GenericOp op, const std::string &why) {
+          if (report)
+            op.emitRemark() << "decoda-gpu-tensorcore-matmul: left to the SIMT path: " << why;
+        });
+    numRewritten += counts.rewritten;
+    numFillsFolded += counts.fillsFolded;
   }
 };
 } // namespace

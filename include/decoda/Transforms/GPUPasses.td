@@ -3,7 +3,7 @@
 // Included by Passes.td. decoda-lower-to-cuda (lib/Pipelines/GPUPipeline.cpp, docs/GPU.md)
 // runs them in this order:
 //   decoda-gpu-flash-attention -> decoda-gpu-row-norm -> (inline)
-//   -> decoda-gpu-tensorcore-matmul -> decoda-gpu-copies-to-linalg -> (linalg to parallel loops)
+//   -> decoda-gpu-gemv -> decoda-gpu-tensorcore-matmul -> decoda-gpu-copies-to-linalg -> (linalg to parallel loops)
 //   -> decoda-gpu-map-parallel-loops -> (parallel loops to gpu.launch, outlining)
 //   -> decoda-gpu-device-buffers -> decoda-gpu-align-workgroup-memory
 //   -> decoda-gpu-lower-bf16-mma -> (NVVM, ptxas, host LLVM)
@@ -95,14 +95,73 @@ def GPUCheckHostContractPass : Pass<"decoda-gpu-check-host-contract", "ModuleOp"
   }];
 }
 
+def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
+  let summary = "Projection contractions with few static rows (decode steps) become one "
+                "memory-bound GEMV kernel: a warp per weight row, 16-byte loads, warp "
+                "butterfly reduction";
+  let description = [{
+    Runs after bufferization, before `decoda-gpu-tensorcore-matmul` (which would compute
+    128-row tiles for them). Every `linalg.generic` on memrefs of the projection form --
+    iterators `(lead..., n, k)` with only `k` a reduction, `A[lead..., k]`, `B[n, k]` (the
+    weight as stored, k contiguous), `C[lead..., n]` in f32, body `C + extf(a) * extf(b)`
+    (bf16 or f16) or `C + a * b` (f32) -- whose lead dims are static with a product
+    `M <= max-m` becomes one `gpu.launch`:
+
+    * `ceil(N / (warps / s * cols-per-warp))` blocks of `32 * warps` threads (`s` the K
+      split below, 1 for wide projections); warp `w` of block `b` owns the columns
+      `n = (b * warps / s + w / s) * cols-per-warp + j` (a column past `N` reads the last row
+      and stores nothing, so the shuffles and the barrier stay uniform);
+    * lane `l` reads `B[n, k .. k + V)` for `k = l * V + i * 32 * V` with vector loads of
+      `V` elements (16 bytes: 8 bf16/f16 or 4 f32; halved while `K` is not a multiple of
+      `V`, so every row stays aligned), coalesced along `k`, `unroll` loads in flight per
+      column; the remainder of `K` past the unrolled steps is a per-lane loop (lanes past `K`
+      do nothing). The matching `A[m, k ..]` vectors are read through L1 (A is at most
+      `max-m` rows, read by every warp). f32 accumulators `V` wide per (column, row), FMA;
+    * while the grid would have fewer than `min-blocks` blocks (a narrow projection: too
+      few loads in flight to cover memory latency), `s` = 2, 4, ... (up to `warps`) warps
+      share each column, warp part `p` taking every `s`-th 32-lane stride of `K` from
+      `p * 32 * V` (only while each part still gets a whole stride);
+    * the lane partials are summed (vector reduction, then a butterfly of `gpu.shuffle xor`
+      16, 8, 4, 2, 1); with a split, lane 0 of each warp leaves its sums in shared memory
+      (`[warps][cols-per-warp * M]` f32), a barrier, and the column's first warp adds the
+      parts in order; lane 0 writes `C[m, n]` for every row `m`, adding the previous
+      `C` unless a zero `linalg.fill` of `C` right before it was folded in.
+
+    Left alone (with a remark when `report` is set): dynamic or large `M` (prefill: the
+    tensor-core or SIMT path), and whatever is not a projection contraction.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"maxM", "max-m", "int64_t", /*default=*/"8",
+           "Largest static row count (product of the lead dims) taken">,
+    Option<"warps", "warps", "int64_t", /*default=*/"4", "Warps per block">,
+    Option<"colsPerWarp", "cols-per-warp", "int64_t", /*default=*/"1",
+           "Output columns (weight rows) per warp">,
+    Option<"unroll", "unroll", "int64_t", /*default=*/"4",
+           "Vector loads of each weight row in flight per lane">,
+    Option<"minBlocks", "min-blocks", "int64_t", /*default=*/"512",
+           "Split K among 2, 4, ... warps of a block while the grid has fewer blocks than "
+           "this (several per SM: an H200 has 132)">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Remark on every contraction left alone, with the reason">
+  ];
+  let statistics = [
+    Statistic<"numRewritten", "num-rewritten", "contractions turned into GEMV kernels">,
+    Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">
+  ];
+}
+
 def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp"> {
   let summary = "Projection contractions in bf16/f16 with f32 accumulation become tensor-core "
                 "kernels (cp.async into shared memory, ldmatrix, mma.sync m16n8k16)";
   let description = [{
-    Runs after bufferization. Every `linalg.generic` on memrefs of the projection form --
-    iterators `(lead..., n, k)` with only `k` a reduction, `A[lead..., k]`, `B[n, k]` (a
-    weight, k contiguous), `C[lead..., n]` in f32, body `C + extf(a) * extf(b)` with `a`, `b`
-    both bf16 or both f16 -- becomes one `gpu.launch`:
+    Runs after bufferization and after `decoda-gpu-gemv` (which takes the contractions with
+    few static rows, decode steps). Every remaining `linalg.generic` on memrefs of the
+    projection form -- iterators `(lead..., n, k)` with only `k` a reduction,
+    `A[lead..., k]`, `B[n, k]` (a weight, k contiguous), `C[lead..., n]` in f32, body
+    `C + extf(a) * extf(b)` with `a`, `b` both bf16 or both f16 -- becomes one `gpu.launch`:
 
     * `M` = the product of the lead dims (dynamic), `N`, `K` static; a block computes a
       `tile-m x tile-n` tile of `C` with `warps-m x warps-n` warps (each a

@@ -2,11 +2,14 @@
 PTX interpreter (block-sim.mlir), from python/decoda/reference.py (written from the op formulas,
 not from the compiler).
 
-  block_data.py llama-f32|llama-bf16 T IN.npz OUT.npz
+  block_data.py llama-f32|llama-bf16|cached-bf16 T IN.npz OUT.npz
 
 llama: the block of Inputs/llama_small_{f32,bf16}.mlir -- RMSNorm, q/k/v projections, RoPE
 (theta 1e4) on 4 query heads over 2 KV heads of 16, causal attention, output projection and
 residual, RMSNorm, SwiGLU (96) and residual; hidden 64, batch 1, T tokens.
+cached: the step of Inputs/cached_step_bf16.mlir -- RMSNorm, q and fused k/v projections, causal
+cached attention (4 query heads over 2 KV heads of 16) of T tokens at offset 20 of a 32-entry
+cache, residual; outputs the result and both updated caches.
 """
 import os
 import sys
@@ -48,12 +51,39 @@ def llama(t, st, rng):
     return [p[n] for n in order], [out]
 
 
+def cached(t, st, rng):
+    d, hq, hkv, hd, s_max, offset = 64, 4, 2, 16, 32, 20
+
+    def act(shape, sc=1.0):
+        return R.to_storage(rng.standard_normal(shape) * sc, st).astype(np.float32)
+
+    p = {"h": act((1, t, d)), "norm": act((d,), 0.3) + 1, "wq": act((hq * hd, d), 0.2),
+         "wkv": act((2 * hkv * hd, d), 0.2), "kc": act((1, s_max, hkv, hd)),
+         "vc": act((1, s_max, hkv, hd))}
+    p = {k: R.to_storage(v, st).astype(np.float32) for k, v in p.items()}
+    kw = {"storage": st}
+    x = R.rms_norm(p["h"], p["norm"], 1e-5, **kw)
+    q = R.linear(x, p["wq"], **kw).reshape(1, t, hq, hd)
+    kv = R.linear(x, p["wkv"], **kw)
+    k = kv[..., :hkv * hd].reshape(1, t, hkv, hd)
+    v = kv[..., hkv * hd:].reshape(1, t, hkv, hd)
+    o, kc, vc = R.cached_attention(q, k, v, p["kc"], p["vc"], offset, num_heads=hq,
+                                   num_kv_heads=hkv, causal=True, **kw)
+    y = R.residual_add(p["h"], o.reshape(1, t, hq * hd), **kw)
+    order = ["h", "norm", "wq", "wkv", "kc", "vc"]
+    return [p[n] for n in order] + [np.array(offset, np.int64)], [y, kc, vc]
+
+
 def main():
     kind, t, inp, outp = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
     rng = np.random.default_rng(11)
     name, st = kind.rsplit("-", 1)
-    ins, outs = {"llama": llama}[name](t, st, rng)
-    conv = bf16_bits if st == "bf16" else (lambda a: np.asarray(a, np.float32))
+    ins, outs = {"llama": llama, "cached": cached}[name](t, st, rng)
+    floats = bf16_bits if st == "bf16" else (lambda a: np.asarray(a, np.float32))
+
+    def conv(a):
+        return a if a.dtype == np.int64 else floats(a)
+
     np.savez(inp, **{f"arg{i}": conv(a) for i, a in enumerate(ins)})
     np.savez(outp, **{f"out{i}": conv(a) for i, a in enumerate(outs)})
 

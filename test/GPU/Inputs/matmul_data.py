@@ -1,6 +1,9 @@
-"""Inputs (arg0, arg1, ...) and NumPy reference outputs (out0) for tensorcore-sim.mlir.
+"""Inputs (arg0, arg1, ...) and NumPy reference outputs (out0) for tensorcore-sim.mlir and, for
+the functions of gemv_cases.mlir, gemv-sim.mlir (the contraction in float64 from the rounded
+inputs, then rounded to the storage type).
 
   matmul_data.py linear-bf16|linear-f16-bias|accumulate-bf16 IN.npz OUT.npz
+  matmul_data.py bf16_m1|bf16_m4|f32_m1|f32_m4_acc|f16_m8 IN.npz OUT.npz
 """
 import sys
 
@@ -17,6 +20,11 @@ def bf16(a):
 def f(b):
     return (b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
 
+
+# gemv_cases.mlir: (A shape, B shape) of each function.
+GEMV = {"bf16_m1": ((1, 1, 200), (37, 200)), "bf16_m4": ((2, 2, 1096), (70, 1096)),
+        "f32_m1": ((1, 1, 1030), (41, 1030)), "f32_m4_acc": ((4, 300), (33, 300)),
+        "f16_m8": ((8, 37), (9, 37))}
 
 kind, inp, out = sys.argv[1:]
 if kind == "linear-bf16":  # [1, 37, 128] x [136, 128]^T: M and N ragged, 4 k-steps
@@ -35,5 +43,27 @@ elif kind == "accumulate-bf16":  # C starts from an input: M = 130 (two row bloc
     c = rng.standard_normal((130, 40)).astype(np.float32)
     np.savez(inp, arg0=x, arg1=w, arg2=c)
     np.savez(out, out0=(f(x) @ f(w).T + c).astype(np.float32))
+elif kind in GEMV:
+    xs, ws = GEMV[kind]
+    x, w = rng.standard_normal(xs), rng.standard_normal(ws) * 0.2
+    if kind.startswith("bf16"):
+        x, w = bf16(x), bf16(w)
+        np.savez(inp, arg0=x, arg1=w)
+        np.savez(out, out0=bf16(np.einsum("...k,nk->...n", f(x), f(w))))
+    elif kind == "f16_m8":
+        x, w = x.astype(np.float16), w.astype(np.float16)
+        np.savez(inp, arg0=x, arg1=w)
+        acc = np.einsum("...k,nk->...n", x.astype(np.float64), w.astype(np.float64))
+        np.savez(out, out0=acc.astype(np.float32).astype(np.float16))
+    else:
+        x, w = x.astype(np.float32), w.astype(np.float32)
+        arrays = {"arg0": x, "arg1": w}
+        acc = np.einsum("...k,nk->...n", x.astype(np.float64), w.astype(np.float64))
+        if kind == "f32_m4_acc":
+            c = rng.standard_normal((4, 33)).astype(np.float32)
+            arrays["arg2"] = c
+            acc = acc + c
+        np.savez(inp, **arrays)
+        np.savez(out, out0=acc.astype(np.float32))
 else:
     raise SystemExit(f"unknown kind {kind}")

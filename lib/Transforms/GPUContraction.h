@@ -1,0 +1,203 @@
+//===- GPUContraction.h - projection contractions for the GPU kernels --*- C++ -*-===//
+//
+// What decoda-gpu-gemv and decoda-gpu-tensorcore-matmul (GPUPasses.td) share: the match of a
+// projection contraction C[lead..., n] += A[lead..., k] * B[n, k] on buffers (B the weight as
+// stored, f32 accumulation), the zero fill before it that a kernel can fold, the collapse of
+// the lead dims into one M, and a few index-arithmetic builders for kernel bodies.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DECODA_LIB_TRANSFORMS_GPUCONTRACTION_H
+#define DECODA_LIB_TRANSFORMS_GPUCONTRACTION_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <string>
+
+namespace mlir::decoda::gpu_contraction {
+
+/// The operands of a matched contraction: A [lead..., K], B [N, K], C [lead..., N].
+struct Match {
+  linalg::GenericOp op;
+  Value a, b, c; // the original buffers
+  int64_t lead;  // number of lead dims (rows of A/C)
+  int64_t n, k;
+  Type elementType; // of A and B: bf16 or f16 (widened by extf in the body) or f32
+};
+
+inline bool isIdentityLayout(Type t) {
+  auto m = dyn_cast<MemRefType>(t);
+  return m && m.getLayout().isIdentity();
+}
+
+/// Why `op` is not a projection contraction, or "" with `match` filled in. Accepted: bf16 or
+/// f16 operands with body `out + extf(a) * extf(b)`, f32 operands with `out + a * b` (either
+/// order of each operation), f32 accumulator, N and K static. The passes add their own limits.
+inline std::string matchProjection(linalg::GenericOp op, Match &match) {
+  if (!op.hasPureBufferSemantics())
+    return "not on buffers";
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return "not two inputs and one output";
+  unsigned loops = op.getNumLoops();
+  if (loops < 3)
+    return "fewer than three loops";
+  auto iters = op.getIteratorTypesArray();
+  for (unsigned i = 0; i + 1 < loops; ++i)
+    if (iters[i] != utils::IteratorType::parallel)
+      return "a reduction other than the innermost loop";
+  if (iters.back() != utils::IteratorType::reduction)
+    return "the innermost loop is not a reduction";
+  int64_t lead = loops - 2;
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineExpr> aExprs, cExprs;
+  for (int64_t d = 0; d < lead; ++d) {
+    aExprs.push_back(getAffineDimExpr(d, ctx));
+    cExprs.push_back(getAffineDimExpr(d, ctx));
+  }
+  aExprs.push_back(getAffineDimExpr(lead + 1, ctx));
+  cExprs.push_back(getAffineDimExpr(lead, ctx));
+  auto maps = op.getIndexingMapsArray();
+  if (maps[0] != AffineMap::get(loops, 0, aExprs, ctx) ||
+      maps[2] != AffineMap::get(loops, 0, cExprs, ctx))
+    return "A or C is not indexed (lead..., k) / (lead..., n)";
+  if (maps[1] != AffineMap::get(loops, 0,
+                                {getAffineDimExpr(lead, ctx), getAffineDimExpr(lead + 1, ctx)},
+                                ctx))
+    return "B is not a [n, k] weight";
+  Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], c = op.getDpsInits()[0];
+  if (!isIdentityLayout(a.getType()) || !isIdentityLayout(b.getType()) ||
+      !isIdentityLayout(c.getType()))
+    return "an operand has a non-identity layout";
+  auto aType = cast<MemRefType>(a.getType()), bType = cast<MemRefType>(b.getType());
+  auto cType = cast<MemRefType>(c.getType());
+  Type el = aType.getElementType();
+  if (!el.isBF16() && !el.isF16() && !el.isF32())
+    return "operands are not bf16, f16 or f32";
+  if (bType.getElementType() != el)
+    return "A and B have different element types";
+  if (!cType.getElementType().isF32())
+    return "the accumulator is not f32";
+  if (bType.isDynamicDim(0) || bType.isDynamicDim(1))
+    return "N or K is dynamic";
+  int64_t n = bType.getDimSize(0), k = bType.getDimSize(1);
+  if (aType.getDimSize(lead) != k || cType.getDimSize(lead) != n)
+    return "A, B and C disagree on N or K";
+
+  // Body: yield(out + widen(a) * widen(b)), either order of each operation; widen is extf for
+  // bf16/f16 and nothing for f32.
+  const char *bodyWhy = "the body is not out + extf(a) * extf(b) (out + a * b in f32)";
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add || body.getOperations().size() != (el.isF32() ? 3u : 5u))
+    return bodyWhy;
+  Value out = body.getArgument(2);
+  Value prod = add.getLhs() == out ? add.getRhs() : add.getRhs() == out ? add.getLhs() : Value();
+  auto mul = prod ? prod.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return bodyWhy;
+  auto isWidened = [&](Value v, unsigned arg) {
+    if (el.isF32())
+      return v == body.getArgument(arg);
+    auto ext = v.getDefiningOp<arith::ExtFOp>();
+    return ext && ext.getIn() == body.getArgument(arg);
+  };
+  if (!((isWidened(mul.getLhs(), 0) && isWidened(mul.getRhs(), 1)) ||
+        (isWidened(mul.getLhs(), 1) && isWidened(mul.getRhs(), 0))))
+    return bodyWhy;
+  match = {op, a, b, c, lead, n, k, el};
+  return "";
+}
+
+/// A zero linalg.fill of `c` whose next memory-effecting op is `op`: the kernel can start
+/// from zero instead (it writes every element of `c`).
+inline linalg::FillOp zeroFillBefore(linalg::GenericOp op, Value c) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+      if (fill.getDpsInits()[0] != c || !fill.hasPureBufferSemantics())
+        return nullptr;
+      return matchPattern(fill.getDpsInputs()[0], m_AnyZeroFloat()) ? fill : nullptr;
+    }
+    if (!isMemoryEffectFree(prev))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// Collapses the lead dims of `v` (identity layout) into one: [lead..., x] -> [M, x].
+inline Value collapseLead(OpBuilder &b, Location loc, Value v, int64_t lead) {
+  if (lead == 1)
+    return v;
+  SmallVector<ReassociationIndices> re(2);
+  for (int64_t d = 0; d < lead; ++d)
+    re[0].push_back(d);
+  re[1].push_back(lead);
+  return memref::CollapseShapeOp::create(b, loc, v, re);
+}
+
+/// What a rewrite of the projections did.
+struct RewriteCounts {
+  int64_t rewritten = 0, fillsFolded = 0;
+};
+
+/// Rewrites every projection contraction under `root` (not already in a gpu.launch) that
+/// `refuse` has no reason against (it returns "" to take the match): `emit` builds the kernel
+/// in place of the op (`zeroInit` when the zero fill before it is folded: the fill and the op
+/// are erased after). `leftAlone` hears about every contraction not taken, with the reason.
+inline RewriteCounts
+rewriteProjections(Operation *root, llvm::function_ref<std::string(const Match &)> refuse,
+                   llvm::function_ref<void(OpBuilder &, const Match &, bool zeroInit)> emit,
+                   llvm::function_ref<void(linalg::GenericOp, const std::string &)> leftAlone) {
+  SmallVector<linalg::GenericOp> generics;
+  root->walk([&](linalg::GenericOp op) {
+    if (!op->getParentOfType<gpu::LaunchOp>())
+      generics.push_back(op);
+  });
+  RewriteCounts counts;
+  for (linalg::GenericOp op : generics) {
+    if (!llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
+      continue;
+    Match m;
+    std::string why = matchProjection(op, m);
+    if (why.empty())
+      why = refuse(m);
+    if (!why.empty()) {
+      leftAlone(op, why);
+      continue;
+    }
+    linalg::FillOp fill = zeroFillBefore(op, m.c);
+    OpBuilder b(op);
+    emit(b, m, /*zeroInit=*/fill != nullptr);
+    if (fill) {
+      fill.erase();
+      ++counts.fillsFolded;
+    }
+    op.erase();
+    ++counts.rewritten;
+  }
+  return counts;
+}
+
+/// Index arithmetic for kernel bodies (unsigned: every index in them is non-negative).
+struct Emitter {
+  OpBuilder &b;
+  Location loc;
+  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t y) { return arith::MulIOp::create(b, loc, x, idx(y)); }
+  Value div(Value x, int64_t y) { return arith::DivUIOp::create(b, loc, x, idx(y)); }
+  Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, idx(y)); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  }
+  Value select(Value c, Value x, Value y) { return arith::SelectOp::create(b, loc, c, x, y); }
+};
+
+} // namespace mlir::decoda::gpu_contraction
+
+#endif // DECODA_LIB_TRANSFORMS_GPUCONTRACTION_H

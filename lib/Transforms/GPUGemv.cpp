@@ -1,0 +1,278 @@
+//===- GPUGemv.cpp - few-row projection contractions as GEMV kernels ------===//
+//
+// decoda-gpu-gemv (GPUPasses.td): a projection contraction C[m, n] += A[m, k] * B[n, k] with
+// a small static M (a decode step) is bound by reading B once; it becomes one gpu.launch:
+//
+//   block b, warp w, lane l; s warps per column (the K split, 1 for wide projections):
+//     group g = w / s, part p = w % s, columns n_j = (b * warps / s + g) * cols + j (rows of B)
+//   acc[j][m] = 0 (vector<V x f32>); S = 32 s V (a stride), U = unroll (clamped)
+//   for i in [0, K / (S U)):                               (every access in bounds)
+//     for u < U: k = (i U + u) S + (p 32 + l) V: w = B[n_j, k : k+V]; acc[j][m] += A[m, k :] * w
+//   for k in [K / (S U) * S U + (p 32 + l) V, K) step S: the same, one vector at a time
+//   t[j][m] = butterfly-sum over the warp of sum(acc[j][m])
+//   s > 1: lane 0 leaves t in shared memory; barrier; part 0 adds the other parts' t in order
+//   lane 0 of part 0: C[m, n_j] (+)= t[j][m] for n_j < N
+//
+// Rows past N are clamped to N - 1 (read, not stored), so every lane of a warp reaches the
+// shuffles and every thread the barrier. V is 16 bytes of elements, halved until K is a
+// multiple of it (rows of A and B then start 16-, 8-, ... byte aligned).
+//
+//===----------------------------------------------------------------------===//
+
+#include "decoda/Transforms/Passes.h"
+
+#include "GPUContraction.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include <algorithm>
+
+namespace mlir::decoda {
+#define GEN_PASS_DEF_GPUGEMVPASS
+#include "decoda/Transforms/Passes.h.inc"
+} // namespace mlir::decoda
+
+using namespace mlir;
+using mlir::decoda::gpu_contraction::Emitter;
+using mlir::decoda::gpu_contraction::Match;
+
+namespace {
+struct Config {
+  int64_t maxM, warps, cols, unroll, minBlocks;
+};
+
+/// The static row count M of a matched contraction, or -1 when a lead dim is dynamic.
+int64_t staticRows(const Match &m) {
+  auto aType = cast<MemRefType>(m.a.getType());
+  int64_t rows = 1;
+  for (int64_t d = 0; d < m.lead; ++d) {
+    if (aType.isDynamicDim(d))
+      return -1;
+    rows *= aType.getDimSize(d);
+  }
+  return rows;
+}
+
+/// Elements per vector load: 16 bytes, halved until K is a multiple of it.
+int64_t vectorWidth(const Match &m) {
+  int64_t v = 16 / (m.elementType.getIntOrFloatBitWidth() / 8);
+  while (v > 1 && m.k % v != 0)
+    v /= 2;
+  return v;
+}
+
+/// Warps that share each column (a power of two dividing `warps`): doubled while the grid has
+/// fewer than min-blocks blocks and every warp still gets a 32-lane stride of K.
+int64_t splitK(const Match &m, const Config &cfg) {
+  int64_t split = 1, strides = m.k / (32 * vectorWidth(m));
+  auto blocks = [&](int64_t s) {
+    int64_t perBlock = cfg.warps / s * cfg.cols;
+    return (m.n + perBlock - 1) / perBlock;
+  };
+  while (cfg.warps % (2 * split) == 0 && blocks(split) < cfg.minBlocks && strides >= 2 * split)
+    split *= 2;
+  return split;
+}
+
+void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool zeroInit) {
+  Location loc = m.op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  Emitter e{b, loc};
+  Value a2 = decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
+  Value c2 = decoda::gpu_contraction::collapseLead(b, loc, m.c, m.lead);
+  int64_t split = splitK(m, cfg), groups = cfg.warps / split;
+  int64_t perBlock = groups * cfg.cols;
+  Value one = e.idx(1);
+  // With a split, each warp's partial sums meet in shared memory: [warps][cols * M].
+  auto partialType =
+      MemRefType::get({cfg.warps, cfg.cols * rowsM}, b.getF32Type(), MemRefLayoutAttrInterface(),
+                      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+  SmallVector<Type> workgroup;
+  if (split > 1)
+    workgroup.push_back(partialType);
+  auto launch = gpu::LaunchOp::create(b, loc, e.idx((m.n + perBlock - 1) / perBlock), one, one,
+                                      e.idx(32 * cfg.warps), one, one,
+                                      /*dynamicSharedMemorySize=*/nullptr,
+                                      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+                                      workgroup);
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Value tid = launch.getThreadIds().x;
+  Value warp = e.div(tid, 32), lane = e.rem(tid, 32);
+  // Warp w: column group w / split, part w % split of K (every split-th 32-lane stride).
+  Value group = e.div(warp, split), part = e.rem(warp, split);
+  Value col0 = e.mul(e.add(e.mul(launch.getBlockIds().x, groups), group), cfg.cols);
+  Value lastRow = e.idx(m.n - 1);
+  SmallVector<Value> cols, rows; // columns of C, and the rows of B they read (clamped)
+  for (int64_t j = 0; j < cfg.cols; ++j) {
+    Value n = e.add(col0, e.idx(j));
+    cols.push_back(n);
+    rows.push_back(e.select(e.lt(n, e.idx(m.n)), n, lastRow));
+  }
+
+  int64_t v = vectorWidth(m);
+  int64_t bytes = v * m.elementType.getIntOrFloatBitWidth() / 8;
+  auto loadType = VectorType::get({v}, m.elementType);
+  auto accType = VectorType::get({v}, b.getF32Type());
+  auto widen = [&](Value x) -> Value {
+    return m.elementType.isF32() ? x : arith::ExtFOp::create(b, loc, accType, x).getResult();
+  };
+  auto load = [&](Value buf, Value row, Value k) -> Value {
+    return widen(vector::LoadOp::create(b, loc, loadType, buf, ValueRange{row, k},
+                                        /*nontemporal=*/false, llvm::MaybeAlign(bytes)));
+  };
+  // One or more k vectors of every column: the weight loads first (the HBM traffic), then
+  // the rows of A and the FMAs. acc is indexed [j * M + r].
+  auto step = [&](ArrayRef<Value> ks, SmallVector<Value> acc) {
+    SmallVector<Value> w;
+    for (Value k : ks)
+      for (int64_t j = 0; j < cfg.cols; ++j)
+        w.push_back(load(m.b, rows[j], k));
+    for (size_t u = 0; u < ks.size(); ++u)
+      for (int64_t r = 0; r < rowsM; ++r) {
+        Value a = load(a2, e.idx(r), ks[u]);
+        for (int64_t j = 0; j < cfg.cols; ++j) {
+          Value &c = acc[j * rowsM + r];
+          c = vector::FMAOp::create(b, loc, a, w[u * cfg.cols + j], c);
+        }
+      }
+    return acc;
+  };
+
+  Value zero = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
+  SmallVector<Value> acc(cfg.cols * rowsM, zero);
+  // Unrolled by at most the strides each part has, so that a short part still has all its
+  // loads in flight in one step.
+  int64_t unroll = std::clamp<int64_t>(m.k / (32 * v) / split, 1, cfg.unroll);
+  int64_t stride = 32 * split * v, big = stride * unroll, mainSteps = m.k / big;
+  Value laneK = e.mul(e.add(e.mul(part, 32), lane), v);
+  if (mainSteps > 0) {
+    auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(mainSteps), one, acc);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value base = e.add(e.mul(loop.getInductionVar(), big), laneK);
+    SmallVector<Value> ks;
+    for (int64_t u = 0; u < unroll; ++u)
+      ks.push_back(e.add(base, e.idx(u * stride)));
+    scf::YieldOp::create(b, loc, step(ks, SmallVector<Value>(loop.getRegionIterArgs())));
+    acc.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  if (mainSteps * big < m.k) {
+    // The ragged end of K: each lane's remaining vectors (K is a multiple of V).
+    auto loop = scf::ForOp::create(b, loc, e.add(e.idx(mainSteps * big), laneK), e.idx(m.k),
+                                   e.idx(stride), acc);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    scf::YieldOp::create(
+        b, loc,
+        step({loop.getInductionVar()}, SmallVector<Value>(loop.getRegionIterArgs())));
+    acc.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+
+  // Lane partials to warp sums: every lane takes part in the shuffles.
+  Value width = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(32));
+  SmallVector<Value> sums;
+  for (Value x : acc) {
+    Value s = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, x);
+    for (int32_t o = 16; o >= 1; o /= 2) {
+      Value off = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(o));
+      Value other =
+          gpu::ShuffleOp::create(b, loc, s, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
+      s = arith::AddFOp::create(b, loc, s, other);
+    }
+    sums.push_back(s);
+  }
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, e.idx(0));
+  if (split > 1) {
+    // Lane 0 of every warp leaves its sums; after the barrier lane 0 of each group's first
+    // warp adds the parts in order (the same order on every run).
+    Value partials = launch.getWorkgroupAttributions()[0];
+    auto leave = scf::IfOp::create(b, loc, TypeRange{}, first, /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&leave.getThenRegion().front());
+      for (size_t i = 0; i < sums.size(); ++i)
+        memref::StoreOp::create(b, loc, sums[i], partials, ValueRange{warp, e.idx(i)});
+    }
+    gpu::BarrierOp::create(b, loc);
+    first = arith::AndIOp::create(
+        b, loc, first, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part, e.idx(0)));
+    auto gather = scf::IfOp::create(b, loc, ValueRange(sums).getTypes(), first, /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&gather.getThenRegion().front());
+      SmallVector<Value> total(sums);
+      for (int64_t p = 1; p < split; ++p)
+        for (size_t i = 0; i < sums.size(); ++i) {
+          Value other = memref::LoadOp::create(b, loc, partials,
+                                               ValueRange{e.add(warp, e.idx(p)), e.idx(i)});
+          total[i] = arith::AddFOp::create(b, loc, total[i], other);
+        }
+      scf::YieldOp::create(b, loc, total);
+      b.setInsertionPointToStart(&gather.getElseRegion().front());
+      scf::YieldOp::create(b, loc, sums);
+    }
+    sums.assign(gather.getResults().begin(), gather.getResults().end());
+  }
+  auto write = scf::IfOp::create(b, loc, TypeRange{}, first, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&write.getThenRegion().front());
+  for (int64_t j = 0; j < cfg.cols; ++j) {
+    auto store = scf::IfOp::create(b, loc, TypeRange{}, e.lt(cols[j], e.idx(m.n)),
+                                   /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&store.getThenRegion().front());
+    for (int64_t r = 0; r < rowsM; ++r) {
+      Value s = sums[j * rowsM + r];
+      SmallVector<Value, 2> at{e.idx(r), cols[j]};
+      if (!zeroInit)
+        s = arith::AddFOp::create(b, loc, memref::LoadOp::create(b, loc, c2, at), s);
+      memref::StoreOp::create(b, loc, s, c2, at);
+    }
+  }
+  b.setInsertionPointToEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+}
+
+struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    Config cfg{maxM, warps, colsPerWarp, unroll, minBlocks};
+    if (cfg.maxM < 1 || cfg.warps < 1 || cfg.warps > 32 || cfg.cols < 1 || cfg.unroll < 1) {
+      getOperation().emitError()
+          << "decoda-gpu-gemv: invalid options max-m=" << cfg.maxM << " warps=" << cfg.warps
+          << " cols-per-warp=" << cfg.cols << " unroll=" << cfg.unroll
+          << " (need max-m, cols-per-warp and unroll at least 1, warps in [1, 32])";
+      return signalPassFailure();
+    }
+    auto refuse = [&](const Match &m) -> std::string {
+      int64_t rows = staticRows(m);
+      if (rows < 0)
+        return "M is dynamic";
+      if (rows > cfg.maxM)
+        return "M = " + std::to_string(rows) + " is above max-m = " + std::to_string(cfg.maxM);
+      if (rows == 0 || m.n == 0)
+        return "M or N is 0";
+      return "";
+    };
+    auto emit = [&](OpBuilder &b, const Match &m, bool zeroInit) {
+      emitKernel(b, m, staticRows(m), cfg, zeroInit);
+    };
+    auto leftAlone = [&](linalg::GenericOp op, const std::string &why) {
+      if (report)
+        op.emitRemark() << "decoda-gpu-gemv: left alone: " << why;
+    };
+    auto counts =
+        decoda::gpu_contraction::rewriteProjections(getOperation(), refuse, emit, leftAlone);
+    numRewritten += counts.rewritten;
+    numFillsFolded += counts.fillsFolded;
+  }
+};
+} // namespace

@@ -1,0 +1,81 @@
+// Numerics of the GEMV kernels (decoda-gpu-gemv) without a GPU: the kernels' PTX runs on the
+// PTX interpreter (Inputs/ptxsim.py: 16-byte loads must be aligned, every lane must reach the
+// shuffles, no access outside a buffer), the host launches on Inputs/gpusim_run.py, the outputs
+// are compared with NumPy (Inputs/matmul_data.py, float64 from the rounded inputs). Cases of
+// Inputs/gemv_cases.mlir: bf16 M = 1 with N and K ragged (K shorter than one warp stride),
+// bf16 M = 4 over two lead dims (an unrolled step and a remainder), f32 M = 1 with K not a
+// multiple of 4 (8-byte loads), f32 M = 4 accumulated onto an input C, f16 M = 8 with odd K
+// (scalar loads); the narrow ones with enough K (bf16 M = 4, both f32) split K over the 4
+// warps of a block, their partials meeting in shared memory after a barrier. bf16/f16 results are exact after the rounding, f32 within 1e-5. Then whole
+// small Llama blocks (Inputs/llama_small_*.mlir) compiled as decode steps (static T = 1,
+// --static-dims): every projection is a GEMV kernel; bf16 exact after rounding, f32 within
+// 1e-5 of python/decoda/reference.py. Last, a real decode entry: a bf16 attention step with a KV
+// cache (Inputs/cached_step_bf16.mlir, T dynamic) gets step_decode (T = 1) from decoda-compile;
+// its q and fused k/v projections are GEMV kernels (the prefill entry `step` keeps mma.sync),
+// and the result and both updated caches match reference.py exactly after bf16 rounding.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: decoda-compile %S/Inputs/gemv_cases.mlir --target=cuda --emit=ptx -o %t/g.ptx --dump-ir-after-each=%t/g
+// RUN: %PYTHON %S/Inputs/matmul_data.py bf16_m1 %t/1-in.npz %t/1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry bf16_m1 --inputs %t/1-in.npz --expect %t/1-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=BF16M1
+// BF16M1: launch bf16_m1_kernel: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 50
+// BF16M1: out0: ok (37 elements, max abs error 0)
+// RUN: %PYTHON %S/Inputs/matmul_data.py bf16_m4 %t/2-in.npz %t/2-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry bf16_m4 --inputs %t/2-in.npz --expect %t/2-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=BF16M4
+// BF16M4: launch bf16_m4_kernel: grid [70, 1, 1] block [128, 1, 1] shared 64 bytes; bar 70, shfl 1400
+// BF16M4: out0: ok (280 elements, max abs error 0)
+// RUN: %PYTHON %S/Inputs/matmul_data.py f32_m1 %t/3-in.npz %t/3-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry f32_m1 --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=F32M1
+// F32M1: launch f32_m1_kernel: grid [41, 1, 1] block [128, 1, 1] shared 16 bytes; bar 41, shfl 205
+// F32M1: out0: ok (41 elements
+// F32M1: 1 launches
+// RUN: %PYTHON %S/Inputs/matmul_data.py f32_m4_acc %t/4-in.npz %t/4-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry f32_m4_acc --inputs %t/4-in.npz --expect %t/4-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=F32ACC
+// F32ACC: launch f32_m4_acc_kernel_2: grid [17, 1, 1] block [128, 1, 1] shared 64 bytes; bar 17, shfl 340
+// F32ACC: out0: ok (132 elements
+// RUN: %PYTHON %S/Inputs/matmul_data.py f16_m8 %t/5-in.npz %t/5-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry f16_m8 --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=F16M8
+// F16M8: launch f16_m8_kernel: grid [3, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 120
+// F16M8: out0: ok (72 elements, max abs error 0)
+// A butterfly with one step wrong (offset 16 made 0: the lane adds its own partial) is caught.
+// RUN: %PYTHON -c "t = open('%t/g.ptx').read(); i = t.index('.entry bf16_m1_kernel('); j = t.index(', 16, 31, -1;', i); open('%t/bad.ptx', 'w').write(t[:j] + ', 0, 31, -1;' + t[j + 13:])"
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/g %t/bad.ptx --entry bf16_m1 --inputs %t/1-in.npz --expect %t/1-out.npz --rtol 1e-2 --atol 1e-2 --quiet | FileCheck %s --check-prefix=BAD
+// BAD: out0: MISMATCH at
+// Without the barrier between the warps' partials and their sum, the race check fires.
+// RUN: %PYTHON -c "import re; t = open('%t/g.ptx').read(); i = t.index('.entry bf16_m4_kernel('); m = re.compile(r'bar.sync\s+0;').search(t, i); open('%t/nobar.ptx', 'w').write(t[:m.start()] + t[m.end():])"
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/g %t/nobar.ptx --entry bf16_m4 --inputs %t/2-in.npz --expect %t/2-out.npz --rtol 1e-2 --atol 1e-2 --quiet 2>&1 | FileCheck %s --check-prefix=NOBAR
+// NOBAR: error: kernel bf16_m4_kernel: {{.*}}shared race: thread 0 reads bytes at {{[0-9]+}} that thread {{[0-9]+}} wrote
+// RUN: decoda-compile %S/Inputs/llama_small_bf16.mlir --static-dims=0:1=1 --target=cuda --emit=ptx -o %t/b.ptx --dump-ir-after-each=%t/b
+// RUN: %PYTHON %S/Inputs/block_data.py llama-bf16 1 %t/b1-in.npz %t/b1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/b1-in.npz --expect %t/b1-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=B1
+// The seven projections: q (64), k, v (32), o (64), gate, up (96), down (64) columns, a warp
+// each; no mma kernel is left.
+// B1-NOT: mma
+// B1: launch blk_kernel_0: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
+// B1: launch blk_kernel_4: grid [8, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 40
+// B1: launch blk_kernel_6: grid [8, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 40
+// B1: launch blk_kernel_13: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
+// B1: launch blk_kernel_18: grid [24, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 120
+// B1: launch blk_kernel_19: grid [24, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 120
+// B1: launch blk_kernel_21: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
+// B1: out0: ok (64 elements, max abs error 0)
+// B1: 24 launches
+// RUN: decoda-compile %S/Inputs/llama_small_f32.mlir --static-dims=0:1=1 --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
+// RUN: %PYTHON %S/Inputs/block_data.py llama-f32 1 %t/f1-in.npz %t/f1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f1-in.npz --expect %t/f1-out.npz --rtol 1e-5 --atol 1e-5 --quiet | FileCheck %s --check-prefix=F1
+// F1: out0: ok (64 elements
+// F1: 20 launches
+// RUN: decoda-compile %S/Inputs/cached_step_bf16.mlir --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
+// RUN: FileCheck %s --check-prefix=CACHEDPTX < %t/c.ptx
+// CACHEDPTX: // gpu.binary @step_kernel_2
+// CACHEDPTX: mma.sync.aligned.m16n8k16
+// CACHEDPTX: // gpu.binary @step_decode_kernel_14
+// CACHEDPTX-NOT: mma.sync
+// CACHEDPTX: shfl.sync.bfly
+// CACHEDPTX: // gpu.binary @step_decode_kernel_15
+// RUN: %PYTHON %S/Inputs/block_data.py cached-bf16 1 %t/c1-in.npz %t/c1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry step_decode --inputs %t/c1-in.npz --expect %t/c1-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=CACHED
+// CACHED: launch step_decode_kernel_14: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
+// CACHED: launch step_decode_kernel_16: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
+// CACHED: out0: ok (64 elements, max abs error 0)
+// CACHED: out1: ok (1024 elements, max abs error 0)
+// CACHED: out2: ok (1024 elements, max abs error 0)

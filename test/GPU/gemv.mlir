@@ -1,0 +1,195 @@
+// decoda-gpu-gemv: projection contractions with a static row count M <= max-m (decode steps)
+// become one GEMV gpu.launch each: a warp per weight row, 16-byte vector loads along K, f32
+// FMA accumulators, a butterfly of gpu.shuffle xor, lane 0 storing C. Dynamic or larger M is
+// left alone (remark under report=true) for decoda-gpu-tensorcore-matmul or the SIMT loops.
+// Numerics of the generated kernels: gemv-sim.mlir; PTX and ptxas: gemv-ptx.mlir.
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=report=true --verify-diagnostics | FileCheck %s
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=min-blocks=1 2>/dev/null | FileCheck %s --check-prefix=NOSPLIT
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv="report=true max-m=2" 2>&1 >/dev/null | FileCheck %s --check-prefix=MAXM
+// MAXM-NOT: M = 1 is above
+// MAXM: M = 4 is above max-m = 2
+// MAXM: M = 16 is above max-m = 2
+
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#w = affine_map<(b, m, n, k) -> (n, k)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+
+// bf16, M = 1 (a decode step, the Llama K projection): the zero fill is folded; N = 512 over
+// 4 warps would be 128 blocks, under min-blocks = 512, so the 4 warps of a block share a
+// column (512 blocks): warp part p takes the 256-element strides p, p + 4, ... of K = 2048 (two
+// of them, both loads in one unrolled step, no remainder loop), 8 bf16 (16 bytes) per load;
+// the four warp sums meet in shared memory after a barrier and lane 0 of part 0 stores.
+// CHECK-LABEL: func.func @bf16_m1(
+// CHECK-SAME: %[[X:.*]]: memref<1x1x2048xbf16>, %[[W:.*]]: memref<512x2048xbf16>, %[[Y:.*]]: memref<1x1x512xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK-DAG: %[[A:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : memref<1x1x2048xbf16> into memref<1x2048xbf16>
+// CHECK-DAG: %[[C:.*]] = memref.collapse_shape %[[Y]] {{\[\[}}0, 1], [2]] : memref<1x1x512xf32> into memref<1x512xf32>
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-DAG: %[[G:.*]] = arith.constant 512 : index
+// CHECK: gpu.launch blocks({{.*}}) in (%{{[^ ]+}} = %[[G]], {{.*}} threads({{.*}}) in (%{{[^ ]+}} = %[[C128]], {{.*}} workgroup(%[[P:.*]] : memref<4x1xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[ROW:.*]] = arith.select
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>)
+// CHECK-COUNT-2: vector.load %[[W]][%[[ROW]], %{{.*}}] {alignment = 16 : i64} : memref<512x2048xbf16>, vector<8xbf16>
+// CHECK: vector.load %[[A]][%{{.*}}] {alignment = 16 : i64} : memref<1x2048xbf16>, vector<8xbf16>
+// CHECK: vector.fma {{.*}} : vector<8xf32>
+// CHECK: scf.yield
+// CHECK-NOT: scf.for
+// CHECK: vector.reduction <add>, %{{.*}} : vector<8xf32> into f32
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %[[P]][
+// CHECK: gpu.barrier
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK-COUNT-3: memref.load %[[P]][
+// CHECK: scf.if
+// CHECK: scf.if
+// CHECK-NOT: memref.load
+// CHECK: memref.store %{{.*}}, %[[C]][%{{.*}}, %{{.*}}] : memref<1x512xf32>
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.generic
+// Without the split (min-blocks=1): 128 blocks, a warp per column, four loads per step over
+// two steps, no shared memory, no barrier.
+// NOSPLIT-LABEL: func.func @bf16_m1(
+// NOSPLIT: gpu.launch blocks({{.*}}) in (%{{[^ ]+}} = %c128{{(_[0-9]+)?}}, {{.*}}) threads
+// NOSPLIT-NOT: workgroup
+// NOSPLIT: scf.for %{{.*}} = %{{.*}} to %c2 step
+// NOSPLIT-COUNT-4: vector.load %{{.*}} : memref<512x2048xbf16>, vector<8xbf16>
+// NOSPLIT-NOT: gpu.barrier
+// NOSPLIT: gpu.terminator
+func.func @bf16_m1(%x: memref<1x1x2048xbf16>, %w: memref<512x2048xbf16>, %y: memref<1x1x512xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x1x512xf32>)
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<1x1x2048xbf16>, memref<512x2048xbf16>) outs(%y : memref<1x1x512xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %o: f32):
+    %pe = arith.extf %p : bf16 to f32
+    %qe = arith.extf %q : bf16 to f32
+    %r = arith.mulf %pe, %qe : f32
+    %s = arith.addf %o, %r : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// bf16, M = 4 (batch 2 x 2 tokens), N = 70, K = 1096 split over 4 warps (70 blocks): one
+// step of the 4 x 256 strides, then a remainder loop over the last 72 from (p * 32 + lane) * 8;
+// no fill: lane 0 adds the old C. Four accumulators, four partials per warp.
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#w = affine_map<(b, m, n, k) -> (n, k)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+// CHECK-LABEL: func.func @bf16_m4(
+// CHECK-DAG: %[[C70:.*]] = arith.constant 70 : index
+// CHECK: gpu.launch blocks({{.*}}) in (%{{[^ ]+}} = %[[C70]], {{.*}} workgroup(%{{.*}} : memref<4x4xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: vector.load %{{.*}} : memref<70x1096xbf16>, vector<8xbf16>
+// CHECK: %[[REST:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %[[REST]] to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK-COUNT-20: gpu.shuffle  xor
+// CHECK: gpu.barrier
+// CHECK: memref.load %{{.*}} : memref<4x70xf32>
+// CHECK: arith.addf
+// CHECK: memref.store %{{.*}} : memref<4x70xf32>
+func.func @bf16_m4(%x: memref<2x2x1096xbf16>, %w: memref<70x1096xbf16>, %y: memref<2x2x70xf32>) {
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x2x1096xbf16>, memref<70x1096xbf16>) outs(%y : memref<2x2x70xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %o: f32):
+    %pe = arith.extf %p : bf16 to f32
+    %qe = arith.extf %q : bf16 to f32
+    %r = arith.mulf %qe, %pe : f32
+    %s = arith.addf %r, %o : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// f32, M = 1 and M = 4 (no extf in the body): 4 f32 (16 bytes) per load; K = 1030 is not a
+// multiple of 4, so 2-wide (8-byte) loads.
+#a = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @f32(
+// CHECK: gpu.launch
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<40x64xf32>, vector<4xf32>
+// CHECK: vector.fma {{.*}} : vector<4xf32>
+// CHECK: gpu.terminator
+// CHECK: gpu.launch
+// CHECK: vector.load %{{.*}} {alignment = 8 : i64} : memref<41x1030xf32>, vector<2xf32>
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.generic
+func.func @f32(%x: memref<4x64xf32>, %w: memref<40x64xf32>, %y: memref<4x40xf32>,
+               %x1: memref<1x1030xf32>, %w1: memref<41x1030xf32>, %y1: memref<1x41xf32>) {
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<4x64xf32>, memref<40x64xf32>) outs(%y : memref<4x40xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %r : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x1, %w1 : memref<1x1030xf32>, memref<41x1030xf32>) outs(%y1 : memref<1x41xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %r : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Left alone: M dynamic (prefill), M = 16 > 8, a transposed [k, n] weight, a body that is not
+// a multiply-accumulate.
+#a = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#wt = affine_map<(m, n, k) -> (k, n)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @refused(
+// CHECK-NOT: gpu.launch
+// CHECK-COUNT-4: linalg.generic
+func.func @refused(%xd: memref<?x64xbf16>, %w: memref<64x64xbf16>, %yd: memref<?x64xf32>,
+                   %x16: memref<16x64xf32>, %w32: memref<64x64xf32>, %y16: memref<16x64xf32>,
+                   %x1: memref<1x64xbf16>, %y1: memref<1x64xf32>) {
+  // expected-remark @+1 {{decoda-gpu-gemv: left alone: M is dynamic}}
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%xd, %w : memref<?x64xbf16>, memref<64x64xbf16>) outs(%yd : memref<?x64xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %o: f32):
+    %pe = arith.extf %p : bf16 to f32
+    %qe = arith.extf %q : bf16 to f32
+    %r = arith.mulf %pe, %qe : f32
+    %s = arith.addf %o, %r : f32
+    linalg.yield %s : f32
+  }
+  // expected-remark @+1 {{M = 16 is above max-m = 8}}
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x16, %w32 : memref<16x64xf32>, memref<64x64xf32>) outs(%y16 : memref<16x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %o: f32):
+    %r = arith.mulf %p, %q : f32
+    %s = arith.addf %o, %r : f32
+    linalg.yield %s : f32
+  }
+  // expected-remark @+1 {{B is not a [n, k] weight}}
+  linalg.generic {indexing_maps = [#a, #wt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x1, %w : memref<1x64xbf16>, memref<64x64xbf16>) outs(%y1 : memref<1x64xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %o: f32):
+    %pe = arith.extf %p : bf16 to f32
+    %qe = arith.extf %q : bf16 to f32
+    %r = arith.mulf %pe, %qe : f32
+    %s = arith.addf %o, %r : f32
+    linalg.yield %s : f32
+  }
+  // expected-remark @+1 {{the body is not out + extf(a) * extf(b)}}
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x1, %w : memref<1x64xbf16>, memref<64x64xbf16>) outs(%y1 : memref<1x64xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %o: f32):
+    %pe = arith.extf %p : bf16 to f32
+    %qe = arith.extf %q : bf16 to f32
+    %r = arith.mulf %pe, %qe : f32
+    %s = arith.maximumf %o, %r : f32
+    linalg.yield %s : f32
+  }
+  return
+}
