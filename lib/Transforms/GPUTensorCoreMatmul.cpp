@@ -1,18 +1,23 @@
 //===- GPUTensorCoreMatmul.cpp - projection contractions on tensor cores --===//
 //
-// decoda-gpu-tensorcore-matmul (GPUPasses.td): a bf16/f16 x bf16/f16 -> f32 contraction
-// C[m, n] += A[m, k] * B[n, k] becomes one gpu.launch per contraction:
+// decoda-gpu-tensorcore-matmul (GPUPasses.td): a bf16/f16 x bf16/f16 -> f32 or an
+// i8 x i8 -> i32 contraction C[m, n] += A[m, k] * B[n, k] becomes one gpu.launch per
+// contraction:
 //
 //   block (bn, bm): C[bm*TM : +TM, bn*TN : +TN], threads = 32 * WM * WN (warps WM x WN)
-//   shared As[2][TM][TK + 8], Bs[2][TN][TK + 8]     (two stages, rows padded by 16 bytes)
+//   shared As[2][TM][SK + P], Bs[2][TN][SK + P]   (two stages, rows padded by P = 16 bytes)
 //   stage 0 <- tile 0 (cp.async, zero-filled past M / N)
 //   for kt in [0, K / TK):
 //     if kt + 1 < K / TK: stage (kt+1)%2 <- tile kt+1; wait until 1 group is pending
 //     else: wait for all
 //     barrier
-//     for each 16-wide slice: ldmatrix A (x4) and B (x2) fragments, mma.sync m16n8k16
+//     for each 32-byte k slice: ldmatrix A (x4) and B (x2) fragments, one mma.sync
 //     barrier
-//   store the f32 accumulators (guarded by M and N)
+//   store the f32 / i32 accumulators (guarded by M and N)
+//
+// The kernel is written in bytes: a k slice is 32 bytes of a row (16 bf16/f16 for m16n8k16,
+// 32 i8 for m16n8k32), a stage SK = 2 * tile-k bytes (tile-k bf16 elements; for i8 2 * tile-k
+// elements when K allows, else tile-k), a cp.async chunk 16 bytes.
 //
 // Fragment coordinates (PTX ISA, "Matrix fragments for mma.m16n8k16" with .f16/.bf16; lane
 // l, g = l / 4, q = l % 4):
@@ -25,6 +30,11 @@
 //     l < 16 points at row l % 8, column ((l / 8) % 2) * 8. Two adjacent n-fragments load
 //     with one x4, lanes 16-31 pointing 8 rows further.
 //   C (16x8, f32): c0, c1 = C[g][2q], C[g][2q+1]; c2, c3 = C[g+8][2q], C[g+8][2q+1].
+// The same bytes for mma.m16n8k32 with .s8 (PTX ISA, "Matrix fragments for mma.m16n8k32"):
+//   A (16x32): a0..a3 = 4 bytes each, A[g][4q..], A[g+8][4q..], A[g][4q+16..], A[g+8][4q+16..];
+//   B (32x8): b0, b1 = B[k = 4q..][n = g], B[k = 4q+16..][n = g]; C (s32) as f32 above.
+// Byte for byte these are the b16 fragments above (an 8x8 b16 matrix of ldmatrix is 8 rows of
+// 16 bytes either way), so the same ldmatrix addressing in bytes loads both.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,7 +64,7 @@ struct Config {
   int64_t threads() const { return 32 * warpsM * warpsN; }
   int64_t fragsM() const { return tileM / warpsM / 16; }
   int64_t fragsN() const { return tileN / warpsN / 8; }
-  int64_t pitch() const { return tileK + 8; } // 16 bytes of padding per shared row
+  int64_t pitch() const { return tileK + 8; } // bf16 elements of a padded shared row
 };
 
 /// The operands of a matched contraction, as 2-D views: A [M, K], B [N, K], C [M, N].
@@ -63,7 +73,14 @@ struct Match {
   Value a, b, c; // the original buffers
   int64_t lead;  // number of lead dims (rows of A/C)
   int64_t n, k;
-  Type elementType; // bf16 or f16
+  Type elementType; // bf16, f16 (f32 accumulators) or i8 (i32 accumulators)
+  int64_t stageK;   // k elements per shared-memory stage
+
+  bool integer() const { return elementType.isInteger(8); }
+  int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
+  int64_t perChunk() const { return 16 / elementBytes(); } // elements per 16 bytes
+  int64_t sliceK() const { return 32 / elementBytes(); }   // k of one mma.sync
+  int64_t pitch() const { return stageK + perChunk(); }    // 16 bytes of padding per row
 };
 
 bool isIdentityLayout(Type t) {
@@ -71,12 +88,36 @@ bool isIdentityLayout(Type t) {
   return m && m.getLayout().isIdentity();
 }
 
+/// Whether the body is yield(out + ext(a) * ext(b)), either order of each operation, with
+/// the float (extf, mulf, addf) or the integer (extsi, muli, addi) operations.
+template <typename ExtOp, typename MulOp, typename AddOp>
+bool isMultiplyAccumulate(Block &body) {
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<AddOp>();
+  if (!add || body.getOperations().size() != 5)
+    return false;
+  Value out = body.getArgument(2);
+  Value prod = add.getLhs() == out ? add.getRhs() : add.getRhs() == out ? add.getLhs() : Value();
+  auto mul = prod ? prod.template getDefiningOp<MulOp>() : nullptr;
+  if (!mul)
+    return false;
+  auto isExt = [&](Value v, unsigned arg) {
+    auto ext = v.getDefiningOp<ExtOp>();
+    return ext && ext.getIn() == body.getArgument(arg);
+  };
+  return (isExt(mul.getLhs(), 0) && isExt(mul.getRhs(), 1)) ||
+         (isExt(mul.getLhs(), 1) && isExt(mul.getRhs(), 0));
+}
+
 /// Why `op` is not a tensor-core contraction, or "" with `match` filled in.
 std::string matchContraction(linalg::GenericOp op, const Config &cfg, Match &match) {
   if (!op.hasPureBufferSemantics())
     return "not on buffers";
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
-    return "not two inputs and one output";
+    return op.getNumDpsInputs() == 3 && op->hasAttr("decoda.qlinear_acc")
+               ? "an INT8 contraction with an activation zero point (only symmetric "
+                 "activations map to s8 mma)"
+               : "not two inputs and one output";
   unsigned loops = op.getNumLoops();
   if (loops < 3)
     return "fewer than three loops";
@@ -110,43 +151,43 @@ std::string matchContraction(linalg::GenericOp op, const Config &cfg, Match &mat
   auto aType = cast<MemRefType>(a.getType()), bType = cast<MemRefType>(b.getType());
   auto cType = cast<MemRefType>(c.getType());
   Type el = aType.getElementType();
-  if (!el.isBF16() && !el.isF16())
-    return "operands are not bf16 or f16 (f32 contractions stay SIMT: TF32 would change the "
-           "numerics)";
+  bool integer = el.isInteger(8);
+  if (!el.isBF16() && !el.isF16() && !integer)
+    return "operands are not bf16, f16 or i8 (f32 contractions stay SIMT: TF32 would change "
+           "the numerics)";
   if (bType.getElementType() != el)
     return "A and B have different element types";
-  if (!cType.getElementType().isF32())
-    return "the accumulator is not f32";
+  if (integer ? !cType.getElementType().isInteger(32) : !cType.getElementType().isF32())
+    return integer ? "the accumulator is not i32" : "the accumulator is not f32";
   if (bType.isDynamicDim(0) || bType.isDynamicDim(1))
     return "N or K is dynamic";
   int64_t n = bType.getDimSize(0), k = bType.getDimSize(1);
   if (aType.getDimSize(lead) != k || cType.getDimSize(lead) != n)
     return "A, B and C disagree on N or K";
-  if (k % cfg.tileK != 0)
-    return "K = " + std::to_string(k) + " is not a multiple of tile-k = " +
-           std::to_string(cfg.tileK);
+  // A stage is 2 * tile-k bytes of a row; an i8 stage of tile-k elements (half of that) when
+  // K is not a multiple of 2 * tile-k, if its 16-byte chunks still divide among the threads.
+  int64_t stageK = cfg.tileK;
+  if (integer) {
+    stageK = 2 * cfg.tileK;
+    if (k % stageK != 0 && cfg.tileK % 32 == 0 &&
+        (cfg.tileM * cfg.tileK / 16) % cfg.threads() == 0 &&
+        (cfg.tileN * cfg.tileK / 16) % cfg.threads() == 0)
+      stageK = cfg.tileK;
+  }
+  if (k % stageK != 0)
+    return "K = " + std::to_string(k) + " is not a multiple of " + std::to_string(stageK) +
+           (integer ? " (an i8 stage)" : " (tile-k)");
   if (n % 8 != 0)
     return "N = " + std::to_string(n) + " is not a multiple of 8";
 
-  // Body: yield(out + extf(a) * extf(b)), either order of each operation.
-  Block &body = op.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add || body.getOperations().size() != 5)
-    return "the body is not out + extf(a) * extf(b)";
-  Value out = body.getArgument(2);
-  Value prod = add.getLhs() == out ? add.getRhs() : add.getRhs() == out ? add.getLhs() : Value();
-  auto mul = prod ? prod.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
-    return "the body is not out + extf(a) * extf(b)";
-  auto isExt = [&](Value v, unsigned arg) {
-    auto ext = v.getDefiningOp<arith::ExtFOp>();
-    return ext && ext.getIn() == body.getArgument(arg);
-  };
-  if (!((isExt(mul.getLhs(), 0) && isExt(mul.getRhs(), 1)) ||
-        (isExt(mul.getLhs(), 1) && isExt(mul.getRhs(), 0))))
-    return "the body is not out + extf(a) * extf(b)";
-  match = {op, a, b, c, lead, n, k, el};
+  bool mac = integer ? isMultiplyAccumulate<arith::ExtSIOp, arith::MulIOp, arith::AddIOp>(
+                           op.getRegion().front())
+                     : isMultiplyAccumulate<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(
+                           op.getRegion().front());
+  if (!mac)
+    return integer ? "the body is not out + extsi(a) * extsi(b)"
+                   : "the body is not out + extf(a) * extf(b)";
+  match = {op, a, b, c, lead, n, k, el, stageK};
   return "";
 }
 
@@ -157,7 +198,8 @@ linalg::FillOp zeroFillBefore(linalg::GenericOp op, Value c) {
     if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
       if (fill.getDpsInits()[0] != c || !fill.hasPureBufferSemantics())
         return nullptr;
-      return matchPattern(fill.getDpsInputs()[0], m_AnyZeroFloat()) ? fill : nullptr;
+      Value v = fill.getDpsInputs()[0];
+      return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()) ? fill : nullptr;
     }
     if (!isMemoryEffectFree(prev))
       return nullptr;
@@ -203,9 +245,9 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
   Value one = e.idx(1);
 
   auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto aTileType = MemRefType::get({2, cfg.tileM, cfg.pitch()}, m.elementType,
+  auto aTileType = MemRefType::get({2, cfg.tileM, m.pitch()}, m.elementType,
                                    MemRefLayoutAttrInterface(), shared);
-  auto bTileType = MemRefType::get({2, cfg.tileN, cfg.pitch()}, m.elementType,
+  auto bTileType = MemRefType::get({2, cfg.tileN, m.pitch()}, m.elementType,
                                    MemRefLayoutAttrInterface(), shared);
   auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, one, e.idx(cfg.threads()), one, one,
                                       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/
@@ -228,20 +270,21 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
   auto copyStage = [&](Value stage, Value k0) -> Value {
     SmallVector<Value> tokens;
     auto copyTile = [&](Value src, Value dst, int64_t rows, Value base, Value limit) {
-      int64_t chunksPerRow = cfg.tileK / 8;
+      int64_t chunksPerRow = m.stageK / m.perChunk();
       int64_t chunks = rows * chunksPerRow;
       for (int64_t i = 0; i < chunks / cfg.threads(); ++i) {
         Value c = e.add(tid, e.idx(i * cfg.threads()));
         Value r = e.div(c, chunksPerRow);
-        Value col = e.mul(e.rem(c, chunksPerRow), 8);
+        Value col = e.mul(e.rem(c, chunksPerRow), m.perChunk());
         Value g = e.add(base, r);
         Value inside = e.lt(g, limit);
         // A row past the end reads nothing (source size 0: zero fill) from a valid address.
         Value row = e.select(inside, g, base);
-        Value count = e.select(inside, e.idx(8), e.idx(0));
+        Value count = e.select(inside, e.idx(m.perChunk()), e.idx(0));
         auto copy = nvgpu::DeviceAsyncCopyOp::create(
             b, loc, tokenType, dst, ValueRange{stage, r, col}, src,
-            ValueRange{row, e.add(k0, col)}, b.getIndexAttr(8), count, b.getUnitAttr());
+            ValueRange{row, e.add(k0, col)}, b.getIndexAttr(m.perChunk()), count,
+            b.getUnitAttr());
         tokens.push_back(copy.getAsyncToken());
       }
     };
@@ -250,9 +293,11 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
     return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokenType, tokens).getAsyncToken();
   };
 
-  // Accumulators: fragsM x fragsN values of vector<2x2xf32> (rows g and g + 8 of a 16x8 tile).
-  auto accType = VectorType::get({2, 2}, b.getF32Type());
-  auto pairType = VectorType::get({2}, b.getF32Type());
+  // Accumulators: fragsM x fragsN values of vector<2x2xf32> or vector<2x2xi32> (rows g and
+  // g + 8 of a 16x8 tile).
+  Type accElement = m.integer() ? Type(b.getI32Type()) : Type(b.getF32Type());
+  auto accType = VectorType::get({2, 2}, accElement);
+  auto pairType = VectorType::get({2}, accElement);
   Value g = e.div(lane, 4), q2 = e.mul(e.rem(lane, 4), 2);
   auto fragRow = [&](int64_t mi, int64_t half) {
     return e.add(e.add(m0, e.add(e.mul(wm, warpRows), e.idx(mi * 16 + half * 8))), g);
@@ -291,7 +336,7 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
     }
   }
 
-  int64_t kTiles = m.k / cfg.tileK;
+  int64_t kTiles = m.k / m.stageK;
   Value first = copyStage(e.idx(0), e.idx(0));
   auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(kTiles), one, init);
   {
@@ -304,7 +349,7 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
     {
       OpBuilder::InsertionGuard g3(b);
       b.setInsertionPointToStart(&prefetch.getThenRegion().front());
-      Value group = copyStage(e.rem(next, 2), e.mul(next, cfg.tileK));
+      Value group = copyStage(e.rem(next, 2), e.mul(next, m.stageK));
       nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(1));
       b.setInsertionPointToStart(&prefetch.getElseRegion().front());
       nvgpu::DeviceAsyncWaitOp::create(b, loc, first, b.getI32IntegerAttr(0));
@@ -312,14 +357,16 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
     gpu::BarrierOp::create(b, loc);
     Value stage = e.rem(kt, 2);
     SmallVector<Value> acc(loop.getRegionIterArgs().begin(), loop.getRegionIterArgs().end());
-    auto aFragType = VectorType::get({4, 2}, m.elementType);
-    auto bFragType = VectorType::get({2, 2}, m.elementType);
-    Value aRow = e.rem(lane, 16), aCol = e.mul(e.div(lane, 16), 8);
-    Value bRow = e.rem(lane, 8), bCol = e.mul(e.rem(e.div(lane, 8), 2), 8);
+    // Registers of 32 bits: two bf16/f16 or four i8 each.
+    int64_t perReg = 4 / m.elementBytes();
+    auto aFragType = VectorType::get({4, perReg}, m.elementType);
+    auto bFragType = VectorType::get({2, perReg}, m.elementType);
+    Value aRow = e.rem(lane, 16), aCol = e.mul(e.div(lane, 16), m.perChunk());
+    Value bRow = e.rem(lane, 8), bCol = e.mul(e.rem(e.div(lane, 8), 2), m.perChunk());
     // x4 over two n-fragments: lanes 16-31 address the rows of the second (n + 8).
     Value bRow4 = e.add(bRow, e.mul(e.div(lane, 16), 8));
     Value zeroB = arith::ConstantOp::create(b, loc, bFragType, b.getZeroAttr(bFragType));
-    for (int64_t kk = 0; kk < cfg.tileK; kk += 16) {
+    for (int64_t kk = 0; kk < m.stageK; kk += m.sliceK()) {
       SmallVector<Value> aFrags, bFrags;
       for (int64_t mi = 0; mi < cfg.fragsM(); ++mi) {
         Value row = e.add(e.add(e.mul(wm, warpRows), e.idx(mi * 16)), aRow);
@@ -355,7 +402,7 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
         for (int64_t ni = 0; ni < cfg.fragsN(); ++ni) {
           Value &c = acc[mi * cfg.fragsN() + ni];
           c = nvgpu::MmaSyncOp::create(b, loc, aFrags[mi], bFrags[ni], c,
-                                       ArrayRef<int64_t>{16, 8, 16});
+                                       ArrayRef<int64_t>{16, 8, m.sliceK()});
         }
     }
     // Nobody overwrites this stage (the next iteration's copy) before every warp is done.
