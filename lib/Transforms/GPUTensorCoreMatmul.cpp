@@ -175,8 +175,9 @@ std::string matchContraction(linalg::GenericOp op, const Config &cfg, Match &mat
       stageK = cfg.tileK;
   }
   if (k % stageK != 0)
-    return "K = " + std::to_string(k) + " is not a multiple of " + std::to_string(stageK) +
-           (integer ? " (an i8 stage)" : " (tile-k)");
+    return "K = " + std::to_string(k) + " is not a multiple of " +
+           (integer ? std::to_string(stageK) + " (the shortest i8 stage)"
+                    : "tile-k = " + std::to_string(stageK));
   if (n % 8 != 0)
     return "N = " + std::to_string(n) + " is not a multiple of 8";
 

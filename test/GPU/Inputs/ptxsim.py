@@ -5,8 +5,8 @@ at a time, all threads of a block in lock step by the lowest program counter (th
 branch away wait at the join point: the usual reconvergence of structured code). It knows the
 instructions Decoda's kernels use -- integer/float arithmetic, compares, selects, branches,
 global and shared loads/stores, cp.async (with commit/wait groups: a copy lands only when its
-group is waited for), ldmatrix, mma.sync m16n8k16 (f16/bf16 -> f32) and m16n8k32 (s8 x s8 -> s32, wrapping or
-.satfinite), shfl.sync, bar.sync -- and fails loudly on anything else. Fragment layouts of
+group is waited for), ldmatrix, mma.sync m16n8k16 (f16/bf16 -> f32) and m16n8k32 (s8/u8 x s8/u8 -> s32, wrapping
+or .satfinite), shfl.sync, bar.sync -- and fails loudly on anything else. Fragment layouts of
 ldmatrix and mma are those of the PTX ISA ("Matrix fragments for mma.m16n8k16", "Matrix
 fragments for mma.m16n8k32", "ldmatrix"), written here independently of the compiler.
 
@@ -986,9 +986,9 @@ class Block:
 
 
     def mma_s8(self, op, parts, ops, m):
-        """mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.s8.s8.s32 (PTX ISA, "Matrix
-        fragments for mma.m16n8k32", .s8): with g = lane / 4, q = lane % 4, each .b32 register
-        holds four s8, lowest byte first, i = byte index 0..3:
+        """mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32 (PTX ISA,
+        "Matrix fragments for mma.m16n8k32", .s8/.u8): with g = lane / 4, q = lane % 4, each
+        .b32 register holds four 8-bit values, lowest byte first, i = byte index 0..3:
           A (16x32): a0 -> A[g][4q+i], a1 -> A[g+8][4q+i], a2 -> A[g][16+4q+i], a3 -> A[g+8][16+4q+i]
           B (32x8):  b0 -> B[4q+i][g], b1 -> B[16+4q+i][g]
           C, D (16x8 s32): c0, c1 -> C[g][2q], C[g][2q+1]; c2, c3 -> C[g+8][2q], C[g+8][2q+1]
@@ -996,17 +996,19 @@ class Block:
         mods = parts[4:]
         sat = "satfinite" in mods
         mods = [x for x in mods if x != "satfinite"]
-        if mods != ["row", "col", "s32", "s8", "s8", "s32"]:
+        if len(mods) != 6 or mods[:3] != ["row", "col", "s32"] or mods[5] != "s32" or \
+                any(t not in ("s8", "u8") for t in mods[3:5]):
             raise SimError(f"{op} not supported")
+        signed = [t == "s8" for t in mods[3:5]]
         D, A, B, C = [[x.strip() for x in o.strip("{}").split(",")] for o in ops]
         if (len(D), len(A), len(B), len(C)) != (4, 4, 2, 4):
             raise SimError(f"{op}: expected 4, 4, 2, 4 registers")
         lanes = np.arange(32)
         g, q = lanes // 4, lanes % 4
 
-        def s8(v, i):
-            return ((v >> np.uint64(8 * i)) & np.uint64(0xFF)).astype(np.int64) - \
-                (((v >> np.uint64(8 * i + 7)) & np.uint64(1)).astype(np.int64) << 8)
+        def byte(v, i, sign):
+            b = ((v >> np.uint64(8 * i)) & np.uint64(0xFF)).astype(np.int64)
+            return b - ((b >> 7) << 8) if sign else b
 
         for w0 in range(0, self.T, 32):
             if not m[w0]:
@@ -1018,11 +1020,11 @@ class Block:
             for r, (r0, c0) in enumerate([(0, 0), (8, 0), (0, 16), (8, 16)]):
                 v = self.reg(A[r])[sl]
                 for i in range(4):
-                    Am[g + r0, 4 * q + c0 + i] = s8(v, i)
+                    Am[g + r0, 4 * q + c0 + i] = byte(v, i, signed[0])
             for r, k0 in enumerate([0, 16]):
                 v = self.reg(B[r])[sl]
                 for i in range(4):
-                    Bm[4 * q + k0 + i, g] = s8(v, i)
+                    Bm[4 * q + k0 + i, g] = byte(v, i, signed[1])
             for r, (r0, c0) in enumerate([(0, 0), (0, 1), (8, 0), (8, 1)]):
                 v = self.reg(C[r])[sl] & np.uint64(0xFFFFFFFF)
                 Cm[g + r0, 2 * q + c0] = v.astype(np.int64) - ((v >> np.uint64(31)).astype(np.int64) << 32)
