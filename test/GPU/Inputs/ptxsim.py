@@ -24,6 +24,10 @@ import numpy as np
 INF = 1 << 62
 
 
+# Lane l's groupID and threadID_in_group of the PTX ISA's mma fragment tables.
+_GROUP, _IN_GROUP = np.arange(32) // 4, np.arange(32) % 4
+
+
 class SimError(Exception):
     pass
 
@@ -940,12 +944,8 @@ class Block:
             dty, aty, bty, cty = parts[6:10]
             regs = [[x.strip() for x in o.strip("{}").split(",")] for o in ops]
             D, A, B, C = regs
-            lanes = np.arange(32)
-            g, q = lanes // 4, lanes % 4
-            for w0 in range(0, self.T, 32):
-                if not m[w0]:
-                    continue
-                sl = slice(w0, w0 + 32)
+            g, q = _GROUP, _IN_GROUP
+            for sl in self.warps(m):
                 Am = np.zeros((16, 16), np.float32)
                 Bm = np.zeros((16, 8), np.float32)
                 Cm = np.zeros((16, 8), np.float32)
@@ -985,6 +985,12 @@ class Block:
             raise SimError(f"instruction {op!r} not supported by the simulator")
 
 
+    def warps(self, m):
+        """The lane slices of the warps that execute (`m`: the active threads)."""
+        for w0 in range(0, self.T, 32):
+            if m[w0]:
+                yield slice(w0, w0 + 32)
+
     def mma_s8(self, op, parts, ops, m):
         """mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32 (PTX ISA,
         "Matrix fragments for mma.m16n8k32", .s8/.u8): with g = lane / 4, q = lane % 4, each
@@ -1003,17 +1009,13 @@ class Block:
         D, A, B, C = [[x.strip() for x in o.strip("{}").split(",")] for o in ops]
         if (len(D), len(A), len(B), len(C)) != (4, 4, 2, 4):
             raise SimError(f"{op}: expected 4, 4, 2, 4 registers")
-        lanes = np.arange(32)
-        g, q = lanes // 4, lanes % 4
+        g, q = _GROUP, _IN_GROUP
 
         def byte(v, i, sign):
             b = ((v >> np.uint64(8 * i)) & np.uint64(0xFF)).astype(np.int64)
             return b - ((b >> 7) << 8) if sign else b
 
-        for w0 in range(0, self.T, 32):
-            if not m[w0]:
-                continue
-            sl = slice(w0, w0 + 32)
+        for sl in self.warps(m):
             Am = np.zeros((16, 32), np.int64)
             Bm = np.zeros((32, 8), np.int64)
             Cm = np.zeros((16, 8), np.int64)
