@@ -48,6 +48,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -208,6 +209,54 @@ linalg::FillOp zeroFillBefore(linalg::GenericOp op, Value c) {
   return nullptr;
 }
 
+/// The INT8 epilogue (a `decoda.qlinear_epilogue` generic: scales, bias, output type) that
+/// reads the i32 contraction result `m.c`, a temporary, element by element, and is the next op
+/// after the contraction that touches memory: the kernel can apply its body to the
+/// accumulators and store its result instead of the i32 one.
+linalg::GenericOp fusableEpilogue(Match m) {
+  if (!m.integer())
+    return nullptr;
+  auto alloc = m.c.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return nullptr;
+  linalg::GenericOp epi;
+  for (Operation *next = m.op->getNextNode(); next && !epi; next = next->getNextNode()) {
+    epi = dyn_cast<linalg::GenericOp>(next);
+    if (!epi && !isa<memref::AllocOp>(next) && !isMemoryEffectFree(next))
+      return nullptr;
+  }
+  if (!epi || !epi->hasAttr("decoda.qlinear_epilogue") || !epi.hasPureBufferSemantics() ||
+      epi.getNumDpsInits() != 1 || epi.getNumDpsInputs() < 1 || epi.getDpsInputs()[0] != m.c ||
+      epi.getNumLoops() != m.lead + 1 || epi.getNumReductionLoops() != 0)
+    return nullptr;
+  Value out = epi.getDpsInits()[0];
+  if (!isIdentityLayout(out.getType()) ||
+      cast<MemRefType>(out.getType()).getShape() != cast<MemRefType>(m.c.getType()).getShape() ||
+      llvm::is_contained(epi.getDpsInputs(), out))
+    return nullptr;
+  auto maps = epi.getIndexingMapsArray();
+  if (!maps.front().isIdentity() || !maps.back().isIdentity())
+    return nullptr;
+  for (AffineMap map : maps)
+    for (AffineExpr r : map.getResults())
+      if (!isa<AffineDimExpr, AffineConstantExpr>(r))
+        return nullptr;
+  for (OpOperand &in : epi->getOpOperands().drop_front())
+    if (in.get() == m.c)
+      return nullptr;
+  Block &body = epi.getRegion().front();
+  if (!body.getArguments().back().use_empty())
+    return nullptr;
+  for (Operation &op : body.without_terminator())
+    if (isa<linalg::IndexOp>(op) || !isPure(&op))
+      return nullptr;
+  for (Operation *user : m.c.getUsers())
+    if (user != m.op.getOperation() && user != epi.getOperation() &&
+        !isa<linalg::FillOp, memref::DeallocOp>(user))
+      return nullptr;
+  return epi;
+}
+
 /// Collapses the lead dims of `v` (identity layout) into one: [lead..., x] -> [M, x].
 Value collapseLead(OpBuilder &b, Location loc, Value v, int64_t lead) {
   if (lead == 1)
@@ -233,12 +282,20 @@ struct Emitter {
   Value select(Value c, Value x, Value y) { return arith::SelectOp::create(b, loc, c, x, y); }
 };
 
-void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
+/// The kernel of `m`; with `epilogue` (fusableEpilogue, zeroInit) its body is applied to each
+/// accumulator and the result stored to its output instead of `m.c`.
+void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit,
+                linalg::GenericOp epilogue) {
   Location loc = m.op.getLoc();
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
   Value a2 = collapseLead(b, loc, m.a, m.lead);
-  Value c2 = collapseLead(b, loc, m.c, m.lead);
+  Value c2 = collapseLead(b, loc, epilogue ? epilogue.getDpsInits()[0] : m.c, m.lead);
+  // The lead extents, to recover (lead..., n) from a row of M for the epilogue's operands.
+  SmallVector<Value> leadDims;
+  if (epilogue)
+    for (int64_t d = 0; d < m.lead; ++d)
+      leadDims.push_back(memref::DimOp::create(b, loc, m.c, d));
   Value rowsM = memref::DimOp::create(b, loc, a2, 0);
   Value rowsN = e.idx(m.n);
   Value gridX = e.idx((m.n + cfg.tileN - 1) / cfg.tileN);
@@ -412,6 +469,36 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
   }
 
   // Epilogue: each thread's accumulator pairs, rows g and g + 8 of each fragment.
+  auto fusedStore = [&](Value pair, Value row, Value col) {
+    SmallVector<Value> lead(m.lead);
+    Value rest = row;
+    for (int64_t d = m.lead - 1; d > 0; --d) {
+      lead[d] = arith::RemUIOp::create(b, loc, rest, leadDims[d]);
+      rest = arith::DivUIOp::create(b, loc, rest, leadDims[d]);
+    }
+    lead[0] = rest;
+    Block &body = epilogue.getRegion().front();
+    auto maps = epilogue.getIndexingMapsArray();
+    for (int64_t j = 0; j < 2; ++j) {
+      SmallVector<Value> iters(lead);
+      iters.push_back(e.add(col, e.idx(j)));
+      IRMapping map;
+      map.map(body.getArgument(0), vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{j}));
+      for (unsigned i = 1; i < epilogue.getNumDpsInputs(); ++i) {
+        SmallVector<Value> idx;
+        for (AffineExpr r : maps[i].getResults())
+          idx.push_back(isa<AffineDimExpr>(r)
+                            ? iters[cast<AffineDimExpr>(r).getPosition()]
+                            : e.idx(cast<AffineConstantExpr>(r).getValue()));
+        map.map(body.getArgument(i),
+                memref::LoadOp::create(b, loc, epilogue.getDpsInputs()[i], idx));
+      }
+      for (Operation &op : body.without_terminator())
+        b.clone(op, map);
+      Value y = map.lookup(cast<linalg::YieldOp>(body.getTerminator()).getOperand(0));
+      memref::StoreOp::create(b, loc, y, c2, ValueRange{row, iters.back()});
+    }
+  };
   for (int64_t mi = 0; mi < cfg.fragsM(); ++mi)
     for (int64_t ni = 0; ni < cfg.fragsN(); ++ni) {
       Value acc = loop.getResult(mi * cfg.fragsN() + ni);
@@ -423,6 +510,10 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(&store.getThenRegion().front());
         Value pair = vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{half});
+        if (epilogue) {
+          fusedStore(pair, row, col);
+          continue;
+        }
         vector::StoreOp::create(b, loc, pair, c2, ValueRange{row, col}, /*nontemporal=*/false,
                                 llvm::MaybeAlign(8));
       }
@@ -472,8 +563,15 @@ struct GPUTensorCoreMatmulPass
         continue;
       }
       linalg::FillOp fill = zeroFillBefore(op, m.c);
-      OpBuilder b(op);
-      emitKernel(b, m, cfg, /*zeroInit=*/fill != nullptr);
+      // The INT8 epilogue is fused when the accumulators start at zero; the kernel then goes
+      // where the epilogue was (after the allocation of its output).
+      linalg::GenericOp epilogue = fill && fuseEpilogue ? fusableEpilogue(m) : nullptr;
+      OpBuilder b(epilogue ? epilogue.getOperation() : op.getOperation());
+      emitKernel(b, m, cfg, /*zeroInit=*/fill != nullptr, epilogue);
+      if (epilogue) {
+        epilogue.erase();
+        ++numEpiloguesFused;
+      }
       if (fill) {
         fill.erase();
         ++numFillsFolded;

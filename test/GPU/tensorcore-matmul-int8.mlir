@@ -141,3 +141,68 @@ func.func @refused(%x: memref<?x80xi8>, %w: memref<64x80xi8>, %y: memref<?x64xi3
   }
   return
 }
+
+// -----
+
+// decoda.qlinear as bufferized: the zero fill, the tagged contraction into a temporary and the
+// tagged epilogue (per-token x_scale, per-channel w_scale, bias, bf16 output). The epilogue is
+// applied in the kernel's stores (sitofp, the scales read by (row, n), the bias, truncf, one
+// store per element of the bf16 output; rows of M are split back into the lead dims by the
+// output's extents), and the kernel goes where the epilogue was; with fuse-epilogue=false the
+// i32 result is stored and the epilogue stays for the SIMT loops.
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-tensorcore-matmul="fuse-epilogue=false" | FileCheck %s --check-prefix=UNFUSED
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#w = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#tok = affine_map<(d0, d1, d2) -> (d0, d1, 0)>
+#ch = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-LABEL: func.func @fused(
+// CHECK-SAME: %[[X:.*]]: memref<1x?x128xi8>, %[[W:.*]]: memref<136x128xi8>, %[[XS:.*]]: memref<1x?x1xf32>, %[[WS:.*]]: memref<136xf32>, %[[B:.*]]: memref<136xf32>)
+// CHECK-NOT: linalg.
+// CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<1x?x136xbf16>
+// CHECK: %[[O2:.*]] = memref.collapse_shape %[[OUT]] {{\[\[}}0, 1], [2]] : memref<1x?x136xbf16> into memref<?x136xbf16>
+// CHECK: gpu.launch
+// CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 32]}
+// CHECK: scf.if
+// CHECK: %[[V:.*]] = vector.extract %{{.*}}[0] : i32 from vector<2xi32>
+// CHECK: %[[S:.*]] = memref.load %[[XS]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<1x?x1xf32>
+// CHECK: memref.load %[[WS]][%{{.*}}] : memref<136xf32>
+// CHECK: memref.load %[[B]][%{{.*}}] : memref<136xf32>
+// CHECK: %[[F:.*]] = arith.sitofp %[[V]] : i32 to f32
+// CHECK: arith.mulf %[[F]], %[[S]] : f32
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: memref.store %{{.*}}, %[[O2]][%{{.*}}, %{{.*}}] : memref<?x136xbf16>
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[OUT]]
+// UNFUSED-LABEL: func.func @fused(
+// UNFUSED: gpu.launch
+// UNFUSED: vector.store %{{.*}} : memref<?x136xi32>, vector<2xi32>
+// UNFUSED: linalg.generic {{.*}} attrs = {decoda.qlinear_epilogue}
+func.func @fused(%arg0: memref<1x?x128xi8>, %arg1: memref<136x128xi8>, %arg2: memref<1x?x1xf32>, %arg3: memref<136xf32>, %arg4: memref<136xf32>) -> memref<1x?x136xbf16> {
+  %c0_i32 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : index
+  %dim = memref.dim %arg0, %c1 : memref<1x?x128xi8>
+  %acc = memref.alloc(%dim) {alignment = 64 : i64} : memref<1x?x136xi32>
+  linalg.fill ins(%c0_i32 : i32) outs(%acc : memref<1x?x136xi32>)
+  linalg.generic {indexing_maps = [#x, #w, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %arg1 : memref<1x?x128xi8>, memref<136x128xi8>) outs(%acc : memref<1x?x136xi32>) attrs = {decoda.qlinear_acc} {
+  ^bb0(%in: i8, %in_1: i8, %out: i32):
+    %0 = arith.extsi %in : i8 to i32
+    %1 = arith.extsi %in_1 : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %out, %2 : i32
+    linalg.yield %3 : i32
+  }
+  %y = memref.alloc(%dim) {alignment = 64 : i64} : memref<1x?x136xbf16>
+  linalg.generic {indexing_maps = [#id, #tok, #ch, #ch, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%acc, %arg2, %arg3, %arg4 : memref<1x?x136xi32>, memref<1x?x1xf32>, memref<136xf32>, memref<136xf32>) outs(%y : memref<1x?x136xbf16>) attrs = {decoda.qlinear_epilogue} {
+  ^bb0(%in: i32, %in_1: f32, %in_2: f32, %in_3: f32, %out: bf16):
+    %0 = arith.sitofp %in : i32 to f32
+    %1 = arith.mulf %0, %in_1 : f32
+    %2 = arith.mulf %1, %in_2 : f32
+    %3 = arith.addf %2, %in_3 : f32
+    %4 = arith.truncf %3 : f32 to bf16
+    linalg.yield %4 : bf16
+  }
+  return %y : memref<1x?x136xbf16>
+}

@@ -141,12 +141,17 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
     Option<"tileK", "tile-k", "int64_t", /*default=*/"32", "Reduction elements per stage">,
     Option<"warpsM", "warps-m", "int64_t", /*default=*/"2", "Warps along M in a block">,
     Option<"warpsN", "warps-n", "int64_t", /*default=*/"4", "Warps along N in a block">,
+    Option<"fuseEpilogue", "fuse-epilogue", "bool", /*default=*/"true",
+           "Apply the INT8 dequantising epilogue (decoda.qlinear_epilogue) in the tensor-core "
+           "kernel's stores instead of a following SIMT kernel">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every contraction left to the SIMT path, with the reason">
   ];
   let statistics = [
     Statistic<"numRewritten", "num-rewritten", "contractions turned into tensor-core kernels">,
-    Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">
+    Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">,
+    Statistic<"numEpiloguesFused", "num-epilogues-fused",
+              "INT8 dequantising epilogues computed in the kernels">
   ];
 }
 

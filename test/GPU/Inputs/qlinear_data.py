@@ -1,6 +1,6 @@
 """Inputs (arg0, arg1, ...) and NumPy reference outputs (out0) for int8-tensorcore-sim.mlir.
 
-  qlinear_data.py acc|epilogue IN.npz OUT.npz
+  qlinear_data.py acc|epilogue|bf16 IN.npz OUT.npz
   qlinear_data.py block-mlir OUT.mlir              a float projection with a constant weight
   qlinear_data.py block QUANT_STAGE.mlir IN.npz OUT.npz
 
@@ -24,6 +24,16 @@ def int8(shape):
     flat = a.reshape(-1)
     flat[:7] = [-128, -128, 127, -128, 127, 0, -1]  # extremes among the inputs
     return a.astype(np.int8)
+
+
+def bf16(a):
+    """float32 -> bf16 bits, round to nearest even."""
+    u = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def f32(b):
+    return (b.astype(np.uint32) << 16).view(np.float32)
 
 
 def acc(x, w):
@@ -87,5 +97,13 @@ elif kind == "epilogue":
     y = (a * xs).astype(np.float32) * ws + b
     np.savez(inp, arg0=x, arg1=w, arg2=xs, arg3=ws, arg4=b)
     np.savez(out, out0=y.astype(np.float32))
+elif kind == "bf16":
+    x, w = int8((1, 10, 256)), int8((128, 256))
+    xs = np.float32(0.0125)
+    ws = rng.uniform(0.001, 0.02, 128).astype(np.float32)
+    b = bf16(rng.standard_normal(128))
+    y = (acc(x, w).astype(np.float32) * xs).astype(np.float32) * ws + f32(b)
+    np.savez(inp, arg0=x, arg1=w, arg2=xs, arg3=ws, arg4=b)
+    np.savez(out, out0=bf16(y.astype(np.float32)))
 else:
     raise SystemExit(f"unknown kind {kind}")
