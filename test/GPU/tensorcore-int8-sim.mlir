@@ -7,7 +7,8 @@
 // i32 accumulator itself, with M = 130 and N = 136 ragged over two 128x128 blocks each and four
 // 64-wide k stages (stage reuse), extreme values (rows of -128 against -128 / +127); two lead
 // dims with K = 96 (three 32-wide stages), per-token x_scale, per-channel w_scale and a bias;
-// bf16 output (exact after the rounding); a float projection with a constant weight
+// bf16 output (exact after the rounding); requantised i8 output (M = 33, some outputs clamped
+// at -128 and 127); a float projection with a constant weight
 // compiled with --quantize=int8 (dynamic per-token activation scales, the weight quantised at
 // compile time and resident on the device) against NumPy's quantisation of x and the
 // compiler's weight. The dequantising epilogue is computed in the tensor-core kernel's stores:
@@ -31,6 +32,12 @@
 // BF16: launch bf16_kernel: grid [1, 1, 1] block [256, 1, 1] shared 40960 bytes; bar 8, cp 24, ldmatrix 48, mma 128
 // BF16: out0: ok (1280 elements, max abs error 0)
 // BF16: 1 launches
+// RUN: decoda-compile %S/Inputs/qlinear_requant.mlir --target=cuda --emit=ptx -o %t/e.ptx --dump-ir-after-each=%t/e
+// RUN: %PYTHON %S/Inputs/qlinear_data.py requant %t/e-in.npz %t/e-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/e %t/e.ptx --inputs %t/e-in.npz --expect %t/e-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=REQ
+// REQ: launch requant_kernel: grid [1, 1, 1] block [256, 1, 1] shared 40960 bytes; bar 4, cp 12, ldmatrix 24, mma 64
+// REQ: out0: ok (2112 elements, max abs error 0)
+// REQ: 1 launches
 // RUN: %PYTHON %S/Inputs/qlinear_data.py block-mlir %t/block.mlir
 // RUN: decoda-compile %t/block.mlir --quantize=int8 --no-smooth --quant-attention=false --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
 // RUN: %PYTHON %S/Inputs/qlinear_data.py block %t/c/*-decoda-quantize-stage.mlir %t/c-in.npz %t/c-out.npz

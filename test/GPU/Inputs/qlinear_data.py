@@ -1,6 +1,6 @@
 """Inputs (arg0, arg1, ...) and NumPy reference outputs (out0) for int8-tensorcore-sim.mlir.
 
-  qlinear_data.py acc|epilogue|bf16 IN.npz OUT.npz
+  qlinear_data.py acc|epilogue|bf16|requant IN.npz OUT.npz
   qlinear_data.py block-mlir OUT.mlir              a float projection with a constant weight
   qlinear_data.py block QUANT_STAGE.mlir IN.npz OUT.npz
 
@@ -105,5 +105,16 @@ elif kind == "bf16":
     y = (acc(x, w).astype(np.float32) * xs).astype(np.float32) * ws + f32(b)
     np.savez(inp, arg0=x, arg1=w, arg2=xs, arg3=ws, arg4=b)
     np.savez(out, out0=bf16(y.astype(np.float32)))
+elif kind == "requant":
+    x, w = int8((33, 128)), int8((64, 128))
+    xs = rng.uniform(0.005, 0.02, (33, 1)).astype(np.float32)
+    ws = rng.uniform(0.005, 0.02, 64).astype(np.float32)
+    b = rng.standard_normal(64).astype(np.float32)
+    os_ = np.float32(0.05)  # small enough that some outputs clamp at -128 / 127
+    y = (acc(x, w).astype(np.float32) * xs).astype(np.float32) * ws + b
+    q = np.clip(np.round((y / os_).astype(np.float32)), -128, 127).astype(np.int8)
+    assert (q == 127).any() and (q == -128).any()
+    np.savez(inp, arg0=x, arg1=w, arg2=xs, arg3=ws, arg4=b, arg5=os_)
+    np.savez(out, out0=q)
 else:
     raise SystemExit(f"unknown kind {kind}")
