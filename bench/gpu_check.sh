@@ -8,9 +8,11 @@
 #       block is also compiled with constant weights (bench/gpu/make_const_block.py,
 #       --weights=file): its 121 MiB side file is a repeated pattern, carried zlib-compressed
 #       (< 1 MiB) and inflated by `run`. The tensor-core kernels' cubins (ptxas sm_90a) go to
-#       DIR/sass for cuobjdump there. DIR must stay under 64 MiB (checked at the end).
+#       DIR/sass for cuobjdump there. DIR must stay under 64 MiB (checked at the end). An
+#       INT8 projection (bench/gpu/make_int8_proj.py, constant weight, --quantize=int8) is
+#       compiled for both targets too: its CUDA artifact runs the integer tensor-core kernel.
 #   bash DIR/gpu_check.sh run DIR          on the GPU machine: SASS instruction counts of the
-#       tensor-core kernels (HMMA expected), numerical check of every CUDA artifact against the
+#       tensor-core kernels (HMMA expected; IMMA for the INT8 one), numerical check of every CUDA artifact against the
 #       CPU reference outputs (decoda-run --check; bf16 models at rtol/atol 3e-2, others 2e-3 /
 #       2e-4), then timings: the Llama-3.2-1B-shaped block in bf16 with resident constant weights
 #       (prefill T=2048 in TFLOP/s; decode T=1 in GB/s of weights read: the block has no KV-cache
@@ -44,12 +46,17 @@ if [[ "$mode" == prepare ]]; then
     echo "gpu_check: decoda-run or the runtime links MLIR/LLVM" >&2
     exit 1
   fi
+  # The INT8 projection (constant weight, compiled with --quantize=int8 for both targets).
+  gen=$(mktemp -d)
+  "$PY" "$here/gpu/make_int8_proj.py" "$gen/int8_proj.mlir"
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir" "$here/gpu/llama32_1b_block.mlir"
             "$here/gpu/attention_d128.mlir" "$here/gpu/add_rms_norm_2048.mlir"
-            "$here/gpu/decode_attention_d128.mlir")
+            "$here/gpu/decode_attention_d128.mlir" "$gen/int8_proj.mlir")
   for p in "${programs[@]}"; do
     name=$(basename "$p" .mlir)
-    if ! "$bin/decoda-compile" "$p" --target=cuda --gpu-arch=sm_90a -o "$dir/models/$name.cuda.so" \
+    flags=()
+    case "$name" in int8_*) flags=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
+    if ! "$bin/decoda-compile" "$p" "${flags[@]}" --target=cuda --gpu-arch=sm_90a -o "$dir/models/$name.cuda.so" \
         2>"$dir/models/$name.cuda.log"; then
       echo "gpu_check: $name does not compile for CUDA yet (see models/$name.cuda.log)"
       rm -f "$dir/models/$name.cuda.so"
@@ -57,7 +64,7 @@ if [[ "$mode" == prepare ]]; then
     fi
     rm -f "$dir/models/$name.cuda.log" "$dir/models/$name.cuda.h"
     case "$name" in llama32_1b_block) continue ;; esac # timed only (the others: checked at T=16 too)
-    "$bin/decoda-compile" "$p" -o "$dir/models/$name.cpu.so" 2>/dev/null || continue
+    "$bin/decoda-compile" "$p" "${flags[@]}" -o "$dir/models/$name.cpu.so" 2>/dev/null || continue
     # Inputs from the signature (dynamic extents = 16), then the CPU reference outputs; a model
     # with several entry points gets one check per entry (key NAME.ENTRY, the entry recorded in
     # inputs/KEY.entry for `run`).
@@ -122,7 +129,9 @@ PYEOF
       --emit=ptx -o "$tmp/block.ptx"
   "$bin/decoda-compile" "$here/gpu/attention_d128.mlir" --target=cuda --gpu-arch=sm_90a \
       --emit=ptx -o "$tmp/attn.ptx"
-  cat "$tmp/attn.ptx" >>"$tmp/block.ptx"
+  "$bin/decoda-compile" "$gen/int8_proj.mlir" --quantize=int8 --no-smooth --quant-attention=false \
+      --target=cuda --gpu-arch=sm_90a --emit=ptx -o "$tmp/int8.ptx"
+  cat "$tmp/attn.ptx" "$tmp/int8.ptx" >>"$tmp/block.ptx"
   "$PY" - "$tmp/block.ptx" "$dir/sass" "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" <<'PYEOF'
 import re, subprocess, sys
 t = open(sys.argv[1]).read()
@@ -136,7 +145,7 @@ for name, ptx in zip(parts[0::2], parts[1::2]):
     info = " ".join(l.split("info    : ")[-1] for l in out.stderr.splitlines() if "Used" in l or "spill" in l)
     print(f"gpu_check: {name}: {info}")
 PYEOF
-  rm -rf "$tmp"
+  rm -rf "$tmp" "$gen"
   size=$(du -sm "$dir" | cut -f1)
   echo "gpu_check: prepared $dir ($size MiB)"
   if ((size > 64)); then
@@ -161,7 +170,7 @@ echo "== SASS of the tensor-core, row-norm and flash-attention kernels (cuobjdum
 if command -v cuobjdump >/dev/null 2>&1; then
   for c in "$dir"/sass/*.cubin; do
     [[ -e "$c" ]] || continue
-    counts=$(cuobjdump -sass "$c" | grep -oE "HMMA|HGMMA|LDSM|LDGSTS|BAR|STL|LDL|SHFL|LDS|STS|FFMA|MUFU" | sort | uniq -c | tr '\n' ' ')
+    counts=$(cuobjdump -sass "$c" | grep -oE "HMMA|IMMA|HGMMA|LDSM|LDGSTS|BAR|STL|LDL|SHFL|LDS|STS|FFMA|MUFU" | sort | uniq -c | tr '\n' ' ')
     echo "$(basename "$c" .cubin): $counts"
   done
 else

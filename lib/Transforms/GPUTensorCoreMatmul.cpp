@@ -13,7 +13,8 @@
 //     barrier
 //     for each 32-byte k slice: ldmatrix A (x4) and B (x2) fragments, one mma.sync
 //     barrier
-//   store the f32 / i32 accumulators (guarded by M and N)
+//   store the f32 / i32 accumulators (guarded by M and N), or, for an INT8 contraction
+//   followed by its decoda.qlinear_epilogue, the epilogue's result of each accumulator
 //
 // The kernel is written in bytes: a k slice is 32 bytes of a row (16 bf16/f16 for m16n8k16,
 // 32 i8 for m16n8k32), a stage SK = 2 * tile-k bytes (tile-k bf16 elements; for i8 2 * tile-k

@@ -125,8 +125,12 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
       accumulators start at zero); otherwise they start from `C`.
 
     The fragment coordinates are those of the PTX ISA for mma.m16n8k16 with .bf16/.f16 (one
-    layout for both); those of mma.m16n8k32 with .s8 are the same bytes. The INT8 epilogue
-    (scales, bias, output type) stays the following SIMT kernel. Not rewritten (left to the
+    layout for both); those of mma.m16n8k32 with .s8 are the same bytes. With
+    `fuse-epilogue`, an INT8 contraction that starts from a zero fill and whose i32 result is
+    a temporary read only by the following `decoda.qlinear_epilogue` generic (scales, bias,
+    output type) is emitted where that epilogue was, and the epilogue's body is applied to
+    each accumulator before the store (its other operands read at the element's indices);
+    otherwise the i32 result is stored and the epilogue stays a SIMT kernel. Not rewritten (left to the
     SIMT loops, with a remark when `report` is set): f32 operands (no TF32: it would change
     the numerics), INT8 contractions with an activation zero point, `K` not a multiple of
     the stage (`tile-k`; 32 for i8 with the defaults), `N` not a multiple of 8, dynamic
