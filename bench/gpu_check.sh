@@ -9,9 +9,11 @@
 #       block is also compiled with constant weights (bench/gpu/make_const_block.py,
 #       --weights=file): its 121 MiB side file is a repeated pattern, carried zlib-compressed
 #       (< 1 MiB) and inflated by `run`. The tensor-core kernels' cubins (ptxas sm_90a) go to
-#       DIR/sass for cuobjdump there. DIR must stay under 64 MiB (checked at the end).
+#       DIR/sass for cuobjdump there. DIR must stay under 64 MiB (checked at the end). An
+#       INT8 projection (bench/gpu/make_int8_proj.py, constant weight, --quantize=int8) is
+#       compiled for both targets too: its CUDA artifact runs the integer tensor-core kernel.
 #   bash DIR/gpu_check.sh run DIR          on the GPU machine: SASS instruction counts of the
-#       tensor-core kernels (HMMA expected), numerical check of every CUDA artifact against the
+#       tensor-core kernels (HMMA expected; IMMA for the INT8 one), numerical check of every CUDA artifact against the
 #       CPU reference outputs (decoda-run --check; bf16 models at rtol/atol 3e-2, others 2e-3 /
 #       2e-4), then timings: the Llama-3.2-1B-shaped block in bf16 with resident constant weights
 #       (prefill T=2048 in TFLOP/s; decode T=1 in GB/s of weights read, from a build with a
@@ -47,6 +49,9 @@ if [[ "$mode" == prepare ]]; then
     echo "gpu_check: decoda-run or the runtime links MLIR/LLVM" >&2
     exit 1
   fi
+  # The INT8 projection (constant weight, compiled with --quantize=int8 for both targets).
+  gen=$(mktemp -d)
+  "$PY" "$here/gpu/make_int8_proj.py" "$gen/int8_proj.mlir"
   # PATH:decode is the program as a decode step, a static T = 1 (--static-dims), named
   # NAME_decode: its projections are GEMV kernels (decoda-gpu-gemv), not 128-row tensor-core
   # tiles.
@@ -54,7 +59,7 @@ if [[ "$mode" == prepare ]]; then
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/llama32_1b_block.mlir"
             "$here/gpu/llama32_1b_block.mlir:decode"
             "$here/gpu/attention_d128.mlir" "$here/gpu/add_rms_norm_2048.mlir"
-            "$here/gpu/decode_attention_d128.mlir")
+            "$here/gpu/decode_attention_d128.mlir" "$gen/int8_proj.mlir")
   for entry in "${programs[@]}"; do
     p=${entry%:decode}
     name=$(basename "$p" .mlir)
@@ -63,6 +68,7 @@ if [[ "$mode" == prepare ]]; then
       name=${name}_decode
       dims=(--static-dims=0:1=1)
     fi
+    case "$name" in int8_*) dims+=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
     if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
         -o "$dir/models/$name.cuda.so" 2>"$dir/models/$name.cuda.log"; then
       echo "gpu_check: $name does not compile for CUDA yet (see models/$name.cuda.log)"
@@ -141,7 +147,9 @@ PYEOF
       --emit=ptx -o "$tmp/block.ptx"
   "$bin/decoda-compile" "$here/gpu/attention_d128.mlir" --target=cuda --gpu-arch=sm_90a \
       --emit=ptx -o "$tmp/attn.ptx"
-  cat "$tmp/attn.ptx" >>"$tmp/block.ptx"
+  "$bin/decoda-compile" "$gen/int8_proj.mlir" --quantize=int8 --no-smooth --quant-attention=false \
+      --target=cuda --gpu-arch=sm_90a --emit=ptx -o "$tmp/int8.ptx"
+  cat "$tmp/attn.ptx" "$tmp/int8.ptx" >>"$tmp/block.ptx"
   # The T = 1 block's GEMV kernels, renamed decode_* (same function, same kernel names).
   "$bin/decoda-compile" "$here/gpu/llama32_1b_block.mlir" --static-dims=0:1=1 --target=cuda \
       --gpu-arch=sm_90a --emit=ptx -o "$tmp/decode.ptx"
@@ -159,7 +167,7 @@ for name, ptx in zip(parts[0::2], parts[1::2]):
     info = " ".join(l.split("info    : ")[-1] for l in out.stderr.splitlines() if "Used" in l or "spill" in l)
     print(f"gpu_check: {name}: {info}")
 PYEOF
-  rm -rf "$tmp"
+  rm -rf "$tmp" "$gen"
   size=$(du -sm "$dir" | cut -f1)
   echo "gpu_check: prepared $dir ($size MiB)"
   if ((size > 64)); then
@@ -184,7 +192,7 @@ echo "== SASS of the tensor-core, GEMV (decode_*), row-norm and flash-attention 
 if command -v cuobjdump >/dev/null 2>&1; then
   for c in "$dir"/sass/*.cubin; do
     [[ -e "$c" ]] || continue
-    counts=$(cuobjdump -sass "$c" | grep -oE "HMMA|HGMMA|LDSM|LDGSTS|BAR|STL|LDL|SHFL|LDS|STS|LDG\.E\.128|LDG\.E\.64|FFMA|MUFU" | sort | uniq -c | tr '\n' ' ')
+    counts=$(cuobjdump -sass "$c" | grep -oE "HMMA|IMMA|HGMMA|LDSM|LDGSTS|BAR|STL|LDL|SHFL|LDS|STS|LDG\.E\.128|LDG\.E\.64|FFMA|MUFU" | sort | uniq -c | tr '\n' ' ')
     echo "$(basename "$c" .cubin): $counts"
   done
 else

@@ -2,7 +2,7 @@
 //
 // What decoda-gpu-gemv and decoda-gpu-tensorcore-matmul (GPUPasses.td) share: the match of a
 // projection contraction C[lead..., n] += A[lead..., k] * B[n, k] on buffers (B the weight as
-// stored, f32 accumulation), the zero fill before it that a kernel can fold, the collapse of
+// stored; f32 accumulation of bf16/f16/f32, i32 of i8), the zero fill before it that a kernel can fold, the collapse of
 // the lead dims into one M, and a few index-arithmetic builders for kernel bodies.
 //
 //===----------------------------------------------------------------------===//
@@ -27,7 +27,11 @@ struct Match {
   Value a, b, c; // the original buffers
   int64_t lead;  // number of lead dims (rows of A/C)
   int64_t n, k;
-  Type elementType; // of A and B: bf16 or f16 (widened by extf in the body) or f32
+  Type elementType; // of A and B: bf16 or f16 (widened by extf in the body), f32, or i8
+                    // (widened by extsi, i32 accumulator)
+
+  bool integer() const { return elementType.isInteger(8); }
+  int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
 };
 
 inline bool isIdentityLayout(Type t) {
@@ -35,14 +39,42 @@ inline bool isIdentityLayout(Type t) {
   return m && m.getLayout().isIdentity();
 }
 
+/// Whether `body` is yield(out + widen(a) * widen(b)), either order of each operation, with
+/// widen an `ExtOp` of the block argument or (`widened` false) the argument itself.
+template <typename ExtOp, typename MulOp, typename AddOp>
+bool isMultiplyAccumulate(Block &body, bool widened) {
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<AddOp>();
+  if (!add || body.getOperations().size() != (widened ? 5u : 3u))
+    return false;
+  Value out = body.getArgument(2);
+  Value prod = add.getLhs() == out ? add.getRhs() : add.getRhs() == out ? add.getLhs() : Value();
+  auto mul = prod ? prod.template getDefiningOp<MulOp>() : nullptr;
+  if (!mul)
+    return false;
+  auto isWidened = [&](Value v, unsigned arg) {
+    if (!widened)
+      return v == body.getArgument(arg);
+    auto ext = v.template getDefiningOp<ExtOp>();
+    return ext && ext.getIn() == body.getArgument(arg);
+  };
+  return (isWidened(mul.getLhs(), 0) && isWidened(mul.getRhs(), 1)) ||
+         (isWidened(mul.getLhs(), 1) && isWidened(mul.getRhs(), 0));
+}
+
 /// Why `op` is not a projection contraction, or "" with `match` filled in. Accepted: bf16 or
 /// f16 operands with body `out + extf(a) * extf(b)`, f32 operands with `out + a * b` (either
-/// order of each operation), f32 accumulator, N and K static. The passes add their own limits.
+/// order of each operation) and an f32 accumulator; i8 operands with `out + extsi(a) *
+/// extsi(b)` and an i32 accumulator (decoda.qlinear without a zero point); N and K static. The
+/// passes add their own limits.
 inline std::string matchProjection(linalg::GenericOp op, Match &match) {
   if (!op.hasPureBufferSemantics())
     return "not on buffers";
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
-    return "not two inputs and one output";
+    return op.getNumDpsInputs() == 3 && op->hasAttr("decoda.qlinear_acc")
+               ? "an INT8 contraction with an activation zero point (only symmetric "
+                 "activations map to s8 mma)"
+               : "not two inputs and one output";
   unsigned loops = op.getNumLoops();
   if (loops < 3)
     return "fewer than three loops";
@@ -76,40 +108,25 @@ inline std::string matchProjection(linalg::GenericOp op, Match &match) {
   auto aType = cast<MemRefType>(a.getType()), bType = cast<MemRefType>(b.getType());
   auto cType = cast<MemRefType>(c.getType());
   Type el = aType.getElementType();
-  if (!el.isBF16() && !el.isF16() && !el.isF32())
-    return "operands are not bf16, f16 or f32";
+  bool integer = el.isInteger(8);
+  if (!el.isBF16() && !el.isF16() && !el.isF32() && !integer)
+    return "operands are not bf16, f16, f32 or i8";
   if (bType.getElementType() != el)
     return "A and B have different element types";
-  if (!cType.getElementType().isF32())
-    return "the accumulator is not f32";
+  if (integer ? !cType.getElementType().isInteger(32) : !cType.getElementType().isF32())
+    return integer ? "the accumulator is not i32" : "the accumulator is not f32";
   if (bType.isDynamicDim(0) || bType.isDynamicDim(1))
     return "N or K is dynamic";
   int64_t n = bType.getDimSize(0), k = bType.getDimSize(1);
   if (aType.getDimSize(lead) != k || cType.getDimSize(lead) != n)
     return "A, B and C disagree on N or K";
 
-  // Body: yield(out + widen(a) * widen(b)), either order of each operation; widen is extf for
-  // bf16/f16 and nothing for f32.
-  const char *bodyWhy = "the body is not out + extf(a) * extf(b) (out + a * b in f32)";
   Block &body = op.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add || body.getOperations().size() != (el.isF32() ? 3u : 5u))
-    return bodyWhy;
-  Value out = body.getArgument(2);
-  Value prod = add.getLhs() == out ? add.getRhs() : add.getRhs() == out ? add.getLhs() : Value();
-  auto mul = prod ? prod.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
-    return bodyWhy;
-  auto isWidened = [&](Value v, unsigned arg) {
-    if (el.isF32())
-      return v == body.getArgument(arg);
-    auto ext = v.getDefiningOp<arith::ExtFOp>();
-    return ext && ext.getIn() == body.getArgument(arg);
-  };
-  if (!((isWidened(mul.getLhs(), 0) && isWidened(mul.getRhs(), 1)) ||
-        (isWidened(mul.getLhs(), 1) && isWidened(mul.getRhs(), 0))))
-    return bodyWhy;
+  if (integer ? !isMultiplyAccumulate<arith::ExtSIOp, arith::MulIOp, arith::AddIOp>(body, true)
+              : !isMultiplyAccumulate<arith::ExtFOp, arith::MulFOp, arith::AddFOp>(body,
+                                                                                   !el.isF32()))
+    return integer ? "the body is not out + extsi(a) * extsi(b)"
+                   : "the body is not out + extf(a) * extf(b) (out + a * b in f32)";
   match = {op, a, b, c, lead, n, k, el};
   return "";
 }
@@ -121,7 +138,8 @@ inline linalg::FillOp zeroFillBefore(linalg::GenericOp op, Value c) {
     if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
       if (fill.getDpsInits()[0] != c || !fill.hasPureBufferSemantics())
         return nullptr;
-      return matchPattern(fill.getDpsInputs()[0], m_AnyZeroFloat()) ? fill : nullptr;
+      Value v = fill.getDpsInputs()[0];
+      return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()) ? fill : nullptr;
     }
     if (!isMemoryEffectFree(prev))
       return nullptr;
@@ -147,11 +165,11 @@ struct RewriteCounts {
 
 /// Rewrites every projection contraction under `root` (not already in a gpu.launch) that
 /// `refuse` has no reason against (it returns "" to take the match): `emit` builds the kernel
-/// in place of the op (`zeroInit` when the zero fill before it is folded: the fill and the op
-/// are erased after). `leftAlone` hears about every contraction not taken, with the reason.
+/// (at the op, or later in the block if it also replaces what follows; `zeroInit` when the zero
+/// fill before it is folded: the fill and the op are erased after). `leftAlone` hears about every contraction not taken, with the reason.
 inline RewriteCounts
 rewriteProjections(Operation *root, llvm::function_ref<std::string(const Match &)> refuse,
-                   llvm::function_ref<void(OpBuilder &, const Match &, bool zeroInit)> emit,
+                   llvm::function_ref<void(const Match &, bool zeroInit)> emit,
                    llvm::function_ref<void(linalg::GenericOp, const std::string &)> leftAlone) {
   SmallVector<linalg::GenericOp> generics;
   root->walk([&](linalg::GenericOp op) {
@@ -171,8 +189,7 @@ rewriteProjections(Operation *root, llvm::function_ref<std::string(const Match &
       continue;
     }
     linalg::FillOp fill = zeroFillBefore(op, m.c);
-    OpBuilder b(op);
-    emit(b, m, /*zeroInit=*/fill != nullptr);
+    emit(m, /*zeroInit=*/fill != nullptr);
     if (fill) {
       fill.erase();
       ++counts.fillsFolded;

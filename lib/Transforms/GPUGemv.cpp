@@ -253,6 +253,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       return signalPassFailure();
     }
     auto refuse = [&](const Match &m) -> std::string {
+      if (m.integer())
+        return "i8 operands (INT8 contractions are decoda-gpu-tensorcore-matmul's)";
       int64_t rows = staticRows(m);
       if (rows < 0)
         return "M is dynamic";
@@ -262,7 +264,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         return "M or N is 0";
       return "";
     };
-    auto emit = [&](OpBuilder &b, const Match &m, bool zeroInit) {
+    auto emit = [&](const Match &m, bool zeroInit) {
+      OpBuilder b(m.op);
       emitKernel(b, m, staticRows(m), cfg, zeroInit);
     };
     auto leftAlone = [&](linalg::GenericOp op, const std::string &why) {

@@ -1,8 +1,12 @@
-//===- GPULowerBF16Mma.cpp - bf16 nvgpu.mma.sync to nvvm.mma.sync ---------===//
+//===- GPULowerBF16Mma.cpp - bf16 and s8 nvgpu.mma.sync to nvvm.mma.sync -===//
 //
 // Upstream convert-nvgpu-to-nvvm (LLVM 22) cannot deduce PTX types for bf16 operands; the
 // intrinsic (mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32) takes each pair of bf16 of
-// A and B as one i32 register and returns four f32.
+// A and B as one i32 register and returns four f32. For i8 it lowers only to the .satfinite
+// form (the accumulator clamps at the i32 range); the INT8 contraction's reference (the
+// linalg body, the CPU kernels) wraps, so i8 m16n8k32 is lowered here as well, to
+// mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 (four i8 per i32 register, four i32
+// results). Within the range decoda.qlinear calls exact (K < 2^17) the two forms agree.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +30,7 @@ struct GPULowerBF16MmaPass
     : public mlir::decoda::impl::GPULowerBF16MmaPassBase<GPULowerBF16MmaPass> {
   using Base::Base;
 
-  /// The i32 registers of a vector<Rx2xbf16> fragment, in register order.
+  /// The i32 registers of a vector<Rx2xbf16> or vector<Rx4xi8> fragment, in register order.
   static SmallVector<Value> registers(OpBuilder &b, Location loc, Value fragment) {
     auto type = cast<VectorType>(fragment.getType());
     auto i32x1 = VectorType::get({1}, b.getI32Type());
@@ -42,7 +46,8 @@ struct GPULowerBF16MmaPass
   void runOnOperation() override {
     SmallVector<nvgpu::MmaSyncOp> ops;
     getOperation().walk([&](nvgpu::MmaSyncOp op) {
-      if (cast<VectorType>(op.getMatrixA().getType()).getElementType().isBF16())
+      Type el = cast<VectorType>(op.getMatrixA().getType()).getElementType();
+      if (el.isBF16() || el.isInteger(8))
         ops.push_back(op);
     });
     for (nvgpu::MmaSyncOp op : ops) {
@@ -51,15 +56,24 @@ struct GPULowerBF16MmaPass
       auto cType = cast<VectorType>(op.getMatrixC().getType());
       SmallVector<int64_t> shape = llvm::to_vector(llvm::map_range(
           op.getMmaShape(), [](Attribute a) { return cast<IntegerAttr>(a).getInt(); }));
-      if (shape != SmallVector<int64_t>{16, 8, 16} || aType != VectorType::get({4, 2}, aType.getElementType()) ||
-          bType != VectorType::get({2, 2}, aType.getElementType()) ||
-          cType != VectorType::get({2, 2}, Float32Type::get(&getContext()))) {
-        op.emitError() << "decoda-gpu-lower-bf16-mma: only m16n8k16 with vector<4x2xbf16>, "
-                          "vector<2x2xbf16> and vector<2x2xf32> operands is supported, found "
-                       << aType << ", " << bType << ", " << cType;
+      Type el = aType.getElementType();
+      bool s8 = el.isInteger(8);
+      int64_t perReg = s8 ? 4 : 2;
+      OpBuilder b(op);
+      Type acc = s8 ? Type(b.getI32Type()) : Type(b.getF32Type());
+      if (shape != SmallVector<int64_t>{16, 8, s8 ? 32 : 16} ||
+          aType != VectorType::get({4, perReg}, el) ||
+          bType != VectorType::get({2, perReg}, el) || cType != VectorType::get({2, 2}, acc)) {
+        if (s8)
+          op.emitError() << "decoda-gpu-lower-bf16-mma: only m16n8k32 with vector<4x4xi8>, "
+                            "vector<2x4xi8> and vector<2x2xi32> operands is supported, found "
+                         << aType << ", " << bType << ", " << cType;
+        else
+          op.emitError() << "decoda-gpu-lower-bf16-mma: only m16n8k16 with vector<4x2xbf16>, "
+                            "vector<2x2xbf16> and vector<2x2xf32> operands is supported, found "
+                         << aType << ", " << bType << ", " << cType;
         return signalPassFailure();
       }
-      OpBuilder b(op);
       Location loc = op.getLoc();
       SmallVector<Value> a = registers(b, loc, op.getMatrixA());
       SmallVector<Value> bRegs = registers(b, loc, op.getMatrixB());
@@ -67,12 +81,15 @@ struct GPULowerBF16MmaPass
       for (int64_t r = 0; r < 2; ++r)
         for (int64_t i = 0; i < 2; ++i)
           c.push_back(vector::ExtractOp::create(b, loc, op.getMatrixC(), ArrayRef<int64_t>{r, i}));
-      Type f32 = b.getF32Type();
-      auto resultType = LLVM::LLVMStructType::getLiteral(&getContext(), {f32, f32, f32, f32});
+      auto resultType = LLVM::LLVMStructType::getLiteral(&getContext(), {acc, acc, acc, acc});
+      NVVM::MMATypes ptxType = s8 ? NVVM::MMATypes::s8 : NVVM::MMATypes::bf16;
+      // s8: the wrapping (not .satfinite) form.
+      std::optional<NVVM::MMAIntOverflow> overflow;
+      if (s8)
+        overflow = NVVM::MMAIntOverflow::wrapped;
       auto mma = NVVM::MmaOp::create(
-          b, loc, resultType, a, bRegs, c, ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
-          std::nullopt,
-          std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+          b, loc, resultType, a, bRegs, c, ArrayRef<int64_t>{16, 8, s8 ? 32 : 16}, std::nullopt,
+          overflow, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
           std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
       SmallVector<Value> d;
       for (int64_t i = 0; i < 4; ++i)

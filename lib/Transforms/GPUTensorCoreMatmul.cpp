@@ -1,18 +1,24 @@
 //===- GPUTensorCoreMatmul.cpp - projection contractions on tensor cores --===//
 //
-// decoda-gpu-tensorcore-matmul (GPUPasses.td): a bf16/f16 x bf16/f16 -> f32 contraction
-// C[m, n] += A[m, k] * B[n, k] becomes one gpu.launch per contraction:
+// decoda-gpu-tensorcore-matmul (GPUPasses.td): a bf16/f16 x bf16/f16 -> f32 or an
+// i8 x i8 -> i32 contraction C[m, n] += A[m, k] * B[n, k] becomes one gpu.launch per
+// contraction:
 //
 //   block (bn, bm): C[bm*TM : +TM, bn*TN : +TN], threads = 32 * WM * WN (warps WM x WN)
-//   shared As[2][TM][TK + 8], Bs[2][TN][TK + 8]     (two stages, rows padded by 16 bytes)
+//   shared As[2][TM][SK + P], Bs[2][TN][SK + P]   (two stages, rows padded by P = 16 bytes)
 //   stage 0 <- tile 0 (cp.async, zero-filled past M / N)
 //   for kt in [0, K / TK):
 //     if kt + 1 < K / TK: stage (kt+1)%2 <- tile kt+1; wait until 1 group is pending
 //     else: wait for all
 //     barrier
-//     for each 16-wide slice: ldmatrix A (x4) and B (x2) fragments, mma.sync m16n8k16
+//     for each 32-byte k slice: ldmatrix A (x4) and B (x2) fragments, one mma.sync
 //     barrier
-//   store the f32 accumulators (guarded by M and N)
+//   store the f32 / i32 accumulators (guarded by M and N), or, for an INT8 contraction
+//   followed by its decoda.qlinear_epilogue, the epilogue's result of each accumulator
+//
+// The kernel is written in bytes: a k slice is 32 bytes of a row (16 bf16/f16 for m16n8k16,
+// 32 i8 for m16n8k32), a stage SK = 2 * tile-k bytes (tile-k bf16 elements; for i8 2 * tile-k
+// elements when K allows, else tile-k), a cp.async chunk 16 bytes.
 //
 // Fragment coordinates (PTX ISA, "Matrix fragments for mma.m16n8k16" with .f16/.bf16; lane
 // l, g = l / 4, q = l % 4):
@@ -25,6 +31,11 @@
 //     l < 16 points at row l % 8, column ((l / 8) % 2) * 8. Two adjacent n-fragments load
 //     with one x4, lanes 16-31 pointing 8 rows further.
 //   C (16x8, f32): c0, c1 = C[g][2q], C[g][2q+1]; c2, c3 = C[g+8][2q], C[g+8][2q+1].
+// The same bytes for mma.m16n8k32 with .s8 (PTX ISA, "Matrix fragments for mma.m16n8k32"):
+//   A (16x32): a0..a3 = 4 bytes each, A[g][4q..], A[g+8][4q..], A[g][4q+16..], A[g+8][4q+16..];
+//   B (32x8): b0, b1 = B[k = 4q..][n = g], B[k = 4q+16..][n = g]; C (s32) as f32 above.
+// Byte for byte these are the b16 fragments above (an 8x8 b16 matrix of ldmatrix is 8 rows of
+// 16 bytes either way), so the same ldmatrix addressing in bytes loads both.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +51,9 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::decoda {
 #define GEN_PASS_DEF_GPUTENSORCOREMATMULPASS
@@ -54,31 +68,112 @@ struct Config {
   int64_t threads() const { return 32 * warpsM * warpsN; }
   int64_t fragsM() const { return tileM / warpsM / 16; }
   int64_t fragsN() const { return tileN / warpsN / 8; }
-  int64_t pitch() const { return tileK + 8; } // 16 bytes of padding per shared row
+  int64_t pitch() const { return tileK + 8; } // bf16 elements of a padded shared row
 };
 
 using decoda::gpu_contraction::Emitter;
-using decoda::gpu_contraction::Match;
+using decoda::gpu_contraction::isIdentityLayout;
+using ProjectionMatch = decoda::gpu_contraction::Match;
+
+/// k elements per shared-memory stage: tile-k for bf16/f16; for i8 a stage is 2 * tile-k
+/// elements (the same bytes per row), or tile-k (half of that) when K is not a multiple of
+/// 2 * tile-k, if its 16-byte chunks still divide among the threads.
+int64_t stageKFor(const ProjectionMatch &m, const Config &cfg) {
+  if (!m.integer())
+    return cfg.tileK;
+  int64_t stageK = 2 * cfg.tileK;
+  if (m.k % stageK != 0 && cfg.tileK % 32 == 0 &&
+      (cfg.tileM * cfg.tileK / 16) % cfg.threads() == 0 &&
+      (cfg.tileN * cfg.tileK / 16) % cfg.threads() == 0)
+    stageK = cfg.tileK;
+  return stageK;
+}
+
+/// A projection taken by the tensor cores, with its shared-memory stage.
+struct Match : ProjectionMatch {
+  int64_t stageK = 0; // k elements per shared-memory stage
+  int64_t perChunk() const { return 16 / elementBytes(); } // elements per 16 bytes
+  int64_t sliceK() const { return 32 / elementBytes(); }   // k of one mma.sync
+  int64_t pitch() const { return stageK + perChunk(); }    // 16 bytes of padding per row
+};
 
 /// Why a projection contraction is not for the tensor cores, or "".
-std::string refuse(const Match &match, const Config &cfg) {
-  if (match.elementType.isF32())
-    return "operands are not bf16 or f16 (f32 contractions stay SIMT: TF32 would change the "
-           "numerics)";
-  if (match.k % cfg.tileK != 0)
-    return "K = " + std::to_string(match.k) + " is not a multiple of tile-k = " +
-           std::to_string(cfg.tileK);
-  if (match.n % 8 != 0)
-    return "N = " + std::to_string(match.n) + " is not a multiple of 8";
+std::string refuse(const ProjectionMatch &m, const Config &cfg) {
+  if (m.elementType.isF32())
+    return "operands are not bf16, f16 or i8 (f32 contractions stay SIMT: TF32 would change "
+           "the numerics)";
+  int64_t stageK = stageKFor(m, cfg);
+  if (m.k % stageK != 0)
+    return "K = " + std::to_string(m.k) + " is not a multiple of " +
+           (m.integer() ? std::to_string(stageK) + " (the shortest i8 stage)"
+                        : "tile-k = " + std::to_string(stageK));
+  if (m.n % 8 != 0)
+    return "N = " + std::to_string(m.n) + " is not a multiple of 8";
   return "";
 }
 
-void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
+/// The INT8 epilogue (a `decoda.qlinear_epilogue` generic: scales, bias, output type) that
+/// reads the i32 contraction result `m.c`, a temporary, element by element, and is the next op
+/// after the contraction that touches memory: the kernel can apply its body to the
+/// accumulators and store its result instead of the i32 one.
+linalg::GenericOp fusableEpilogue(Match m) {
+  if (!m.integer())
+    return nullptr;
+  auto alloc = m.c.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return nullptr;
+  linalg::GenericOp epi;
+  for (Operation *next = m.op->getNextNode(); next && !epi; next = next->getNextNode()) {
+    epi = dyn_cast<linalg::GenericOp>(next);
+    if (!epi && !isa<memref::AllocOp>(next) && !isMemoryEffectFree(next))
+      return nullptr;
+  }
+  if (!epi || !epi->hasAttr("decoda.qlinear_epilogue") || !epi.hasPureBufferSemantics() ||
+      epi.getNumDpsInits() != 1 || epi.getNumDpsInputs() < 1 || epi.getDpsInputs()[0] != m.c ||
+      epi.getNumLoops() != m.lead + 1 || epi.getNumReductionLoops() != 0)
+    return nullptr;
+  Value out = epi.getDpsInits()[0];
+  if (!isIdentityLayout(out.getType()) ||
+      cast<MemRefType>(out.getType()).getShape() != cast<MemRefType>(m.c.getType()).getShape() ||
+      llvm::is_contained(epi.getDpsInputs(), out))
+    return nullptr;
+  auto maps = epi.getIndexingMapsArray();
+  if (!maps.front().isIdentity() || !maps.back().isIdentity())
+    return nullptr;
+  for (AffineMap map : maps)
+    for (AffineExpr r : map.getResults())
+      if (!isa<AffineDimExpr, AffineConstantExpr>(r))
+        return nullptr;
+  for (OpOperand &in : epi->getOpOperands().drop_front())
+    if (in.get() == m.c)
+      return nullptr;
+  Block &body = epi.getRegion().front();
+  if (!body.getArguments().back().use_empty())
+    return nullptr;
+  for (Operation &op : body.without_terminator())
+    if (isa<linalg::IndexOp>(op) || !isPure(&op))
+      return nullptr;
+  for (Operation *user : m.c.getUsers())
+    if (user != m.op.getOperation() && user != epi.getOperation() &&
+        !isa<linalg::FillOp, memref::DeallocOp>(user))
+      return nullptr;
+  return epi;
+}
+
+/// The kernel of `m`; with `epilogue` (fusableEpilogue, zeroInit) its body is applied to each
+/// accumulator and the result stored to its output instead of `m.c`.
+void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit,
+                linalg::GenericOp epilogue) {
   Location loc = m.op.getLoc();
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
   Value a2 = decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
-  Value c2 = decoda::gpu_contraction::collapseLead(b, loc, m.c, m.lead);
+  Value c2 = decoda::gpu_contraction::collapseLead(b, loc, epilogue ? epilogue.getDpsInits()[0] : m.c, m.lead);
+  // The lead extents, to recover (lead..., n) from a row of M for the epilogue's operands.
+  SmallVector<Value> leadDims;
+  if (epilogue)
+    for (int64_t d = 0; d < m.lead; ++d)
+      leadDims.push_back(memref::DimOp::create(b, loc, m.c, d));
   Value rowsM = memref::DimOp::create(b, loc, a2, 0);
   Value rowsN = e.idx(m.n);
   Value gridX = e.idx((m.n + cfg.tileN - 1) / cfg.tileN);
@@ -86,9 +181,9 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
   Value one = e.idx(1);
 
   auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto aTileType = MemRefType::get({2, cfg.tileM, cfg.pitch()}, m.elementType,
+  auto aTileType = MemRefType::get({2, cfg.tileM, m.pitch()}, m.elementType,
                                    MemRefLayoutAttrInterface(), shared);
-  auto bTileType = MemRefType::get({2, cfg.tileN, cfg.pitch()}, m.elementType,
+  auto bTileType = MemRefType::get({2, cfg.tileN, m.pitch()}, m.elementType,
                                    MemRefLayoutAttrInterface(), shared);
   auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, one, e.idx(cfg.threads()), one, one,
                                       /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/
@@ -111,20 +206,21 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
   auto copyStage = [&](Value stage, Value k0) -> Value {
     SmallVector<Value> tokens;
     auto copyTile = [&](Value src, Value dst, int64_t rows, Value base, Value limit) {
-      int64_t chunksPerRow = cfg.tileK / 8;
+      int64_t chunksPerRow = m.stageK / m.perChunk();
       int64_t chunks = rows * chunksPerRow;
       for (int64_t i = 0; i < chunks / cfg.threads(); ++i) {
         Value c = e.add(tid, e.idx(i * cfg.threads()));
         Value r = e.div(c, chunksPerRow);
-        Value col = e.mul(e.rem(c, chunksPerRow), 8);
+        Value col = e.mul(e.rem(c, chunksPerRow), m.perChunk());
         Value g = e.add(base, r);
         Value inside = e.lt(g, limit);
         // A row past the end reads nothing (source size 0: zero fill) from a valid address.
         Value row = e.select(inside, g, base);
-        Value count = e.select(inside, e.idx(8), e.idx(0));
+        Value count = e.select(inside, e.idx(m.perChunk()), e.idx(0));
         auto copy = nvgpu::DeviceAsyncCopyOp::create(
             b, loc, tokenType, dst, ValueRange{stage, r, col}, src,
-            ValueRange{row, e.add(k0, col)}, b.getIndexAttr(8), count, b.getUnitAttr());
+            ValueRange{row, e.add(k0, col)}, b.getIndexAttr(m.perChunk()), count,
+            b.getUnitAttr());
         tokens.push_back(copy.getAsyncToken());
       }
     };
@@ -133,9 +229,11 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
     return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokenType, tokens).getAsyncToken();
   };
 
-  // Accumulators: fragsM x fragsN values of vector<2x2xf32> (rows g and g + 8 of a 16x8 tile).
-  auto accType = VectorType::get({2, 2}, b.getF32Type());
-  auto pairType = VectorType::get({2}, b.getF32Type());
+  // Accumulators: fragsM x fragsN values of vector<2x2xf32> or vector<2x2xi32> (rows g and
+  // g + 8 of a 16x8 tile).
+  Type accElement = m.integer() ? Type(b.getI32Type()) : Type(b.getF32Type());
+  auto accType = VectorType::get({2, 2}, accElement);
+  auto pairType = VectorType::get({2}, accElement);
   Value g = e.div(lane, 4), q2 = e.mul(e.rem(lane, 4), 2);
   auto fragRow = [&](int64_t mi, int64_t half) {
     return e.add(e.add(m0, e.add(e.mul(wm, warpRows), e.idx(mi * 16 + half * 8))), g);
@@ -174,7 +272,7 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
     }
   }
 
-  int64_t kTiles = m.k / cfg.tileK;
+  int64_t kTiles = m.k / m.stageK;
   Value first = copyStage(e.idx(0), e.idx(0));
   auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(kTiles), one, init);
   {
@@ -187,7 +285,7 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
     {
       OpBuilder::InsertionGuard g3(b);
       b.setInsertionPointToStart(&prefetch.getThenRegion().front());
-      Value group = copyStage(e.rem(next, 2), e.mul(next, cfg.tileK));
+      Value group = copyStage(e.rem(next, 2), e.mul(next, m.stageK));
       nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(1));
       b.setInsertionPointToStart(&prefetch.getElseRegion().front());
       nvgpu::DeviceAsyncWaitOp::create(b, loc, first, b.getI32IntegerAttr(0));
@@ -195,14 +293,16 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
     gpu::BarrierOp::create(b, loc);
     Value stage = e.rem(kt, 2);
     SmallVector<Value> acc(loop.getRegionIterArgs().begin(), loop.getRegionIterArgs().end());
-    auto aFragType = VectorType::get({4, 2}, m.elementType);
-    auto bFragType = VectorType::get({2, 2}, m.elementType);
-    Value aRow = e.rem(lane, 16), aCol = e.mul(e.div(lane, 16), 8);
-    Value bRow = e.rem(lane, 8), bCol = e.mul(e.rem(e.div(lane, 8), 2), 8);
+    // Registers of 32 bits: two bf16/f16 or four i8 each.
+    int64_t perReg = 4 / m.elementBytes();
+    auto aFragType = VectorType::get({4, perReg}, m.elementType);
+    auto bFragType = VectorType::get({2, perReg}, m.elementType);
+    Value aRow = e.rem(lane, 16), aCol = e.mul(e.div(lane, 16), m.perChunk());
+    Value bRow = e.rem(lane, 8), bCol = e.mul(e.rem(e.div(lane, 8), 2), m.perChunk());
     // x4 over two n-fragments: lanes 16-31 address the rows of the second (n + 8).
     Value bRow4 = e.add(bRow, e.mul(e.div(lane, 16), 8));
     Value zeroB = arith::ConstantOp::create(b, loc, bFragType, b.getZeroAttr(bFragType));
-    for (int64_t kk = 0; kk < cfg.tileK; kk += 16) {
+    for (int64_t kk = 0; kk < m.stageK; kk += m.sliceK()) {
       SmallVector<Value> aFrags, bFrags;
       for (int64_t mi = 0; mi < cfg.fragsM(); ++mi) {
         Value row = e.add(e.add(e.mul(wm, warpRows), e.idx(mi * 16)), aRow);
@@ -238,7 +338,7 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
         for (int64_t ni = 0; ni < cfg.fragsN(); ++ni) {
           Value &c = acc[mi * cfg.fragsN() + ni];
           c = nvgpu::MmaSyncOp::create(b, loc, aFrags[mi], bFrags[ni], c,
-                                       ArrayRef<int64_t>{16, 8, 16});
+                                       ArrayRef<int64_t>{16, 8, m.sliceK()});
         }
     }
     // Nobody overwrites this stage (the next iteration's copy) before every warp is done.
@@ -247,6 +347,36 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
   }
 
   // Epilogue: each thread's accumulator pairs, rows g and g + 8 of each fragment.
+  auto fusedStore = [&](Value pair, Value row, Value col) {
+    SmallVector<Value> lead(m.lead);
+    Value rest = row;
+    for (int64_t d = m.lead - 1; d > 0; --d) {
+      lead[d] = arith::RemUIOp::create(b, loc, rest, leadDims[d]);
+      rest = arith::DivUIOp::create(b, loc, rest, leadDims[d]);
+    }
+    lead[0] = rest;
+    Block &body = epilogue.getRegion().front();
+    auto maps = epilogue.getIndexingMapsArray();
+    for (int64_t j = 0; j < 2; ++j) {
+      SmallVector<Value> iters(lead);
+      iters.push_back(e.add(col, e.idx(j)));
+      IRMapping map;
+      map.map(body.getArgument(0), vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{j}));
+      for (unsigned i = 1; i < epilogue.getNumDpsInputs(); ++i) {
+        SmallVector<Value> idx;
+        for (AffineExpr r : maps[i].getResults())
+          idx.push_back(isa<AffineDimExpr>(r)
+                            ? iters[cast<AffineDimExpr>(r).getPosition()]
+                            : e.idx(cast<AffineConstantExpr>(r).getValue()));
+        map.map(body.getArgument(i),
+                memref::LoadOp::create(b, loc, epilogue.getDpsInputs()[i], idx));
+      }
+      for (Operation &op : body.without_terminator())
+        b.clone(op, map);
+      Value y = map.lookup(cast<linalg::YieldOp>(body.getTerminator()).getOperand(0));
+      memref::StoreOp::create(b, loc, y, c2, ValueRange{row, iters.back()});
+    }
+  };
   for (int64_t mi = 0; mi < cfg.fragsM(); ++mi)
     for (int64_t ni = 0; ni < cfg.fragsN(); ++ni) {
       Value acc = loop.getResult(mi * cfg.fragsN() + ni);
@@ -258,6 +388,10 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit) {
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(&store.getThenRegion().front());
         Value pair = vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{half});
+        if (epilogue) {
+          fusedStore(pair, row, col);
+          continue;
+        }
         vector::StoreOp::create(b, loc, pair, c2, ValueRange{row, col}, /*nontemporal=*/false,
                                 llvm::MaybeAlign(8));
       }
@@ -292,8 +426,21 @@ struct GPUTensorCoreMatmulPass
       return signalPassFailure();
     }
     auto counts = decoda::gpu_contraction::rewriteProjections(
-        getOperation(), [&](const Match &m) { return refuse(m, cfg); },
-        [&](OpBuilder &b, const Match &m, bool zeroInit) { emitKernel(b, m, cfg, zeroInit); },
+        getOperation(), [&](const ProjectionMatch &m) { return refuse(m, cfg); },
+        [&](const ProjectionMatch &pm, bool zeroInit) {
+          Match m;
+          static_cast<ProjectionMatch &>(m) = pm;
+          m.stageK = stageKFor(pm, cfg);
+          // The INT8 epilogue is fused when the accumulators start at zero; the kernel then
+          // goes where the epilogue was (after the allocation of its output).
+          linalg::GenericOp epilogue = zeroInit && fuseEpilogue ? fusableEpilogue(m) : nullptr;
+          OpBuilder b(epilogue ? epilogue.getOperation() : m.op.getOperation());
+          emitKernel(b, m, cfg, zeroInit, epilogue);
+          if (epilogue) {
+            epilogue.erase();
+            ++numEpiloguesFused;
+          }
+        },
         [&](linalg::GenericOp op, const std::string &why) {
           if (report)
             op.emitRemark() << "decoda-gpu-tensorcore-matmul: left to the SIMT path: " << why;

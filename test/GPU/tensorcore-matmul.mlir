@@ -97,7 +97,7 @@ func.func @accumulate(%x: memref<?x32xf16>, %w: memref<32x32xf16>, %y: memref<?x
 func.func @refused(%x: memref<?x64xf32>, %w: memref<64x64xf32>, %y: memref<?x64xf32>,
                    %xb: memref<?x48xbf16>, %wb: memref<64x48xbf16>, %wn: memref<60x64xbf16>,
                    %xb64: memref<?x64xbf16>, %yn: memref<?x60xf32>, %wk: memref<64x64xbf16>) {
-  // expected-remark @+1 {{decoda-gpu-tensorcore-matmul: left to the SIMT path: operands are not bf16 or f16 (f32 contractions stay SIMT: TF32 would change the numerics)}}
+  // expected-remark @+1 {{decoda-gpu-tensorcore-matmul: left to the SIMT path: operands are not bf16, f16 or i8 (f32 contractions stay SIMT: TF32 would change the numerics)}}
   linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%x, %w : memref<?x64xf32>, memref<64x64xf32>) outs(%y : memref<?x64xf32>) {
   ^bb0(%p: f32, %q: f32, %o: f32):

@@ -154,35 +154,46 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
 }
 
 def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp"> {
-  let summary = "Projection contractions in bf16/f16 with f32 accumulation become tensor-core "
-                "kernels (cp.async into shared memory, ldmatrix, mma.sync m16n8k16)";
+  let summary = "Projection contractions in bf16/f16 with f32 accumulation, or i8 with i32 "
+                "accumulation, become tensor-core kernels (cp.async into shared memory, "
+                "ldmatrix, mma.sync m16n8k16 / m16n8k32.s8)";
   let description = [{
-    Runs after bufferization and after `decoda-gpu-gemv` (which takes the contractions with
-    few static rows, decode steps). Every remaining `linalg.generic` on memrefs of the
-    projection form -- iterators `(lead..., n, k)` with only `k` a reduction,
+    Runs after bufferization and after `decoda-gpu-gemv` (which takes the bf16/f16/f32
+    contractions with few static rows, decode steps). Every remaining `linalg.generic` on
+    memrefs of the projection form -- iterators `(lead..., n, k)` with only `k` a reduction,
     `A[lead..., k]`, `B[n, k]` (a weight, k contiguous), `C[lead..., n]` in f32, body
-    `C + extf(a) * extf(b)` with `a`, `b` both bf16 or both f16 -- becomes one `gpu.launch`:
+    `C + extf(a) * extf(b)` with `a`, `b` both bf16 or both f16, or `C` in i32 with body
+    `C + extsi(a) * extsi(b)` and `a`, `b` both i8 (the `decoda.qlinear` contraction without
+    an activation zero point) -- becomes one `gpu.launch`:
 
     * `M` = the product of the lead dims (dynamic), `N`, `K` static; a block computes a
       `tile-m x tile-n` tile of `C` with `warps-m x warps-n` warps (each a
       `tile-m/warps-m x tile-n/warps-n` warp tile of 16x8 fragments);
-    * the `k` loop steps by `tile-k`; the `A` and `B` tiles are staged in shared memory by
+    * the `k` loop steps by `tile-k` (i8: by `2 * tile-k`, the same bytes, or by `tile-k`
+      when K is not a multiple of `2 * tile-k`); the `A` and `B` tiles are staged in shared memory by
       `nvgpu.device_async_copy` (cp.async.cg, 16 bytes per thread and copy, rows past `M` or
       `N` zero-filled through the source size), two stages deep: the copy of step `k+1` is in
       flight while step `k` computes (`nvgpu.device_async_wait`, `gpu.barrier`). Shared rows
       are padded by 16 bytes so the eight row addresses of an ldmatrix hit distinct banks;
-    * per 16-wide k slice, each warp loads its A fragments with `nvgpu.ldmatrix` x4 and its B
-      fragments with x2 (rows of `B[n][k]` are the "col" operand of mma), and issues
-      `nvgpu.mma.sync` m16n8k16 with f32 accumulators kept in registers across the k loop;
+    * per 32-byte k slice (16 bf16/f16, 32 i8), each warp loads its A fragments with
+      `nvgpu.ldmatrix` x4 and its B fragments with x2 (rows of `B[n][k]` are the "col"
+      operand of mma), and issues `nvgpu.mma.sync` m16n8k16 (m16n8k32 for i8) with f32 (i32)
+      accumulators kept in registers across the k loop;
     * the epilogue stores each thread's accumulator pairs to `C`, guarded by `M` and `N`. A
       zero `linalg.fill` of `C` right before the contraction is folded into the kernel (the
       accumulators start at zero); otherwise they start from `C`.
 
     The fragment coordinates are those of the PTX ISA for mma.m16n8k16 with .bf16/.f16 (one
-    layout for both). Not rewritten (left to the SIMT loops, with a remark when
-    `report` is set): f32 operands (no TF32: it would change the numerics), `K` not a
-    multiple of `tile-k`, `N` not a multiple of 8, dynamic `N`/`K`, non-identity layouts,
-    other maps or bodies.
+    layout for both); those of mma.m16n8k32 with .s8 are the same bytes. With
+    `fuse-epilogue`, an INT8 contraction that starts from a zero fill and whose i32 result is
+    a temporary read only by the following `decoda.qlinear_epilogue` generic (scales, bias,
+    output type) is emitted where that epilogue was, and the epilogue's body is applied to
+    each accumulator before the store (its other operands read at the element's indices);
+    otherwise the i32 result is stored and the epilogue stays a SIMT kernel. Not rewritten (left to the
+    SIMT loops, with a remark when `report` is set): f32 operands (no TF32: it would change
+    the numerics), INT8 contractions with an activation zero point, `K` not a multiple of
+    the stage (`tile-k`; 32 for i8 with the defaults), `N` not a multiple of 8, dynamic
+    `N`/`K`, non-identity layouts, other maps or bodies.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
@@ -193,17 +204,22 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
     Option<"tileK", "tile-k", "int64_t", /*default=*/"32", "Reduction elements per stage">,
     Option<"warpsM", "warps-m", "int64_t", /*default=*/"2", "Warps along M in a block">,
     Option<"warpsN", "warps-n", "int64_t", /*default=*/"4", "Warps along N in a block">,
+    Option<"fuseEpilogue", "fuse-epilogue", "bool", /*default=*/"true",
+           "Apply the INT8 dequantising epilogue (decoda.qlinear_epilogue) in the tensor-core "
+           "kernel's stores instead of a following SIMT kernel">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every contraction left to the SIMT path, with the reason">
   ];
   let statistics = [
     Statistic<"numRewritten", "num-rewritten", "contractions turned into tensor-core kernels">,
-    Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">
+    Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">,
+    Statistic<"numEpiloguesFused", "num-epilogues-fused",
+              "INT8 dequantising epilogues computed in the kernels">
   ];
 }
 
 def GPULowerBF16MmaPass : Pass<"decoda-gpu-lower-bf16-mma", "gpu::GPUModuleOp"> {
-  let summary = "Lower bf16 nvgpu.mma.sync to nvvm.mma.sync";
+  let summary = "Lower bf16 and i8 nvgpu.mma.sync to nvvm.mma.sync";
   let description = [{
     Upstream `convert-nvgpu-to-nvvm` (LLVM 22) lowers `nvgpu.mma.sync` only for f16, tf32,
     f64 and integer operands ("failed to deduce operand PTX types" for bf16). This pass, run
@@ -212,13 +228,16 @@ def GPULowerBF16MmaPass : Pass<"decoda-gpu-lower-bf16-mma", "gpu::GPUModuleOp"> 
     `vector<2xbf16>` register of A and B is bitcast to the `i32` the intrinsic takes, and the
     four f32 results are packed back into the `vector<2x2xf32>` accumulator. Fragment layouts
     are the same as for f16 (PTX ISA, mma.m16n8k16), so ldmatrix-loaded fragments feed it
-    unchanged. Other shapes or accumulator types with bf16 operands are an error naming the
-    op.
+    unchanged. i8 m16n8k32 (`vector<4x4xi8>`, `vector<2x4xi8>`, `vector<2x2xi32>`) is
+    lowered here too, to the wrapping `mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32`
+    (upstream lowers i8 only to `.satfinite`, which clamps where the INT8 reference wraps;
+    the two agree wherever `decoda.qlinear` is exact). Other shapes or accumulator types with
+    bf16 or i8 operands are an error naming the op.
   }];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",
                            "::mlir::vector::VectorDialect"];
   let statistics = [
-    Statistic<"numLowered", "num-lowered", "bf16 mma.sync ops lowered">
+    Statistic<"numLowered", "num-lowered", "bf16 and s8 mma.sync ops lowered">
   ];
 }
 

@@ -5,10 +5,10 @@ at a time, all threads of a block in lock step by the lowest program counter (th
 branch away wait at the join point: the usual reconvergence of structured code). It knows the
 instructions Decoda's kernels use -- integer/float arithmetic, compares, selects, branches,
 global and shared loads/stores, cp.async (with commit/wait groups: a copy lands only when its
-group is waited for), ldmatrix, mma.sync m16n8k16 (f16/bf16 -> f32), shfl.sync, bar.sync --
-and fails loudly on anything else. Fragment layouts of ldmatrix and mma are those of the PTX
-ISA ("Matrix fragments for mma.m16n8k16", "ldmatrix"), written here independently of the
-compiler.
+group is waited for), ldmatrix, mma.sync m16n8k16 (f16/bf16 -> f32) and m16n8k32 (s8/u8 x s8/u8 -> s32, wrapping
+or .satfinite), shfl.sync, bar.sync -- and fails loudly on anything else. Fragment layouts of
+ldmatrix and mma are those of the PTX ISA ("Matrix fragments for mma.m16n8k16", "Matrix
+fragments for mma.m16n8k32", "ldmatrix"), written here independently of the compiler.
 
 Checks beyond the values: every global access must fall inside an allocated buffer; every
 shared access inside the block's shared variables; 16-byte cp.async and ldmatrix rows must be
@@ -22,6 +22,10 @@ import re
 import numpy as np
 
 INF = 1 << 62
+
+
+# Lane l's groupID and threadID_in_group of the PTX ISA's mma fragment tables.
+_GROUP, _IN_GROUP = np.arange(32) // 4, np.arange(32) % 4
 
 
 class SimError(Exception):
@@ -929,6 +933,9 @@ class Block:
                     v = lo.astype(np.uint64) | (hi.astype(np.uint64) << np.uint64(16))
                     r = self.reg(dsts[i])
                     r[w0:w0 + 32] = v
+        elif base == "mma" and parts[3] == "m16n8k32":
+            self.collective(m, done, 32, op)
+            self.mma_s8(op, parts, ops, m)
         elif base == "mma":
             self.collective(m, done, 32, op)
             shape = parts[3]
@@ -937,12 +944,8 @@ class Block:
             dty, aty, bty, cty = parts[6:10]
             regs = [[x.strip() for x in o.strip("{}").split(",")] for o in ops]
             D, A, B, C = regs
-            lanes = np.arange(32)
-            g, q = lanes // 4, lanes % 4
-            for w0 in range(0, self.T, 32):
-                if not m[w0]:
-                    continue
-                sl = slice(w0, w0 + 32)
+            g, q = _GROUP, _IN_GROUP
+            for sl in self.warps(m):
                 Am = np.zeros((16, 16), np.float32)
                 Bm = np.zeros((16, 8), np.float32)
                 Cm = np.zeros((16, 8), np.float32)
@@ -980,6 +983,59 @@ class Block:
             self.set(dst, out, m, 32)
         else:
             raise SimError(f"instruction {op!r} not supported by the simulator")
+
+
+    def warps(self, m):
+        """The lane slices of the warps that execute (`m`: the active threads)."""
+        for w0 in range(0, self.T, 32):
+            if m[w0]:
+                yield slice(w0, w0 + 32)
+
+    def mma_s8(self, op, parts, ops, m):
+        """mma.sync.aligned.m16n8k32.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32 (PTX ISA,
+        "Matrix fragments for mma.m16n8k32", .s8/.u8): with g = lane / 4, q = lane % 4, each
+        .b32 register holds four 8-bit values, lowest byte first, i = byte index 0..3:
+          A (16x32): a0 -> A[g][4q+i], a1 -> A[g+8][4q+i], a2 -> A[g][16+4q+i], a3 -> A[g+8][16+4q+i]
+          B (32x8):  b0 -> B[4q+i][g], b1 -> B[16+4q+i][g]
+          C, D (16x8 s32): c0, c1 -> C[g][2q], C[g][2q+1]; c2, c3 -> C[g+8][2q], C[g+8][2q+1]
+        D = A @ B + C in exact integers, then wrapped to 32 bits (or clamped with .satfinite)."""
+        mods = parts[4:]
+        sat = "satfinite" in mods
+        mods = [x for x in mods if x != "satfinite"]
+        if len(mods) != 6 or mods[:3] != ["row", "col", "s32"] or mods[5] != "s32" or \
+                any(t not in ("s8", "u8") for t in mods[3:5]):
+            raise SimError(f"{op} not supported")
+        signed = [t == "s8" for t in mods[3:5]]
+        D, A, B, C = [[x.strip() for x in o.strip("{}").split(",")] for o in ops]
+        if (len(D), len(A), len(B), len(C)) != (4, 4, 2, 4):
+            raise SimError(f"{op}: expected 4, 4, 2, 4 registers")
+        g, q = _GROUP, _IN_GROUP
+
+        def byte(v, i, sign):
+            b = ((v >> np.uint64(8 * i)) & np.uint64(0xFF)).astype(np.int64)
+            return b - ((b >> 7) << 8) if sign else b
+
+        for sl in self.warps(m):
+            Am = np.zeros((16, 32), np.int64)
+            Bm = np.zeros((32, 8), np.int64)
+            Cm = np.zeros((16, 8), np.int64)
+            for r, (r0, c0) in enumerate([(0, 0), (8, 0), (0, 16), (8, 16)]):
+                v = self.reg(A[r])[sl]
+                for i in range(4):
+                    Am[g + r0, 4 * q + c0 + i] = byte(v, i, signed[0])
+            for r, k0 in enumerate([0, 16]):
+                v = self.reg(B[r])[sl]
+                for i in range(4):
+                    Bm[4 * q + k0 + i, g] = byte(v, i, signed[1])
+            for r, (r0, c0) in enumerate([(0, 0), (0, 1), (8, 0), (8, 1)]):
+                v = self.reg(C[r])[sl] & np.uint64(0xFFFFFFFF)
+                Cm[g + r0, 2 * q + c0] = v.astype(np.int64) - ((v >> np.uint64(31)).astype(np.int64) << 32)
+            Dm = Am @ Bm + Cm
+            if sat:
+                Dm = np.clip(Dm, -(1 << 31), (1 << 31) - 1)
+            Dm = Dm & 0xFFFFFFFF
+            for r, (r0, c0) in enumerate([(0, 0), (0, 1), (8, 0), (8, 1)]):
+                self.reg(D[r])[sl] = Dm[g + r0, 2 * q + c0].astype(np.uint64)
 
 
 def run(kernel, mem, grid, block, params, stats=None):

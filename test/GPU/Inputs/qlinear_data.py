@@ -1,0 +1,120 @@
+"""Inputs (arg0, arg1, ...) and NumPy reference outputs (out0) for int8-tensorcore-sim.mlir.
+
+  qlinear_data.py acc|epilogue|bf16|requant IN.npz OUT.npz
+  qlinear_data.py block-mlir OUT.mlir              a float projection with a constant weight
+  qlinear_data.py block QUANT_STAGE.mlir IN.npz OUT.npz
+
+The accumulator is int64 NumPy arithmetic on the int8 values (exact), the epilogue the
+decoda.qlinear formula in float32: float32(acc) * x_scale * w_scale[n] + bias[n]. For the
+float projection compiled with --quantize=int8, the reference quantises x per token
+(x_scale = max(max|x|, 1e-30) / 127, q = clip(roundeven(x / x_scale), -128, 127), in float32)
+and takes the weight's i8 values and per-channel scales the compiler folded (read from the
+IR after decoda-quantize-stage): it checks the kernels, not the weight quantiser.
+"""
+import re
+import sys
+
+import numpy as np
+
+rng = np.random.default_rng(11)
+
+
+def int8(shape):
+    a = rng.integers(-128, 128, size=shape, dtype=np.int64)
+    flat = a.reshape(-1)
+    flat[:7] = [-128, -128, 127, -128, 127, 0, -1]  # extremes among the inputs
+    return a.astype(np.int8)
+
+
+def bf16(a):
+    """float32 -> bf16 bits, round to nearest even."""
+    u = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def f32(b):
+    return (b.astype(np.uint32) << 16).view(np.float32)
+
+
+def acc(x, w):
+    return np.einsum("...k,nk->...n", x.astype(np.int64), w.astype(np.int64))
+
+
+BLOCK_N, BLOCK_K = 72, 192  # N ragged (one 128-wide block), K: three 64-wide stages
+
+
+def dense(text, shape, dtype):
+    ty = "x".join(map(str, shape)) + "x" + {np.int8: "i8", np.float32: "f32"}[dtype]
+    m = re.search(r'dense<"0x([0-9A-F]+)"> : tensor<' + ty + '>', text)
+    if m:
+        return np.frombuffer(bytes.fromhex(m.group(1)), dtype=dtype).reshape(shape)
+    # Small constants print as a list (MLIR prints floats so that they read back exactly).
+    m = re.search(r'dense<\[([^\]]*)\]> : tensor<' + ty + '>', text)
+    return np.array([float(v) for v in m.group(1).split(",")], dtype=dtype).reshape(shape)
+
+
+kind = sys.argv[1]
+if kind == "block-mlir":
+    w = (rng.standard_normal((BLOCK_N, BLOCK_K)) * 0.05).astype(np.float32)
+    with open(sys.argv[2], "w") as f:
+        f.write(f"""func.func @proj(%x: tensor<1x?x{BLOCK_K}xf32>) -> tensor<1x?x{BLOCK_N}xf32> {{
+  %w = arith.constant dense<"0x{w.tobytes().hex().upper()}"> : tensor<{BLOCK_N}x{BLOCK_K}xf32>
+  %y = decoda.linear %x, %w : tensor<1x?x{BLOCK_K}xf32>, tensor<{BLOCK_N}x{BLOCK_K}xf32>
+  return %y : tensor<1x?x{BLOCK_N}xf32>
+}}
+""")
+    sys.exit(0)
+if kind == "block":
+    stage, inp, out = sys.argv[2:]
+    text = open(stage).read()
+    wq = dense(text, (BLOCK_N, BLOCK_K), np.int8)
+    ws = dense(text, (BLOCK_N,), np.float32)
+    x = rng.standard_normal((1, 21, BLOCK_K)).astype(np.float32)
+    x[0, 3] *= 40  # one outlier token
+    xs = (np.maximum(np.abs(x).max(axis=-1, keepdims=True), np.float32(1e-30)) / np.float32(127)).astype(np.float32)
+    q = np.clip(np.round(x / xs), -128, 127).astype(np.int8)  # np.round: half to even
+    y = (acc(q, wq).astype(np.float32) * xs).astype(np.float32) * ws
+    np.savez(inp, arg0=x)
+    np.savez(out, out0=y.astype(np.float32))
+    sys.exit(0)
+
+inp, out = sys.argv[2:]
+if kind == "acc":
+    x, w = int8((130, 256)), int8((136, 256))
+    # One row and one column of all -128 / +127: the largest magnitudes K * 128 * 128 reach.
+    x[5, :], w[9, :] = -128, -128
+    w[10, :] = 127
+    a = acc(x, w)
+    assert np.abs(a).max() < 2 ** 24
+    np.savez(inp, arg0=x, arg1=w, arg2=np.float32(1), arg3=np.float32(1))
+    np.savez(out, out0=a.astype(np.float32))
+elif kind == "epilogue":
+    x, w = int8((2, 19, 96)), int8((72, 96))
+    xs = rng.uniform(0.001, 0.02, (2, 19, 1)).astype(np.float32)
+    ws = rng.uniform(0.001, 0.02, 72).astype(np.float32)
+    b = rng.standard_normal(72).astype(np.float32)
+    y = a = acc(x, w).astype(np.float32)
+    y = (a * xs).astype(np.float32) * ws + b
+    np.savez(inp, arg0=x, arg1=w, arg2=xs, arg3=ws, arg4=b)
+    np.savez(out, out0=y.astype(np.float32))
+elif kind == "bf16":
+    x, w = int8((1, 10, 256)), int8((128, 256))
+    xs = np.float32(0.0125)
+    ws = rng.uniform(0.001, 0.02, 128).astype(np.float32)
+    b = bf16(rng.standard_normal(128))
+    y = (acc(x, w).astype(np.float32) * xs).astype(np.float32) * ws + f32(b)
+    np.savez(inp, arg0=x, arg1=w, arg2=xs, arg3=ws, arg4=b)
+    np.savez(out, out0=bf16(y.astype(np.float32)))
+elif kind == "requant":
+    x, w = int8((33, 128)), int8((64, 128))
+    xs = rng.uniform(0.005, 0.02, (33, 1)).astype(np.float32)
+    ws = rng.uniform(0.005, 0.02, 64).astype(np.float32)
+    b = rng.standard_normal(64).astype(np.float32)
+    os_ = np.float32(0.05)  # small enough that some outputs clamp at -128 / 127
+    y = (acc(x, w).astype(np.float32) * xs).astype(np.float32) * ws + b
+    q = np.clip(np.round((y / os_).astype(np.float32)), -128, 127).astype(np.int8)
+    assert (q == 127).any() and (q == -128).any()
+    np.savez(inp, arg0=x, arg1=w, arg2=xs, arg3=ws, arg4=b, arg5=os_)
+    np.savez(out, out0=q)
+else:
+    raise SystemExit(f"unknown kind {kind}")
