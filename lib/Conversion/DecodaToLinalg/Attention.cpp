@@ -799,6 +799,36 @@ Value int8AttentionInline(OpBuilder &b, Location loc, OpTy op, Value q, Value ke
   return buildInt8Attention(b, loc, Int8Operands{q, k, v, qs, ks, vs, kvGroup(op)}, fa);
 }
 
+/// The configuration dictionary of an attention op for the function tagged for its kernel
+/// (kInt8AttentionAttr, kGPUAttentionAttr; read by readAttentionCallAttrs), with the default
+/// scale resolved; `withOpName` adds the op's name (the GPU pass names it in its remarks).
+template <typename OpTy>
+DictionaryAttr attentionCallConfig(OpTy op, bool mask, bool segmentIds, bool sinks,
+                                   bool withOpName) {
+  Builder b(op.getContext());
+  auto q = cast<RankedTensorType>(op.getQuery().getType());
+  SmallVector<NamedAttribute> config{
+      b.getNamedAttr("num_heads", b.getI64IntegerAttr(op.getNumHeads())),
+      b.getNamedAttr("num_kv_heads", b.getI64IntegerAttr(op.getNumKvHeads())),
+      b.getNamedAttr("scale", b.getF64FloatAttr(
+                                  op.getScale() ? op.getScale()->convertToDouble()
+                                                : 1.0 / std::sqrt(double(q.getDimSize(3))))),
+      b.getNamedAttr("causal", b.getBoolAttr(op.getCausal())),
+      b.getNamedAttr("mask", b.getBoolAttr(mask)),
+      b.getNamedAttr("segment_ids", b.getBoolAttr(segmentIds)),
+      b.getNamedAttr("sinks", b.getBoolAttr(sinks))};
+  if (op.getWindow())
+    config.push_back(b.getNamedAttr("window", b.getI64IntegerAttr(*op.getWindow())));
+  if (op.getChunkSize())
+    config.push_back(b.getNamedAttr("chunk_size", b.getI64IntegerAttr(*op.getChunkSize())));
+  if (op.getSoftcap())
+    config.push_back(
+        b.getNamedAttr("softcap", b.getF64FloatAttr(op.getSoftcap()->convertToDouble())));
+  if (withOpName)
+    config.push_back(b.getNamedAttr("op", b.getStringAttr(op->getName().getStringRef())));
+  return b.getDictionaryAttr(config);
+}
+
 /// The same as a call of a new private function `__decoda_int8_attention[_N]` whose body is
 /// int8AttentionInline, with the arguments (q, key, value, keyLen, q_scale, k_scale, v_scale
 /// [, mask] [, segment_ids] [, sinks]) and the op's configuration in its kInt8AttentionAttr
@@ -825,26 +855,6 @@ Value int8AttentionCall(PatternRewriter &rewriter, Location loc, OpTy op, Value 
   auto outType = RankedTensorType::get(
       {q.getDimSize(0), q.getDimSize(1), q.getDimSize(2), vt.getDimSize(3)}, q.getElementType());
 
-  // The configuration, with the default scale resolved.
-  Builder b(ctx);
-  SmallVector<NamedAttribute> config{
-      b.getNamedAttr("num_heads", b.getI64IntegerAttr(op.getNumHeads())),
-      b.getNamedAttr("num_kv_heads", b.getI64IntegerAttr(op.getNumKvHeads())),
-      b.getNamedAttr("scale", b.getF64FloatAttr(
-                                  op.getScale() ? op.getScale()->convertToDouble()
-                                                : 1.0 / std::sqrt(double(q.getDimSize(3))))),
-      b.getNamedAttr("causal", b.getBoolAttr(op.getCausal())),
-      b.getNamedAttr("mask", b.getBoolAttr(static_cast<bool>(extras.mask))),
-      b.getNamedAttr("segment_ids", b.getBoolAttr(static_cast<bool>(extras.segmentIds))),
-      b.getNamedAttr("sinks", b.getBoolAttr(static_cast<bool>(extras.sinks)))};
-  if (op.getWindow())
-    config.push_back(b.getNamedAttr("window", b.getI64IntegerAttr(*op.getWindow())));
-  if (op.getChunkSize())
-    config.push_back(b.getNamedAttr("chunk_size", b.getI64IntegerAttr(*op.getChunkSize())));
-  if (op.getSoftcap())
-    config.push_back(
-        b.getNamedAttr("softcap", b.getF64FloatAttr(op.getSoftcap()->convertToDouble())));
-
   auto module = op->template getParentOfType<ModuleOp>();
   std::string name = "__decoda_int8_attention";
   for (int i = 1; module.lookupSymbol(name); ++i)
@@ -856,7 +866,10 @@ Value int8AttentionCall(PatternRewriter &rewriter, Location loc, OpTy op, Value 
     fn = func::FuncOp::create(rewriter, loc, name,
                               FunctionType::get(ctx, argTypes, TypeRange{outType}));
     fn.setPrivate();
-    fn->setAttr(kInt8AttentionAttr, b.getDictionaryAttr(config));
+    fn->setAttr(kInt8AttentionAttr,
+                attentionCallConfig(op, static_cast<bool>(extras.mask),
+                                    static_cast<bool>(extras.segmentIds),
+                                    static_cast<bool>(extras.sinks), /*withOpName=*/false));
     Block *entry = rewriter.createBlock(&fn.getBody(), {}, argTypes, argLocs);
     rewriter.setInsertionPointToStart(entry);
     unsigned next = 7;
@@ -880,32 +893,6 @@ Value int8AttentionCall(PatternRewriter &rewriter, Location loc, OpTy op, Value 
   return func::CallOp::create(rewriter, loc, fn, args).getResult(0);
 }
 
-/// The configuration dictionary of a (non-INT8) attention op for kGPUAttentionAttr, with the
-/// default scale resolved.
-template <typename OpTy>
-DictionaryAttr gpuAttentionConfig(OpTy op, bool mask, bool segmentIds, bool sinks) {
-  Builder b(op.getContext());
-  auto q = cast<RankedTensorType>(op.getQuery().getType());
-  SmallVector<NamedAttribute> config{
-      b.getNamedAttr("op", b.getStringAttr(op->getName().getStringRef())),
-      b.getNamedAttr("num_heads", b.getI64IntegerAttr(op.getNumHeads())),
-      b.getNamedAttr("num_kv_heads", b.getI64IntegerAttr(op.getNumKvHeads())),
-      b.getNamedAttr("scale", b.getF64FloatAttr(
-                                  op.getScale() ? op.getScale()->convertToDouble()
-                                                : 1.0 / std::sqrt(double(q.getDimSize(3))))),
-      b.getNamedAttr("causal", b.getBoolAttr(op.getCausal())),
-      b.getNamedAttr("mask", b.getBoolAttr(mask)),
-      b.getNamedAttr("segment_ids", b.getBoolAttr(segmentIds)),
-      b.getNamedAttr("sinks", b.getBoolAttr(sinks))};
-  if (op.getWindow())
-    config.push_back(b.getNamedAttr("window", b.getI64IntegerAttr(*op.getWindow())));
-  if (op.getChunkSize())
-    config.push_back(b.getNamedAttr("chunk_size", b.getI64IntegerAttr(*op.getChunkSize())));
-  if (op.getSoftcap())
-    config.push_back(
-        b.getNamedAttr("softcap", b.getF64FloatAttr(op.getSoftcap()->convertToDouble())));
-  return b.getDictionaryAttr(config);
-}
 
 /// The attention of `op` from `query` to keys [0, keyLen) of `key`/`value` (whole tensors, or
 /// caches with room for more keys; queries aligned to the end of those keys) as a call of a
@@ -945,8 +932,9 @@ Value gpuAttentionCall(PatternRewriter &rewriter, Location loc, OpTy op, Value k
     fn = func::FuncOp::create(rewriter, loc, name,
                               FunctionType::get(ctx, argTypes, TypeRange{outType}));
     fn.setPrivate();
-    fn->setAttr(kGPUAttentionAttr, gpuAttentionConfig(op, mask != nullptr,
-                                                      segmentIds != nullptr, sinks != nullptr));
+    fn->setAttr(kGPUAttentionAttr,
+                attentionCallConfig(op, mask != nullptr, segmentIds != nullptr,
+                                    sinks != nullptr, /*withOpName=*/true));
     Block *entry = rewriter.createBlock(&fn.getBody(), {}, argTypes, argLocs);
     rewriter.setInsertionPointToStart(entry);
     unsigned next = 4;
