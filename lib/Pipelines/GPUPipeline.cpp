@@ -97,6 +97,8 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   // each.
   pm.addNestedPass<func::FuncOp>(createGPUGemvPass());
   GPUTensorCoreMatmulPassOptions tensorCores;
+  // Warpgroup MMA exists on sm_90a only (not sm_90, nor sm_100a / sm_120a).
+  tensorCores.wgmma = options.gpuArch == "sm_90a";
   pm.addNestedPass<func::FuncOp>(createGPUTensorCoreMatmulPass(tensorCores));
   // Every other linalg op (and copy) is a parallel loop nest; each nest is one kernel.
   pm.addNestedPass<func::FuncOp>(createGPUCopiesToLinalgPass());

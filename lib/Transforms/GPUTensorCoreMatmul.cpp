@@ -16,6 +16,9 @@
 //   store the f32 / i32 accumulators (guarded by M and N), or, for an INT8 contraction
 //   followed by its decoda.qlinear_epilogue, the epilogue's result of each accumulator
 //
+// With `wgmma` (sm_90a) a bf16/f16 contraction gets the warpgroup-MMA kernel of
+// GPUWgmmaKernel.cpp instead; INT8 keeps the kernel here.
+//
 // The kernel is written in bytes: a k slice is 32 bytes of a row (16 bf16/f16 for m16n8k16,
 // 32 i8 for m16n8k32), a stage SK = 2 * tile-k bytes (tile-k bf16 elements; for i8 2 * tile-k
 // elements when K allows, else tile-k), a cp.async chunk 16 bytes.
@@ -42,10 +45,13 @@
 #include "decoda/Transforms/Passes.h"
 
 #include "GPUContraction.h"
+#include "GPUWgmmaKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -425,9 +431,25 @@ struct GPUTensorCoreMatmulPass
                                  << " bytes of shared memory, over the 48 KiB static limit";
       return signalPassFailure();
     }
+    decoda::gpu_contraction::WgmmaConfig wgCfg{tileM, tileN, tileK, wgmmaStages};
+    if (wgmma) {
+      std::string why = decoda::gpu_contraction::invalidWgmmaConfig(wgCfg);
+      if (!why.empty()) {
+        getOperation().emitError() << "decoda-gpu-tensorcore-matmul: invalid wgmma tiling tile-m="
+                                   << tileM << " tile-n=" << tileN << " tile-k=" << tileK
+                                   << " wgmma-stages=" << wgmmaStages << ": " << why;
+        return signalPassFailure();
+      }
+    }
     auto counts = decoda::gpu_contraction::rewriteProjections(
         getOperation(), [&](const ProjectionMatch &m) { return refuse(m, cfg); },
         [&](const ProjectionMatch &pm, bool zeroInit) {
+          if (wgmma && !pm.integer()) {
+            OpBuilder b(pm.op);
+            decoda::gpu_contraction::emitWgmmaKernel(b, pm, wgCfg, zeroInit);
+            ++numWgmma;
+            return;
+          }
           Match m;
           static_cast<ProjectionMatch &>(m) = pm;
           m.stageK = stageKFor(pm, cfg);

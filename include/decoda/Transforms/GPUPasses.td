@@ -183,6 +183,17 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
       zero `linalg.fill` of `C` right before the contraction is folded into the kernel (the
       accumulators start at zero); otherwise they start from `C`.
 
+    With `wgmma` (sm_90a; set by `decoda-lower-to-cuda` for `gpu-arch=sm_90a`) a bf16/f16
+    contraction becomes the Hopper kernel instead (lib/Transforms/GPUWgmmaKernel.cpp):
+    `tile-m / 64` warpgroups of 128 threads (`tile-m` 64 or 128), each computing 64 rows of
+    the `tile-m x tile-n` tile with `nvvm.wgmma.mma_async` m64n{tile-n}k16 (f32 accumulators
+    in registers, the wgmma D fragment), A and B both read from shared memory through 64-bit
+    matrix descriptors in the no-swizzle K-major core-matrix layout; `wgmma-stages` shared
+    stages filled by cp.async (16-byte chunks placed as the descriptor describes) with
+    `fence.proxy.async` before the barrier that publishes them; per stage `wgmma.fence`,
+    `tile-k / 16` wgmma, `wgmma.commit_group`, `wgmma.wait_group 1` (one group in flight).
+    Stores, guards and the zero-fill fold as above. INT8 contractions keep mma.sync.
+
     The fragment coordinates are those of the PTX ISA for mma.m16n8k16 with .bf16/.f16 (one
     layout for both); those of mma.m16n8k32 with .s8 are the same bytes. With
     `fuse-epilogue`, an INT8 contraction that starts from a zero fill and whose i32 result is
@@ -197,13 +208,21 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
-                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect"];
   let options = [
     Option<"tileM", "tile-m", "int64_t", /*default=*/"128", "Rows of C per block">,
     Option<"tileN", "tile-n", "int64_t", /*default=*/"128", "Columns of C per block">,
     Option<"tileK", "tile-k", "int64_t", /*default=*/"32", "Reduction elements per stage">,
     Option<"warpsM", "warps-m", "int64_t", /*default=*/"2", "Warps along M in a block">,
     Option<"warpsN", "warps-n", "int64_t", /*default=*/"4", "Warps along N in a block">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "sm_90a: bf16/f16 contractions on warpgroup MMA (wgmma.mma_async, operands in "
+           "shared memory through matrix descriptors) instead of mma.sync; INT8 keeps "
+           "mma.sync. Set by decoda-lower-to-cuda for gpu-arch=sm_90a">,
+    Option<"wgmmaStages", "wgmma-stages", "int64_t", /*default=*/"3",
+           "Shared-memory stages of the wgmma kernel (copies run stages - 2 tiles ahead, "
+           "one wgmma group stays in flight)">,
     Option<"fuseEpilogue", "fuse-epilogue", "bool", /*default=*/"true",
            "Apply the INT8 dequantising epilogue (decoda.qlinear_epilogue) in the tensor-core "
            "kernel's stores instead of a following SIMT kernel">,
@@ -212,6 +231,7 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
   ];
   let statistics = [
     Statistic<"numRewritten", "num-rewritten", "contractions turned into tensor-core kernels">,
+    Statistic<"numWgmma", "num-wgmma", "of them, wgmma (sm_90a) kernels">,
     Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">,
     Statistic<"numEpiloguesFused", "num-epilogues-fused",
               "INT8 dequantising epilogues computed in the kernels">

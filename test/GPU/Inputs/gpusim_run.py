@@ -591,7 +591,7 @@ class Host:
         self.launches += 1
         if not self.quiet:
             print(f"launch {mod}: grid {grid} block {block} shared {kernel.shared_bytes} bytes; "
-                  + ", ".join(f"{k} {c}" for k, c in sorted(stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "shfl")))
+                  + ", ".join(f"{k} {c}" for k, c in sorted(stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "shfl", "wgmma")))
         for k, c in stats.items():
             self.stats[k] = self.stats.get(k, 0) + c
 
@@ -678,7 +678,7 @@ def main():
         else:
             print(f"out{i}: ok ({got.size} elements, max abs error {np.nanmax(err) if err.size else 0:.3g})")
     print(f"{host.launches} launches; "
-          + ", ".join(f"{k} {c}" for k, c in sorted(host.stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "shfl")))
+          + ", ".join(f"{k} {c}" for k, c in sorted(host.stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "shfl", "wgmma")))
     sys.exit(status)
 
 

@@ -83,6 +83,7 @@ class Kernel:
             i += 1
         body = ptx[body_start + 1:i]
         body = re.sub(r"//[^\n]*", "", body)
+        body = _inline_asm_scopes(body)
         self.shared = {}  # name -> (offset, size)
         self.shared_size = 0  # the simulated layout's extent (with the placement offsets)
         self.shared_bytes = 0  # bytes declared
@@ -130,6 +131,18 @@ class Kernel:
             op = parts[0]
             ops = _split_operands(parts[1]) if len(parts) > 1 else []
             self.instrs.append((pred, op, ops))
+
+
+def _inline_asm_scopes(body):
+    """The inline-asm blocks of MLIR's NVVM ops (`{ .reg .pred p; setp.ne.b32 p, 1, 0;
+    wgmma.mma_async ... p, ...; }`): the braces go and each scoped predicate gets a name of its
+    own, %p_asm_<name> (every block writes it before its use, so blocks may share it)."""
+    def unwrap(mt):
+        inner = mt.group(1)
+        for name in re.findall(r"\.reg\s+\.pred\s+(\w+)\s*;", inner):
+            inner = re.sub(rf"(?<![%\w.$]){name}\b", f"%p_asm_{name}", inner)
+        return inner
+    return re.sub(r"\{(\s*\.reg\s+\.pred\s+\w+\s*;.*?;)\s*\}", unwrap, body, flags=re.S)
 
 
 def _split_operands(s):
@@ -349,6 +362,12 @@ class Block:
         self.carry = np.zeros(self.T, dtype=np.uint64)
         self.pending = [[] for _ in range(self.T)]  # per thread: list of groups of copies
         self.open_group = [[] for _ in range(self.T)]
+        # wgmma (see wgmma()): per warpgroup its fence flag, uncommitted and committed ops; the
+        # accumulator registers of ops not yet waited for (name -> threads); and the shared
+        # bytes written through the generic proxy since their writer's fence.proxy.async.
+        self.wgs = [{"fenced": False, "open": [], "groups": []} for _ in range((self.T + 127) // 128)]
+        self.wg_busy = {}
+        self.generic_dirty = np.zeros(n, dtype=bool)
 
     # -- operands ---------------------------------------------------------------------------
     def reg(self, name):
@@ -467,6 +486,7 @@ class Block:
         self.shared[a[:, None] + span] = data
         self.w_thread[B] = T
         self.w_end[B] = self.epoch
+        self.generic_dirty[B] = True
 
     # -- execution -------------------------------------------------------------------------
     def run(self, max_steps=5_000_000):
@@ -494,6 +514,8 @@ class Block:
             elif base == "ret" or base == "exit":
                 done |= exec_mask
             else:
+                if self.wg_busy and base != "wgmma":
+                    self.wgmma_hazard(op, ops, exec_mask)
                 self.execute(op, ops, exec_mask, mask, done)
             pc = np.where(mask, nxt, pc)
         return steps
@@ -906,6 +928,7 @@ class Block:
                             data[:nb] = self.mem.read(np.array([s], dtype=np.uint64), nb)[0]
                         self.shared[d:d + cp] = data
                         self.w_end[d:d + cp] = self.epoch
+                        self.generic_dirty[d:d + cp] = True
         elif base == "bar" or base == "barrier":
             self.collective(m, done, self.T, op)
             self.epoch += 1
@@ -981,6 +1004,13 @@ class Block:
                 out[w0:w0 + 32] = a[w0:w0 + 32][srcl]
             dst = ops[0].split("|")[0]
             self.set(dst, out, m, 32)
+        elif base == "wgmma":
+            self.wgmma(op, parts, ops, m, done)
+        elif base == "fence" and parts[1:3] == ["proxy", "async"]:
+            # Orders this thread's generic-proxy writes of shared memory before later
+            # async-proxy accesses (wgmma operands).
+            writers = np.nonzero(m)[0]
+            self.generic_dirty &= ~np.isin(self.w_thread, writers)
         else:
             raise SimError(f"instruction {op!r} not supported by the simulator")
 
@@ -1036,6 +1066,180 @@ class Block:
             Dm = Dm & 0xFFFFFFFF
             for r, (r0, c0) in enumerate([(0, 0), (0, 1), (8, 0), (8, 1)]):
                 self.reg(D[r])[sl] = Dm[g + r0, 2 * q + c0].astype(np.uint64)
+
+    # -- wgmma (sm_90a warpgroup MMA) --------------------------------------------------------
+    # PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions":
+    # wgmma.mma_async is issued by the 128 threads of a warpgroup together; it reads its shared
+    # operands and writes its accumulators asynchronously: they are defined only after a
+    # wgmma.wait_group that covers the group (wgmma.commit_group) it belongs to. Here an op runs
+    # when it is waited for, with the accumulators as they are then (ops of a group chain in
+    # order); the shared bytes it reads must be unchanged since it was issued; touching its
+    # accumulator registers before that wait is an error; every mma_async must follow a
+    # wgmma.fence of its warpgroup since the warpgroup's last wait (the ISA asks for the fence
+    # before the first mma_async and whenever other instructions accessed the accumulators;
+    # this check is the conservative form); and its shared operands must not hold bytes written
+    # through the generic proxy (st.shared, cp.async) that their writer has not yet ordered by
+    # fence.proxy.async.
+    #
+    # Operands in shared memory (PTX ISA, "Matrix Descriptor Format", "Shared Memory Matrix
+    # Layout"): the 64-bit descriptor holds the start address >> 4 in bits 0-13, the leading
+    # dimension byte offset (LBO) >> 4 in bits 16-29, the stride dimension byte offset (SBO)
+    # >> 4 in bits 32-45, the base offset in bits 49-51 and the swizzle mode in bits 62-63.
+    # Without swizzle and K-major (no transpose), the operand is made of core matrices of 8 rows
+    # x 16 bytes, a core matrix 128 contiguous bytes (row r at 16 r); core matrices adjacent in
+    # K are LBO bytes apart, those adjacent in M (A) or N (B) SBO bytes apart. Element (r, k)
+    # of an operand with e-byte elements is at
+    #   start + (r // 8) * SBO + (k * e // 16) * LBO + (r % 8) * 16 + (k * e) % 16.
+    #
+    # Accumulators of .m64nNk16 with .f32 (PTX ISA, "Register Fragments", matrix D): warp
+    # v = (thread % 128) // 32 of the warpgroup, lane l, g = l // 4, q = l % 4: register
+    # 4 i + 2 h + e holds D[16 v + 8 h + g][8 i + 2 q + e], i < N / 8.
+    def _warpgroups(self, m, done, what):
+        if self.T % 128:
+            raise SimError(f"{what}: a block of {self.T} threads is not made of whole warpgroups")
+        out = []
+        for w in range(self.T // 128):
+            sl = slice(128 * w, 128 * w + 128)
+            if m[sl].any():
+                if not m[sl].all():
+                    raise SimError(f"{what}: reached by only some threads of a warpgroup")
+                out.append(w)
+        return out
+
+    def _wgmma_uniform(self, name, w, what):
+        v = self.value(name)[128 * w:128 * w + 128]
+        if (v != v[0]).any():
+            raise SimError(f"{what}: {name} differs across the warpgroup")
+        return int(v[0])
+
+    def _wgmma_operand(self, desc, rows, k, ebytes, w, what):
+        """The 16-byte shared rows of an operand (rows x k elements) and their addresses."""
+        start = (desc & 0x3FFF) << 4
+        lbo, sbo = ((desc >> 16) & 0x3FFF) << 4, ((desc >> 32) & 0x3FFF) << 4
+        swizzle, base = desc >> 62, (desc >> 49) & 7
+        if swizzle or base:
+            raise SimError(f"{what}: swizzle mode {swizzle} / base offset {base} not supported by "
+                           "the simulator")
+        r = np.arange(rows)[:, None]
+        c = np.arange(k * ebytes // 16)[None, :]
+        addrs = (start + (r // 8) * sbo + c * lbo + (r % 8) * 16).ravel().astype(np.int64)
+        a = self._shared_span(addrs.astype(np.uint64), 16, what)
+        B = (a[:, None] + np.arange(16)).ravel()
+        pending = self.w_end[B] == INF
+        outside = (self.w_thread[B] >= 0) & (self.w_end[B] >= self.epoch) & \
+            ((self.w_thread[B] // 128) != w)
+        if (pending | outside).any():
+            j = int(np.argmax(pending | outside))
+            raise SimError(f"{what}: shared race: reads bytes at {int(B[j])} that thread "
+                           f"{int(self.w_thread[B[j]])} wrote (or is copying into) since the last barrier")
+        if self.generic_dirty[B].any():
+            j = int(np.argmax(self.generic_dirty[B]))
+            raise SimError(f"{what}: reads shared bytes at {int(B[j])} written through the generic proxy "
+                           f"by thread {int(self.w_thread[B[j]])} without a fence.proxy.async after the write")
+        # Read by the whole warpgroup: a later write by anyone before the next barrier races.
+        self.r_thread[B] = -2
+        self.r_epoch[B] = self.epoch
+        return a, self.shared[a[:, None] + np.arange(16)].copy()
+
+    def wgmma(self, op, parts, ops, m, done):
+        sub = parts[1]
+        groups = self._warpgroups(m, done, op)
+        if sub == "fence":
+            for w in groups:
+                self.wgs[w]["fenced"] = True
+        elif sub == "commit_group":
+            for w in groups:
+                self.wgs[w]["groups"].append(self.wgs[w]["open"])
+                self.wgs[w]["open"] = []
+        elif sub == "wait_group":
+            n = int(ops[0])
+            for w in groups:
+                st = self.wgs[w]
+                while len(st["groups"]) > n:
+                    for mma in st["groups"].pop(0):
+                        self._wgmma_run(w, mma, op)
+                st["fenced"] = False
+            self._wgmma_busy()
+        elif sub == "mma_async":
+            self._wgmma_issue(op, parts, ops, groups)
+        else:
+            raise SimError(f"{op} not supported by the simulator")
+
+    def _wgmma_issue(self, op, parts, ops, groups):
+        sm = re.fullmatch(r"m64n(\d+)k16", parts[4])
+        if parts[2:4] != ["sync", "aligned"] or not sm or len(parts) != 8 or parts[5] != "f32" or \
+                parts[6] != parts[7] or parts[6] not in ("bf16", "f16"):
+            raise SimError(f"{op} not supported by the simulator (m64nNk16.f32.bf16.bf16 / .f16.f16 only)")
+        n, ty = int(sm.group(1)), parts[6]
+        if len(ops) != 8 or ops[1].startswith("{"):
+            raise SimError(f"{op}: A from registers not supported by the simulator")
+        D = [x.strip() for x in ops[0].strip("{}").split(",")]
+        if n % 8 or not 8 <= n <= 256 or len(D) != n // 2:
+            raise SimError(f"{op}: expected {n // 2} accumulator registers, found {len(D)}")
+        for w in groups:
+            st = self.wgs[w]
+            if not st["fenced"]:
+                raise SimError(f"{op}: no wgmma.fence by warpgroup {w} since its last wgmma.wait_group")
+            desc_a = self._wgmma_uniform(ops[1], w, op)
+            desc_b = self._wgmma_uniform(ops[2], w, op)
+            scale_d = self._wgmma_uniform(ops[3], w, op)
+            imm = [int(x, 0) for x in ops[4:8]]
+            if imm[0] not in (1, -1) or imm[1] not in (1, -1) or imm[2:] != [0, 0]:
+                raise SimError(f"{op}: scale/transpose immediates {imm} not supported by the simulator "
+                               "(K-major A and B only)")
+            a_addr, a_rows = self._wgmma_operand(desc_a, 64, 16, 2, w, op)
+            b_addr, b_rows = self._wgmma_operand(desc_b, n, 16, 2, w, op)
+            st["open"].append(dict(n=n, ty=ty, D=D, scale_d=bool(scale_d), signs=imm[:2],
+                                   a=(a_addr, a_rows), b=(b_addr, b_rows)))
+        self._wgmma_busy()
+
+    def _wgmma_busy(self):
+        busy = {}
+        for w, st in enumerate(self.wgs):
+            for mma in st["open"] + [x for g in st["groups"] for x in g]:
+                for r in mma["D"]:
+                    mask = busy.setdefault(r, np.zeros(self.T, dtype=bool))
+                    mask[128 * w:128 * w + 128] = True
+        self.wg_busy = busy
+
+    def wgmma_hazard(self, op, ops, m):
+        for r in re.findall(r"%\w+", " ".join(ops)):
+            busy = self.wg_busy.get(r)
+            if busy is not None and (busy & m).any():
+                t = int(np.argmax(busy & m))
+                raise SimError(f"{op}: thread {t} accesses {r}, an accumulator of a wgmma.mma_async not "
+                               "yet waited for (wgmma.wait_group)")
+
+    def _wgmma_run(self, w, mma, what):
+        n, ty = mma["n"], mma["ty"]
+        operands = []
+        for key, rows in (("a", 64), ("b", n)):
+            addr, data = mma[key]
+            now = self.shared[addr[:, None] + np.arange(16)]
+            if (now != data).any():
+                raise SimError(f"{what}: shared memory read by an in-flight wgmma.mma_async was overwritten "
+                               "before the wgmma.wait_group that completes it")
+            # rows x (2 chunks of 8 elements): element (r, k) is chunk k // 8, position k % 8.
+            halves = np.ascontiguousarray(data).view(np.uint16).reshape(rows, 2, 8).reshape(rows, 16)
+            operands.append(_half_to_f32(halves.astype(np.uint64), ty).reshape(rows, 16))
+        Am, Bm = operands
+        Am = Am * mma["signs"][0]
+        Bm = Bm * mma["signs"][1]
+        t = np.arange(128)
+        v, lane = t // 32, t % 32
+        g, q = lane // 4, lane % 4
+        sl = slice(128 * w, 128 * w + 128)
+        Dm = np.zeros((64, n), np.float32)
+        if mma["scale_d"]:
+            for i in range(n // 8):
+                for h in range(2):
+                    for e in range(2):
+                        Dm[16 * v + 8 * h + g, 8 * i + 2 * q + e] = _f32(self.reg(mma["D"][4 * i + 2 * h + e])[sl])
+        Dm = (Am.astype(np.float64) @ Bm.astype(np.float64).T + Dm).astype(np.float32)
+        for i in range(n // 8):
+            for h in range(2):
+                for e in range(2):
+                    self.reg(mma["D"][4 * i + 2 * h + e])[sl] = _from_f32(Dm[16 * v + 8 * h + g, 8 * i + 2 * q + e])
 
 
 def run(kernel, mem, grid, block, params, stats=None):

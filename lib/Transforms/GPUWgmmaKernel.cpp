@@ -1,0 +1,271 @@
+//===- GPUWgmmaKernel.cpp - projection contractions on sm_90a wgmma -------===//
+//
+// The kernel decoda-gpu-tensorcore-matmul emits with `wgmma` (sm_90a) for a bf16/f16 x
+// bf16/f16 -> f32 contraction C[m, n] += A[m, k] * B[n, k]:
+//
+//   block (bn, bm): C[bm*TM : +TM, bn*TN : +TN]; TM / 64 warpgroups of 128 threads, warpgroup
+//   w computes rows 64w .. 64w + 63 with one wgmma.m64n{TN}k16 per 16 k (f32 accumulators,
+//   TN / 2 registers a thread)
+//   shared As[S][TM * TK], Bs[S][TN * TK] (S stages, the no-swizzle layout below)
+//   stages 0 .. S-3 <- tiles 0 .. S-3 (cp.async, zero-filled past M / N), one group each
+//   for kt in [0, K / TK):
+//     cp.async.wait_group S-3          (tile kt has landed for this thread)
+//     fence.proxy.async.shared::cta    (its bytes are visible to wgmma, the async proxy)
+//     barrier                          (for every thread; and every warpgroup has finished
+//                                       the wgmma of tile kt-2, whose stage is refilled now)
+//     stage (kt+S-2)%S <- tile kt+S-2 if it exists; cp.async.commit_group (always)
+//     wgmma.fence; TK/16 x wgmma.mma_async on stage kt%S; wgmma.commit_group;
+//     wgmma.wait_group 1               (the wgmma of tile kt-1 is done; kt's stays in flight)
+//   wgmma.wait_group 0; store the accumulators (guarded by M and N)
+//
+// Shared-memory layout (PTX ISA, "Shared Memory Matrix Layout", K-major, no swizzle): a
+// "core matrix" is 8 rows x 16 bytes stored as 128 contiguous bytes (row r at 16 r). The
+// 16-byte chunk c (k elements 8c .. 8c+7 for bf16/f16) of tile row r lives at
+//   (r / 8) * SBO + c * LBO + (r % 8) * 16,   LBO = 128, SBO = 128 * TK * 2 / 16,
+// so core matrices adjacent in K are LBO apart (the descriptor's leading-dimension byte
+// offset) and those adjacent in M/N are SBO apart (its stride-dimension byte offset). A warp's
+// 32 cp.async chunks (8 rows x 4 chunks for TK = 32) fill 512 contiguous bytes.
+//
+// Matrix descriptor (PTX ISA, "Matrix Descriptor Format"), 64 bits: bits 0-13 the start
+// address >> 4 (shared window), 16-29 LBO >> 4, 32-45 SBO >> 4, 49-51 base offset (0), 62-63
+// swizzle (0: none). A's operand of k slice j for warpgroup w starts at
+// stage + w * 8 * SBO + 2 j * LBO, B's at stage + 2 j * LBO (all TN rows).
+//
+// Accumulators (PTX ISA, "Matrix fragments for wgmma .m64nNk16", D): warp v of the warpgroup,
+// lane l, g = l / 4, q = l % 4: registers 4i + 2h + e hold D[16 v + 8 h + g][8 i + 2 q + e].
+//
+//===----------------------------------------------------------------------===//
+
+#include "GPUWgmmaKernel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace mlir::decoda::gpu_contraction {
+
+std::string invalidWgmmaConfig(const WgmmaConfig &cfg) {
+  if (cfg.tileM != 64 && cfg.tileM != 128)
+    return "tile-m must be 64 or 128 (one or two warpgroups of 64 rows)";
+  if (cfg.tileN < 8 || cfg.tileN > 256 || cfg.tileN % 8 != 0)
+    return "tile-n must be a multiple of 8 from 8 to 256 (the N of wgmma.m64nNk16)";
+  if (cfg.tileK < 16 || cfg.tileK % 16 != 0)
+    return "tile-k must be a multiple of 16";
+  if (cfg.stages < 3)
+    return "wgmma-stages must be at least 3 (one stage being copied, one read by the wgmma "
+           "in flight, one by the wgmma being issued)";
+  int64_t chunks = cfg.tileK * 2 / 16;
+  if ((cfg.tileM * chunks) % cfg.threads() != 0 || (cfg.tileN * chunks) % cfg.threads() != 0)
+    return "the 16-byte chunks of each tile must be a multiple of the thread count";
+  if (cfg.sharedBytes(2) > 48 * 1024)
+    return "the stages need " + std::to_string(cfg.sharedBytes(2)) +
+           " bytes of shared memory, over the 48 KiB static limit";
+  return "";
+}
+
+void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroInit) {
+  Location loc = m.op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  Emitter e{b, loc};
+  const int64_t eb = m.elementBytes(); // 2
+  const int64_t perChunk = 16 / eb;
+  const int64_t chunksPerRow = cfg.tileK / perChunk;
+  const int64_t lbo = 128, sbo = 128 * chunksPerRow;
+  const int64_t aStage = cfg.tileM * cfg.tileK, bStage = cfg.tileN * cfg.tileK; // elements
+  const int64_t kTiles = m.k / cfg.tileK, lookahead = cfg.stages - 2;
+
+  Value a2 = collapseLead(b, loc, m.a, m.lead);
+  Value c2 = collapseLead(b, loc, m.c, m.lead);
+  Value rowsM = memref::DimOp::create(b, loc, a2, 0);
+  Value rowsN = e.idx(m.n);
+  Value gridX = e.idx((m.n + cfg.tileN - 1) / cfg.tileN);
+  Value gridY = e.div(e.add(rowsM, e.idx(cfg.tileM - 1)), cfg.tileM);
+  Value one = e.idx(1);
+
+  auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto aTileType = MemRefType::get({cfg.stages, aStage}, m.elementType,
+                                   MemRefLayoutAttrInterface(), shared);
+  auto bTileType = MemRefType::get({cfg.stages, bStage}, m.elementType,
+                                   MemRefLayoutAttrInterface(), shared);
+  auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, one, e.idx(cfg.threads()), one, one,
+                                      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/
+                                      nullptr, /*asyncDependencies=*/{},
+                                      TypeRange{aTileType, bTileType});
+  Value aTiles = launch.getWorkgroupAttributions()[0];
+  Value bTiles = launch.getWorkgroupAttributions()[1];
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Value tid = launch.getThreadIds().x;
+  Value m0 = e.mul(launch.getBlockIds().y, cfg.tileM);
+  Value n0 = e.mul(launch.getBlockIds().x, cfg.tileN);
+  Value wg = e.div(tid, 128);
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
+
+  // One stage: every thread copies 16-byte chunks of the A and B tiles of k offset `k0`, each
+  // to its place in the core-matrix layout.
+  auto copyStage = [&](Value stage, Value k0) {
+    auto copyTile = [&](Value src, Value dst, int64_t rows, Value base, Value limit) {
+      int64_t chunks = rows * chunksPerRow;
+      for (int64_t i = 0; i < chunks / cfg.threads(); ++i) {
+        Value c = e.add(tid, e.idx(i * cfg.threads()));
+        Value r = e.div(c, chunksPerRow), ch = e.rem(c, chunksPerRow);
+        Value off = e.add(e.add(e.mul(e.div(r, 8), sbo / eb), e.mul(ch, lbo / eb)),
+                          e.mul(e.rem(r, 8), perChunk));
+        Value g = e.add(base, r);
+        Value inside = e.lt(g, limit);
+        // A row past the end reads nothing (source size 0: zero fill) from a valid address.
+        Value row = e.select(inside, g, base);
+        Value count = e.select(inside, e.idx(perChunk), e.idx(0));
+        nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, dst, ValueRange{stage, off}, src,
+                                         ValueRange{row, e.add(k0, e.mul(ch, perChunk))},
+                                         b.getIndexAttr(perChunk), count, b.getUnitAttr());
+      }
+    };
+    copyTile(a2, aTiles, cfg.tileM, m0, rowsM);
+    copyTile(m.b, bTiles, cfg.tileN, n0, rowsN);
+  };
+
+  // Shared-window addresses of the stage arrays, and the descriptor bits that do not depend
+  // on the address (LBO, SBO; base offset and swizzle 0).
+  Type i64 = b.getI64Type();
+  auto addressOf = [&](Value tiles) {
+    Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, tiles);
+    return arith::IndexCastUIOp::create(b, loc, i64, p).getResult();
+  };
+  Value aBase = addressOf(aTiles), bBase = addressOf(bTiles);
+  auto i64c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v).getResult(); };
+  Value descHigh = i64c(((lbo >> 4) << 16) | ((sbo >> 4) << 32));
+  auto descriptor = [&](Value addr) {
+    Value start = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, addr, i64c(4)), i64c(0x3FFF));
+    return arith::OrIOp::create(b, loc, start, descHigh).getResult();
+  };
+  // A's rows of this warpgroup.
+  Value aWarpgroup = arith::AddIOp::create(
+      b, loc, aBase,
+      arith::MulIOp::create(b, loc, arith::IndexCastUIOp::create(b, loc, i64, wg),
+                            i64c(8 * sbo)));
+
+  // Accumulators: one struct of TN / 2 f32 (the D fragment).
+  Type f32 = b.getF32Type();
+  int64_t regs = cfg.tileN / 2;
+  auto accType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(regs, f32));
+  Value lane = e.rem(tid, 32), warpInGroup = e.rem(e.div(tid, 32), 4);
+  Value g = e.div(lane, 4), q2 = e.mul(e.rem(lane, 4), 2);
+  Value rowBase = e.add(e.add(m0, e.mul(wg, 64)), e.add(e.mul(warpInGroup, 16), g));
+  auto fragRow = [&](int64_t half) { return e.add(rowBase, e.idx(8 * half)); };
+  auto fragCol = [&](int64_t i) { return e.add(e.add(n0, e.idx(8 * i)), q2); };
+  auto pairType = VectorType::get({2}, f32);
+  Value init;
+  if (zeroInit) {
+    init = LLVM::ZeroOp::create(b, loc, accType);
+  } else {
+    init = LLVM::UndefOp::create(b, loc, accType);
+    Value zeroPair = arith::ConstantOp::create(b, loc, pairType, b.getZeroAttr(pairType));
+    for (int64_t i = 0; i < cfg.tileN / 8; ++i) {
+      Value col = fragCol(i);
+      for (int64_t half = 0; half < 2; ++half) {
+        Value row = fragRow(half);
+        Value inside = arith::AndIOp::create(b, loc, e.lt(row, rowsM), e.lt(col, rowsN));
+        auto load = scf::IfOp::create(b, loc, pairType, inside, /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(&load.getThenRegion().front());
+          // 8-byte aligned: C has an identity layout, N and the column are even.
+          Value v = vector::LoadOp::create(b, loc, pairType, c2, ValueRange{row, col},
+                                           /*nontemporal=*/false, llvm::MaybeAlign(8));
+          scf::YieldOp::create(b, loc, v);
+          b.setInsertionPointToStart(&load.getElseRegion().front());
+          scf::YieldOp::create(b, loc, zeroPair);
+        }
+        for (int64_t j = 0; j < 2; ++j) {
+          Value x = vector::ExtractOp::create(b, loc, load.getResult(0), ArrayRef<int64_t>{j});
+          init = LLVM::InsertValueOp::create(b, loc, init, x,
+                                             ArrayRef<int64_t>{4 * i + 2 * half + j});
+        }
+      }
+    }
+  }
+
+  // Always `lookahead` groups (empty past the last tile), so the waits below count right.
+  for (int64_t t = 0; t < lookahead; ++t) {
+    if (t < kTiles)
+      copyStage(e.idx(t), e.idx(t * cfg.tileK));
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+  auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(kTiles), one, ValueRange{init});
+  {
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kt = loop.getInductionVar();
+    // Groups committed after tile kt's: stages - 3 (tile t is group t).
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, cfg.stages - 3);
+    NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                               NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    gpu::BarrierOp::create(b, loc);
+    Value next = e.add(kt, e.idx(lookahead));
+    auto prefetch = scf::IfOp::create(b, loc, TypeRange{}, e.lt(next, e.idx(kTiles)),
+                                      /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard g3(b);
+      b.setInsertionPointToStart(&prefetch.getThenRegion().front());
+      copyStage(e.rem(next, cfg.stages), e.mul(next, cfg.tileK));
+    }
+    // Always one group per iteration (empty near the end), so the wait above counts right.
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+
+    Value stage = arith::IndexCastUIOp::create(b, loc, i64, e.rem(kt, cfg.stages));
+    Value aStageAddr = arith::AddIOp::create(
+        b, loc, aWarpgroup, arith::MulIOp::create(b, loc, stage, i64c(aStage * eb)));
+    Value bStageAddr = arith::AddIOp::create(
+        b, loc, bBase, arith::MulIOp::create(b, loc, stage, i64c(bStage * eb)));
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    Value acc = loop.getRegionIterArgs()[0];
+    auto type = m.elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    for (int64_t j = 0; j < cfg.tileK / 16; ++j) {
+      Value off = i64c(2 * j * lbo);
+      Value descA = descriptor(arith::AddIOp::create(b, loc, aStageAddr, off));
+      Value descB = descriptor(arith::AddIOp::create(b, loc, bStageAddr, off));
+      // B[n][k] is K-major: "col" (no transpose), like A's "row".
+      acc = NVVM::WgmmaMmaAsyncOp::create(
+          b, loc, accType, acc, descA, descB, NVVM::MMAShapeAttr::get(ctx, 64, cfg.tileN, 16),
+          type, type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+          NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row, NVVM::MMALayout::col,
+          /*satfinite=*/nullptr);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    scf::YieldOp::create(b, loc, acc);
+  }
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+
+  Value acc = loop.getResult(0);
+  for (int64_t i = 0; i < cfg.tileN / 8; ++i) {
+    Value col = fragCol(i);
+    for (int64_t half = 0; half < 2; ++half) {
+      Value row = fragRow(half);
+      Value inside = arith::AndIOp::create(b, loc, e.lt(row, rowsM), e.lt(col, rowsN));
+      auto store = scf::IfOp::create(b, loc, TypeRange{}, inside, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&store.getThenRegion().front());
+      SmallVector<Value> xs;
+      for (int64_t j = 0; j < 2; ++j)
+        xs.push_back(LLVM::ExtractValueOp::create(b, loc, acc,
+                                                  ArrayRef<int64_t>{4 * i + 2 * half + j}));
+      Value pair = vector::FromElementsOp::create(b, loc, pairType, xs);
+      vector::StoreOp::create(b, loc, pair, c2, ValueRange{row, col}, /*nontemporal=*/false,
+                              llvm::MaybeAlign(8));
+    }
+  }
+  gpu::TerminatorOp::create(b, loc);
+}
+
+} // namespace mlir::decoda::gpu_contraction

@@ -1,0 +1,40 @@
+//===- GPUWgmmaKernel.h - the sm_90a wgmma projection kernel ----*- C++ -*-===//
+//
+// The Hopper kernel of decoda-gpu-tensorcore-matmul (GPUPasses.td, option `wgmma`): a bf16/f16
+// projection contraction on warpgroup MMA (wgmma.mma_async) with both operands in shared
+// memory. Emitted by GPUTensorCoreMatmul.cpp, which keeps mma.sync for other targets and INT8.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DECODA_LIB_TRANSFORMS_GPUWGMMAKERNEL_H
+#define DECODA_LIB_TRANSFORMS_GPUWGMMAKERNEL_H
+
+#include "GPUContraction.h"
+
+#include <string>
+
+namespace mlir::decoda::gpu_contraction {
+
+struct WgmmaConfig {
+  int64_t tileM = 128; // rows of C per block: 64 per warpgroup
+  int64_t tileN = 128; // columns of C per block: the N of each wgmma (m64nNk16)
+  int64_t tileK = 32;  // k elements per shared-memory stage (a multiple of 16)
+  int64_t stages = 3;  // shared-memory stages (ring); copies run stages - 2 tiles ahead
+  int64_t warpgroups() const { return tileM / 64; }
+  int64_t threads() const { return 128 * warpgroups(); }
+  int64_t sharedBytes(int64_t elementBytes) const {
+    return stages * (tileM + tileN) * tileK * elementBytes;
+  }
+};
+
+/// Why `cfg` is not a valid wgmma tiling, or "".
+std::string invalidWgmmaConfig(const WgmmaConfig &cfg);
+
+/// Replaces nothing: builds, at `b`'s insertion point, the gpu.launch computing the bf16/f16
+/// contraction `m` (K a multiple of cfg.tileK, N of 8) with f32 accumulators starting at zero
+/// (`zeroInit`) or at C.
+void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroInit);
+
+} // namespace mlir::decoda::gpu_contraction
+
+#endif // DECODA_LIB_TRANSFORMS_GPUWGMMAKERNEL_H
