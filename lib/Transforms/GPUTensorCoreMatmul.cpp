@@ -410,6 +410,18 @@ struct GPUTensorCoreMatmulPass
   using Base::Base;
 
   void runOnOperation() override {
+    decoda::gpu_contraction::WgmmaConfig wgCfg{tileM, tileN, tileK, wgmmaStages};
+    // The wgmma tiling first (INT8 still takes the mma.sync kernel, checked next).
+    if (wgmma) {
+      std::string why = decoda::gpu_contraction::invalidWgmmaConfig(wgCfg);
+      if (!why.empty()) {
+        getOperation().emitError() << "decoda-gpu-tensorcore-matmul: invalid wgmma tiling tile-m="
+                                   << wgCfg.tileM << " tile-n=" << wgCfg.tileN
+                                   << " tile-k=" << wgCfg.tileK
+                                   << " wgmma-stages=" << wgCfg.stages << ": " << why;
+        return signalPassFailure();
+      }
+    }
     Config cfg{tileM, tileN, tileK, warpsM, warpsN};
     if (cfg.tileK < 16 || cfg.tileK % 16 != 0 || cfg.warpsM < 1 || cfg.warpsN < 1 ||
         cfg.tileM % (16 * cfg.warpsM) != 0 || cfg.tileN % (8 * cfg.warpsN) != 0 ||
@@ -430,16 +442,6 @@ struct GPUTensorCoreMatmulPass
                                  << sharedBytes
                                  << " bytes of shared memory, over the 48 KiB static limit";
       return signalPassFailure();
-    }
-    decoda::gpu_contraction::WgmmaConfig wgCfg{tileM, tileN, tileK, wgmmaStages};
-    if (wgmma) {
-      std::string why = decoda::gpu_contraction::invalidWgmmaConfig(wgCfg);
-      if (!why.empty()) {
-        getOperation().emitError() << "decoda-gpu-tensorcore-matmul: invalid wgmma tiling tile-m="
-                                   << tileM << " tile-n=" << tileN << " tile-k=" << tileK
-                                   << " wgmma-stages=" << wgmmaStages << ": " << why;
-        return signalPassFailure();
-      }
     }
     auto counts = decoda::gpu_contraction::rewriteProjections(
         getOperation(), [&](const ProjectionMatch &m) { return refuse(m, cfg); },

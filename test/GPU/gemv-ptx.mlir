@@ -3,7 +3,7 @@
 // GEMV kernel (16-byte ld.global.v4 of the weight row and of x, f32 fma, five shfl.sync.bfly;
 // N = 512 is narrow, so K is split over the 4 warps of a block: 16 bytes of shared partials and
 // one barrier) plus the bf16 rounding; the same projection with a dynamic T (prefill) stays on
-// the tensor cores. ptxas for sm_90a: no spills for M = 1, M = 8 (bf16, K = 8192: the largest
+// the tensor cores (the wgmma kernel on sm_90a). ptxas for sm_90a: no spills for M = 1, M = 8 (bf16, K = 8192: the largest
 // taken, no split) and f32 M = 4 (N = 2048, no split).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/k.ptx
@@ -23,15 +23,15 @@
 // CHECK: // gpu.binary @k_proj_decode_kernel_0
 // CHECK: cvt.rn.bf16.f32
 // CHECK: // gpu.binary @k_proj_prefill_kernel
-// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// RUN: %PYTHON -c "import re, sys; t = open('%t/k.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); [open('%t/' + n + '.ptx', 'w').write(b) for n, b in zip(p[1::2], p[2::2])]; [print(n, 'ld.global.v4', b.count('ld.global.v4'), 'ld.global.v2', b.count('ld.global.v2'), 'shfl.bfly', b.count('shfl.sync.bfly'), 'fma', b.count('fma.rn.f32'), 'mma', b.count('mma.sync')) for n, b in zip(p[1::2], p[2::2]) if n.endswith('_kernel')]" | FileCheck %s --check-prefix=COUNT
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// RUN: %PYTHON -c "import re, sys; t = open('%t/k.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); [open('%t/' + n + '.ptx', 'w').write(b) for n, b in zip(p[1::2], p[2::2])]; [print(n, 'ld.global.v4', b.count('ld.global.v4'), 'ld.global.v2', b.count('ld.global.v2'), 'shfl.bfly', b.count('shfl.sync.bfly'), 'fma', b.count('fma.rn.f32'), 'mma', b.count('mma.sync'), 'wgmma', b.count('wgmma.mma_async')) for n, b in zip(p[1::2], p[2::2]) if n.endswith('_kernel')]" | FileCheck %s --check-prefix=COUNT
 // M = 1 (split): per lane one step of 2 weight + 2 x vectors (8 bf16 each), 16 FMAs; M = 8: per
 // unrolled step 4 weight + 32 x vectors, 8 x 5 shuffles; f32 M = 4: 4 weight + 16 x vectors of
 // 4 f32.
-// COUNT: k_proj_decode_kernel ld.global.v4 4 ld.global.v2 0 shfl.bfly 5 fma 16 mma 0
-// COUNT: down_m8_kernel ld.global.v4 36 ld.global.v2 0 shfl.bfly 40 fma 256 mma 0
-// COUNT: f32_m4_kernel ld.global.v4 20 ld.global.v2 0 shfl.bfly 20 fma 64 mma 0
-// COUNT: k_proj_prefill_kernel ld.global.v4 0 ld.global.v2 0 shfl.bfly 0 fma 0 mma 32
+// COUNT: k_proj_decode_kernel ld.global.v4 4 ld.global.v2 0 shfl.bfly 5 fma 16 mma 0 wgmma 0
+// COUNT: down_m8_kernel ld.global.v4 36 ld.global.v2 0 shfl.bfly 40 fma 256 mma 0 wgmma 0
+// COUNT: f32_m4_kernel ld.global.v4 20 ld.global.v2 0 shfl.bfly 20 fma 64 mma 0 wgmma 0
+// COUNT: k_proj_prefill_kernel ld.global.v4 0 ld.global.v2 0 shfl.bfly 0 fma 0 mma 0 wgmma 2
 // RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/k_proj_decode_kernel.ptx -o %t/m1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/down_m8_kernel.ptx -o %t/m8.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/f32_m4_kernel.ptx -o %t/f32.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}

@@ -67,9 +67,9 @@
 // RUN: decoda-compile %S/Inputs/cached_step_bf16.mlir --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
 // RUN: FileCheck %s --check-prefix=CACHEDPTX < %t/c.ptx
 // CACHEDPTX: // gpu.binary @step_kernel_2
-// CACHEDPTX: mma.sync.aligned.m16n8k16
+// CACHEDPTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CACHEDPTX: // gpu.binary @step_decode_kernel_14
-// CACHEDPTX-NOT: mma.sync
+// CACHEDPTX-NOT: mma
 // CACHEDPTX: shfl.sync.bfly
 // CACHEDPTX: // gpu.binary @step_decode_kernel_15
 // RUN: %PYTHON %S/Inputs/block_data.py cached-bf16 1 %t/c1-in.npz %t/c1-out.npz

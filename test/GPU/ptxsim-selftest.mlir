@@ -1,4 +1,5 @@
-// The PTX interpreter that checks the tensor-core kernels (tensorcore-sim.mlir) catches the
+// The PTX interpreter that checks the tensor-core kernels (tensorcore-sim.mlir, the mma.sync kernel
+// of gpu-arch sm_80; tensorcore-wgmma-sim.mlir) catches the
 // mistakes it is there for: each RUN line breaks the kernel's PTX in one way and expects the
 // interpreter to report it -- a missing bar.sync before a stage is refilled (a write-after-read
 // race), cp.async data read before its group is waited for, a wrong ldmatrix row offset, a
@@ -7,7 +8,7 @@
 // g + 8 and k + 16 confused: a wrong fragment layout), B's two registers swapped, A read as
 // u8 instead of s8.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: decoda-compile %s --target=cuda --emit=ptx -o %t/k.ptx --dump-ir-after-each=%t/d
+// RUN: decoda-compile %s --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/k.ptx --dump-ir-after-each=%t/d
 // RUN: %PYTHON %S/Inputs/matmul_data.py linear-bf16 %t/in.npz %t/out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/k.ptx --inputs %t/in.npz --expect %t/out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=GOOD
 // GOOD: out0: ok
@@ -24,7 +25,7 @@
 // RUN: sed '0,/f32.bf16.bf16.f32/s//f32.f16.f16.f32/' %t/k.ptx > %t/f16.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/f16.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=WRONG
 // WRONG: out0: MISMATCH at
-// RUN: decoda-compile %S/Inputs/qlinear_epilogue.mlir --target=cuda --emit=ptx -o %t/q.ptx --dump-ir-after-each=%t/q
+// RUN: decoda-compile %S/Inputs/qlinear_epilogue.mlir --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/q.ptx --dump-ir-after-each=%t/q
 // RUN: %PYTHON %S/Inputs/qlinear_data.py epilogue %t/q-in.npz %t/q-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/q %t/q.ptx --inputs %t/q-in.npz --expect %t/q-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=GOOD
 // RUN: awk 'BEGIN{n=0; l=0} /mma.sync.aligned.m16n8k32/{n++; if(n==1) l=NR+2} NR==l{match($0, /\{[^}]*\}/); split(substr($0, RSTART+1, RLENGTH-2), r, ", "); $0="\t\t{" r[1] ", " r[3] ", " r[2] ", " r[4] "},"} {print}' %t/q.ptx > %t/qa.ptx

@@ -1216,9 +1216,10 @@ class Block:
         for key, rows in (("a", 64), ("b", n)):
             addr, data = mma[key]
             now = self.shared[addr[:, None] + np.arange(16)]
-            if (now != data).any():
+            # A cp.async still pending into them may land at any time after it was issued.
+            if (now != data).any() or (self.w_end[(addr[:, None] + np.arange(16)).ravel()] == INF).any():
                 raise SimError(f"{what}: shared memory read by an in-flight wgmma.mma_async was overwritten "
-                               "before the wgmma.wait_group that completes it")
+                               "(or has a copy pending into it) before the wgmma.wait_group that completes it")
             # rows x (2 chunks of 8 elements): element (r, k) is chunk k // 8, position k % 8.
             halves = np.ascontiguousarray(data).view(np.uint16).reshape(rows, 2, 8).reshape(rows, 16)
             operands.append(_half_to_f32(halves.astype(np.uint64), ty).reshape(rows, 16))

@@ -1,0 +1,52 @@
+// The PTX of a bf16 projection (a Llama K projection, 2048 -> 512) through decoda-lower-to-cuda
+// for sm_90a: the contraction is the wgmma kernel (two warpgroups; three cp.async stages of
+// 128 x 32 bf16 for A and B in the no-swizzle core-matrix layout; per k tile: cp.async.wait_group,
+// fence.proxy.async, one bar.sync, the refill of the next stage, then wgmma.fence, two
+// wgmma.mma_async m64n128k16 on shared-memory descriptors, wgmma.commit_group and
+// wgmma.wait_group 1) and the bf16 rounding a SIMT kernel. ptxas for sm_90a: no spills, 48 KiB of
+// shared memory, and no serialization of the wgmma (its accumulators stay in place across the
+// loop).
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/k.ptx
+// RUN: FileCheck %s < %t/k.ptx
+// CHECK: // gpu.binary @k_proj_kernel
+// CHECK: .target sm_90a
+// CHECK: .visible .entry k_proj_kernel(
+// CHECK: .maxntid 256, 1, 1
+// CHECK-DAG: .shared .align {{[0-9]+}} .b8 __wg_k_proj_kernel_0[24576];
+// CHECK-DAG: .shared .align {{[0-9]+}} .b8 __wg_k_proj_kernel_1[24576];
+// CHECK: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
+// CHECK: cp.async.commit_group;
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {[[ACC:%r[0-9]+, %r[0-9]+]], {{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {[[ACC]], {{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK: wgmma.wait_group.sync.aligned 1;
+// CHECK: cp.async.wait_group 0;
+// CHECK: fence.proxy.async.shared::cta;
+// CHECK: bar.sync 0;
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK: st.global.v2.b32
+// CHECK: // gpu.binary @k_proj_kernel_0
+// CHECK: cvt.rn.bf16.f32
+// RUN: %PYTHON -c "import re; t = open('%t/k.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel\n(.*?)// gpu.binary', t, re.S).group(1); open('%t/wgmma.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async', 'wgmma.fence', 'wgmma.commit_group', 'wgmma.wait_group', 'cp.async.cg.shared.global', 'cp.async.commit_group', 'cp.async.wait_group', 'fence.proxy.async', 'bar.sync', 'mma.sync', 'ldmatrix')])" | FileCheck %s --check-prefix=COUNT
+// Per k tile (the loop body, also the only copy of each): 2 wgmma (k16 each), 1 fence, 1
+// commit, 1 wait; 4 cp.async of 16 bytes per thread (2 for A, 2 for B), 1 commit, 1 wait, 1
+// proxy fence, 1 barrier. The prologue issues 4 more copies, the epilogue the final wait.
+// COUNT: wgmma.mma_async 2 wgmma.fence 1 wgmma.commit_group 1 wgmma.wait_group 2 cp.async.cg.shared.global 8 cp.async.commit_group 2 cp.async.wait_group 1 fence.proxy.async 1 bar.sync 1 mma.sync 0 ldmatrix 0
+// RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/wgmma.ptx -o %t/wgmma.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// PTXAS-NOT: serialized
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS-NOT: serialized
+// PTXAS: Used {{([0-9]|[0-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])}} registers, used 1 barriers, 49152 bytes smem
+// PTXAS-NOT: serialized
+// The same projection for sm_90 (without the "a" features: no wgmma) keeps mma.sync.
+// RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90 --emit=ptx -o %t/k90.ptx
+// RUN: FileCheck %s --check-prefix=MMA < %t/k90.ptx
+// MMA-NOT: wgmma
+// MMA: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// MMA-NOT: wgmma
+func.func @k_proj(%x: tensor<1x?x2048xbf16>, %w: tensor<512x2048xbf16>) -> tensor<1x?x512xbf16> {
+  %y = decoda.linear %x, %w : tensor<1x?x2048xbf16>, tensor<512x2048xbf16>
+  return %y : tensor<1x?x512xbf16>
+}
