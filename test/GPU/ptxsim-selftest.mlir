@@ -6,7 +6,11 @@
 // transposed B fragment, the f16 instead of the bf16 mma. The INT8 kernel (mma.sync m16n8k32
 // .s8, Inputs/qlinear_epilogue.mlir, exact when unbroken): A's registers 1 and 2 swapped (rows
 // g + 8 and k + 16 confused: a wrong fragment layout), B's two registers swapped, A read as
-// u8 instead of s8.
+// u8 instead of s8. The sm_90a wgmma kernel (tensorcore-wgmma-sim.mlir): its descriptors' leading
+// and stride byte offsets swapped (a wrong core-matrix layout), bf16 operands read as f16, the
+// accumulators stored before the final wgmma.wait_group, no fence.proxy.async between the
+// cp.async writes and the wgmma reads, no wgmma.fence, and two wgmma groups left in flight
+// (wgmma.wait_group 2), so a stage is refilled while a wgmma still reads it.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/k.ptx --dump-ir-after-each=%t/d
 // RUN: %PYTHON %S/Inputs/matmul_data.py linear-bf16 %t/in.npz %t/out.npz
@@ -34,6 +38,26 @@
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/q %t/qb.ptx --inputs %t/q-in.npz --expect %t/q-out.npz --rtol 0 --atol 0 2>&1 | FileCheck %s --check-prefix=WRONG
 // RUN: sed '0,/row.col.s32.s8.s8.s32/s//row.col.s32.u8.s8.s32/' %t/q.ptx > %t/qu.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/q %t/qu.ptx --inputs %t/q-in.npz --expect %t/q-out.npz --rtol 0 --atol 0 2>&1 | FileCheck %s --check-prefix=WRONG
+// RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/w.ptx --dump-ir-after-each=%t/w
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/w %t/w.ptx --inputs %t/in.npz --expect %t/out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=GOOD
+// RUN: grep -c 137439477760 %t/w.ptx | FileCheck %s --check-prefix=DESC
+// DESC: 4
+// RUN: sed 's/137439477760/34361835520/' %t/w.ptx > %t/w-lbo.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/w %t/w-lbo.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=WRONG
+// RUN: sed '0,/m64n128k16.f32.bf16.bf16/s//m64n128k16.f32.f16.f16/' %t/w.ptx > %t/w-f16.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/w %t/w-f16.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=WRONG
+// RUN: grep -v 'wgmma.wait_group.sync.aligned..0;' %t/w.ptx > %t/w-early.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/w %t/w-early.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=EARLY
+// EARLY: st.global.v2.b32: thread 0 accesses %r{{[0-9]+}}, an accumulator of a wgmma.mma_async not yet waited for (wgmma.wait_group)
+// RUN: grep -v 'fence.proxy.async' %t/w.ptx > %t/w-proxy.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/w %t/w-proxy.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=PROXY
+// PROXY: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16: reads shared bytes at {{[0-9]+}} written through the generic proxy by thread {{[0-9]+}} without a fence.proxy.async after the write
+// RUN: grep -v 'wgmma.fence.sync.aligned' %t/w.ptx > %t/w-fence.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/w %t/w-fence.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=FENCE
+// FENCE: no wgmma.fence by warpgroup 0 since its last wgmma.wait_group
+// RUN: sed 's/wgmma.wait_group.sync.aligned \t1;/wgmma.wait_group.sync.aligned \t2;/' %t/w.ptx > %t/w-inflight.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/w %t/w-inflight.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=INFLIGHT
+// INFLIGHT: wgmma.wait_group.sync.aligned: shared memory read by an in-flight wgmma.mma_async was overwritten (or has a copy pending into it) before the wgmma.wait_group that completes it
 func.func @linear(%x: tensor<1x?x128xbf16>, %w: tensor<136x128xbf16>) -> tensor<1x?x136xbf16> {
   %y = decoda.linear %x, %w : tensor<1x?x128xbf16>, tensor<136x128xbf16>
   return %y : tensor<1x?x136xbf16>

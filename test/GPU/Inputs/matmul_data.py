@@ -2,7 +2,7 @@
 the functions of gemv_cases.mlir, gemv-sim.mlir (the contraction in float64 from the rounded
 inputs, then rounded to the storage type).
 
-  matmul_data.py linear-bf16|linear-f16-bias|accumulate-bf16 IN.npz OUT.npz
+  matmul_data.py linear-bf16|linear-f16-bias|accumulate-bf16|linear-f16-long IN.npz OUT.npz
   matmul_data.py bf16_m1|bf16_m4|f32_m1|f32_m4_acc|f16_m8 IN.npz OUT.npz
 """
 import sys
@@ -43,6 +43,12 @@ elif kind == "accumulate-bf16":  # C starts from an input: M = 130 (two row bloc
     c = rng.standard_normal((130, 40)).astype(np.float32)
     np.savez(inp, arg0=x, arg1=w, arg2=c)
     np.savez(out, out0=(f(x) @ f(w).T + c).astype(np.float32))
+elif kind == "linear-f16-long":  # [2, 45, 224] x [200, 224]^T: 7 k-steps, M and N ragged
+    x = rng.standard_normal((2, 45, 224)).astype(np.float16)
+    w = (rng.standard_normal((200, 224)) * 0.2).astype(np.float16)
+    acc = np.einsum("btk,nk->btn", x.astype(np.float64), w.astype(np.float64)).astype(np.float32)
+    np.savez(inp, arg0=x, arg1=w)
+    np.savez(out, out0=acc.astype(np.float16))
 elif kind in GEMV:
     xs, ws = GEMV[kind]
     x, w = rng.standard_normal(xs), rng.standard_normal(ws) * 0.2
