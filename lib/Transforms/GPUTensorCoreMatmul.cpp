@@ -16,8 +16,9 @@
 //   store the f32 / i32 accumulators (guarded by M and N), or, for an INT8 contraction
 //   followed by its decoda.qlinear_epilogue, the epilogue's result of each accumulator
 //
-// With `wgmma` (sm_90a) a bf16/f16 contraction gets the warpgroup-MMA kernel of
-// GPUWgmmaKernel.cpp instead; INT8 keeps the kernel here.
+// With `wgmma` (sm_90a) a bf16/f16 contraction, and an INT8 one whose K is a multiple of the
+// 64-byte stage, gets the warpgroup-MMA kernel of GPUWgmmaKernel.cpp instead (the INT8
+// epilogue fused the same way, storeThroughEpilogue); other INT8 ones keep the kernel here.
 //
 // The kernel is written in bytes: a k slice is 32 bytes of a row (16 bf16/f16 for m16n8k16,
 // 32 i8 for m16n8k32), a stage SK = 2 * tile-k bytes (tile-k bf16 elements; for i8 2 * tile-k
@@ -164,6 +165,43 @@ linalg::GenericOp fusableEpilogue(Match m) {
         !isa<linalg::FillOp, memref::DeallocOp>(user))
       return nullptr;
   return epi;
+}
+
+/// Stores `epilogue`'s body applied to the two accumulators of `pair` (row `row` of the
+/// collapsed [M, N] output `c2`, columns `col` and `col + 1`); its other operands are read at
+/// the element's indices, (lead..., n) recovered from the row with `leadDims`.
+void storeThroughEpilogue(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
+                          ArrayRef<Value> leadDims, int64_t leadCount, Value c2, Value pair,
+                          Value row, Value col) {
+  Emitter e{b, loc};
+  SmallVector<Value> lead(leadCount);
+  Value rest = row;
+  for (int64_t d = leadCount - 1; d > 0; --d) {
+    lead[d] = arith::RemUIOp::create(b, loc, rest, leadDims[d]);
+    rest = arith::DivUIOp::create(b, loc, rest, leadDims[d]);
+  }
+  lead[0] = rest;
+  Block &body = epilogue.getRegion().front();
+  auto maps = epilogue.getIndexingMapsArray();
+  for (int64_t j = 0; j < 2; ++j) {
+    SmallVector<Value> iters(lead);
+    iters.push_back(e.add(col, e.idx(j)));
+    IRMapping map;
+    map.map(body.getArgument(0), vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{j}));
+    for (unsigned i = 1; i < epilogue.getNumDpsInputs(); ++i) {
+      SmallVector<Value> idx;
+      for (AffineExpr r : maps[i].getResults())
+        idx.push_back(isa<AffineDimExpr>(r)
+                          ? iters[cast<AffineDimExpr>(r).getPosition()]
+                          : e.idx(cast<AffineConstantExpr>(r).getValue()));
+      map.map(body.getArgument(i),
+              memref::LoadOp::create(b, loc, epilogue.getDpsInputs()[i], idx));
+    }
+    for (Operation &op : body.without_terminator())
+      b.clone(op, map);
+    Value y = map.lookup(cast<linalg::YieldOp>(body.getTerminator()).getOperand(0));
+    memref::StoreOp::create(b, loc, y, c2, ValueRange{row, iters.back()});
+  }
 }
 
 /// The kernel of `m`; with `epilogue` (fusableEpilogue, zeroInit) its body is applied to each
@@ -354,34 +392,7 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit,
 
   // Epilogue: each thread's accumulator pairs, rows g and g + 8 of each fragment.
   auto fusedStore = [&](Value pair, Value row, Value col) {
-    SmallVector<Value> lead(m.lead);
-    Value rest = row;
-    for (int64_t d = m.lead - 1; d > 0; --d) {
-      lead[d] = arith::RemUIOp::create(b, loc, rest, leadDims[d]);
-      rest = arith::DivUIOp::create(b, loc, rest, leadDims[d]);
-    }
-    lead[0] = rest;
-    Block &body = epilogue.getRegion().front();
-    auto maps = epilogue.getIndexingMapsArray();
-    for (int64_t j = 0; j < 2; ++j) {
-      SmallVector<Value> iters(lead);
-      iters.push_back(e.add(col, e.idx(j)));
-      IRMapping map;
-      map.map(body.getArgument(0), vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{j}));
-      for (unsigned i = 1; i < epilogue.getNumDpsInputs(); ++i) {
-        SmallVector<Value> idx;
-        for (AffineExpr r : maps[i].getResults())
-          idx.push_back(isa<AffineDimExpr>(r)
-                            ? iters[cast<AffineDimExpr>(r).getPosition()]
-                            : e.idx(cast<AffineConstantExpr>(r).getValue()));
-        map.map(body.getArgument(i),
-                memref::LoadOp::create(b, loc, epilogue.getDpsInputs()[i], idx));
-      }
-      for (Operation &op : body.without_terminator())
-        b.clone(op, map);
-      Value y = map.lookup(cast<linalg::YieldOp>(body.getTerminator()).getOperand(0));
-      memref::StoreOp::create(b, loc, y, c2, ValueRange{row, iters.back()});
-    }
+    storeThroughEpilogue(b, loc, epilogue, leadDims, m.lead, c2, pair, row, col);
   };
   for (int64_t mi = 0; mi < cfg.fragsM(); ++mi)
     for (int64_t ni = 0; ni < cfg.fragsN(); ++ni) {
@@ -446,14 +457,31 @@ struct GPUTensorCoreMatmulPass
     auto counts = decoda::gpu_contraction::rewriteProjections(
         getOperation(), [&](const ProjectionMatch &m) { return refuse(m, cfg); },
         [&](const ProjectionMatch &pm, bool zeroInit) {
-          if (wgmma && !pm.integer()) {
-            OpBuilder b(pm.op);
-            decoda::gpu_contraction::emitWgmmaKernel(b, pm, wgCfg, zeroInit);
+          Match m;
+          static_cast<ProjectionMatch &>(m) = pm;
+          // INT8 on wgmma when K is a multiple of its stage (2 * tile-k i8), else mma.sync.
+          if (wgmma && (!pm.integer() || pm.k % (2 * tileK) == 0)) {
+            linalg::GenericOp epilogue =
+                pm.integer() && zeroInit && fuseEpilogue ? fusableEpilogue(m) : nullptr;
+            OpBuilder b(epilogue ? epilogue.getOperation() : m.op.getOperation());
+            SmallVector<Value> leadDims;
+            if (epilogue)
+              for (int64_t d = 0; d < pm.lead; ++d)
+                leadDims.push_back(memref::DimOp::create(b, m.op.getLoc(), pm.c, d));
+            auto store = [&](OpBuilder &b2, Value pair, Value row, Value col, Value out2) {
+              storeThroughEpilogue(b2, m.op.getLoc(), epilogue, leadDims, pm.lead, out2, pair,
+                                   row, col);
+            };
+            decoda::gpu_contraction::emitWgmmaKernel(
+                b, pm, wgCfg, zeroInit, epilogue ? epilogue.getDpsInits()[0] : pm.c,
+                epilogue ? decoda::gpu_contraction::StorePairFn(store) : nullptr);
+            if (epilogue) {
+              epilogue.erase();
+              ++numEpiloguesFused;
+            }
             ++numWgmma;
             return;
           }
-          Match m;
-          static_cast<ProjectionMatch &>(m) = pm;
           m.stageK = stageKFor(pm, cfg);
           // The INT8 epilogue is fused when the accumulators start at zero; the kernel then
           // goes where the epilogue was (after the allocation of its output).

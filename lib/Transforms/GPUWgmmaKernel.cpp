@@ -1,7 +1,10 @@
 //===- GPUWgmmaKernel.cpp - projection contractions on sm_90a wgmma -------===//
 //
 // The kernel decoda-gpu-tensorcore-matmul emits with `wgmma` (sm_90a) for a bf16/f16 x
-// bf16/f16 -> f32 contraction C[m, n] += A[m, k] * B[n, k]:
+// bf16/f16 -> f32 or an i8 x i8 -> i32 contraction C[m, n] += A[m, k] * B[n, k] (in bytes the
+// two are the same kernel: a stage row is 2 * TK bytes, TK bf16/f16 or 2 * TK i8 elements, and
+// one wgmma reads 32 bytes of it, m64nNk16 .f32.bf16.bf16 / .f16.f16 or m64nNk32 .s32.s8.s8,
+// the wrapping form without .satfinite):
 //
 //   block (bn, bm): C[bm*TM : +TM, bn*TN : +TN]; TM / 64 warpgroups of 128 threads, warpgroup
 //   w computes rows 64w .. 64w + 63 with one wgmma.m64n{TN}k16 per 16 k (f32 accumulators,
@@ -70,19 +73,23 @@ std::string invalidWgmmaConfig(const WgmmaConfig &cfg) {
   return "";
 }
 
-void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroInit) {
+void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroInit, Value out,
+                     StorePairFn storePair) {
   Location loc = m.op.getLoc();
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
-  const int64_t eb = m.elementBytes(); // 2
+  // In bytes a stage row is 2 * tile-k (tile-k bf16/f16, 2 * tile-k i8) and one wgmma reads
+  // 32 bytes of it (k16 bf16/f16, k32 s8).
+  const int64_t eb = m.elementBytes();
   const int64_t perChunk = 16 / eb;
-  const int64_t chunksPerRow = cfg.tileK / perChunk;
+  const int64_t stageK = cfg.tileK * 2 / eb, sliceK = 32 / eb; // elements
+  const int64_t chunksPerRow = stageK / perChunk;
   const int64_t lbo = 128, sbo = 128 * chunksPerRow;
-  const int64_t aStage = cfg.tileM * cfg.tileK, bStage = cfg.tileN * cfg.tileK; // elements
-  const int64_t kTiles = m.k / cfg.tileK, lookahead = cfg.stages - 2;
+  const int64_t aStage = cfg.tileM * stageK, bStage = cfg.tileN * stageK; // elements
+  const int64_t kTiles = m.k / stageK, lookahead = cfg.stages - 2;
 
   Value a2 = collapseLead(b, loc, m.a, m.lead);
-  Value c2 = collapseLead(b, loc, m.c, m.lead);
+  Value c2 = collapseLead(b, loc, out, m.lead);
   Value rowsM = memref::DimOp::create(b, loc, a2, 0);
   Value rowsN = e.idx(m.n);
   Value gridX = e.idx((m.n + cfg.tileN - 1) / cfg.tileN);
@@ -154,8 +161,8 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
       arith::MulIOp::create(b, loc, arith::IndexCastUIOp::create(b, loc, i64, wg),
                             i64c(8 * sbo)));
 
-  // Accumulators: one struct of TN / 2 f32 (the D fragment).
-  Type f32 = b.getF32Type();
+  // Accumulators: one struct of TN / 2 f32 or i32 (the D fragment).
+  Type f32 = m.integer() ? Type(b.getI32Type()) : Type(b.getF32Type());
   int64_t regs = cfg.tileN / 2;
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(regs, f32));
   Value lane = e.rem(tid, 32), warpInGroup = e.rem(e.div(tid, 32), 4);
@@ -198,7 +205,7 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
   // Always `lookahead` groups (empty past the last tile), so the waits below count right.
   for (int64_t t = 0; t < lookahead; ++t) {
     if (t < kTiles)
-      copyStage(e.idx(t), e.idx(t * cfg.tileK));
+      copyStage(e.idx(t), e.idx(t * stageK));
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
   auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(kTiles), one, ValueRange{init});
@@ -217,7 +224,7 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
     {
       OpBuilder::InsertionGuard g3(b);
       b.setInsertionPointToStart(&prefetch.getThenRegion().front());
-      copyStage(e.rem(next, cfg.stages), e.mul(next, cfg.tileK));
+      copyStage(e.rem(next, cfg.stages), e.mul(next, stageK));
     }
     // Always one group per iteration (empty near the end), so the wait above counts right.
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
@@ -229,15 +236,19 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
         b, loc, bBase, arith::MulIOp::create(b, loc, stage, i64c(bStage * eb)));
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     Value acc = loop.getRegionIterArgs()[0];
-    auto type = m.elementType.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
-    for (int64_t j = 0; j < cfg.tileK / 16; ++j) {
+    auto type = m.integer()              ? NVVM::WGMMATypes::s8
+                : m.elementType.isBF16() ? NVVM::WGMMATypes::bf16
+                                         : NVVM::WGMMATypes::f16;
+    auto typeD = m.integer() ? NVVM::WGMMATypes::s32 : NVVM::WGMMATypes::f32;
+    for (int64_t j = 0; j < stageK / sliceK; ++j) {
       Value off = i64c(2 * j * lbo);
       Value descA = descriptor(arith::AddIOp::create(b, loc, aStageAddr, off));
       Value descB = descriptor(arith::AddIOp::create(b, loc, bStageAddr, off));
       // B[n][k] is K-major: "col" (no transpose), like A's "row".
       acc = NVVM::WgmmaMmaAsyncOp::create(
-          b, loc, accType, acc, descA, descB, NVVM::MMAShapeAttr::get(ctx, 64, cfg.tileN, 16),
-          type, type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+          b, loc, accType, acc, descA, descB,
+          NVVM::MMAShapeAttr::get(ctx, 64, cfg.tileN, sliceK), type, type, typeD,
+          NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
           NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row, NVVM::MMALayout::col,
           /*satfinite=*/nullptr);
     }
@@ -261,6 +272,10 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
         xs.push_back(LLVM::ExtractValueOp::create(b, loc, acc,
                                                   ArrayRef<int64_t>{4 * i + 2 * half + j}));
       Value pair = vector::FromElementsOp::create(b, loc, pairType, xs);
+      if (storePair) {
+        storePair(b, pair, row, col, c2);
+        continue;
+      }
       vector::StoreOp::create(b, loc, pair, c2, ValueRange{row, col}, /*nontemporal=*/false,
                               llvm::MaybeAlign(8));
     }

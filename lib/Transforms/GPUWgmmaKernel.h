@@ -1,8 +1,9 @@
 //===- GPUWgmmaKernel.h - the sm_90a wgmma projection kernel ----*- C++ -*-===//
 //
 // The Hopper kernel of decoda-gpu-tensorcore-matmul (GPUPasses.td, option `wgmma`): a bf16/f16
-// projection contraction on warpgroup MMA (wgmma.mma_async) with both operands in shared
-// memory. Emitted by GPUTensorCoreMatmul.cpp, which keeps mma.sync for other targets and INT8.
+// or INT8 projection contraction on warpgroup MMA (wgmma.mma_async) with both operands in
+// shared memory. Emitted by GPUTensorCoreMatmul.cpp, which keeps mma.sync for other targets
+// (and INT8 contractions whose K is not a multiple of the 64-byte stage).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,10 +31,17 @@ struct WgmmaConfig {
 /// Why `cfg` is not a valid wgmma tiling, or "".
 std::string invalidWgmmaConfig(const WgmmaConfig &cfg);
 
+/// Stores an accumulator pair (vector<2xf32> or vector<2xi32>) of row `row`, columns `col`,
+/// `col + 1` into `out2` (the output collapsed to [M, N]).
+using StorePairFn =
+    llvm::function_ref<void(OpBuilder &b, Value pair, Value row, Value col, Value out2)>;
+
 /// Replaces nothing: builds, at `b`'s insertion point, the gpu.launch computing the bf16/f16
-/// contraction `m` (K a multiple of cfg.tileK, N of 8) with f32 accumulators starting at zero
-/// (`zeroInit`) or at C.
-void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroInit);
+/// (f32 accumulators) or s8 (i32) contraction `m` (K a multiple of the stage: tile-k bf16/f16,
+/// 2 * tile-k i8; N of 8), accumulators starting at zero (`zeroInit`) or at C, and storing
+/// them into `out` (C, or an epilogue's output) by `storePair`, or as they are when null.
+void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroInit, Value out,
+                     StorePairFn storePair = nullptr);
 
 } // namespace mlir::decoda::gpu_contraction
 

@@ -14,32 +14,32 @@
 // compiler's weight. The dequantising epilogue is computed in the tensor-core kernel's stores:
 // one launch per qlinear.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: decoda-compile %S/Inputs/qlinear_acc.mlir --target=cuda --emit=ptx -o %t/a.ptx --dump-ir-after-each=%t/a
+// RUN: decoda-compile %S/Inputs/qlinear_acc.mlir --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/a.ptx --dump-ir-after-each=%t/a
 // RUN: %PYTHON %S/Inputs/qlinear_data.py acc %t/a-in.npz %t/a-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --inputs %t/a-in.npz --expect %t/a-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=ACC
 // ACC: launch acc_kernel: grid [2, 2, 1] block [256, 1, 1] shared 40960 bytes; bar 32, cp 96, ldmatrix 192, mma 512
 // ACC: out0: ok (17680 elements, max abs error 0)
 // ACC: 1 launches
-// RUN: decoda-compile %S/Inputs/qlinear_epilogue.mlir --target=cuda --emit=ptx -o %t/b.ptx --dump-ir-after-each=%t/b
+// RUN: decoda-compile %S/Inputs/qlinear_epilogue.mlir --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/b.ptx --dump-ir-after-each=%t/b
 // RUN: %PYTHON %S/Inputs/qlinear_data.py epilogue %t/b-in.npz %t/b-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/b-in.npz --expect %t/b-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=EPI
 // EPI: launch epilogue_kernel: grid [1, 1, 1] block [256, 1, 1] shared 24576 bytes; bar 6, cp 12, ldmatrix 18, mma 48
 // EPI: out0: ok (2736 elements, max abs error 0)
 // EPI: 1 launches
-// RUN: decoda-compile %S/Inputs/qlinear_bf16.mlir --target=cuda --emit=ptx -o %t/d.ptx --dump-ir-after-each=%t/d
+// RUN: decoda-compile %S/Inputs/qlinear_bf16.mlir --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/d.ptx --dump-ir-after-each=%t/d
 // RUN: %PYTHON %S/Inputs/qlinear_data.py bf16 %t/d-in.npz %t/d-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/d.ptx --inputs %t/d-in.npz --expect %t/d-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=BF16
 // BF16: launch bf16_kernel: grid [1, 1, 1] block [256, 1, 1] shared 40960 bytes; bar 8, cp 24, ldmatrix 48, mma 128
 // BF16: out0: ok (1280 elements, max abs error 0)
 // BF16: 1 launches
-// RUN: decoda-compile %S/Inputs/qlinear_requant.mlir --target=cuda --emit=ptx -o %t/e.ptx --dump-ir-after-each=%t/e
+// RUN: decoda-compile %S/Inputs/qlinear_requant.mlir --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/e.ptx --dump-ir-after-each=%t/e
 // RUN: %PYTHON %S/Inputs/qlinear_data.py requant %t/e-in.npz %t/e-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/e %t/e.ptx --inputs %t/e-in.npz --expect %t/e-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=REQ
 // REQ: launch requant_kernel: grid [1, 1, 1] block [256, 1, 1] shared 40960 bytes; bar 4, cp 12, ldmatrix 24, mma 64
 // REQ: out0: ok (2112 elements, max abs error 0)
 // REQ: 1 launches
 // RUN: %PYTHON %S/Inputs/qlinear_data.py block-mlir %t/block.mlir
-// RUN: decoda-compile %t/block.mlir --quantize=int8 --no-smooth --quant-attention=false --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
+// RUN: decoda-compile %t/block.mlir --quantize=int8 --no-smooth --quant-attention=false --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
 // RUN: %PYTHON %S/Inputs/qlinear_data.py block %t/c/*-decoda-quantize-stage.mlir %t/c-in.npz %t/c-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --inputs %t/c-in.npz --expect %t/c-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=BLOCK
 // BLOCK: launch proj_kernel_{{[0-9]+}}: grid [1, 1, 1] block [256, 1, 1] shared 40960 bytes; bar 6, cp 18, ldmatrix 36, mma 96

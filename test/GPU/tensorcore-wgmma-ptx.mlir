@@ -46,6 +46,27 @@
 // MMA-NOT: wgmma
 // MMA: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // MMA-NOT: wgmma
+// INT8 (the decoda.qlinear of tensorcore-int8-ptx.mlir: K = 2048, per-token and per-channel
+// scales, bf16 output) on sm_90a: wgmma.mma_async m64n128k32 .s32.s8.s8 (wrapping, no
+// .satfinite) on the same 64-byte stage rows, the dequantising epilogue in the stores.
+// RUN: decoda-compile %S/tensorcore-int8-ptx.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/i8.ptx
+// RUN: FileCheck %s --check-prefix=INT8 < %t/i8.ptx
+// INT8: // gpu.binary @k_proj_kernel
+// INT8: .maxntid 256, 1, 1
+// INT8: wgmma.fence.sync.aligned;
+// INT8: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p;
+// INT8: wgmma.wait_group.sync.aligned 1;
+// INT8: wgmma.wait_group.sync.aligned 0;
+// INT8: cvt.rn.f32.s32
+// INT8: cvt.rn.bf16.f32
+// INT8: st.global.b16
+// RUN: %PYTHON -c "import re; t = open('%t/i8.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel\n(.*)', t, re.S).group(1); open('%t/i8k.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8', 'wgmma.wait_group', 'cp.async.cg.shared.global', 'fence.proxy.async', 'bar.sync', 'mma.sync', 'satfinite', 'st.global.b16')])" | FileCheck %s --check-prefix=COUNT8
+// COUNT8: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 2 wgmma.wait_group 2 cp.async.cg.shared.global 8 fence.proxy.async 1 bar.sync 1 mma.sync 0 satfinite 0 st.global.b16 64
+// RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/i8k.ptx -o %t/i8k.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS8 %}
+// PTXAS8-NOT: serialized
+// PTXAS8: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS8: Used {{([0-9]|[0-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])}} registers, used 1 barriers, 49152 bytes smem
+// PTXAS8-NOT: serialized
 func.func @k_proj(%x: tensor<1x?x2048xbf16>, %w: tensor<512x2048xbf16>) -> tensor<1x?x512xbf16> {
   %y = decoda.linear %x, %w : tensor<1x?x2048xbf16>, tensor<512x2048xbf16>
   return %y : tensor<1x?x512xbf16>

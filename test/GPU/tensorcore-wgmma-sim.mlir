@@ -33,6 +33,31 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/d.ptx --inputs %t/d-in.npz --expect %t/d-out.npz --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=LONG
 // LONG: launch linear_kernel: grid [2, 1, 1] block [256, 1, 1] shared 49152 bytes; bar 14, cp 86, wgmma 72
 // LONG: out0: ok (18000 elements
+// INT8 (decoda.qlinear; Inputs/qlinear_data.py, exact: --rtol 0 --atol 0) on wgmma m64n128k32
+// .s32.s8.s8 with the dequantising epilogue in the stores (one launch each): unit scales so the
+// output is the i32 accumulator, M = 130 and N = 136 ragged over 2 x 2 blocks, 4 k tiles of 64,
+// extreme rows (-128 against -128 / +127: wrapping i32 sums); bf16 output with per-channel
+// scales and a bias (K = 256); requantised i8 output, M = 33, K = 128, some outputs clamped.
+// RUN: decoda-compile %S/Inputs/qlinear_acc.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/q.ptx --dump-ir-after-each=%t/q
+// RUN: %PYTHON %S/Inputs/qlinear_data.py acc %t/q-in.npz %t/q-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/q %t/q.ptx --inputs %t/q-in.npz --expect %t/q-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=QACC
+// QACC: launch acc_kernel: grid [2, 2, 1] block [256, 1, 1] shared 49152 bytes; bar 16, cp 100, wgmma 84
+// QACC: out0: ok (17680 elements, max abs error 0)
+// QACC: 1 launches
+// RUN: decoda-compile %S/Inputs/qlinear_bf16.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/r.ptx --dump-ir-after-each=%t/r
+// RUN: %PYTHON %S/Inputs/qlinear_data.py bf16 %t/r-in.npz %t/r-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/r %t/r.ptx --inputs %t/r-in.npz --expect %t/r-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=QBF16
+// QBF16: launch bf16_kernel: grid [1, 1, 1] block [256, 1, 1] shared 49152 bytes; bar 4, cp 25, wgmma 21
+// QBF16: out0: ok (1280 elements, max abs error 0)
+// RUN: decoda-compile %S/Inputs/qlinear_requant.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/s.ptx --dump-ir-after-each=%t/s
+// RUN: %PYTHON %S/Inputs/qlinear_data.py requant %t/s-in.npz %t/s-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --inputs %t/s-in.npz --expect %t/s-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=QREQ
+// QREQ: launch requant_kernel: grid [1, 1, 1] block [256, 1, 1] shared 49152 bytes; bar 2, cp 13, wgmma 11
+// QREQ: out0: ok (2112 elements, max abs error 0)
+// The s8 operands read as u8 (a wrong type) are caught:
+// RUN: sed '0,/m64n128k32.s32.s8.s8/s//m64n128k32.s32.u8.s8/' %t/q.ptx > %t/q-u8.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/q %t/q-u8.ptx --inputs %t/q-in.npz --expect %t/q-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=QWRONG
+// QWRONG: out0: MISMATCH at
 func.func @linear(%x: tensor<1x?x128xbf16>, %w: tensor<136x128xbf16>) -> tensor<1x?x136xbf16> {
   %y = decoda.linear %x, %w : tensor<1x?x128xbf16>, tensor<136x128xbf16>
   return %y : tensor<1x?x136xbf16>

@@ -1,8 +1,9 @@
 // decoda-gpu-tensorcore-matmul with wgmma=true (what decoda-lower-to-cuda sets for
 // gpu-arch=sm_90a): a bf16/f16 projection contraction becomes the warpgroup-MMA kernel (two
 // warpgroups, three cp.async stages in the no-swizzle core-matrix layout, nvvm.wgmma.mma_async
-// m64n128k16 on shared-memory descriptors, one wgmma group in flight); INT8 keeps mma.sync;
-// without the option (every other gpu-arch) the mma.sync kernel is emitted. Numerics:
+// m64n128k16 on shared-memory descriptors, one wgmma group in flight); so does an INT8
+// contraction whose K is a multiple of 64 (m64n128k32 .s8; else it keeps mma.sync); without the
+// option (every other gpu-arch) the mma.sync kernel is emitted. Numerics:
 // tensorcore-wgmma-sim.mlir; PTX and ptxas: tensorcore-wgmma-ptx.mlir.
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-tensorcore-matmul="wgmma=true report=true" --verify-diagnostics | FileCheck %s
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-tensorcore-matmul="report=true" --verify-diagnostics | FileCheck %s --check-prefix=MMA
@@ -132,10 +133,19 @@ func.func @long_k(%x: memref<?x4096xbf16>, %w: memref<256x4096xbf16>, %y: memref
 
 // -----
 
-// INT8 (i8 x i8 -> i32) keeps the s8 mma.sync kernel under wgmma=true.
+// INT8 (i8 x i8 -> i32) with K a multiple of 64 (the 64-byte stage row): wgmma m64n128k32
+// .s32.s8.s8 on i32 accumulators; K = 96 (a multiple of 32 only) keeps the s8 mma.sync kernel.
 // CHECK-LABEL: func.func @int8(
+// CHECK: workgroup(%{{.*}} : memref<3x8192xi8, #gpu.address_space<workgroup>>, %{{.*}} : memref<3x8192xi8, #gpu.address_space<workgroup>>)
+// CHECK: llvm.mlir.zero : !llvm.struct<({{(i32, )+}}i32)>
+// CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>]
+// CHECK: vector.store %{{.*}} : memref<?x64xi32>, vector<2xi32>
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK-LABEL: func.func @int8_k96(
 // CHECK-NOT: nvvm.wgmma
 // CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 32]}
+// MMA-LABEL: func.func @int8(
+// MMA: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 32]}
 func.func @int8(%x: memref<?x64xi8>, %w: memref<64x64xi8>, %y: memref<?x64xi32>) {
   %zero = arith.constant 0 : i32
   linalg.fill ins(%zero : i32) outs(%y : memref<?x64xi32>)
@@ -143,6 +153,22 @@ func.func @int8(%x: memref<?x64xi8>, %w: memref<64x64xi8>, %y: memref<?x64xi32>)
                                    affine_map<(m, n, k) -> (m, n)>],
                   iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%x, %w : memref<?x64xi8>, memref<64x64xi8>) outs(%y : memref<?x64xi32>) {
+  ^bb0(%p: i8, %q: i8, %o: i32):
+    %pe = arith.extsi %p : i8 to i32
+    %qe = arith.extsi %q : i8 to i32
+    %r = arith.muli %pe, %qe : i32
+    %s = arith.addi %o, %r : i32
+    linalg.yield %s : i32
+  }
+  return
+}
+func.func @int8_k96(%x: memref<?x96xi8>, %w: memref<64x96xi8>, %y: memref<?x64xi32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%y : memref<?x64xi32>)
+  linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>,
+                                   affine_map<(m, n, k) -> (m, n)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x96xi8>, memref<64x96xi8>) outs(%y : memref<?x64xi32>) {
   ^bb0(%p: i8, %q: i8, %o: i32):
     %pe = arith.extsi %p : i8 to i32
     %qe = arith.extsi %q : i8 to i32

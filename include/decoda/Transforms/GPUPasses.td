@@ -192,7 +192,10 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
     stages filled by cp.async (16-byte chunks placed as the descriptor describes) with
     `fence.proxy.async` before the barrier that publishes them; per stage `wgmma.fence`,
     `tile-k / 16` wgmma, `wgmma.commit_group`, `wgmma.wait_group 1` (one group in flight).
-    Stores, guards and the zero-fill fold as above. INT8 contractions keep mma.sync.
+    Stores, guards and the zero-fill fold as above. An INT8 contraction whose K is a multiple
+    of `2 * tile-k` takes the same kernel in bytes (wgmma m64n{tile-n}k32 .s32.s8.s8, i32
+    accumulators, the fused `decoda.qlinear_epilogue` as above); other INT8 ones keep
+    mma.sync.
 
     The fragment coordinates are those of the PTX ISA for mma.m16n8k16 with .bf16/.f16 (one
     layout for both); those of mma.m16n8k32 with .s8 are the same bytes. With
@@ -217,9 +220,9 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
     Option<"warpsM", "warps-m", "int64_t", /*default=*/"2", "Warps along M in a block">,
     Option<"warpsN", "warps-n", "int64_t", /*default=*/"4", "Warps along N in a block">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
-           "sm_90a: bf16/f16 contractions on warpgroup MMA (wgmma.mma_async, operands in "
-           "shared memory through matrix descriptors) instead of mma.sync; INT8 keeps "
-           "mma.sync. Set by decoda-lower-to-cuda for gpu-arch=sm_90a">,
+           "sm_90a: bf16/f16 contractions (and INT8 ones with K a multiple of 2 * tile-k) on "
+           "warpgroup MMA (wgmma.mma_async, operands in shared memory through matrix "
+           "descriptors) instead of mma.sync. Set by decoda-lower-to-cuda for gpu-arch=sm_90a">,
     Option<"wgmmaStages", "wgmma-stages", "int64_t", /*default=*/"3",
            "Shared-memory stages of the wgmma kernel (copies run stages - 2 tiles ahead, "
            "one wgmma group stays in flight)">,

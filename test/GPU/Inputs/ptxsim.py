@@ -1091,9 +1091,11 @@ class Block:
     # of an operand with e-byte elements is at
     #   start + (r // 8) * SBO + (k * e // 16) * LBO + (r % 8) * 16 + (k * e) % 16.
     #
-    # Accumulators of .m64nNk16 with .f32 (PTX ISA, "Register Fragments", matrix D): warp
-    # v = (thread % 128) // 32 of the warpgroup, lane l, g = l // 4, q = l % 4: register
-    # 4 i + 2 h + e holds D[16 v + 8 h + g][8 i + 2 q + e], i < N / 8.
+    # Accumulators of .m64nNk16 with .f32 and of .m64nNk32 with .s32 (PTX ISA, "Register
+    # Fragments", matrix D, the same for both): warp v = (thread % 128) // 32 of the warpgroup,
+    # lane l, g = l // 4, q = l % 4: register 4 i + 2 h + e holds D[16 v + 8 h + g][8 i + 2 q + e],
+    # i < N / 8. Supported: bf16/f16 -> f32 (k16) and s8/u8 -> s32 (k32, exact integer sums
+    # wrapped to 32 bits; no .satfinite); both 32 bytes of K per row.
     def _warpgroups(self, m, done, what):
         if self.T % 128:
             raise SimError(f"{what}: a block of {self.T} threads is not made of whole warpgroups")
@@ -1166,12 +1168,16 @@ class Block:
             raise SimError(f"{op} not supported by the simulator")
 
     def _wgmma_issue(self, op, parts, ops, groups):
-        sm = re.fullmatch(r"m64n(\d+)k16", parts[4])
-        if parts[2:4] != ["sync", "aligned"] or not sm or len(parts) != 8 or parts[5] != "f32" or \
-                parts[6] != parts[7] or parts[6] not in ("bf16", "f16"):
-            raise SimError(f"{op} not supported by the simulator (m64nNk16.f32.bf16.bf16 / .f16.f16 only)")
-        n, ty = int(sm.group(1)), parts[6]
-        if len(ops) != 8 or ops[1].startswith("{"):
+        sm = re.fullmatch(r"m64n(\d+)k(16|32)", parts[4])
+        floating = sm and sm.group(2) == "16" and len(parts) == 8 and parts[5] == "f32" and \
+            parts[6] == parts[7] and parts[6] in ("bf16", "f16")
+        integer = sm and sm.group(2) == "32" and len(parts) == 8 and parts[5] == "s32" and \
+            parts[6] in ("s8", "u8") and parts[7] in ("s8", "u8")
+        if parts[2:4] != ["sync", "aligned"] or not (floating or integer):
+            raise SimError(f"{op} not supported by the simulator (m64nNk16.f32.bf16.bf16 / .f16.f16 and "
+                           "m64nNk32.s32.{s8,u8}.{s8,u8} without .satfinite only)")
+        n, ty = int(sm.group(1)), parts[6:8]
+        if len(ops) != (8 if floating else 4) or ops[1].startswith("{"):
             raise SimError(f"{op}: A from registers not supported by the simulator")
         D = [x.strip() for x in ops[0].strip("{}").split(",")]
         if n % 8 or not 8 <= n <= 256 or len(D) != n // 2:
@@ -1183,10 +1189,11 @@ class Block:
             desc_a = self._wgmma_uniform(ops[1], w, op)
             desc_b = self._wgmma_uniform(ops[2], w, op)
             scale_d = self._wgmma_uniform(ops[3], w, op)
-            imm = [int(x, 0) for x in ops[4:8]]
+            imm = [int(x, 0) for x in ops[4:8]] if floating else [1, 1, 0, 0]
             if imm[0] not in (1, -1) or imm[1] not in (1, -1) or imm[2:] != [0, 0]:
                 raise SimError(f"{op}: scale/transpose immediates {imm} not supported by the simulator "
                                "(K-major A and B only)")
+            # 32 bytes of K either way: k16 of 2-byte or k32 of 1-byte elements.
             a_addr, a_rows = self._wgmma_operand(desc_a, 64, 16, 2, w, op)
             b_addr, b_rows = self._wgmma_operand(desc_b, n, 16, 2, w, op)
             st["open"].append(dict(n=n, ty=ty, D=D, scale_d=bool(scale_d), signs=imm[:2],
@@ -1213,23 +1220,44 @@ class Block:
     def _wgmma_run(self, w, mma, what):
         n, ty = mma["n"], mma["ty"]
         operands = []
-        for key, rows in (("a", 64), ("b", n)):
+        for idx, (key, rows) in enumerate((("a", 64), ("b", n))):
             addr, data = mma[key]
             now = self.shared[addr[:, None] + np.arange(16)]
             # A cp.async still pending into them may land at any time after it was issued.
             if (now != data).any() or (self.w_end[(addr[:, None] + np.arange(16)).ravel()] == INF).any():
                 raise SimError(f"{what}: shared memory read by an in-flight wgmma.mma_async was overwritten "
                                "(or has a copy pending into it) before the wgmma.wait_group that completes it")
-            # rows x (2 chunks of 8 elements): element (r, k) is chunk k // 8, position k % 8.
+            # rows x (2 chunks of 16 bytes): element (r, k) is chunk k * e // 16, byte (k * e) % 16.
+            if ty[idx] in ("s8", "u8"):
+                b8 = np.ascontiguousarray(data).reshape(rows, 32).astype(np.int64)
+                operands.append(b8 - ((b8 >> 7) << 8) if ty[idx] == "s8" else b8)
+                continue
             halves = np.ascontiguousarray(data).view(np.uint16).reshape(rows, 2, 8).reshape(rows, 16)
-            operands.append(_half_to_f32(halves.astype(np.uint64), ty).reshape(rows, 16))
+            operands.append(_half_to_f32(halves.astype(np.uint64), ty[idx]).reshape(rows, 16))
         Am, Bm = operands
-        Am = Am * mma["signs"][0]
-        Bm = Bm * mma["signs"][1]
         t = np.arange(128)
         v, lane = t // 32, t % 32
         g, q = lane // 4, lane % 4
         sl = slice(128 * w, 128 * w + 128)
+        if ty[0] in ("s8", "u8"):
+            # Exact integer products and sums, wrapped to 32 bits (no .satfinite).
+            Dm = np.zeros((64, n), np.int64)
+            if mma["scale_d"]:
+                for i in range(n // 8):
+                    for h in range(2):
+                        for e in range(2):
+                            r = self.reg(mma["D"][4 * i + 2 * h + e])[sl] & np.uint64(0xFFFFFFFF)
+                            Dm[16 * v + 8 * h + g, 8 * i + 2 * q + e] = \
+                                r.astype(np.int64) - ((r >> np.uint64(31)).astype(np.int64) << 32)
+            Dm = (Am @ Bm.T + Dm) & 0xFFFFFFFF
+            for i in range(n // 8):
+                for h in range(2):
+                    for e in range(2):
+                        self.reg(mma["D"][4 * i + 2 * h + e])[sl] = \
+                            Dm[16 * v + 8 * h + g, 8 * i + 2 * q + e].astype(np.uint64)
+            return
+        Am = Am * mma["signs"][0]
+        Bm = Bm * mma["signs"][1]
         Dm = np.zeros((64, n), np.float32)
         if mma["scale_d"]:
             for i in range(n // 8):
