@@ -159,7 +159,7 @@ import re, subprocess, sys
 t = open(sys.argv[1]).read()
 parts = re.split(r"^// gpu.binary @(\S+)\n", t, flags=re.M)[1:]
 for name, ptx in zip(parts[0::2], parts[1::2]):
-    if "mma.sync" not in ptx and "shfl.sync" not in ptx:
+    if "mma.sync" not in ptx and "wgmma.mma_async" not in ptx and "shfl.sync" not in ptx:
         continue
     open(f"/tmp/{name}.ptx", "w").write(ptx)
     out = subprocess.run([sys.argv[3], "-arch=sm_90a", "-v", f"/tmp/{name}.ptx", "-o", f"{sys.argv[2]}/{name}.cubin"],
@@ -192,7 +192,7 @@ echo "== SASS of the tensor-core, GEMV (decode_*), row-norm and flash-attention 
 if command -v cuobjdump >/dev/null 2>&1; then
   for c in "$dir"/sass/*.cubin; do
     [[ -e "$c" ]] || continue
-    counts=$(cuobjdump -sass "$c" | grep -oE "HMMA|IMMA|HGMMA|LDSM|LDGSTS|BAR|STL|LDL|SHFL|LDS|STS|LDG\.E\.128|LDG\.E\.64|FFMA|MUFU" | sort | uniq -c | tr '\n' ' ')
+    counts=$(cuobjdump -sass "$c" | grep -oE "HMMA|IMMA|HGMMA|IGMMA|WARPGROUP|LDSM|LDGSTS|BAR|STL|LDL|SHFL|LDS|STS|LDG\.E\.128|LDG\.E\.64|FFMA|MUFU" | sort | uniq -c | tr '\n' ' ')
     echo "$(basename "$c" .cubin): $counts"
   done
 else
