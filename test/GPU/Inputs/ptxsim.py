@@ -879,7 +879,13 @@ class Block:
                         data = self.shared_read(a, size, idx, op)
                     v = np.zeros(self.T, dtype=np.uint64)
                     v[idx] = _bytes_to_uint(data)
-                    self.set(d, v, m, bits)
+                    if signed and bits < 64:
+                        # PTX ISA "ld": a signed type narrower than the destination register is
+                        # sign-extended to the register's width (here: to 64 bits; readers take
+                        # their own width).
+                        self.set(d, sval(v).astype(np.uint64), m, 64)
+                    else:
+                        self.set(d, v, m, bits)
             else:
                 addrs = self.address(ops[0])[idx]
                 srcs = [d.strip() for d in ops[1].strip("{}").split(",")]
