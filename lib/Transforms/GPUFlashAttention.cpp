@@ -57,7 +57,16 @@ constexpr int64_t kThreads = 32 * kWarps;
 constexpr int64_t kKeys = 32;                    // keys per tile: one per lane
 constexpr int64_t kSharedLimit = 48 * 1024;      // static shared memory per block
 
+/// Split-K decode attention (flash decoding) options.
+struct SplitOptions {
+  int64_t maxSplits, targetBlocks, minKeys;
+};
+
 struct Config : mlir::decoda::AttentionCallConfig {
+  /// Split the keys over several blocks when all rows of a (batch, K/V head) fit one block (a
+  /// decode step), partials combined by a second kernel: never, always (a static query count
+  /// small enough), or decided at run time (a dynamic query count).
+  enum class Split { Never, Always, AtRunTime } split = Split::Never;
   /// Value columns per lane and row; Vs is padded with zeros to 32 * cols columns.
   int64_t cols() const { return (dv + 31) / 32; }
   int64_t sharedBytes() const { return 4 * (kRows * d + kKeys * (d + 1) + kKeys * 32 * cols()); }
@@ -69,7 +78,8 @@ bool identityMemRef(Type t) {
 }
 
 /// The configuration of a tagged function, or the reason the kernel does not handle it.
-FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, std::string &why) {
+FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOptions &split,
+                             std::string &why) {
   Config c;
   if (failed(mlir::decoda::readAttentionCallAttrs(dict, c, why)))
     return failure();
@@ -122,6 +132,12 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, std::string &
           std::to_string(c.d) + ", " + std::to_string(c.dv) + ")";
     return failure();
   }
+  // A static query count whose rows (query, head of the group) fit one block: the grid would
+  // be B * Hkv blocks only (8 for Llama-3.2-1B at batch 1), so the keys are split instead.
+  if (split.maxSplits > 1)
+    c.split = q.isDynamicDim(1)                       ? Config::Split::AtRunTime
+              : q.getDimSize(1) * c.group <= kRows ? Config::Split::Always
+                                                    : Config::Split::Never;
   unsigned next = 4;
   if (c.mask) {
     auto mt = dyn_cast<MemRefType>(type.getInput(next++));
@@ -149,7 +165,8 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, std::string &
 
 class Kernel {
 public:
-  Kernel(func::FuncOp fn, const Config &c) : fn(fn), c(c), b(fn.getContext()), loc(fn.getLoc()) {}
+  Kernel(func::FuncOp fn, const Config &c, const SplitOptions &so)
+      : fn(fn), c(c), so(so), b(fn.getContext()), loc(fn.getLoc()) {}
 
   void emit() {
     Block &entry = mlir::decoda::clearTaggedBody(fn);
@@ -183,7 +200,21 @@ public:
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&guard.getThenRegion().front());
-      emitLaunch(batch);
+      if (c.split == Config::Split::Always) {
+        emitSplit(batch);
+      } else if (c.split == Config::Split::Never) {
+        emitLaunch(batch);
+      } else {
+        // The query count is known at run time: split when the rows fit one block.
+        auto fits = scf::IfOp::create(b, loc, TypeRange{},
+                                      cmp(arith::CmpIPredicate::ule, rowsTotal, idx(kRows)),
+                                      /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPoint(fits.thenBlock()->getTerminator());
+        emitSplit(batch);
+        b.setInsertionPoint(fits.elseBlock()->getTerminator());
+        emitLaunch(batch);
+      }
     }
     func::ReturnOp::create(b, loc, out);
   }
@@ -272,6 +303,102 @@ private:
     return r;
   }
 
+  /// Flash decoding: the keys of each (batch, K/V head) are split over `splits` blocks (chosen
+  /// at run time from the key count and the grid size), each leaving its rows' running max,
+  /// denominator and unnormalised accumulator in a workspace; a second kernel combines them.
+  void emitSplit(Value batch) {
+    Value bh = mul(batch, c.numKvHeads);
+    Value want = arith::CeilDivUIOp::create(b, loc, idx(so.targetBlocks), bh);
+    Value byKeys = arith::CeilDivUIOp::create(b, loc, keyLen, idx(so.minKeys));
+    splits = maxs(idx(1), mins(mins(want, byKeys), idx(so.maxSplits)));
+    // work[b][kvh][split][row][Dv + 2]: acc, then m and l.
+    Value size = mul(mul(arith::MulIOp::create(b, loc, bh, splits), kRows), c.dv + 2);
+    work = memref::AllocOp::create(b, loc, MemRefType::get({ShapedType::kDynamic}, f32),
+                                   ValueRange{size});
+    splitting = true;
+    emitLaunch(batch);
+    emitCombine(batch);
+    splitting = false;
+    memref::DeallocOp::create(b, loc, work);
+  }
+
+  /// The flat workspace index of (row r of the block, split) entry `e`.
+  Value workIndex(Value split, Value r, Value e) {
+    Value bk = add(mul(bIdx, c.numKvHeads), kvh);
+    Value bs = add(arith::MulIOp::create(b, loc, bk, splits), split);
+    return add(mul(add(mul(bs, kRows), r), c.dv + 2), e);
+  }
+
+  /// The factor that turns a row's accumulator into its output: sinks join the denominator as
+  /// in the op's definition, a row without visible keys (den = 0) gives 0.
+  Value outputScale(Value mRow, Value den, Value head) {
+    Value num = fc(1.0);
+    if (c.sinks) {
+      Value sink = widen(memref::LoadOp::create(b, loc, sinks, ValueRange{head}));
+      Value big = safe(arith::MaximumFOp::create(b, loc, mRow, sink));
+      num = fexp(arith::SubFOp::create(b, loc, mRow, big));
+      den = fadd(fmul(den, num), fexp(arith::SubFOp::create(b, loc, sink, big)));
+    }
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, den, fc(0.0));
+    return select(empty, fc(0.0),
+                  arith::DivFOp::create(b, loc, num, select(empty, fc(1.0), den)));
+  }
+
+  /// out[b, query, head, col] = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s (M the max of
+  /// the m_s), one thread per (row, column) of the block's 16 rows.
+  void emitCombine(Value batch) {
+    Value one = idx(1);
+    auto launch = gpu::LaunchOp::create(b, loc, one, idx(c.numKvHeads), batch, idx(kThreads),
+                                        one, one);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    tid = launch.getThreadIds().x;
+    p0 = idx(0);
+    kvh = launch.getBlockIds().y;
+    bIdx = launch.getBlockIds().z;
+    qOff = sub(keyLen, tq);
+    forEachShare(kRows * c.dv, [&](Value e) {
+      Value r = div(e, c.dv), col = rem(e, c.dv);
+      Row rw = row(r);
+      auto inside = scf::IfOp::create(b, loc, TypeRange{}, rw.valid, false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&inside.getThenRegion().front());
+      Value negInf = fc(-std::numeric_limits<double>::infinity());
+      auto maxLoop = scf::ForOp::create(b, loc, idx(0), splits, idx(1), ValueRange{negInf});
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(maxLoop.getBody());
+        Value ms = memref::LoadOp::create(
+            b, loc, work, workIndex(maxLoop.getInductionVar(), r, idx(c.dv)));
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{arith::MaximumFOp::create(b, loc, maxLoop.getRegionIterArgs()[0], ms)});
+      }
+      Value mAll = maxLoop.getResult(0);
+      Value base = safe(mAll);
+      auto sumLoop =
+          scf::ForOp::create(b, loc, idx(0), splits, idx(1), ValueRange{fc(0.0), fc(0.0)});
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(sumLoop.getBody());
+        Value sp = sumLoop.getInductionVar();
+        Value ms = memref::LoadOp::create(b, loc, work, workIndex(sp, r, idx(c.dv)));
+        Value ls = memref::LoadOp::create(b, loc, work, workIndex(sp, r, idx(c.dv + 1)));
+        Value as = memref::LoadOp::create(b, loc, work, workIndex(sp, r, col));
+        Value w = fexp(arith::SubFOp::create(b, loc, ms, base));
+        ValueRange it = sumLoop.getRegionIterArgs();
+        scf::YieldOp::create(b, loc,
+                             ValueRange{math::FmaOp::create(b, loc, w, ls, it[0]),
+                                        math::FmaOp::create(b, loc, w, as, it[1])});
+      }
+      Value y = fmul(sumLoop.getResult(1), outputScale(mAll, sumLoop.getResult(0), rw.head));
+      if (c.elem != f32)
+        y = arith::TruncFOp::create(b, loc, c.elem, y);
+      memref::StoreOp::create(b, loc, y, out, ValueRange{bIdx, rw.query, rw.head, col});
+    });
+    gpu::TerminatorOp::create(b, loc);
+  }
+
   void emitLaunch(Value batch) {
     MLIRContext *ctx = b.getContext();
     auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -279,7 +406,7 @@ private:
     auto ksType = MemRefType::get({kKeys, c.d + 1}, f32, MemRefLayoutAttrInterface(), shared);
     auto vsType =
         MemRefType::get({kKeys, 32 * c.cols()}, f32, MemRefLayoutAttrInterface(), shared);
-    Value gridX = div(add(rowsTotal, idx(kRows - 1)), kRows);
+    Value gridX = splitting ? splits : div(add(rowsTotal, idx(kRows - 1)), kRows);
     Value one = idx(1);
     auto launch = gpu::LaunchOp::create(b, loc, gridX, idx(c.numKvHeads), batch, idx(kThreads),
                                         one, one, /*dynamicSharedMemorySize=*/nullptr,
@@ -293,7 +420,9 @@ private:
     tid = launch.getThreadIds().x;
     Value warp = div(tid, 32);
     lane = rem(tid, 32);
-    p0 = mul(launch.getBlockIds().x, kRows);
+    // Split: every block has the same (only) 16 rows and its share of the keys.
+    Value split = launch.getBlockIds().x;
+    p0 = splitting ? idx(0) : mul(launch.getBlockIds().x, kRows);
     kvh = launch.getBlockIds().y;
     bIdx = launch.getBlockIds().z;
     qOff = sub(keyLen, tq);
@@ -318,6 +447,14 @@ private:
     if (c.chunk) { // the same chunk as p
       jlo = maxs(jlo, mul(div(posLo, *c.chunk), *c.chunk));
       jhi = mins(jhi, mul(add(div(posHi, *c.chunk), idx(1)), *c.chunk));
+    }
+    if (splitting) {
+      // This block's share: whole tiles of the range, the last ones possibly empty.
+      Value range = maxs(sub(jhi, jlo), idx(0));
+      Value perSplit = arith::CeilDivUIOp::create(b, loc, range, splits);
+      Value chunk = mul(arith::CeilDivUIOp::create(b, loc, perSplit, idx(kKeys)), kKeys);
+      jlo = add(jlo, arith::MulIOp::create(b, loc, split, chunk));
+      jhi = mins(jhi, add(jlo, chunk));
     }
     jEnd = jhi;
 
@@ -457,21 +594,45 @@ private:
       scf::YieldOp::create(b, loc, yielded);
     }
 
+    // Split: the rows' partial state goes to the workspace (m and l by lane 0, the
+    // accumulator by column), for the combining kernel.
+    if (splitting) {
+      for (int64_t rr = 0; rr < kRowsPerWarp; ++rr) {
+        const Row &rw = rows[rr];
+        Value r = add(mul(warp, kRowsPerWarp), idx(rr));
+        Value den = warpReduce(loop.getResult(kRowsPerWarp + rr), /*isMax=*/false);
+        auto lead = scf::IfOp::create(
+            b, loc, TypeRange{}, andi(rw.valid, cmp(arith::CmpIPredicate::eq, lane, idx(0))),
+            false);
+        {
+          OpBuilder::InsertionGuard g3(b);
+          b.setInsertionPointToStart(&lead.getThenRegion().front());
+          memref::StoreOp::create(b, loc, loop.getResult(rr), work,
+                                  workIndex(split, r, idx(c.dv)));
+          memref::StoreOp::create(b, loc, den, work, workIndex(split, r, idx(c.dv + 1)));
+        }
+        for (int64_t cc = 0; cc < cols; ++cc) {
+          Value col = add(lane, idx(32 * cc));
+          Value inside = rw.valid;
+          if (32 * (cc + 1) > c.dv)
+            inside = andi(inside, cmp(arith::CmpIPredicate::ult, col, idx(c.dv)));
+          auto store = scf::IfOp::create(b, loc, TypeRange{}, inside, false);
+          OpBuilder::InsertionGuard g3(b);
+          b.setInsertionPointToStart(&store.getThenRegion().front());
+          memref::StoreOp::create(b, loc, loop.getResult(2 * kRowsPerWarp + rr * cols + cc),
+                                  work, workIndex(split, r, col));
+        }
+      }
+      gpu::TerminatorOp::create(b, loc);
+      return;
+    }
+
     // Normalise and store.
     for (int64_t rr = 0; rr < kRowsPerWarp; ++rr) {
       const Row &rw = rows[rr];
       Value mRow = loop.getResult(rr);
       Value den = warpReduce(loop.getResult(kRowsPerWarp + rr), /*isMax=*/false);
-      Value num = fc(1.0);
-      if (c.sinks) {
-        Value sink = widen(memref::LoadOp::create(b, loc, sinks, ValueRange{rw.head}));
-        Value big = safe(arith::MaximumFOp::create(b, loc, mRow, sink));
-        num = fexp(arith::SubFOp::create(b, loc, mRow, big));
-        den = fadd(fmul(den, num), fexp(arith::SubFOp::create(b, loc, sink, big)));
-      }
-      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, den, fc(0.0));
-      Value rowScale = select(empty, fc(0.0),
-                              arith::DivFOp::create(b, loc, num, select(empty, fc(1.0), den)));
+      Value rowScale = outputScale(mRow, den, rw.head);
       for (int64_t cc = 0; cc < cols; ++cc) {
         Value col = add(lane, idx(32 * cc));
         Value inside = rw.valid;
@@ -491,10 +652,13 @@ private:
 
   func::FuncOp fn;
   const Config &c;
+  const SplitOptions &so;
   OpBuilder b;
   Location loc;
   Type f32;
   Value q, k, v, keyLen, mask, seg, sinks, out, tq, rowsTotal;
+  Value splits, work; // split decoding: the split count and the workspace
+  bool splitting = false; // emitting the split kernels
   // Inside the launch.
   Value ks, vs, tid, lane, p0, kvh, bIdx, qOff, jEnd;
 };
@@ -509,7 +673,15 @@ struct GPUFlashAttentionPass
       if (!dict)
         continue;
       std::string why;
-      FailureOr<Config> c = readConfig(fn, dict, why);
+      SplitOptions split{decodeSplits, decodeTargetBlocks, decodeMinKeys};
+      if (split.targetBlocks < 1 || split.minKeys < 1) {
+        getOperation().emitError()
+            << "decoda-gpu-flash-attention: decode-target-blocks and decode-min-keys must be at "
+               "least 1 (got "
+            << split.targetBlocks << ", " << split.minKeys << ")";
+        return signalPassFailure();
+      }
+      FailureOr<Config> c = readConfig(fn, dict, split, why);
       if (failed(c)) {
         StringAttr op = dict.getAs<StringAttr>("op");
         mlir::emitRemark(fn.getLoc()) << "decoda-gpu-flash-attention: " << (op ? op.getValue() : "attention")
@@ -518,9 +690,11 @@ struct GPUFlashAttentionPass
         ++numLeft;
         continue;
       }
-      Kernel(fn, *c).emit();
+      Kernel(fn, *c, split).emit();
       fn->removeAttr(decoda::kGPUAttentionAttr);
       ++numKernels;
+      if (c->split != Config::Split::Never)
+        ++numSplit;
     }
   }
 };

@@ -9,7 +9,10 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/k.ptx
 // RUN: FileCheck %s < %t/k.ptx
+// T is dynamic: first the GEMV kernel decoda-gpu-gemv dispatches to when T = 1 (gemv-ptx.mlir).
 // CHECK: // gpu.binary @k_proj_kernel
+// CHECK: shfl.sync.bfly
+// CHECK: // gpu.binary @k_proj_kernel_0
 // CHECK: .target sm_90a
 // CHECK: .visible .entry k_proj_kernel(
 // CHECK: .maxntid 256, 1, 1
@@ -27,9 +30,9 @@
 // CHECK: bar.sync 0;
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK: st.global.v2.b32
-// CHECK: // gpu.binary @k_proj_kernel_0
+// CHECK: // gpu.binary @k_proj_kernel_1
 // CHECK: cvt.rn.bf16.f32
-// RUN: %PYTHON -c "import re; t = open('%t/k.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel\n(.*?)// gpu.binary', t, re.S).group(1); open('%t/wgmma.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async', 'wgmma.fence', 'wgmma.commit_group', 'wgmma.wait_group', 'cp.async.cg.shared.global', 'cp.async.commit_group', 'cp.async.wait_group', 'fence.proxy.async', 'bar.sync', 'mma.sync', 'ldmatrix')])" | FileCheck %s --check-prefix=COUNT
+// RUN: %PYTHON -c "import re; t = open('%t/k.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*?)// gpu.binary', t, re.S).group(1); open('%t/wgmma.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async', 'wgmma.fence', 'wgmma.commit_group', 'wgmma.wait_group', 'cp.async.cg.shared.global', 'cp.async.commit_group', 'cp.async.wait_group', 'fence.proxy.async', 'bar.sync', 'mma.sync', 'ldmatrix')])" | FileCheck %s --check-prefix=COUNT
 // Per k tile (the loop body, also the only copy of each): 2 wgmma (k16 each), 1 fence, 1
 // commit, 1 wait; 4 cp.async of 16 bytes per thread (2 for A, 2 for B), 1 commit, 1 wait, 1
 // proxy fence, 1 barrier. The prologue issues 4 more copies, the epilogue the final wait.
