@@ -44,6 +44,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 #include <array>
 #include <limits>
@@ -847,9 +848,26 @@ private:
   Value ks, vs;
 };
 
+/// The tensor-core kernel's nvgpu ops (ldmatrix, mma.sync, cp.async) inside the tagged
+/// function: upstream NVGPU has no inliner interface (LLVM 22), so without this the pipeline's
+/// `inline` would leave the function a call. They are plain data and memory operations with no
+/// regions or symbols, legal wherever they are inlined.
+struct NVGPUInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final { return true; }
+};
+
 struct GPUFlashAttentionPass
     : public mlir::decoda::impl::GPUFlashAttentionPassBase<GPUFlashAttentionPass> {
   using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registry.addExtension(+[](MLIRContext *, nvgpu::NVGPUDialect *dialect) {
+      if (!dialect->getRegisteredInterface<DialectInlinerInterface>())
+        dialect->addInterfaces<NVGPUInlinerInterface>();
+    });
+  }
 
   void runOnOperation() override {
     for (auto fn : llvm::to_vector(getOperation().getOps<func::FuncOp>())) {

@@ -60,7 +60,7 @@ func.func @tc_gqa_bf16(%q: tensor<1x?x4x64xbf16>, %k: tensor<1x?x2x64xbf16>, %v:
   return %o : tensor<1x?x4x64xbf16>
 }
 
-// f16, not causal, Tq = 20 < Tk = 45, D = 32 != Dv = 64 (32-key tiles: 32 + 13), chunks of
+// f16, not causal, Tq = 20 < Tk = 45, D = 32 != Dv = 64 (one 64-key tile), chunks of
 // 16, softcap 20, sinks, an explicit scale.
 func.func @tc_chunk_sinks_f16(%q: tensor<1x?x2x32xf16>, %k: tensor<1x?x2x32xf16>, %v: tensor<1x?x2x64xf16>, %s: tensor<2xf16>) -> tensor<1x?x2x64xf16> {
   %o = decoda.attention %q, %k, %v sinks(%s : tensor<2xf16>) {num_heads = 2 : i64, num_kv_heads = 2 : i64, scale = 0.2 : f64, chunk_size = 16 : i64, softcap = 20.0 : f64}
