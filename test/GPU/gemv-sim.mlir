@@ -12,7 +12,8 @@
 // 1e-5 of python/decoda/reference.py. Last, a real decode entry: a bf16 attention step with a KV
 // cache (Inputs/cached_step_bf16.mlir, T dynamic) gets step_decode (T = 1) from decoda-compile;
 // its q and fused k/v projections are GEMV kernels (the prefill entry `step` keeps mma.sync),
-// and the result and both updated caches match reference.py exactly after bf16 rounding.
+// and the result and both updated caches match reference.py exactly after bf16 rounding (its
+// attention with P rounded to bf16 before P·V, as the tensor-core kernel does: Inputs/block_data.py).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %S/Inputs/gemv_cases.mlir --target=cuda --emit=ptx -o %t/g.ptx --dump-ir-after-each=%t/g
 // RUN: %PYTHON %S/Inputs/matmul_data.py bf16_m1 %t/1-in.npz %t/1-out.npz
