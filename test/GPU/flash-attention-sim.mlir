@@ -9,7 +9,9 @@
 // updated caches, D = 32); head dim 128 (T = 9); bf16 causal GQA with D = 64, T = 70 (rows
 // and 64-key tiles ragged); f16 not causal, Tq = 20 < Tk = 45, D = 32 != Dv = 64, chunks,
 // softcap, sinks (one 64-key tile); bf16 MQA with head dim 128, a window of 20 and batch 2 (T = 50, 32-key
-// tiles, tiles outside the window skipped); f16 causal D = 16 with a mask and segment ids.
+// tiles, tiles outside the window skipped); f16 causal D = 16 with a mask and segment ids;
+// bf16 not causal with Tq = 8 over 200 keys (four tiles: both stages refilled). Without the
+// barrier that ends a tile, the interpreter reports the race of the next prefetch.
 //
 // Tolerances of the tensor-core cases: P is rounded to the storage type (unit roundoff
 // u = 2^-8 for bf16, 2^-11 for f16) before P·V while the denominator sums the f32 values, so
@@ -62,6 +64,14 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry tc_mask_segments_f16 --inputs %t/10-in.npz --expect %t/10-out.npz --rtol 9.8e-4 --atol 5.4e-4 | FileCheck %s --check-prefix=TCMASK
 // TCMASK: launch tc_mask_segments_f16_kernel: grid [1, 2, 1] block [128, 1, 1] shared 12288 bytes
 // TCMASK: out0: ok (1056 elements
+// RUN: %PYTHON %S/Inputs/attention_data.py tc_long_bf16 %t/11-in.npz %t/11-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry tc_long_bf16 --inputs %t/11-in.npz --expect %t/11-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=TCLONG
+// TCLONG: launch tc_long_bf16_kernel: grid [1, 1, 1] block [128, 1, 1] shared 36864 bytes
+// TCLONG: out0: ok (1024 elements
+// Without the barrier that ends a tile, the prefetch of tile 2 refills the stage tile 0 was
+// read from while other threads may still read it (a race the interpreter reports).
+// RUN: awk '/gpu.binary @tc_long_bf16_kernel$/{on=1} on && /bar.sync/ {n++; if (n == 4) next} {print}' %t/a.ptx > %t/nobar-tc.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/a %t/nobar-tc.ptx --entry tc_long_bf16 --inputs %t/11-in.npz --expect %t/11-out.npz 2>&1 | FileCheck %s --check-prefix=NOBAR
 // RUN: awk '/gpu.binary @gqa_causal_kernel/{on=1} on && /bar.sync/ && !done {done=1; next} {print}' %t/a.ptx > %t/nobar.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/a %t/nobar.ptx --entry gqa_causal --inputs %t/1-in.npz --expect %t/1-out.npz 2>&1 | FileCheck %s --check-prefix=NOBAR
 // NOBAR: shared race

@@ -86,6 +86,10 @@ def case(name):
         seg = np.repeat(np.arange(3), [10, 15, 8])[None].astype(np.int32)
         return st, [q, k, v, m, seg], [R.attention(q, k, v, num_heads=2, num_kv_heads=2, causal=True, mask=m,
                                                    segment_ids=seg, storage=st)]
+    if name == "tc_long_bf16":
+        st = "bf16"
+        q, k, v = act((1, 8, 2, 64), st), act((1, 200, 1, 64), st), uni((1, 200, 1, 64), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=1, storage=st)]
     raise SystemExit(f"unknown case {name}")
 
 
