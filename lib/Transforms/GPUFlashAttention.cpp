@@ -25,7 +25,8 @@
 //     e^(sink - safe(M)); out = acc · num / den (0 when den = 0), rounded to the storage type
 //
 // The formulas are those of the target-neutral lowering (Attention.cpp), so the f32 results
-// differ only in the order of the sums.
+// differ only in the order of the sums; the tensor-core kernel also rounds P to the storage
+// type before P·V (it is an mma.sync operand), within u · max|v| of the exact result.
 //
 //===----------------------------------------------------------------------===//
 
