@@ -11,7 +11,8 @@
 #       (< 1 MiB) and inflated by `run`. The tensor-core kernels' cubins (ptxas sm_90a) go to
 #       DIR/sass for cuobjdump there. DIR must stay under 64 MiB (checked at the end). An
 #       INT8 projection (bench/gpu/make_int8_proj.py, constant weight, --quantize=int8) is
-#       compiled for both targets too: its CUDA artifact runs the integer tensor-core kernel.
+#       compiled for both targets too: its CUDA artifact runs the integer tensor-core kernel,
+#       and its static T = 1 build (int8_proj_decode) the dp4a GEMV kernel.
 #   bash DIR/gpu_check.sh run DIR          on the GPU machine: SASS instruction counts of the
 #       tensor-core kernels (HMMA expected; IMMA for the INT8 one), numerical check of every CUDA artifact against the
 #       CPU reference outputs (decoda-run --check; bf16 models at rtol/atol 3e-2, others 2e-3 /
@@ -23,7 +24,8 @@
 #       docs/GPU.md), the same block with the weights as inputs (copied every call), causal
 #       attention alone at T=4096, head dim 128 (one flash-attention kernel), the fused residual
 #       add + RMSNorm alone (one row kernel) and one cached-attention decode step over 4096
-#       keys; PyTorch on that machine (if importable) times the same shapes as the peer
+#       keys (flash decoding: the keys split over 16 blocks per K/V head, then the combine);
+#       PyTorch on that machine (if importable) times the same shapes as the peer
 #       (scaled_dot_product_attention, rms_norm). decoda-run timings include the per-call
 #       host<->device copies of inputs and outputs (the C ABI takes host memory).
 #
@@ -59,7 +61,8 @@ if [[ "$mode" == prepare ]]; then
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/llama32_1b_block.mlir"
             "$here/gpu/llama32_1b_block.mlir:decode"
             "$here/gpu/attention_d128.mlir" "$here/gpu/add_rms_norm_2048.mlir"
-            "$here/gpu/decode_attention_d128.mlir" "$gen/int8_proj.mlir")
+            "$here/gpu/decode_attention_d128.mlir" "$gen/int8_proj.mlir"
+            "$gen/int8_proj.mlir:decode")
   for entry in "${programs[@]}"; do
     p=${entry%:decode}
     name=$(basename "$p" .mlir)
@@ -192,7 +195,7 @@ echo "== SASS of the tensor-core, GEMV (decode_*), row-norm and flash-attention 
 if command -v cuobjdump >/dev/null 2>&1; then
   for c in "$dir"/sass/*.cubin; do
     [[ -e "$c" ]] || continue
-    counts=$(cuobjdump -sass "$c" | grep -oE "HMMA|IMMA|HGMMA|LDSM|LDGSTS|BAR|STL|LDL|SHFL|LDS|STS|LDG\.E\.128|LDG\.E\.64|FFMA|MUFU" | sort | uniq -c | tr '\n' ' ')
+    counts=$(cuobjdump -sass "$c" | grep -oE "HMMA|IMMA|HGMMA|IDP|LDSM|LDGSTS|BAR|STL|LDL|SHFL|LDS|STS|LDG\.E\.128|LDG\.E\.64|FFMA|MUFU" | sort | uniq -c | tr '\n' ' ')
     echo "$(basename "$c" .cubin): $counts"
   done
 else

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DECODA_CUDA_API_VERSION 1
+#define DECODA_CUDA_API_VERSION 2
 
 struct decoda_cuda_api {
   int32_t version; /* DECODA_CUDA_API_VERSION */
@@ -29,6 +29,15 @@ struct decoda_cuda_api {
   int (*mem_free)(void *ptr);
   int (*memcpy)(void *dst, const void *src, uint64_t size, void *stream);
   const char *(*error_message)(void);
+  /* Version 2: stream-ordered allocation (cuMemAllocAsync/cuMemFreeAsync from the device's
+     default memory pool, which keeps freed memory for reuse; plain cuMemAlloc/cuMemFree after a
+     synchronisation of the stream on drivers without them), whether a pointer is device memory
+     (so a copy to the host is waited for and nothing else is), and giving the pool's unused
+     memory back to the device (at model unload). */
+  int (*mem_alloc_async)(void **ptr, uint64_t size, void *stream);
+  int (*mem_free_async)(void *ptr, void *stream);
+  int (*is_device_pointer)(const void *ptr);
+  int (*mem_trim)(void);
 };
 
 #endif /* DECODA_RUNTIME_CUDAAPI_H */

@@ -38,7 +38,15 @@ struct Driver {
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, void *);
+  CUresult (*cuPointerGetAttribute)(void *, int, CUdeviceptr);
+  // Optional (CUDA 11.2 and later): stream-ordered allocation from the default memory pool.
+  CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, void *) = nullptr;
+  CUresult (*cuMemFreeAsync)(CUdeviceptr, void *) = nullptr;
+  CUresult (*cuDeviceGetDefaultMemPool)(void **, CUdevice) = nullptr;
+  CUresult (*cuMemPoolSetAttribute)(void *, int, void *) = nullptr;
+  CUresult (*cuMemPoolTrimTo)(void *, size_t) = nullptr;
   CUcontext context = nullptr;
+  void *pool = nullptr; // the device's default pool, when stream-ordered allocation is there
 };
 
 Driver gDriver;
@@ -114,6 +122,45 @@ int memcpyAsync(void *dst, const void *src, uint64_t size, void *stream) {
 }
 const char *errorMessage() { return tlMessage.c_str(); }
 
+// Temporaries are allocated and freed in stream order, so a free does not wait for the kernels
+// still using the buffer and an allocation reuses what the pool holds instead of a cuMemAlloc
+// (which is slow, and whose cuMemFree synchronises the device).
+int memAllocAsync(void **ptr, uint64_t size, void *stream) {
+  if (!gDriver.pool)
+    return memAlloc(ptr, size);
+  if (int rc = enter())
+    return rc;
+  CUdeviceptr p = 0;
+  int rc = call(gDriver.cuMemAllocAsync(&p, size, stream));
+  *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(p));
+  return rc;
+}
+int memFreeAsync(void *ptr, void *stream) {
+  if (int rc = enter())
+    return rc;
+  if (gDriver.pool)
+    return call(gDriver.cuMemFreeAsync(reinterpret_cast<uintptr_t>(ptr), stream));
+  // Without a pool the buffer may still be in use by the stream's kernels.
+  if (int rc = call(gDriver.cuStreamSynchronize(stream)))
+    return rc;
+  return call(gDriver.cuMemFree(reinterpret_cast<uintptr_t>(ptr)));
+}
+int isDevicePointer(const void *ptr) {
+  if (enter())
+    return 0;
+  // CU_POINTER_ATTRIBUTE_MEMORY_TYPE (2) is CU_MEMORYTYPE_DEVICE (2) for device memory; pageable
+  // host memory is not known to the driver (an error, hence host).
+  unsigned type = 0;
+  CUresult rc = gDriver.cuPointerGetAttribute(&type, /*CU_POINTER_ATTRIBUTE_MEMORY_TYPE=*/2,
+                                              reinterpret_cast<uintptr_t>(ptr));
+  return rc == 0 && type == /*CU_MEMORYTYPE_DEVICE=*/2;
+}
+int memTrim() {
+  if (!gDriver.pool)
+    return 0;
+  return enter() ? 1 : call(gDriver.cuMemPoolTrimTo(gDriver.pool, 0));
+}
+
 const decoda_cuda_api gAPI = {DECODA_CUDA_API_VERSION,
                               moduleLoad,
                               moduleUnload,
@@ -125,7 +172,11 @@ const decoda_cuda_api gAPI = {DECODA_CUDA_API_VERSION,
                               memAlloc,
                               memFree,
                               memcpyAsync,
-                              errorMessage};
+                              errorMessage,
+                              memAllocAsync,
+                              memFreeAsync,
+                              isDevicePointer,
+                              memTrim};
 
 template <typename F> bool resolve(void *lib, F &fn, const char *name, std::string &missing) {
   fn = reinterpret_cast<F>(dlsym(lib, name));
@@ -161,6 +212,13 @@ std::string initialize() {
   resolve(lib, d.cuMemAlloc, "cuMemAlloc_v2", missing);
   resolve(lib, d.cuMemFree, "cuMemFree_v2", missing);
   resolve(lib, d.cuMemcpyAsync, "cuMemcpyAsync", missing);
+  resolve(lib, d.cuPointerGetAttribute, "cuPointerGetAttribute", missing);
+  std::string optional; // missing optional entry points: plain allocation
+  resolve(lib, d.cuMemAllocAsync, "cuMemAllocAsync", optional);
+  resolve(lib, d.cuMemFreeAsync, "cuMemFreeAsync", optional);
+  resolve(lib, d.cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", optional);
+  resolve(lib, d.cuMemPoolSetAttribute, "cuMemPoolSetAttribute", optional);
+  resolve(lib, d.cuMemPoolTrimTo, "cuMemPoolTrimTo", optional);
   if (!missing.empty())
     return "no CUDA device: the CUDA driver '" + path + "' lacks " + missing;
   if (CUresult rc = d.cuInit(0))
@@ -184,6 +242,15 @@ std::string initialize() {
     return "no CUDA device: cuDeviceGet failed: " + describe(rc);
   if (CUresult rc = d.cuDevicePrimaryCtxRetain(&d.context, device))
     return "no CUDA device: cannot create a context: " + describe(rc);
+  // The default pool keeps what is freed (release threshold: unlimited) so the next call's
+  // temporaries reuse it; devices without memory pools (or old drivers) use cuMemAlloc.
+  void *pool = nullptr;
+  if (optional.empty() && d.cuCtxSetCurrent(d.context) == 0 &&
+      d.cuDeviceGetDefaultMemPool(&pool, device) == 0 && pool) {
+    uint64_t keep = UINT64_MAX;
+    if (d.cuMemPoolSetAttribute(pool, /*CU_MEMPOOL_ATTR_RELEASE_THRESHOLD=*/4, &keep) == 0)
+      d.pool = pool;
+  }
   return "";
 }
 } // namespace

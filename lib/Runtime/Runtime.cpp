@@ -27,7 +27,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
@@ -241,9 +243,21 @@ struct decoda_model {
   void *handle = nullptr;
   std::string path;
   std::vector<Entry> entries;
-  void *weights = nullptr; // read-only mapping of <model>.weights (--weights=file)
+  void *weights = nullptr; // read-only mapping of <model>.weights (--weights=file), while loading
   size_t weightsSize = 0;
 };
+
+namespace {
+/// What the models loaded from one shared object share: dlopen returns the same object for a
+/// file loaded twice, with one weight table and one set of device copies.
+struct LoadedObject {
+  int users = 0;
+  void *weights = nullptr; // the mapping its weight table points into
+  size_t weightsSize = 0;
+};
+std::mutex gLoadedLock;
+std::map<void *, LoadedObject> gLoaded;
+} // namespace
 
 namespace {
 
@@ -680,13 +694,25 @@ decoda_status loadImpl(const char *path, decoda_model **out) {
     e.fn = reinterpret_cast<EntryFn>(fn);
     model->entries.push_back(std::move(e));
   }
-  if (decoda_status s = attachDevice(handle, p)) { // CUDARuntime.cpp
-    dlclose(handle);
-    return s;
-  }
-  if (decoda_status s = mapWeights(handle, *model)) {
-    dlclose(handle);
-    return s;
+  // dlopen of a file that is already loaded returns the same object: its weight table, driver
+  // table and device copies are shared with the models loaded from it before, and released only
+  // with the last of them.
+  {
+    std::lock_guard<std::mutex> lock(gLoadedLock);
+    LoadedObject &object = gLoaded[handle];
+    if (object.users == 0) {
+      decoda_status s = attachDevice(handle, p); // CUDARuntime.cpp
+      if (!s)
+        s = mapWeights(handle, *model);
+      if (s) {
+        gLoaded.erase(handle);
+        dlclose(handle);
+        return s;
+      }
+      object.weights = model->weights;
+      object.weightsSize = model->weightsSize;
+    }
+    ++object.users;
   }
   // Optional: a model without run-time checks need not export it.
   if (auto *handler = static_cast<FailHandler *>(dlsym(handle, "decoda_fail_handler")))
@@ -777,14 +803,19 @@ void decoda_model_free(decoda_model *model) {
   if (!model)
     return;
   if (model->handle) {
-    // A CUDA model's device copies of its constants (docs/ABI.md, "GPU models").
-    if (auto *release = reinterpret_cast<void (*)(void)>(
-            dlsym(model->handle, "decoda_cuda_release")))
-      release();
+    std::lock_guard<std::mutex> lock(gLoadedLock);
+    auto it = gLoaded.find(model->handle);
+    if (it != gLoaded.end() && --it->second.users == 0) {
+      // A CUDA model's streams and device copies of its constants (docs/ABI.md, "GPU models").
+      if (auto *release = reinterpret_cast<void (*)(void)>(
+              dlsym(model->handle, "decoda_cuda_release")))
+        release();
+      if (it->second.weights)
+        ::munmap(it->second.weights, it->second.weightsSize);
+      gLoaded.erase(it);
+    }
     dlclose(model->handle);
   }
-  if (model->weights)
-    ::munmap(model->weights, model->weightsSize);
   delete model;
 }
 

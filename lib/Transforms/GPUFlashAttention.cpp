@@ -68,7 +68,16 @@ constexpr int64_t kSharedLimit = 48 * 1024;      // static shared memory per blo
 constexpr int64_t kTcRows = 64;                  // tensor-core kernel: 16 rows per warp
 constexpr int64_t kTcMaxHeadDim = 128;           // Q fragments D / 4, accumulators Dv / 2 regs
 
+/// Split-K decode attention (flash decoding) options.
+struct SplitOptions {
+  int64_t maxSplits, targetBlocks, minKeys;
+};
+
 struct Config : mlir::decoda::AttentionCallConfig {
+  /// Split the keys over several blocks when all rows of a (batch, K/V head) fit one block (a
+  /// decode step), partials combined by a second kernel: never, always (a static query count
+  /// small enough), or decided at run time (a dynamic query count).
+  enum class Split { Never, Always, AtRunTime } split = Split::Never;
   /// Value columns per lane and row; Vs is padded with zeros to 32 * cols columns.
   int64_t cols() const { return (dv + 31) / 32; }
   int64_t sharedBytes() const { return 4 * (kRows * d + kKeys * (d + 1) + kKeys * 32 * cols()); }
@@ -106,7 +115,8 @@ bool identityMemRef(Type t) {
 }
 
 /// The configuration of a tagged function, or the reason the kernel does not handle it.
-FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, std::string &why) {
+FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOptions &split,
+                             std::string &why) {
   Config c;
   if (failed(mlir::decoda::readAttentionCallAttrs(dict, c, why)))
     return failure();
@@ -153,6 +163,12 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, std::string &
     why = "head counts or dims differ from the configuration";
     return failure();
   }
+  // A static query count whose rows (query, head of the group) fit one block: the grid would
+  // be B * Hkv blocks only (8 for Llama-3.2-1B at batch 1), so the keys are split instead.
+  if (split.maxSplits > 1)
+    c.split = q.isDynamicDim(1)                       ? Config::Split::AtRunTime
+              : q.getDimSize(1) * c.group <= kRows ? Config::Split::Always
+                                                    : Config::Split::Never;
   unsigned next = 4;
   if (c.mask) {
     auto mt = dyn_cast<MemRefType>(type.getInput(next++));
@@ -183,8 +199,8 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, std::string &
 /// logits of one (row, key) and the final normalisation with sinks.
 class KernelBase {
 public:
-  KernelBase(func::FuncOp fn, const Config &c, int64_t rows)
-      : fn(fn), c(c), b(fn.getContext()), loc(fn.getLoc()), rows(rows) {}
+  KernelBase(func::FuncOp fn, const Config &c, const SplitOptions &so, int64_t rows)
+      : fn(fn), c(c), so(so), b(fn.getContext()), loc(fn.getLoc()), rows(rows) {}
   virtual ~KernelBase() = default;
 
   void emit() {
@@ -219,13 +235,29 @@ public:
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&guard.getThenRegion().front());
-      emitLaunch(batch);
+      if (c.split == Config::Split::Always) {
+        emitSplit(batch);
+      } else if (c.split == Config::Split::Never) {
+        emitLaunch(batch);
+      } else {
+        // The query count is known at run time: split when the rows fit one SIMT block.
+        auto fits = scf::IfOp::create(b, loc, TypeRange{},
+                                      cmp(arith::CmpIPredicate::ule, rowsTotal, idx(kRows)),
+                                      /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPoint(fits.thenBlock()->getTerminator());
+        emitSplit(batch);
+        b.setInsertionPoint(fits.elseBlock()->getTerminator());
+        emitLaunch(batch);
+      }
     }
     func::ReturnOp::create(b, loc, out);
   }
 
 protected:
   virtual void emitLaunch(Value batch) = 0;
+  /// Flash decoding (the SIMT kernel's split form).
+  virtual void emitSplit(Value batch) = 0;
 
   // Index and float helpers.
   Value idx(int64_t x) { return arith::ConstantIndexOp::create(b, loc, x); }
@@ -379,8 +411,9 @@ protected:
     qOff = sub(keyLen, tq);
   }
 
-  gpu::LaunchOp createLaunch(ArrayRef<Type> workgroup) {
-    Value gridX = div(add(rowsTotal, idx(rows - 1)), rows);
+  gpu::LaunchOp createLaunch(ArrayRef<Type> workgroup, Value gridX = nullptr) {
+    if (!gridX)
+      gridX = div(add(rowsTotal, idx(rows - 1)), rows);
     Value one = idx(1);
     return gpu::LaunchOp::create(b, loc, gridX, idx(c.numKvHeads), batchDim(), idx(kThreads),
                                  one, one, /*dynamicSharedMemorySize=*/nullptr,
@@ -391,6 +424,7 @@ protected:
 
   func::FuncOp fn;
   const Config &c;
+  const SplitOptions &so;
   OpBuilder b;
   Location loc;
   int64_t rows; // (query, head) rows per block
@@ -403,9 +437,10 @@ protected:
 /// The f32 SIMT kernel (any storage type, head dims within the shared-memory limit).
 class SimtKernel : public KernelBase {
 public:
-  SimtKernel(func::FuncOp fn, const Config &c) : KernelBase(fn, c, kRows) {}
+  SimtKernel(func::FuncOp fn, const Config &c, const SplitOptions &so, int64_t rows = kRows)
+      : KernelBase(fn, c, so, rows) {}
 
-private:
+protected:
   /// for (e = tid; e < count; e += threads) body(e), as an scf.for over the thread's share.
   void forEachShare(int64_t count, function_ref<void(Value)> body) {
     int64_t steps = (count + kThreads - 1) / kThreads;
@@ -423,6 +458,87 @@ private:
     body(e);
   }
 
+  /// Flash decoding: the keys of each (batch, K/V head) are split over `splits` blocks (chosen
+  /// at run time from the key count and the grid size), each leaving its rows' running max,
+  /// denominator and unnormalised accumulator in a workspace; a second kernel combines them.
+  void emitSplit(Value batch) override {
+    Value bh = mul(batch, c.numKvHeads);
+    Value want = arith::CeilDivUIOp::create(b, loc, idx(so.targetBlocks), bh);
+    Value byKeys = arith::CeilDivUIOp::create(b, loc, keyLen, idx(so.minKeys));
+    splits = maxs(idx(1), mins(mins(want, byKeys), idx(so.maxSplits)));
+    // work[b][kvh][split][row][Dv + 2]: acc, then m and l.
+    Value size = mul(mul(arith::MulIOp::create(b, loc, bh, splits), kRows), c.dv + 2);
+    work = memref::AllocOp::create(b, loc, MemRefType::get({ShapedType::kDynamic}, f32),
+                                   ValueRange{size});
+    splitting = true;
+    int64_t savedRows = rows;
+    rows = kRows;
+    SimtKernel::emitLaunch(batch);
+    emitCombine(batch);
+    rows = savedRows;
+    splitting = false;
+    memref::DeallocOp::create(b, loc, work);
+  }
+
+  /// The flat workspace index of (row r of the block, split) entry `e`.
+  Value workIndex(Value split, Value r, Value e) {
+    Value bk = add(mul(bIdx, c.numKvHeads), kvh);
+    Value bs = add(arith::MulIOp::create(b, loc, bk, splits), split);
+    return add(mul(add(mul(bs, kRows), r), c.dv + 2), e);
+  }
+
+  /// out[b, query, head, col] = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s (M the max of
+  /// the m_s), one thread per (row, column) of the block's 16 rows.
+  void emitCombine(Value batch) {
+    Value one = idx(1);
+    auto launch = gpu::LaunchOp::create(b, loc, one, idx(c.numKvHeads), batch, idx(kThreads),
+                                        one, one);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    tid = launch.getThreadIds().x;
+    p0 = idx(0);
+    kvh = launch.getBlockIds().y;
+    bIdx = launch.getBlockIds().z;
+    qOff = sub(keyLen, tq);
+    forEachShare(kRows * c.dv, [&](Value e) {
+      Value r = div(e, c.dv), col = rem(e, c.dv);
+      Row rw = row(r);
+      auto inside = scf::IfOp::create(b, loc, TypeRange{}, rw.valid, false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&inside.getThenRegion().front());
+      auto maxLoop = scf::ForOp::create(b, loc, idx(0), splits, idx(1), ValueRange{negInf()});
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(maxLoop.getBody());
+        Value ms = memref::LoadOp::create(
+            b, loc, work, workIndex(maxLoop.getInductionVar(), r, idx(c.dv)));
+        scf::YieldOp::create(b, loc, ValueRange{fmax(maxLoop.getRegionIterArgs()[0], ms)});
+      }
+      Value mAll = maxLoop.getResult(0);
+      Value base = safe(mAll);
+      auto sumLoop =
+          scf::ForOp::create(b, loc, idx(0), splits, idx(1), ValueRange{fc(0.0), fc(0.0)});
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(sumLoop.getBody());
+        Value sp = sumLoop.getInductionVar();
+        Value ms = memref::LoadOp::create(b, loc, work, workIndex(sp, r, idx(c.dv)));
+        Value ls = memref::LoadOp::create(b, loc, work, workIndex(sp, r, idx(c.dv + 1)));
+        Value as = memref::LoadOp::create(b, loc, work, workIndex(sp, r, col));
+        Value w = fexp(arith::SubFOp::create(b, loc, ms, base));
+        ValueRange it = sumLoop.getRegionIterArgs();
+        scf::YieldOp::create(b, loc,
+                             ValueRange{math::FmaOp::create(b, loc, w, ls, it[0]),
+                                        math::FmaOp::create(b, loc, w, as, it[1])});
+      }
+      Value y = fmul(sumLoop.getResult(1), rowScale(rw, mAll, sumLoop.getResult(0)));
+      if (c.elem != f32)
+        y = arith::TruncFOp::create(b, loc, c.elem, y);
+      memref::StoreOp::create(b, loc, y, out, ValueRange{bIdx, rw.query, rw.head, col});
+    });
+    gpu::TerminatorOp::create(b, loc);
+  }
+
   void emitLaunch(Value) override {
     MLIRContext *ctx = b.getContext();
     auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -430,13 +546,17 @@ private:
     auto ksType = MemRefType::get({kKeys, c.d + 1}, f32, MemRefLayoutAttrInterface(), shared);
     auto vsType =
         MemRefType::get({kKeys, 32 * c.cols()}, f32, MemRefLayoutAttrInterface(), shared);
-    auto launch = createLaunch({qsType, ksType, vsType});
+    auto launch = createLaunch({qsType, ksType, vsType}, splitting ? splits : Value());
     Value qs = launch.getWorkgroupAttributions()[0];
     Value ks = launch.getWorkgroupAttributions()[1];
     Value vs = launch.getWorkgroupAttributions()[2];
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&launch.getBody().front());
     readIds(launch);
+    // Split: every block has the same (only) 16 rows and its share of the keys.
+    Value split = launch.getBlockIds().x;
+    if (splitting)
+      p0 = idx(0);
 
     // The block's query rows into shared memory (0 for rows past the end).
     forEachShare(kRows * c.d, [&](Value e) {
@@ -447,6 +567,14 @@ private:
     });
 
     auto [jlo, jhi] = keyRange();
+    if (splitting) {
+      // This block's share: whole tiles of the range, the last ones possibly empty.
+      Value range = maxs(sub(jhi, jlo), idx(0));
+      Value perSplit = arith::CeilDivUIOp::create(b, loc, range, splits);
+      Value chunk = mul(arith::CeilDivUIOp::create(b, loc, perSplit, idx(kKeys)), kKeys);
+      jlo = add(jlo, arith::MulIOp::create(b, loc, split, chunk));
+      jhi = mins(jhi, add(jlo, chunk));
+    }
     Value jEnd = jhi;
 
     int64_t cols = c.cols();
@@ -549,6 +677,39 @@ private:
       scf::YieldOp::create(b, loc, yielded);
     }
 
+    // Split: the rows' partial state goes to the workspace (m and l by lane 0, the
+    // accumulator by column), for the combining kernel.
+    if (splitting) {
+      for (int64_t rr = 0; rr < kRowsPerWarp; ++rr) {
+        const Row &rw = rowsOfWarp[rr];
+        Value r = add(mul(warp, kRowsPerWarp), idx(rr));
+        Value den = butterfly(loop.getResult(kRowsPerWarp + rr), /*isMax=*/false, 16);
+        auto lead = scf::IfOp::create(
+            b, loc, TypeRange{}, andi(rw.valid, cmp(arith::CmpIPredicate::eq, lane, idx(0))),
+            false);
+        {
+          OpBuilder::InsertionGuard g3(b);
+          b.setInsertionPointToStart(&lead.getThenRegion().front());
+          memref::StoreOp::create(b, loc, loop.getResult(rr), work,
+                                  workIndex(split, r, idx(c.dv)));
+          memref::StoreOp::create(b, loc, den, work, workIndex(split, r, idx(c.dv + 1)));
+        }
+        for (int64_t cc = 0; cc < cols; ++cc) {
+          Value col = add(lane, idx(32 * cc));
+          Value inside = rw.valid;
+          if (32 * (cc + 1) > c.dv)
+            inside = andi(inside, cmp(arith::CmpIPredicate::ult, col, idx(c.dv)));
+          auto store = scf::IfOp::create(b, loc, TypeRange{}, inside, false);
+          OpBuilder::InsertionGuard g3(b);
+          b.setInsertionPointToStart(&store.getThenRegion().front());
+          memref::StoreOp::create(b, loc, loop.getResult(2 * kRowsPerWarp + rr * cols + cc),
+                                  work, workIndex(split, r, col));
+        }
+      }
+      gpu::TerminatorOp::create(b, loc);
+      return;
+    }
+
     // Normalise and store.
     for (int64_t rr = 0; rr < kRowsPerWarp; ++rr) {
       const Row &rw = rowsOfWarp[rr];
@@ -570,6 +731,9 @@ private:
     }
     gpu::TerminatorOp::create(b, loc);
   }
+
+  Value splits, work;     // split decoding: the split count and the workspace
+  bool splitting = false; // emitting the split kernels
 };
 
 /// The tensor-core kernel (bf16/f16 storage, f32 accumulation), FlashAttention-2 style: a
@@ -603,9 +767,13 @@ private:
 /// B of a 16x8 slice: b0 = B[k = 2q, 2q + 1][n = g], b1 = B[k = 2q + 8, ..][n = g]; an
 /// ldmatrix 8x8 matrix gives lane l the elements (g, 2q), (g, 2q + 1) of its rows, or
 /// (2q, g), (2q + 1, g) with .trans: rows = keys and columns = dv, as V is stored, give b0.
-class TensorCoreKernel : public KernelBase {
+///
+/// A decode step's split form (flash decoding, chosen at run time for a dynamic query count)
+/// is the SIMT kernel's.
+class TensorCoreKernel : public SimtKernel {
 public:
-  TensorCoreKernel(func::FuncOp fn, const Config &c) : KernelBase(fn, c, kTcRows) {}
+  TensorCoreKernel(func::FuncOp fn, const Config &c, const SplitOptions &so)
+      : SimtKernel(fn, c, so, kTcRows) {}
 
 private:
   int64_t keys() const { return c.tcKeys(); }
@@ -654,7 +822,9 @@ private:
     return group(tokens);
   }
 
-  void emitLaunch(Value) override {
+  void emitLaunch(Value batch) override {
+    if (splitting)
+      return SimtKernel::emitLaunch(batch);
     MLIRContext *ctx = b.getContext();
     Type el = c.elem;
     auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
@@ -877,7 +1047,15 @@ struct GPUFlashAttentionPass
         continue;
       StringAttr op = dict.getAs<StringAttr>("op");
       std::string why;
-      FailureOr<Config> c = readConfig(fn, dict, why);
+      SplitOptions split{decodeSplits, decodeTargetBlocks, decodeMinKeys};
+      if (split.targetBlocks < 1 || split.minKeys < 1) {
+        getOperation().emitError()
+            << "decoda-gpu-flash-attention: decode-target-blocks and decode-min-keys must be at "
+               "least 1 (got "
+            << split.targetBlocks << ", " << split.minKeys << ")";
+        return signalPassFailure();
+      }
+      FailureOr<Config> c = readConfig(fn, dict, split, why);
       if (failed(c)) {
         mlir::emitRemark(fn.getLoc()) << "decoda-gpu-flash-attention: " << (op ? op.getValue() : "attention")
                         << " keeps the target-neutral lowering (key-tile loop of kernels): "
@@ -886,6 +1064,14 @@ struct GPUFlashAttentionPass
         continue;
       }
       std::string tcWhy = tensorCores ? tensorCoreRefusal(*c) : "disabled (tensor-cores=false)";
+      // A static decode step is flash decoding (SIMT); a dynamic one picks at run time between
+      // that and the tensor-core kernel, when the SIMT tiles fit.
+      if (tcWhy.empty() && c->split == Config::Split::Always)
+        tcWhy = "a decode step (the rows of a K/V head fit one block): flash decoding splits its "
+                "keys over blocks";
+      if (tcWhy.empty() && c->split == Config::Split::AtRunTime &&
+          c->sharedBytes() > kSharedLimit)
+        c->split = Config::Split::Never;
       if (!tcWhy.empty() && c->sharedBytes() > kSharedLimit) {
         mlir::emitRemark(fn.getLoc())
             << "decoda-gpu-flash-attention: " << (op ? op.getValue() : "attention")
@@ -896,17 +1082,19 @@ struct GPUFlashAttentionPass
         continue;
       }
       if (tcWhy.empty()) {
-        TensorCoreKernel(fn, *c).emit();
+        TensorCoreKernel(fn, *c, split).emit();
         ++numTensorCore;
       } else {
         if (report)
           mlir::emitRemark(fn.getLoc())
               << "decoda-gpu-flash-attention: " << (op ? op.getValue() : "attention")
               << " takes the f32 SIMT kernel, not the tensor-core one: " << tcWhy;
-        SimtKernel(fn, *c).emit();
+        SimtKernel(fn, *c, split).emit();
       }
       fn->removeAttr(decoda::kGPUAttentionAttr);
       ++numKernels;
+      if (c->split != Config::Split::Never)
+        ++numSplit;
     }
   }
 };

@@ -17,6 +17,15 @@
 // shuffles and every thread the barrier. V is 16 bytes of elements, halved until K is a
 // multiple of it (rows of A and B then start 16-, 8-, ... byte aligned).
 //
+// i8 x i8 -> i32 (decoda.qlinear without a zero point): acc is one i32 per (column, row), each
+// 4-byte group of a vector one dp4a (`nvvm.dot.accumulate.4way`, signed x signed, wrapping as
+// the reference does), the sums i32; the dequantising epilogue stays the following kernel.
+//
+// M dynamic (a model whose token count is a run-time dim, called with T = 1 for a decode step):
+// `if (M == 1) GEMV kernel with M = 1 else the contraction` (float operands; the contraction
+// in the else branch is the tensor-core pass's). INT8 contractions with a dynamic M are left
+// to the tensor-core pass, which fuses their epilogue only when the contraction is not nested.
+//
 //===----------------------------------------------------------------------===//
 
 #include "decoda/Transforms/Passes.h"
@@ -26,6 +35,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -45,6 +55,7 @@ using mlir::decoda::gpu_contraction::Match;
 namespace {
 struct Config {
   int64_t maxM, warps, cols, unroll, minBlocks;
+  bool dispatchDynamicM;
 };
 
 /// The static row count M of a matched contraction, or -1 when a lead dim is dynamic.
@@ -91,7 +102,9 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   Value one = e.idx(1);
   // With a split, each warp's partial sums meet in shared memory: [warps][cols * M].
   auto partialType =
-      MemRefType::get({cfg.warps, cfg.cols * rowsM}, b.getF32Type(), MemRefLayoutAttrInterface(),
+      MemRefType::get({cfg.warps, cfg.cols * rowsM},
+                      m.integer() ? Type(b.getI32Type()) : Type(b.getF32Type()),
+                      MemRefLayoutAttrInterface(),
                       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
   SmallVector<Type> workgroup;
   if (split > 1)
@@ -119,17 +132,48 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
 
   int64_t v = vectorWidth(m);
   int64_t bytes = v * m.elementType.getIntOrFloatBitWidth() / 8;
+  bool integer = m.integer();
+  Type i32 = b.getI32Type();
   auto loadType = VectorType::get({v}, m.elementType);
-  auto accType = VectorType::get({v}, b.getF32Type());
-  auto widen = [&](Value x) -> Value {
-    return m.elementType.isF32() ? x : arith::ExtFOp::create(b, loc, accType, x).getResult();
-  };
+  // Float: vector<V x f32> accumulators (FMA). i8: one i32 per (column, row).
+  Type accType = integer ? Type(i32) : Type(VectorType::get({v}, b.getF32Type()));
   auto load = [&](Value buf, Value row, Value k) -> Value {
-    return widen(vector::LoadOp::create(b, loc, loadType, buf, ValueRange{row, k},
-                                        /*nontemporal=*/false, llvm::MaybeAlign(bytes)));
+    Value x = vector::LoadOp::create(b, loc, loadType, buf, ValueRange{row, k},
+                                     /*nontemporal=*/false, llvm::MaybeAlign(bytes));
+    if (integer || m.elementType.isF32())
+      return x;
+    return arith::ExtFOp::create(b, loc, accType, x);
+  };
+  // acc + a . w for one vector of each.
+  auto multiplyAdd = [&](Value a, Value w, Value acc) -> Value {
+    if (!integer)
+      return vector::FMAOp::create(b, loc, a, w, acc);
+    auto signedType = NVVM::DotAccumulateTypeAttr::get(ctx, NVVM::DotAccumulateType::SIGNED);
+    if (v % 4 == 0) {
+      for (int64_t q = 0; q < v; q += 4) {
+        // Bytes q .. q + 3 (a shuffle: lowers to one LLVM shufflevector, a no-op on the
+        // 32-bit registers the 16-byte load fills).
+        auto slice = [&](Value x) {
+          return vector::ShuffleOp::create(b, loc, x, x, ArrayRef<int64_t>{q, q + 1, q + 2, q + 3});
+        };
+        acc = NVVM::DotAccumulate4WayOp::create(b, loc, i32, slice(a), signedType, slice(w),
+                                                signedType, acc);
+      }
+      return acc;
+    }
+    // K not a multiple of 4: element by element.
+    for (int64_t q = 0; q < v; ++q) {
+      auto elem = [&](Value x) -> Value {
+        Value e8 = vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{q});
+        return arith::ExtSIOp::create(b, loc, i32, e8);
+      };
+      acc = arith::AddIOp::create(b, loc, acc,
+                                  arith::MulIOp::create(b, loc, elem(a), elem(w)));
+    }
+    return acc;
   };
   // One or more k vectors of every column: the weight loads first (the HBM traffic), then
-  // the rows of A and the FMAs. acc is indexed [j * M + r].
+  // the rows of A and the multiply-adds. acc is indexed [j * M + r].
   auto step = [&](ArrayRef<Value> ks, SmallVector<Value> acc) {
     SmallVector<Value> w;
     for (Value k : ks)
@@ -140,7 +184,7 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
         Value a = load(a2, e.idx(r), ks[u]);
         for (int64_t j = 0; j < cfg.cols; ++j) {
           Value &c = acc[j * rowsM + r];
-          c = vector::FMAOp::create(b, loc, a, w[u * cfg.cols + j], c);
+          c = multiplyAdd(a, w[u * cfg.cols + j], c);
         }
       }
     return acc;
@@ -177,15 +221,20 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   }
 
   // Lane partials to warp sums: every lane takes part in the shuffles.
+  auto plus = [&](Value x, Value y) -> Value {
+    if (integer)
+      return arith::AddIOp::create(b, loc, x, y);
+    return arith::AddFOp::create(b, loc, x, y);
+  };
   Value width = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(32));
   SmallVector<Value> sums;
   for (Value x : acc) {
-    Value s = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, x);
+    Value s = integer ? x : vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, x);
     for (int32_t o = 16; o >= 1; o /= 2) {
       Value off = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(o));
       Value other =
           gpu::ShuffleOp::create(b, loc, s, off, width, gpu::ShuffleMode::XOR).getShuffleResult();
-      s = arith::AddFOp::create(b, loc, s, other);
+      s = plus(s, other);
     }
     sums.push_back(s);
   }
@@ -213,7 +262,7 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
         for (size_t i = 0; i < sums.size(); ++i) {
           Value other = memref::LoadOp::create(b, loc, partials,
                                                ValueRange{e.add(warp, e.idx(p)), e.idx(i)});
-          total[i] = arith::AddFOp::create(b, loc, total[i], other);
+          total[i] = plus(total[i], other);
         }
       scf::YieldOp::create(b, loc, total);
       b.setInsertionPointToStart(&gather.getElseRegion().front());
@@ -232,7 +281,7 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
       Value s = sums[j * rowsM + r];
       SmallVector<Value, 2> at{e.idx(r), cols[j]};
       if (!zeroInit)
-        s = arith::AddFOp::create(b, loc, memref::LoadOp::create(b, loc, c2, at), s);
+        s = plus(memref::LoadOp::create(b, loc, c2, at), s);
       memref::StoreOp::create(b, loc, s, c2, at);
     }
   }
@@ -244,7 +293,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    Config cfg{maxM, warps, colsPerWarp, unroll, minBlocks};
+    Config cfg{maxM, warps, colsPerWarp, unroll, minBlocks, dynamicM};
     if (cfg.maxM < 1 || cfg.warps < 1 || cfg.warps > 32 || cfg.cols < 1 || cfg.unroll < 1) {
       getOperation().emitError()
           << "decoda-gpu-gemv: invalid options max-m=" << cfg.maxM << " warps=" << cfg.warps
@@ -253,20 +302,46 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       return signalPassFailure();
     }
     auto refuse = [&](const Match &m) -> std::string {
-      if (m.integer())
-        return "i8 operands (INT8 contractions are decoda-gpu-tensorcore-matmul's)";
+      if (m.n == 0)
+        return "N is 0";
       int64_t rows = staticRows(m);
-      if (rows < 0)
-        return "M is dynamic";
+      if (rows < 0) {
+        if (!cfg.dispatchDynamicM)
+          return "M is dynamic";
+        if (m.integer())
+          return "M is dynamic and the operands i8 (the tensor-core pass fuses the epilogue of "
+                 "an INT8 contraction only when it is not nested in a dispatch)";
+        return "";
+      }
       if (rows > cfg.maxM)
         return "M = " + std::to_string(rows) + " is above max-m = " + std::to_string(cfg.maxM);
-      if (rows == 0 || m.n == 0)
-        return "M or N is 0";
+      if (rows == 0)
+        return "M is 0";
       return "";
     };
     auto emit = [&](const Match &m, bool zeroInit) {
       OpBuilder b(m.op);
-      emitKernel(b, m, staticRows(m), cfg, zeroInit);
+      int64_t rows = staticRows(m);
+      if (rows >= 0)
+        return emitKernel(b, m, rows, cfg, zeroInit);
+      // if (M == 1) GEMV else the contraction (and the fill folded into the kernel).
+      linalg::GenericOp op = m.op;
+      Location loc = op.getLoc();
+      linalg::FillOp fill =
+          zeroInit ? decoda::gpu_contraction::zeroFillBefore(op, m.c) : linalg::FillOp();
+      Value count = arith::ConstantIndexOp::create(b, loc, 1);
+      for (int64_t d = 0; d < m.lead; ++d)
+        count = arith::MulIOp::create(b, loc, count, memref::DimOp::create(b, loc, m.a, d));
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count, one);
+      auto dispatch = scf::IfOp::create(b, loc, TypeRange{}, isOne, /*withElseRegion=*/true);
+      b.setInsertionPoint(dispatch.thenBlock()->getTerminator());
+      emitKernel(b, m, 1, cfg, zeroInit);
+      b.setInsertionPoint(dispatch.elseBlock()->getTerminator());
+      if (fill)
+        b.clone(*fill);
+      b.clone(*op);
+      ++numDispatched;
     };
     auto leftAlone = [&](linalg::GenericOp op, const std::string &why) {
       if (report)

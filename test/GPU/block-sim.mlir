@@ -4,7 +4,8 @@
 // (Inputs/block_data.py): RMSNorm and the fused residual + RMSNorm (one row kernel each), RoPE
 // (its cos/sin table is a constant global read through the model's resident device copy),
 // causal GQA attention (one flash-attention kernel: f32 SIMT, at T = 70 three 32-key tiles,
-// the last partial; bf16 the tensor-core kernel, one 64-row block and 64-key tiles 64 + 6),
+// the last partial, at T = 7 the split-key form of flash decoding; bf16 the tensor-core
+// kernel, one 64-row block and 64-key tiles 64 + 6),
 // SwiGLU, residuals. bf16 takes the tensor-core projections and attention; against a
 // reference whose attention rounds P to bf16 before P·V as that kernel does
 // (Inputs/block_data.py) its result is exact after the bf16 rounding (against the unrounded
@@ -14,7 +15,9 @@
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 7 %t/f7-in.npz %t/f7-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f7-in.npz --expect %t/f7-out.npz --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=F7
 // F7: out0: ok (448 elements
-// F7: 23 launches
+// At T = 7 the 14 rows of a K/V head fit one block: flash decoding's split kernel and its
+// combine (one launch more); at T = 70 the one-pass attention kernel.
+// F7: 24 launches
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 70 %t/f70-in.npz %t/f70-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f70-in.npz --expect %t/f70-out.npz --rtol 1e-4 --atol 1e-4 --quiet | FileCheck %s --check-prefix=F70
 // F70: out0: ok (4480 elements

@@ -1,12 +1,17 @@
 // decoda-lower-to-cuda on f32 projections and attention. f32 contractions are SIMT loops
 // (one output element per thread, a multiply and an add per k step from global memory; no TF32
-// tensor cores, docs/GPU.md; bf16 ones: tensorcore-ptx.mlir). Attention is one flash-attention
-// kernel (its numerics: flash-attention-sim.mlir).
+// tensor cores, docs/GPU.md; bf16 ones: tensorcore-ptx.mlir), after a run-time dispatch that
+// takes the GEMV kernel when T = 1 (gemv-ptx.mlir). Attention with a dynamic T is the
+// flash-decoding pair (split kernel and combine, when the rows of a K/V head fit one block) and
+// the one-pass flash-attention kernel (numerics: flash-attention-sim.mlir,
+// flash-decoding-sim.mlir).
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o - | FileCheck %s
 
 // CHECK: // gpu.binary @linear_kernel
-// CHECK: .target sm_90a
 // CHECK: .visible .entry linear_kernel(
+// CHECK: shfl.sync.bfly.b32
+// CHECK: // gpu.binary @linear_kernel_{{[0-9]+}}
+// CHECK: .target sm_90a
 // CHECK-DAG: %ctaid.y
 // CHECK-DAG: %tid.y
 // CHECK: [[LOOP:\$L__BB[0-9_]+]]:
@@ -19,9 +24,11 @@ func.func @linear(%x: tensor<1x?x256xf32>, %w: tensor<512x256xf32>) -> tensor<1x
   return %y : tensor<1x?x512xf32>
 }
 
-// Attention is one flash-attention kernel (decoda-gpu-flash-attention): shared Q/K/V tiles
-// (16-byte aligned), two barriers per key tile, butterfly shuffles for the row max and sum,
-// indexed shuffles for the P·V broadcast, exponentials; nothing after it.
+// Attention (decoda-gpu-flash-attention): the split kernel, shared Q/K/V tiles (16-byte
+// aligned), two barriers per key tile, butterfly shuffles for the row max and sum, indexed
+// shuffles for the P·V broadcast, exponentials, its partials stored to global memory; the
+// combine (no shared memory: exponentials of the partial maxima); the one-pass kernel, the
+// same tiles; nothing after it.
 // CHECK: // gpu.binary @attention_kernel
 // CHECK: .visible .entry attention_kernel(
 // CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_0[2048];
@@ -32,6 +39,15 @@ func.func @linear(%x: tensor<1x?x256xf32>, %w: tensor<512x256xf32>) -> tensor<1x
 // CHECK: bar.sync 0;
 // CHECK: shfl.sync.bfly.b32
 // CHECK: ex2.approx
+// CHECK: shfl.sync.idx.b32
+// CHECK: // gpu.binary @attention_kernel_{{[0-9]+}}
+// CHECK-NOT: .shared
+// CHECK: ex2.approx
+// CHECK: // gpu.binary @attention_kernel_{{[0-9]+}}
+// CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_0[2048];
+// CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_1[4224];
+// CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_2[4096];
+// CHECK: bar.sync 0;
 // CHECK: shfl.sync.idx.b32
 // CHECK-NOT: // gpu.binary
 func.func @attention(%q: tensor<1x?x8x32xf32>, %k: tensor<1x?x2x32xf32>,

@@ -156,16 +156,16 @@ func.func private @tc_extras(%q: memref<2x?x8x64xbf16>, %k: memref<2x?x2x64xbf16
 
 // -----
 
-// f16 cached attention with head dim 128 (the Llama-3.2-1B head): 32-key tiles, two stages of
-// K and V in 34 KiB.
+// f16 cached attention with head dim 128, 16 new tokens of 32 heads over 8 (64 rows, more than
+// flash decoding takes): 32-key tiles, two stages of K and V in 34 KiB.
 // CHECK-LABEL: func.func private @tc_d128(
 // CHECK: gpu.launch {{.*}} workgroup(%{{.*}} : memref<2x32x136xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<2x32x136xf16, #gpu.address_space<workgroup>>)
 // CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xf16>
-func.func private @tc_d128(%q: memref<1x1x32x128xf16>, %k: memref<1x4096x8x128xf16>, %v: memref<1x4096x8x128xf16>, %n: index) -> memref<1x1x32x128xf16>
+func.func private @tc_d128(%q: memref<1x16x32x128xf16>, %k: memref<1x4096x8x128xf16>, %v: memref<1x4096x8x128xf16>, %n: index) -> memref<1x16x32x128xf16>
     attributes {decoda.gpu_attention = {op = "decoda.cached_attention", causal = true, mask = false, num_heads = 32 : i64, num_kv_heads = 8 : i64, scale = 0.08838834764831845 : f64, segment_ids = false, sinks = false}} {
-  %o = memref.alloc() : memref<1x1x32x128xf16>
-  return %o : memref<1x1x32x128xf16>
+  %o = memref.alloc() : memref<1x16x32x128xf16>
+  return %o : memref<1x16x32x128xf16>
 }
 
 // -----

@@ -2,9 +2,12 @@
 // decoda-gpu-tensorcore-matmul): a static T = 1 bf16 Llama K projection (2048 -> 512) is one
 // GEMV kernel (16-byte ld.global.v4 of the weight row and of x, f32 fma, five shfl.sync.bfly;
 // N = 512 is narrow, so K is split over the 4 warps of a block: 16 bytes of shared partials and
-// one barrier) plus the bf16 rounding; the same projection with a dynamic T (prefill) stays on
-// the tensor cores. ptxas for sm_90a: no spills for M = 1, M = 8 (bf16, K = 8192: the largest
-// taken, no split) and f32 M = 4 (N = 2048, no split).
+// one barrier) plus the bf16 rounding; the same projection with a dynamic T (prefill) is
+// dispatched at run time: the same GEMV kernel when T = 1, the tensor cores otherwise. An INT8
+// decode projection (qlinear 2048 -> 512, T = 1) is a GEMV kernel of dp4a.s32.s32 (four per
+// 16-byte vector, straight from the loaded registers) and i32 shuffles, then the dequantising
+// epilogue. ptxas for sm_90a: no spills for M = 1, M = 8 (bf16, K = 8192: the largest taken,
+// no split), f32 M = 4 (N = 2048, no split) and the INT8 M = 1 kernel.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/k.ptx
 // RUN: FileCheck %s < %t/k.ptx
@@ -23,18 +26,35 @@
 // CHECK: // gpu.binary @k_proj_decode_kernel_0
 // CHECK: cvt.rn.bf16.f32
 // CHECK: // gpu.binary @k_proj_prefill_kernel
+// CHECK-NOT: mma.sync
+// CHECK: shfl.sync.bfly
+// CHECK: // gpu.binary @k_proj_prefill_kernel_2
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// RUN: %PYTHON -c "import re, sys; t = open('%t/k.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); [open('%t/' + n + '.ptx', 'w').write(b) for n, b in zip(p[1::2], p[2::2])]; [print(n, 'ld.global.v4', b.count('ld.global.v4'), 'ld.global.v2', b.count('ld.global.v2'), 'shfl.bfly', b.count('shfl.sync.bfly'), 'fma', b.count('fma.rn.f32'), 'mma', b.count('mma.sync')) for n, b in zip(p[1::2], p[2::2]) if n.endswith('_kernel')]" | FileCheck %s --check-prefix=COUNT
+// CHECK: // gpu.binary @q8_decode_kernel
+// CHECK: ld.global.v4.b32 {%r[[B0:[0-9]+]], %r[[B1:[0-9]+]], %r[[B2:[0-9]+]], %r[[B3:[0-9]+]]}
+// CHECK: ld.global.v4.b32 {%r[[A0:[0-9]+]], %r[[A1:[0-9]+]], %r[[A2:[0-9]+]], %r[[A3:[0-9]+]]}
+// CHECK: dp4a.s32.s32 %r[[S0:[0-9]+]], %r[[A0]], %r[[B0]], %r{{[0-9]+}};
+// CHECK-NEXT: dp4a.s32.s32 %r[[S1:[0-9]+]], %r[[A1]], %r[[B1]], %r[[S0]];
+// CHECK-NEXT: dp4a.s32.s32 %r[[S2:[0-9]+]], %r[[A2]], %r[[B2]], %r[[S1]];
+// CHECK-NEXT: dp4a.s32.s32 %r{{[0-9]+}}, %r[[A3]], %r[[B3]], %r[[S2]];
+// CHECK: shfl.sync.bfly.b32
+// CHECK: add.s32
+// CHECK: st.global.b32
+// RUN: %PYTHON -c "import re, sys; t = open('%t/k.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); [open('%t/' + n + '.ptx', 'w').write(b) for n, b in zip(p[1::2], p[2::2])]; [print(n, 'ld.global.v4', b.count('ld.global.v4'), 'ld.global.v2', b.count('ld.global.v2'), 'shfl.bfly', b.count('shfl.sync.bfly'), 'fma', b.count('fma.rn.f32'), 'mma', b.count('mma.sync'), 'dp4a', b.count('dp4a.s32.s32')) for n, b in zip(p[1::2], p[2::2]) if n.endswith('_kernel') or n == 'k_proj_prefill_kernel_2']" | FileCheck %s --check-prefix=COUNT
 // M = 1 (split): per lane one step of 2 weight + 2 x vectors (8 bf16 each), 16 FMAs; M = 8: per
 // unrolled step 4 weight + 32 x vectors, 8 x 5 shuffles; f32 M = 4: 4 weight + 16 x vectors of
-// 4 f32.
-// COUNT: k_proj_decode_kernel ld.global.v4 4 ld.global.v2 0 shfl.bfly 5 fma 16 mma 0
-// COUNT: down_m8_kernel ld.global.v4 36 ld.global.v2 0 shfl.bfly 40 fma 256 mma 0
-// COUNT: f32_m4_kernel ld.global.v4 20 ld.global.v2 0 shfl.bfly 20 fma 64 mma 0
-// COUNT: k_proj_prefill_kernel ld.global.v4 0 ld.global.v2 0 shfl.bfly 0 fma 0 mma 32
+// 4 f32; the prefill entry: the M = 1 GEMV and the mma.sync kernel; INT8 M = 1 (split over 4
+// warps, one 512-byte stride each): 1 weight + 1 x vector of 16 i8, 4 dp4a, no float FMA.
+// COUNT: k_proj_decode_kernel ld.global.v4 4 ld.global.v2 0 shfl.bfly 5 fma 16 mma 0 dp4a 0
+// COUNT: down_m8_kernel ld.global.v4 36 ld.global.v2 0 shfl.bfly 40 fma 256 mma 0 dp4a 0
+// COUNT: f32_m4_kernel ld.global.v4 20 ld.global.v2 0 shfl.bfly 20 fma 64 mma 0 dp4a 0
+// COUNT: k_proj_prefill_kernel ld.global.v4 4 ld.global.v2 0 shfl.bfly 5 fma 16 mma 0 dp4a 0
+// COUNT: k_proj_prefill_kernel_2 ld.global.v4 0 ld.global.v2 0 shfl.bfly 0 fma 0 mma 32 dp4a 0
+// COUNT: q8_decode_kernel ld.global.v4 2 ld.global.v2 0 shfl.bfly 5 fma 0 mma 0 dp4a 4
 // RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/k_proj_decode_kernel.ptx -o %t/m1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/down_m8_kernel.ptx -o %t/m8.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/f32_m4_kernel.ptx -o %t/f32.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/q8_decode_kernel.ptx -o %t/q8.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used {{[0-9]+}} registers, used {{0|1}} barriers
 func.func @k_proj_decode(%x: tensor<1x1x2048xbf16>, %w: tensor<512x2048xbf16>) -> tensor<1x1x512xbf16> {
@@ -52,4 +72,8 @@ func.func @f32_m4(%x: tensor<4x2048xf32>, %w: tensor<2048x2048xf32>) -> tensor<4
 func.func @k_proj_prefill(%x: tensor<1x?x2048xbf16>, %w: tensor<512x2048xbf16>) -> tensor<1x?x512xbf16> {
   %y = decoda.linear %x, %w : tensor<1x?x2048xbf16>, tensor<512x2048xbf16>
   return %y : tensor<1x?x512xbf16>
+}
+func.func @q8_decode(%x: tensor<1x1x2048xi8>, %w: tensor<512x2048xi8>, %xs: tensor<1x1x1xf32>, %ws: tensor<512xf32>) -> tensor<1x1x512xbf16> {
+  %y = decoda.qlinear %x, %w, %xs, %ws : tensor<1x1x2048xi8>, tensor<512x2048xi8>, tensor<1x1x1xf32>, tensor<512xf32> -> tensor<1x1x512xbf16>
+  return %y : tensor<1x1x512xbf16>
 }

@@ -1,7 +1,9 @@
 // decoda-gpu-gemv: projection contractions with a static row count M <= max-m (decode steps)
 // become one GEMV gpu.launch each: a warp per weight row, 16-byte vector loads along K, f32
-// FMA accumulators, a butterfly of gpu.shuffle xor, lane 0 storing C. Dynamic or larger M is
-// left alone (remark under report=true) for decoda-gpu-tensorcore-matmul or the SIMT loops.
+// FMA accumulators (i8: i32 accumulators, dp4a), a butterfly of gpu.shuffle xor, lane 0
+// storing C. A dynamic M is dispatched at run time (the kernel when M = 1, the contraction
+// otherwise); larger static M is left alone (remark under report=true) for
+// decoda-gpu-tensorcore-matmul or the SIMT loops.
 // Numerics of the generated kernels: gemv-sim.mlir; PTX and ptxas: gemv-ptx.mlir.
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=report=true --verify-diagnostics | FileCheck %s
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=min-blocks=1 2>/dev/null | FileCheck %s --check-prefix=NOSPLIT
@@ -9,6 +11,9 @@
 // MAXM-NOT: M = 1 is above
 // MAXM: M = 4 is above max-m = 2
 // MAXM: M = 16 is above max-m = 2
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv="report=true dynamic-m=false" 2>&1 >/dev/null | FileCheck %s --check-prefix=NODYN
+// NODYN-COUNT-2: remark: decoda-gpu-gemv: left alone: M is dynamic{{$}}
+// NODYN-NOT: remark: decoda-gpu-gemv: left alone: M is dynamic
 
 #a = affine_map<(b, m, n, k) -> (b, m, k)>
 #w = affine_map<(b, m, n, k) -> (n, k)>
@@ -141,8 +146,8 @@ func.func @f32(%x: memref<4x64xf32>, %w: memref<40x64xf32>, %y: memref<4x40xf32>
 
 // -----
 
-// Left alone: M dynamic (prefill), M = 16 > 8, a transposed [k, n] weight, a body that is not
-// a multiply-accumulate.
+// Left alone: an i8 contraction with a dynamic M (the tensor-core pass keeps its epilogue
+// fusion), M = 16 > 8, a transposed [k, n] weight, a body that is not a multiply-accumulate.
 #a = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> (n, k)>
 #wt = affine_map<(m, n, k) -> (k, n)>
@@ -150,18 +155,19 @@ func.func @f32(%x: memref<4x64xf32>, %w: memref<40x64xf32>, %y: memref<4x40xf32>
 // CHECK-LABEL: func.func @refused(
 // CHECK-NOT: gpu.launch
 // CHECK-COUNT-4: linalg.generic
-func.func @refused(%xd: memref<?x64xbf16>, %w: memref<64x64xbf16>, %yd: memref<?x64xf32>,
+func.func @refused(%xd: memref<?x64xi8>, %w8: memref<64x64xi8>, %yd: memref<?x64xi32>,
+                   %w: memref<64x64xbf16>,
                    %x16: memref<16x64xf32>, %w32: memref<64x64xf32>, %y16: memref<16x64xf32>,
                    %x1: memref<1x64xbf16>, %y1: memref<1x64xf32>) {
-  // expected-remark @+1 {{decoda-gpu-gemv: left alone: M is dynamic}}
+  // expected-remark @+1 {{decoda-gpu-gemv: left alone: M is dynamic and the operands i8}}
   linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%xd, %w : memref<?x64xbf16>, memref<64x64xbf16>) outs(%yd : memref<?x64xf32>) {
-  ^bb0(%p: bf16, %q: bf16, %o: f32):
-    %pe = arith.extf %p : bf16 to f32
-    %qe = arith.extf %q : bf16 to f32
-    %r = arith.mulf %pe, %qe : f32
-    %s = arith.addf %o, %r : f32
-    linalg.yield %s : f32
+      ins(%xd, %w8 : memref<?x64xi8>, memref<64x64xi8>) outs(%yd : memref<?x64xi32>) {
+  ^bb0(%p: i8, %q: i8, %o: i32):
+    %pe = arith.extsi %p : i8 to i32
+    %qe = arith.extsi %q : i8 to i32
+    %r = arith.muli %pe, %qe : i32
+    %s = arith.addi %o, %r : i32
+    linalg.yield %s : i32
   }
   // expected-remark @+1 {{M = 16 is above max-m = 8}}
   linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
@@ -190,6 +196,94 @@ func.func @refused(%xd: memref<?x64xbf16>, %w: memref<64x64xbf16>, %yd: memref<?
     %r = arith.mulf %pe, %qe : f32
     %s = arith.maximumf %o, %r : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A dynamic M (the token count of a prefill entry called with T = 1): if M = 1 the GEMV
+// kernel, with the zero fill folded; otherwise the zero fill and the contraction as they were,
+// for the tensor-core pass.
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#w = affine_map<(b, m, n, k) -> (n, k)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+// CHECK-LABEL: func.func @dynamic_m(
+// CHECK-SAME: %[[X:.*]]: memref<?x?x256xbf16>, %[[W:.*]]: memref<64x256xbf16>, %[[Y:.*]]: memref<?x?x64xf32>)
+// CHECK-DAG: %[[D0:.*]] = memref.dim %[[X]], %c0
+// CHECK-DAG: %[[D1:.*]] = memref.dim %[[X]], %c1
+// CHECK: %[[M:.*]] = arith.muli %{{.*}}, %[[D1]] : index
+// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[M]], %c1{{(_[0-9]+)?}} : index
+// CHECK: scf.if %[[ONE]] {
+// CHECK: memref.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : memref<?x?x256xbf16> into memref<?x256xbf16>
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch
+// CHECK: vector.fma {{.*}} : vector<8xf32>
+// CHECK: gpu.terminator
+// CHECK: } else {
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[Y]] : memref<?x?x64xf32>)
+// CHECK-NEXT: linalg.generic
+// CHECK: }
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @dynamic_m(%x: memref<?x?x256xbf16>, %w: memref<64x256xbf16>, %y: memref<?x?x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x?x64xf32>)
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x?x256xbf16>, memref<64x256xbf16>) outs(%y : memref<?x?x64xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %o: f32):
+    %pe = arith.extf %p : bf16 to f32
+    %qe = arith.extf %q : bf16 to f32
+    %r = arith.mulf %pe, %qe : f32
+    %s = arith.addf %o, %r : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// i8 x i8 -> i32 (a qlinear's contraction), M = 1: 16 i8 per load, four dp4a per vector into
+// an i32 accumulator, i32 shuffles and stores; K = 37 (odd) goes byte by byte.
+#a = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @int8(
+// CHECK: gpu.launch
+// CHECK: scf.for {{.*}} -> (i32)
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<64x512xi8>, vector<16xi8>
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x512xi8>, vector<16xi8>
+// CHECK-COUNT-4: nvvm.dot.accumulate.4way {{.*}} <signed>, {{.*}} <signed>, {{.*}} : vector<4xi8>, vector<4xi8>
+// CHECK-NOT: vector.reduction
+// CHECK-COUNT-5: gpu.shuffle  xor {{.*}} : i32
+// CHECK: memref.store %{{.*}} : memref<1x64xi32>
+// CHECK: gpu.terminator
+// CHECK: gpu.launch
+// CHECK-NOT: nvvm.dot.accumulate.4way
+// CHECK: vector.load %{{.*}} : memref<9x37xi8>, vector<1xi8>
+// CHECK: arith.extsi
+// CHECK: arith.muli
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.generic
+func.func @int8(%x: memref<1x512xi8>, %w: memref<64x512xi8>, %y: memref<1x64xi32>,
+                %x2: memref<2x37xi8>, %w2: memref<9x37xi8>, %y2: memref<2x9xi32>) {
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<1x512xi8>, memref<64x512xi8>) outs(%y : memref<1x64xi32>) {
+  ^bb0(%p: i8, %q: i8, %o: i32):
+    %pe = arith.extsi %p : i8 to i32
+    %qe = arith.extsi %q : i8 to i32
+    %r = arith.muli %pe, %qe : i32
+    %s = arith.addi %o, %r : i32
+    linalg.yield %s : i32
+  }
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x2, %w2 : memref<2x37xi8>, memref<9x37xi8>) outs(%y2 : memref<2x9xi32>) {
+  ^bb0(%p: i8, %q: i8, %o: i32):
+    %pe = arith.extsi %p : i8 to i32
+    %qe = arith.extsi %q : i8 to i32
+    %r = arith.muli %pe, %qe : i32
+    %s = arith.addi %o, %r : i32
+    linalg.yield %s : i32
   }
   return
 }

@@ -16,6 +16,11 @@
 // IR-NOT: dense<"0x
 // RUN: decoda-run %t/a.so --input x=%t/x.npy --check y=%t/ref.npy --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=OK
 // OK: check y: PASS
+// The same file loaded twice shares one mapping, unmapped with the last model loaded from it.
+// RUN: %PYTHON %S/Inputs/load_twice.py %t/a.so proj %t/x.npy %t/ref.npy | FileCheck %s --check-prefix=TWICE
+// TWICE: second: max abs error {{.*}} PASS
+// TWICE-NEXT: first, after the second was freed: max abs error {{.*}} PASS
+// TWICE-NEXT: third, after the first was freed: max abs error {{.*}} PASS
 // A weight below the threshold stays in the library: no table, nothing mapped.
 // RUN: decoda-compile %t/a.mlir -o %t/small.mlir.ll --emit=mlir --weights=file --weights-min-bytes=16384 && FileCheck %s --check-prefix=KEEP < %t/small.mlir.ll
 // KEEP-NOT: decoda_weight_table

@@ -104,8 +104,8 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     128-row tiles for them). Every `linalg.generic` on memrefs of the projection form --
     iterators `(lead..., n, k)` with only `k` a reduction, `A[lead..., k]`, `B[n, k]` (the
     weight as stored, k contiguous), `C[lead..., n]` in f32, body `C + extf(a) * extf(b)`
-    (bf16 or f16) or `C + a * b` (f32) -- whose lead dims are static with a product
-    `M <= max-m` becomes one `gpu.launch`:
+    (bf16 or f16) or `C + a * b` (f32), or i8 operands with an i32 `C` (below) -- whose lead
+    dims are static with a product `M <= max-m` becomes one `gpu.launch`:
 
     * `ceil(N / (warps / s * cols-per-warp))` blocks of `32 * warps` threads (`s` the K
       split below, 1 for wide projections); warp `w` of block `b` owns the columns
@@ -127,10 +127,25 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
       parts in order; lane 0 writes `C[m, n]` for every row `m`, adding the previous
       `C` unless a zero `linalg.fill` of `C` right before it was folded in.
 
-    Left alone (with a remark when `report` is set): dynamic or large `M` (prefill: the
-    tensor-core or SIMT path), and whatever is not a projection contraction.
+    i8 operands with an i32 accumulator (`C + extsi(a) * extsi(b)`: `decoda.qlinear`
+    without an activation zero point) take the same kernel with one i32 accumulator per
+    (column, row): every 4-byte group of a 16-byte vector is one `dp4a.s32.s32`
+    (`nvvm.dot.accumulate.4way`; element by element when `K` is not a multiple of 4), the
+    sums are i32 (wrapping, as the reference), and the dequantising epilogue stays the next
+    kernel.
+
+    A dynamic `M` (a model whose token count is a run-time dim, called with one token for a
+    decode step) is dispatched at run time when `dynamic-m` is set: `scf.if (M == 1)` holds
+    the GEMV kernel for one row, the else branch the contraction (and its zero fill), which
+    `decoda-gpu-tensorcore-matmul` then takes. Float operands only: an INT8 contraction with
+    a dynamic `M` is left whole to the tensor-core pass, which fuses its epilogue.
+
+    Left alone (with a remark when `report` is set): static `M` above `max-m` (prefill: the
+    tensor-core or SIMT path), a dynamic `M` without `dynamic-m` (or with i8 operands), and
+    whatever is not a projection contraction.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::vector::VectorDialect",
+                           "::mlir::NVVM::NVVMDialect",
                            "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];
   let options = [
@@ -144,11 +159,15 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     Option<"minBlocks", "min-blocks", "int64_t", /*default=*/"512",
            "Split K among 2, 4, ... warps of a block while the grid has fewer blocks than "
            "this (several per SM: an H200 has 132)">,
+    Option<"dynamicM", "dynamic-m", "bool", /*default=*/"true",
+           "With a dynamic M, run the GEMV kernel when M = 1 and the contraction otherwise">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every contraction left alone, with the reason">
   ];
   let statistics = [
     Statistic<"numRewritten", "num-rewritten", "contractions turned into GEMV kernels">,
+    Statistic<"numDispatched", "num-dispatched",
+              "of those, dynamic-M contractions dispatched at run time (M = 1)">,
     Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">
   ];
 }
@@ -297,6 +316,20 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     butterflies for max and sum; P·V broadcasts each key's probability with `gpu.shuffle idx`.
     Its shared tiles must fit 48 KiB (D = Dv up to about 120).
 
+    Decode steps (flash decoding, SIMT): when all rows of a (batch, K/V head) fit one block
+    of the SIMT kernel (`Tq * group <= 16`, e.g. one token of a GQA model; decided at compile
+    time for a static query count, at run time, with both forms emitted, for a dynamic one),
+    the grid would be only `B * Hkv` blocks (8 for Llama-3.2-1B at batch 1, on 132 SMs).
+    Instead the visible key range of each (batch, K/V head) is split over
+    `splits = max(1, min(ceil(decode-target-blocks / (B * Hkv)), ceil(keys /
+    decode-min-keys), decode-splits))` blocks (computed at run time; whole 32-key tiles each):
+    grid `(splits, Hkv, B)`, each block leaving its rows' running max, denominator and
+    unnormalised f32 accumulator in a workspace `[B][Hkv][splits][16][Dv + 2]`; a second
+    kernel (grid `(1, Hkv, B)`, a thread per (row, column)) rescales the partials to their
+    common max, sums them in split order, adds the sinks and normalises as above.
+    `decode-splits=1` keeps the single kernel. A dynamic query count with the tensor-core
+    kernel gets the split form for `Tq * group <= 16` and the tensor-core kernel otherwise.
+
     Anything neither kernel takes keeps the target-neutral body (linalg on buffers, inlined
     back by the pipeline) with a remark naming the reason; with `report=true` every attention
     that takes the SIMT kernel instead of the tensor-core one gets a remark with the reason.
@@ -306,6 +339,13 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
   let options = [
+    Option<"decodeSplits", "decode-splits", "int64_t", /*default=*/"64",
+           "Most blocks the keys of one (batch, K/V head) of a decode step are split over "
+           "(1: no split)">,
+    Option<"decodeTargetBlocks", "decode-target-blocks", "int64_t", /*default=*/"264",
+           "Blocks a split decode step aims at (two per SM of an H200)">,
+    Option<"decodeMinKeys", "decode-min-keys", "int64_t", /*default=*/"256",
+           "Fewest keys per split">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Use the tensor-core kernel for bf16/f16 attention where it applies">,
     Option<"report", "report", "bool", /*default=*/"false",
@@ -314,6 +354,7 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
   let statistics = [
     Statistic<"numKernels", "num-kernels", "attention functions given a flash-attention kernel">,
     Statistic<"numTensorCore", "num-tensor-core", "of those, given the tensor-core kernel">,
+    Statistic<"numSplit", "num-split", "of those, decode steps with the keys split over blocks">,
     Statistic<"numLeft", "num-left", "attention functions left to the target-neutral body">
   ];
 }

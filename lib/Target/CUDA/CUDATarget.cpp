@@ -58,10 +58,14 @@ struct decoda_cuda_api {
   int (*mem_free)(void *ptr);
   int (*memcpy)(void *dst, const void *src, uint64_t size, void *stream);
   const char *(*error_message)(void);
+  int (*mem_alloc_async)(void **ptr, uint64_t size, void *stream);
+  int (*mem_free_async)(void *ptr, void *stream);
+  int (*is_device_pointer)(const void *ptr);
+  int (*mem_trim)(void);
 };
 
 EXPORT const char decoda_target[] = "cuda";
-EXPORT const int32_t decoda_cuda_api_version = 1;
+EXPORT const int32_t decoda_cuda_api_version = 2;
 /* Set by the runtime after dlopen, before any entry point runs. */
 EXPORT const struct decoda_cuda_api *decoda_cuda = 0;
 
@@ -127,72 +131,125 @@ void *mgpuModuleGetFunction(void *handle, const char *name) {
   return function;
 }
 
-void mgpuLaunchKernel(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx,
-                      int64_t by, int64_t bz, int32_t shared_bytes, void *stream,
-                      void **params, void **extra, size_t num_params) {
-  (void)extra;
-  (void)num_params;
-  if (gx <= 0 || gy <= 0 || gz <= 0)
-    return; /* an empty iteration space (a zero extent): nothing to run */
-  cuda_check(cuda("mgpuLaunchKernel")->launch(function, gx, gy, gz, bx, by, bz, shared_bytes,
-                                               stream, params),
-             "kernel launch");
-}
+/* Streams. The host code asks for a stream around every launch, allocation, copy and free
+   (gpu-to-llvm: create, the op, synchronise, destroy). One stream per calling thread serves them
+   all, in order, for as long as the model is loaded: a stream created and destroyed per op, and a
+   wait for every kernel, would cost more than the kernels of a decode step. A synchronisation
+   waits only when a copy into host memory was issued since the last one (the host reads only
+   what such copies bring back, docs/GPU.md "Streams"), so kernels, allocations and frees are
+   queued without the host waiting; a kernel's error surfaces at that wait, the copy of the
+   results. The handle the host code holds is the thread's struct decoda_stream. */
+struct decoda_stream {
+  pthread_t thread;
+  void *stream;
+  int host_copy_pending;
+  struct decoda_stream *next;
+};
+static pthread_mutex_t decoda_streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct decoda_stream *decoda_streams = 0; /* every calling thread's; freed at release */
 
-/* Device buffers and streams are resources of the call (CallMemory.c): a failed check or CUDA
-   error releases those the call still holds, instead of losing them on every failed call. Errors
-   of these releases are ignored: the call is already failing with its own message. */
-static void release_stream(void *stream) {
-  if (decoda_cuda)
-    decoda_cuda->stream_destroy(stream);
-}
-
-static void release_device_buffer(void *ptr) {
-  if (decoda_cuda)
-    decoda_cuda->mem_free(ptr);
+/* The calling thread's stream (created when `create`), or 0. */
+static struct decoda_stream *thread_stream(int create) {
+  pthread_t self = pthread_self();
+  struct decoda_stream *s;
+  int out_of_memory = 0, rc = 0;
+  pthread_mutex_lock(&decoda_streams_lock);
+  for (s = decoda_streams; s && !pthread_equal(s->thread, self); s = s->next) {
+  }
+  if (!s && create) {
+    s = calloc(1, sizeof *s);
+    if (!s) {
+      out_of_memory = 1;
+    } else if ((rc = decoda_cuda->stream_create(&s->stream)) != 0) {
+      free(s);
+      s = 0;
+    } else {
+      s->thread = self;
+      s->next = decoda_streams;
+      decoda_streams = s;
+    }
+  }
+  /* Unlocked before failing: decoda_check_failed does not return. */
+  pthread_mutex_unlock(&decoda_streams_lock);
+  if (out_of_memory)
+    decoda_check_failed("CUDA: out of host memory for a stream");
+  cuda_check(rc, "stream creation");
+  return s;
 }
 
 void *mgpuStreamCreate(void) {
-  void *stream = 0;
-  cuda_check(cuda("mgpuStreamCreate")->stream_create(&stream), "stream creation");
-  decoda_call_track(stream, release_stream);
-  return stream;
+  cuda("mgpuStreamCreate");
+  return thread_stream(1);
 }
 
-void mgpuStreamSynchronize(void *stream) {
-  cuda_check(cuda("mgpuStreamSynchronize")->stream_synchronize(stream),
-             "stream synchronization (a kernel failed)");
+void mgpuStreamSynchronize(void *handle) {
+  struct decoda_stream *s = handle;
+  const struct decoda_cuda_api *api = cuda("mgpuStreamSynchronize");
+  if (!s->host_copy_pending)
+    return;
+  s->host_copy_pending = 0;
+  cuda_check(api->stream_synchronize(s->stream), "stream synchronization (a kernel failed)");
 }
 
-void mgpuStreamDestroy(void *stream) {
-  decoda_call_untrack(stream);
-  cuda_check(cuda("mgpuStreamDestroy")->stream_destroy(stream), "stream destruction");
+/* The thread's stream lives until the model is unloaded. */
+void mgpuStreamDestroy(void *handle) { (void)handle; }
+
+void mgpuLaunchKernel(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx,
+                      int64_t by, int64_t bz, int32_t shared_bytes, void *handle,
+                      void **params, void **extra, size_t num_params) {
+  (void)extra;
+  (void)num_params;
+  struct decoda_stream *s = handle;
+  if (gx <= 0 || gy <= 0 || gz <= 0)
+    return; /* an empty iteration space (a zero extent): nothing to run */
+  cuda_check(cuda("mgpuLaunchKernel")->launch(function, gx, gy, gz, bx, by, bz, shared_bytes,
+                                               s->stream, params),
+             "kernel launch");
 }
 
-void *mgpuMemAlloc(uint64_t size, void *stream, _Bool host_shared) {
-  (void)stream;
+/* Device buffers are resources of the call (CallMemory.c): a failed check or CUDA error releases
+   those the call still holds, in the order of the thread's stream, instead of losing them on
+   every failed call. Errors of these releases are ignored: the call is already failing with its
+   own message. */
+static void release_device_buffer(void *ptr) {
+  if (!decoda_cuda)
+    return;
+  struct decoda_stream *s = thread_stream(0);
+  if (s)
+    decoda_cuda->mem_free_async(ptr, s->stream);
+  else
+    decoda_cuda->mem_free(ptr);
+}
+
+void *mgpuMemAlloc(uint64_t size, void *handle, _Bool host_shared) {
+  struct decoda_stream *s = handle;
   if (host_shared)
     decoda_check_failed("CUDA: host-shared device allocations are not supported");
   void *ptr = 0;
   if (size == 0)
     return 0; /* never dereferenced: every kernel over it has an empty grid */
-  cuda_check(cuda("mgpuMemAlloc")->mem_alloc(&ptr, size), "device allocation");
+  cuda_check(cuda("mgpuMemAlloc")->mem_alloc_async(&ptr, size, s->stream),
+             "device allocation");
   decoda_call_track(ptr, release_device_buffer);
   return ptr;
 }
 
-void mgpuMemFree(void *ptr, void *stream) {
-  (void)stream;
+void mgpuMemFree(void *ptr, void *handle) {
+  struct decoda_stream *s = handle;
   if (!ptr)
     return;
   decoda_call_untrack(ptr);
-  cuda_check(cuda("mgpuMemFree")->mem_free(ptr), "device free");
+  cuda_check(cuda("mgpuMemFree")->mem_free_async(ptr, s->stream), "device free");
 }
 
-void mgpuMemcpy(void *dst, void *src, size_t size, void *stream) {
+void mgpuMemcpy(void *dst, void *src, size_t size, void *handle) {
+  struct decoda_stream *s = handle;
   if (size == 0)
     return;
-  cuda_check(cuda("mgpuMemcpy")->memcpy(dst, src, size, stream), "copy");
+  const struct decoda_cuda_api *api = cuda("mgpuMemcpy");
+  cuda_check(api->memcpy(dst, src, size, s->stream), "copy");
+  if (!api->is_device_pointer(dst))
+    s->host_copy_pending = 1;
 }
 
 /* Constants (weights): one device copy per model, made on the first call that reads it and
@@ -204,6 +261,7 @@ static int64_t decoda_num_constants = 0;
 
 void *decoda_cuda_constant(int64_t slot, const void *host, int64_t bytes) {
   const struct decoda_cuda_api *api = cuda("decoda_cuda_constant");
+  struct decoda_stream *stream = thread_stream(1);
   const char *failed = 0;
   void *dev = 0;
   pthread_mutex_lock(&decoda_constants_lock);
@@ -220,23 +278,16 @@ void *decoda_cuda_constant(int64_t slot, const void *host, int64_t bytes) {
     }
   }
   if (!failed && !decoda_constants[slot] && bytes > 0) {
-    void *stream = 0;
+    /* Not from the pool: it lives as long as the model. Waited for once, on the first call:
+       another thread's stream may read the copy as soon as the slot is set. */
     if (api->mem_alloc(&dev, (uint64_t)bytes) != 0) {
       failed = "allocating a constant on the device";
-    } else if (api->stream_create(&stream) != 0) {
-      failed = "creating the upload stream";
+    } else if (api->memcpy(dev, host, (uint64_t)bytes, stream->stream) != 0 ||
+               api->stream_synchronize(stream->stream) != 0) {
+      failed = "uploading a constant";
       api->mem_free(dev);
     } else {
-      int rc = api->memcpy(dev, host, (uint64_t)bytes, stream);
-      if (rc == 0)
-        rc = api->stream_synchronize(stream);
-      api->stream_destroy(stream);
-      if (rc != 0) {
-        failed = "uploading a constant";
-        api->mem_free(dev);
-      } else {
-        decoda_constants[slot] = dev;
-      }
+      decoda_constants[slot] = dev;
     }
   }
   if (!failed)
@@ -249,6 +300,17 @@ void *decoda_cuda_constant(int64_t slot, const void *host, int64_t bytes) {
 }
 
 EXPORT void decoda_cuda_release(void) {
+  pthread_mutex_lock(&decoda_streams_lock);
+  while (decoda_streams) {
+    struct decoda_stream *s = decoda_streams;
+    decoda_streams = s->next;
+    if (decoda_cuda) { /* errors ignored: the model goes away */
+      decoda_cuda->stream_synchronize(s->stream); /* before the kernel images are unloaded */
+      decoda_cuda->stream_destroy(s->stream);
+    }
+    free(s);
+  }
+  pthread_mutex_unlock(&decoda_streams_lock);
   pthread_mutex_lock(&decoda_constants_lock);
   for (int64_t i = 0; i < decoda_num_constants; ++i)
     if (decoda_constants[i] && decoda_cuda)
@@ -257,6 +319,8 @@ EXPORT void decoda_cuda_release(void) {
   decoda_constants = 0;
   decoda_num_constants = 0;
   pthread_mutex_unlock(&decoda_constants_lock);
+  if (decoda_cuda)
+    decoda_cuda->mem_trim(); /* the pool's unused memory goes back to the device */
 }
 )C";
 }

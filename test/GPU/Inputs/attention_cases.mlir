@@ -85,10 +85,10 @@ func.func @tc_mask_segments_f16(%q: tensor<1x33x2x16xf16>, %k: tensor<1x33x2x16x
   return %o : tensor<1x33x2x16xf16>
 }
 
-// bf16, not causal, Tq = 8 over Tk = 200 keys (four 64-key tiles, the last of 8: both stages
-// refilled), GQA 2 over 1, D = Dv = 64.
-func.func @tc_long_bf16(%q: tensor<1x8x2x64xbf16>, %k: tensor<1x200x1x64xbf16>, %v: tensor<1x200x1x64xbf16>) -> tensor<1x8x2x64xbf16> {
+// bf16, not causal, Tq = 9 over Tk = 200 keys (four 64-key tiles, the last of 8: both stages
+// refilled), GQA 2 over 1 (18 rows: more than flash decoding takes), D = Dv = 64.
+func.func @tc_long_bf16(%q: tensor<1x9x2x64xbf16>, %k: tensor<1x200x1x64xbf16>, %v: tensor<1x200x1x64xbf16>) -> tensor<1x9x2x64xbf16> {
   %o = decoda.attention %q, %k, %v {num_heads = 2 : i64, num_kv_heads = 1 : i64}
-      : tensor<1x8x2x64xbf16>, tensor<1x200x1x64xbf16>, tensor<1x200x1x64xbf16>
-  return %o : tensor<1x8x2x64xbf16>
+      : tensor<1x9x2x64xbf16>, tensor<1x200x1x64xbf16>, tensor<1x200x1x64xbf16>
+  return %o : tensor<1x9x2x64xbf16>
 }

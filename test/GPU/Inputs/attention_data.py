@@ -88,7 +88,7 @@ def case(name):
                                                    segment_ids=seg, storage=st)]
     if name == "tc_long_bf16":
         st = "bf16"
-        q, k, v = act((1, 8, 2, 64), st), act((1, 200, 1, 64), st), uni((1, 200, 1, 64), st)
+        q, k, v = act((1, 9, 2, 64), st), act((1, 200, 1, 64), st), uni((1, 200, 1, 64), st)
         return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=1, storage=st)]
     raise SystemExit(f"unknown case {name}")
 

@@ -1,7 +1,8 @@
 """Inputs (arg0, arg1, ...) and NumPy reference outputs (out0) for the whole-block checks on the
 PTX interpreter (block-sim.mlir), from python/decoda/reference.py (written from the op formulas,
-not from the compiler). bf16 attention rounds its probabilities before P·V as the GPU's
-tensor-core flash-attention kernel does (attention() below).
+not from the compiler). The llama block's bf16 attention rounds its probabilities before P·V
+as the GPU's tensor-core flash-attention kernel does (attention() below); the cached step is
+a decode step (flash decoding, SIMT: no rounding).
 
   block_data.py llama-f32|llama-bf16|cached-bf16 T IN.npz OUT.npz
 
@@ -88,7 +89,6 @@ def cached(t, st, rng):
     v = kv[..., hkv * hd:].reshape(1, t, hkv, hd)
     o, kc, vc = R.cached_attention(q, k, v, p["kc"], p["vc"], offset, num_heads=hq,
                                    num_kv_heads=hkv, causal=True, **kw)
-    o = attention(q, kc[:, :offset + t], vc[:, :offset + t], hq, hkv, st)  # P rounded as the GPU's
     y = R.residual_add(p["h"], o.reshape(1, t, hq * hd), **kw)
     order = ["h", "norm", "wq", "wkv", "kc", "vc"]
     return [p[n] for n in order] + [np.array(offset, np.int64)], [y, kc, vc]

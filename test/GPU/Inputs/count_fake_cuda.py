@@ -1,5 +1,7 @@
 """Summarises the log of fake_cuda.c: calls (kernel-launch groups), copies and allocations by
-size, allocations never freed, and whether every free came before the first module unload."""
+size, allocations never freed, whether every free came before the first module unload, and the
+streams: how many were created and destroyed, which ones launches, copies and stream-ordered
+allocations used, and how many synchronisations there were."""
 import collections
 import sys
 
@@ -26,3 +28,19 @@ for size, n in sorted(allocs.items(), reverse=True):
     print(f"allocations of {size} bytes: {n}")
 print("unfreed allocations:", sum(allocs.values()) - frees)
 print("freed before the modules were unloaded:", "yes" if last_free < unload else "no")
+
+streams = [l.split()[2] for l in lines if l.startswith("stream create ")]
+print("streams created:", len(streams))
+print("streams destroyed:", sum(1 for l in lines if l.startswith("stream destroy ")))
+for what, prefix in (("launches", "launch stream "), ("copies", "copy-to "),
+                     ("stream-ordered allocations", "pool alloc stream "),
+                     ("stream-ordered frees", "pool free stream ")):
+    used = sorted({l.split()[-1] for l in lines if l.startswith(prefix)})
+    print(f"streams used by {what}: {len(used)}")
+print("stream-ordered allocations:", sum(1 for l in lines if l.startswith("pool alloc ")))
+print("copies to the host:", sum(1 for l in lines if l.startswith("copy-to host ")))
+print("synchronisations:", sum(1 for l in lines if l.startswith("sync stream ")))
+for l in lines:
+    if l.startswith("pool release threshold ") and l != "pool release threshold 0":
+        print("pool release threshold:", l.split()[-1])
+print("pool trims:", sum(1 for l in lines if l.startswith("pool trim ")))

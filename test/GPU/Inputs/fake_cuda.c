@@ -11,6 +11,10 @@
  * - FAKE_CUDA_FAIL_LAUNCH=N makes the N-th launch (from 1) and every later one fail with CUDA
  *   error 719 (a launch failure); FAKE_CUDA_FAIL_SYNC=1 makes every stream synchronisation fail
  *   (an error reported after the launches).
+ * - Streams are numbered from 1 in creation order; launches, copies and synchronisations log
+ *   theirs. The default memory pool (stream-ordered cuMemAllocAsync/cuMemFreeAsync) is there
+ *   unless FAKE_CUDA_NO_POOL=1, in which case cuDeviceGetDefaultMemPool fails as on a device
+ *   without memory pools. cuPointerGetAttribute knows the fake device allocations.
  *
  * Build: cc -shared -fPIC fake_cuda.c -o fake_cuda.so */
 #include <stdint.h>
@@ -19,7 +23,32 @@
 #include <string.h>
 
 typedef int CUresult;
-static int live_buffers, live_streams, launches;
+static int live_buffers, live_streams, launches, streams_created;
+
+/* The fake device allocations, for cuPointerGetAttribute. */
+#define MAX_BUFFERS 4096
+static struct { uintptr_t base; size_t size; } buffers[MAX_BUFFERS];
+
+static void remember(uintptr_t base, size_t size) {
+  for (int i = 0; i < MAX_BUFFERS; ++i)
+    if (!buffers[i].base) {
+      buffers[i].base = base;
+      buffers[i].size = size;
+      return;
+    }
+}
+static void forget(uintptr_t base) {
+  for (int i = 0; i < MAX_BUFFERS; ++i)
+    if (buffers[i].base == base)
+      buffers[i].base = 0;
+}
+static int is_device(uintptr_t p) {
+  for (int i = 0; i < MAX_BUFFERS; ++i)
+    if (buffers[i].base && p >= buffers[i].base && p < buffers[i].base + buffers[i].size)
+      return 1;
+  return 0;
+}
+static unsigned long long stream_id(void *stream) { return stream ? *(int *)stream : 0; }
 
 static void note(const char *fmt, unsigned long long a) {
   const char *path = getenv("FAKE_CUDA_LOG");
@@ -74,24 +103,28 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned shared, void *stream, void **params, void **extra) {
   (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz;
-  (void)stream, (void)params, (void)extra;
+  (void)params, (void)extra;
   const char *fail = getenv("FAKE_CUDA_FAIL_LAUNCH");
   ++launches;
   note("launch shared=%llu", shared);
+  note("launch stream %llu", stream_id(stream));
   return fail && *fail && launches >= atoi(fail) ? 719 : 0;
 }
 CUresult cuStreamCreate(void **stream, unsigned flags) {
   (void)flags;
   *stream = malloc(16);
+  *(int *)*stream = ++streams_created;
   ++live_streams;
+  note("stream create %llu", stream_id(*stream));
   return 0;
 }
 CUresult cuStreamSynchronize(void *stream) {
-  (void)stream;
+  note("sync stream %llu", stream_id(stream));
   const char *fail = getenv("FAKE_CUDA_FAIL_SYNC");
   return fail && *fail == '1' ? 999 : 0;
 }
 CUresult cuStreamDestroy_v2(void *stream) {
+  note("stream destroy %llu", stream_id(stream));
   free(stream);
   --live_streams;
   return 0;
@@ -102,18 +135,55 @@ CUresult cuMemAlloc_v2(uintptr_t *ptr, size_t size) {
   if (!m)
     return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
   ++live_buffers;
+  remember(*ptr, size ? size : 1);
   note("alloc %llu", size);
   return 0;
 }
 CUresult cuMemFree_v2(uintptr_t ptr) {
+  forget(ptr);
   free((void *)ptr);
   --live_buffers;
   note("free", 0);
   return 0;
 }
+CUresult cuMemAllocAsync(uintptr_t *ptr, size_t size, void *stream) {
+  note("pool alloc stream %llu", stream_id(stream));
+  return cuMemAlloc_v2(ptr, size);
+}
+CUresult cuMemFreeAsync(uintptr_t ptr, void *stream) {
+  note("pool free stream %llu", stream_id(stream));
+  return cuMemFree_v2(ptr);
+}
+CUresult cuDeviceGetDefaultMemPool(void **pool, int device) {
+  (void)device;
+  static int the_pool;
+  const char *off = getenv("FAKE_CUDA_NO_POOL");
+  if (off && *off == '1')
+    return 801; /* CUDA_ERROR_NOT_SUPPORTED */
+  *pool = &the_pool;
+  return 0;
+}
+CUresult cuMemPoolSetAttribute(void *pool, int attribute, void *value) {
+  (void)pool;
+  note("pool attribute %llu", (unsigned long long)attribute);
+  note("pool release threshold %llu", attribute == 4 ? *(unsigned long long *)value : 0);
+  return 0;
+}
+CUresult cuMemPoolTrimTo(void *pool, size_t keep) {
+  (void)pool;
+  note("pool trim %llu", keep);
+  return 0;
+}
+CUresult cuPointerGetAttribute(void *data, int attribute, uintptr_t ptr) {
+  if (attribute != 2 || !is_device(ptr))
+    return 1; /* CUDA_ERROR_INVALID_VALUE: not memory the driver knows */
+  *(unsigned *)data = 2; /* CU_MEMORYTYPE_DEVICE */
+  return 0;
+}
 CUresult cuMemcpyAsync(uintptr_t dst, uintptr_t src, size_t size, void *stream) {
-  (void)stream;
   memcpy((void *)dst, (const void *)src, size);
   note("copy %llu", size);
+  note(is_device(dst) ? "copy-to device stream %llu" : "copy-to host stream %llu",
+       stream_id(stream));
   return 0;
 }

@@ -40,3 +40,10 @@ func.func @f16_m8(%x: tensor<8x37xf16>, %w: tensor<9x37xf16>) -> tensor<8x9xf16>
   %y = decoda.linear %x, %w : tensor<8x37xf16>, tensor<9x37xf16>
   return %y : tensor<8x9xf16>
 }
+
+// A dynamic row count (a prefill entry): the GEMV kernel when T = 1, the tensor cores otherwise
+// (N = 40 and K = 256 fit mma.sync: K a multiple of 32, N of 8).
+func.func @dyn_bf16(%x: tensor<1x?x256xbf16>, %w: tensor<40x256xbf16>) -> tensor<1x?x40xbf16> {
+  %y = decoda.linear %x, %w : tensor<1x?x256xbf16>, tensor<40x256xbf16>
+  return %y : tensor<1x?x40xbf16>
+}

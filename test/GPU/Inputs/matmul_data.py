@@ -3,7 +3,7 @@ the functions of gemv_cases.mlir, gemv-sim.mlir (the contraction in float64 from
 inputs, then rounded to the storage type).
 
   matmul_data.py linear-bf16|linear-f16-bias|accumulate-bf16 IN.npz OUT.npz
-  matmul_data.py bf16_m1|bf16_m4|f32_m1|f32_m4_acc|f16_m8 IN.npz OUT.npz
+  matmul_data.py bf16_m1|bf16_m4|f32_m1|f32_m4_acc|f16_m8|dyn_bf16_t1|dyn_bf16_t5 IN.npz OUT.npz
 """
 import sys
 
@@ -24,7 +24,9 @@ def f(b):
 # gemv_cases.mlir: (A shape, B shape) of each function.
 GEMV = {"bf16_m1": ((1, 1, 200), (37, 200)), "bf16_m4": ((2, 2, 1096), (70, 1096)),
         "f32_m1": ((1, 1, 1030), (41, 1030)), "f32_m4_acc": ((4, 300), (33, 300)),
-        "f16_m8": ((8, 37), (9, 37))}
+        "f16_m8": ((8, 37), (9, 37)),
+        # dyn_bf16 at T = 1 (the GEMV branch) and T = 5 (the tensor-core branch)
+        "dyn_bf16_t1": ((1, 1, 256), (40, 256)), "dyn_bf16_t5": ((1, 5, 256), (40, 256))}
 
 kind, inp, out = sys.argv[1:]
 if kind == "linear-bf16":  # [1, 37, 128] x [136, 128]^T: M and N ragged, 4 k-steps
@@ -46,7 +48,7 @@ elif kind == "accumulate-bf16":  # C starts from an input: M = 130 (two row bloc
 elif kind in GEMV:
     xs, ws = GEMV[kind]
     x, w = rng.standard_normal(xs), rng.standard_normal(ws) * 0.2
-    if kind.startswith("bf16"):
+    if kind.startswith("bf16") or kind.startswith("dyn_bf16"):
         x, w = bf16(x), bf16(w)
         np.savez(inp, arg0=x, arg1=w)
         np.savez(out, out0=bf16(np.einsum("...k,nk->...n", f(x), f(w))))

@@ -799,6 +799,22 @@ class Block:
             elif base in ("min", "max"):
                 r = (np.minimum if base == "min" else np.maximum)(sa, sb).astype(np.uint64)
             self.set(ops[0], r, m, bits)
+        elif base == "dp4a":
+            # PTX ISA "dp4a": d = c + sum over the four bytes i of ext(a.byte i) * ext(b.byte i),
+            # each byte sign-extended for .s32 and zero-extended for .u32, the sum wrapping to 32
+            # bits.
+            def lanes(x, sgn):
+                x = [int(v) & 0xFFFFFFFF for v in x]
+                out = []
+                for v in x:
+                    bs = [(v >> (8 * i)) & 0xFF for i in range(4)]
+                    out.append([b - 256 if sgn and b >= 128 else b for b in bs])
+                return out
+            av, bv = lanes(src(1), parts[1] == "s32"), lanes(src(2), parts[2] == "s32")
+            cv = [int(v) & 0xFFFFFFFF for v in src(3)]
+            r = [(cc + sum(x * y for x, y in zip(aa, bb))) & 0xFFFFFFFF
+                 for aa, bb, cc in zip(av, bv, cv)]
+            self.set(ops[0], np.array(r, dtype=np.uint64), m, 32)
         elif base == "bfe":
             a, pos, ln = src(1), src(2) & np.uint64(0xFF), src(3) & np.uint64(0xFF)
             ln = np.minimum(ln, np.uint64(bits))
@@ -872,7 +888,13 @@ class Block:
                         data = self.shared_read(a, size, idx, op)
                     v = np.zeros(self.T, dtype=np.uint64)
                     v[idx] = _bytes_to_uint(data)
-                    self.set(d, v, m, bits)
+                    if signed and bits < 64:
+                        # PTX ISA "ld": a signed type narrower than the destination register is
+                        # sign-extended to the register's width (here: to 64 bits; readers take
+                        # their own width).
+                        self.set(d, sval(v).astype(np.uint64), m, 64)
+                    else:
+                        self.set(d, v, m, bits)
             else:
                 addrs = self.address(ops[0])[idx]
                 srcs = [d.strip() for d in ops[1].strip("{}").split(",")]

@@ -1,6 +1,7 @@
 """Inputs (arg0, arg1, ...) and NumPy reference outputs (out0) for int8-tensorcore-sim.mlir.
 
   qlinear_data.py acc|epilogue|bf16|requant IN.npz OUT.npz
+  qlinear_data.py i8_m1|i8_m4|i8_odd IN.npz OUT.npz   the GEMV cases (Inputs/gemv_int8_cases.mlir)
   qlinear_data.py block-mlir OUT.mlir              a float projection with a constant weight
   qlinear_data.py block QUANT_STAGE.mlir IN.npz OUT.npz
 
@@ -116,5 +117,23 @@ elif kind == "requant":
     assert (q == 127).any() and (q == -128).any()
     np.savez(inp, arg0=x, arg1=w, arg2=xs, arg3=ws, arg4=b, arg5=os_)
     np.savez(out, out0=q)
+elif kind in ("i8_m1", "i8_odd"):
+    (mx, n, k) = ((1, 1, 512), 37, 512) if kind == "i8_m1" else ((2, 37), 9, 37)
+    x, w = int8(mx), int8((n, k))
+    # The extreme row and columns: all -128 against -128 and +127.
+    x.reshape(-1, k)[-1, :] = -128
+    w[0, :], w[n - 1, :] = -128, 127
+    a = acc(x, w)
+    assert np.abs(a).max() < 2 ** 24
+    np.savez(inp, arg0=x, arg1=w, arg2=np.float32(1), arg3=np.float32(1))
+    np.savez(out, out0=a.astype(np.float32))
+elif kind == "i8_m4":
+    x, w = int8((2, 2, 1096)), int8((70, 1096))
+    xs = rng.uniform(0.001, 0.02, (2, 2, 1)).astype(np.float32)
+    ws = rng.uniform(0.001, 0.02, 70).astype(np.float32)
+    b = bf16(rng.standard_normal(70))
+    y = (acc(x, w).astype(np.float32) * xs).astype(np.float32) * ws + f32(b)
+    np.savez(inp, arg0=x, arg1=w, arg2=xs, arg3=ws, arg4=b)
+    np.savez(out, out0=bf16(y.astype(np.float32)))
 else:
     raise SystemExit(f"unknown kind {kind}")

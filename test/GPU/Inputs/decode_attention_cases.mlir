@@ -1,0 +1,37 @@
+// Decode-shaped attention for flash-decoding-sim.mlir: rows of a (batch, K/V head) fit one block
+// (Tq * group <= 16), so decoda-gpu-flash-attention splits the keys over blocks and combines the
+// partials in a second kernel (splits = min(ceil(264 / (B * Hkv)), ceil(keys / 256), 64)).
+
+// f32, one query of 8 heads over 2 K/V heads, 700 keys: 3 splits of 256, 256 and 188 keys.
+func.func @decode_gqa(%q: tensor<1x1x8x64xf32>, %k: tensor<1x700x2x64xf32>, %v: tensor<1x700x2x64xf32>) -> tensor<1x1x8x64xf32> {
+  %o = decoda.attention %q, %k, %v {num_heads = 8 : i64, num_kv_heads = 2 : i64, causal}
+      : tensor<1x1x8x64xf32>, tensor<1x700x2x64xf32>, tensor<1x700x2x64xf32>
+  return %o : tensor<1x1x8x64xf32>
+}
+
+// f16, a window of 33 over 1000 keys with sinks and softcap: 4 splits of a 33-key range in
+// 32-key chunks, so two splits see nothing (their m = -inf, l = 0 must drop out).
+func.func @decode_window_sinks_f16(%q: tensor<1x1x4x32xf16>, %k: tensor<1x1000x1x32xf16>, %v: tensor<1x1000x1x16xf16>, %s: tensor<4xf16>) -> tensor<1x1x4x16xf16> {
+  %o = decoda.attention %q, %k, %v sinks(%s : tensor<4xf16>) {num_heads = 4 : i64, num_kv_heads = 1 : i64, causal, window = 33 : i64, softcap = 20.0 : f64}
+      : tensor<1x1x4x32xf16>, tensor<1x1000x1x32xf16>, tensor<1x1000x1x16xf16>
+  return %o : tensor<1x1x4x16xf16>
+}
+
+// bf16 cached attention, batch 2, two new tokens at offset 517 of a 640-key cache, 4 heads
+// over 1 (8 rows per block): keys 519, 3 splits; the updated caches come back too.
+func.func @cached_decode_bf16(%q: tensor<2x2x4x32xbf16>, %k: tensor<2x2x1x32xbf16>, %v: tensor<2x2x1x32xbf16>, %kc: tensor<2x640x1x32xbf16>, %vc: tensor<2x640x1x32xbf16>, %offset: tensor<i64>)
+    -> (tensor<2x2x4x32xbf16>, tensor<2x640x1x32xbf16>, tensor<2x640x1x32xbf16>) {
+  %off64 = tensor.extract %offset[] : tensor<i64>
+  %off = arith.index_cast %off64 : i64 to index
+  %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %kc, %vc[%off] {num_heads = 4 : i64, num_kv_heads = 1 : i64, causal}
+      : tensor<2x2x4x32xbf16>, tensor<2x2x1x32xbf16>, tensor<2x2x1x32xbf16>, tensor<2x640x1x32xbf16>, tensor<2x640x1x32xbf16>
+  return %o, %kc2, %vc2 : tensor<2x2x4x32xbf16>, tensor<2x640x1x32xbf16>, tensor<2x640x1x32xbf16>
+}
+
+// A dynamic query count: both kernels are compiled and the row count picks one at run time
+// (T = 3: 12 rows, split; T = 40: 160 rows, the one-pass kernel).
+func.func @dynamic_t(%q: tensor<1x?x4x32xf32>, %k: tensor<1x?x1x32xf32>, %v: tensor<1x?x1x32xf32>) -> tensor<1x?x4x32xf32> {
+  %o = decoda.attention %q, %k, %v {num_heads = 4 : i64, num_kv_heads = 1 : i64, causal}
+      : tensor<1x?x4x32xf32>, tensor<1x?x1x32xf32>, tensor<1x?x1x32xf32>
+  return %o : tensor<1x?x4x32xf32>
+}

@@ -1,0 +1,36 @@
+// Numerics of flash decoding (decoda-gpu-flash-attention with the keys split over blocks, then
+// a combining kernel) on the PTX interpreter against reference.py (Inputs/decode_attention_data.py,
+// materialised softmax): f32 GQA over 700 keys in 3 splits; f16 with a 33-key window over 1000
+// keys, softcap and sinks, in 4 splits of which 2 see no key; bf16 cached attention at batch 2
+// with two new tokens (3 splits, the caches updated); a dynamic query count run at T = 3 (12
+// rows: the split kernels, 1 split) and at T = 40 (the one-pass kernel, no combine).
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: decoda-compile %S/Inputs/decode_attention_cases.mlir --target=cuda --emit=ptx -o %t/d.ptx --dump-ir-after-each=%t/d
+// RUN: %PYTHON %S/Inputs/decode_attention_data.py decode_gqa %t/1-in.npz %t/1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/d.ptx --entry decode_gqa --inputs %t/1-in.npz --expect %t/1-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=GQA
+// GQA: launch decode_gqa_kernel{{(_[0-9]+)?}}: grid [3, 2, 1] block [128, 1, 1]
+// GQA: launch decode_gqa_kernel{{(_[0-9]+)?}}: grid [1, 2, 1] block [128, 1, 1]
+// GQA: out0: ok (512 elements
+// GQA: 2 launches
+// RUN: %PYTHON %S/Inputs/decode_attention_data.py decode_window_sinks_f16 %t/2-in.npz %t/2-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/d.ptx --entry decode_window_sinks_f16 --inputs %t/2-in.npz --expect %t/2-out.npz --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=WIN
+// WIN: launch decode_window_sinks_f16_kernel{{(_[0-9]+)?}}: grid [4, 1, 1] block [128, 1, 1]
+// WIN: launch decode_window_sinks_f16_kernel{{(_[0-9]+)?}}: grid [1, 1, 1] block [128, 1, 1]
+// WIN: out0: ok (64 elements
+// RUN: %PYTHON %S/Inputs/decode_attention_data.py cached_decode_bf16 %t/3-in.npz %t/3-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/d.ptx --entry cached_decode_bf16 --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=CACHED
+// CACHED: grid [3, 1, 2] block [128, 1, 1]
+// CACHED: out0: ok (512 elements, max abs error 0)
+// CACHED: out1: ok (40960 elements, max abs error 0)
+// CACHED: out2: ok (40960 elements, max abs error 0)
+// RUN: %PYTHON %S/Inputs/decode_attention_data.py dynamic_t3 %t/4-in.npz %t/4-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/d.ptx --entry dynamic_t --inputs %t/4-in.npz --expect %t/4-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=T3
+// T3: grid [1, 1, 1] block [128, 1, 1]
+// T3: grid [1, 1, 1] block [128, 1, 1] shared 0 bytes
+// T3: out0: ok (384 elements
+// T3: 2 launches
+// RUN: %PYTHON %S/Inputs/decode_attention_data.py dynamic_t40 %t/5-in.npz %t/5-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/d.ptx --entry dynamic_t --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=T40
+// T40: grid [10, 1, 1] block [128, 1, 1]
+// T40: out0: ok (5120 elements
+// T40: 1 launches

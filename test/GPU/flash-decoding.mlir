@@ -1,0 +1,105 @@
+// decoda-gpu-flash-attention, decode steps (flash decoding): when all rows of a (batch, K/V
+// head) fit one block (Tq * group <= 16), the keys are split over a run-time number of blocks
+// (splits = max(1, min(ceil(target / (B * Hkv)), ceil(keys / min-keys), decode-splits))), each
+// leaving m, l and the unnormalised accumulator in a workspace [B][Hkv][splits][16][Dv + 2],
+// and a second kernel combines them. A dynamic query count compiles both forms and picks one at
+// run time; decode-splits=1 turns the split off. Numerics: flash-decoding-sim.mlir.
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-flash-attention | FileCheck %s
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-flash-attention=decode-splits=1 | FileCheck %s --check-prefix=OFF
+// RUN: not decoda-opt %s --split-input-file --decoda-gpu-flash-attention="decode-target-blocks=0" 2>&1 | FileCheck %s --check-prefix=BADOPT
+// BADOPT: error: decoda-gpu-flash-attention: decode-target-blocks and decode-min-keys must be at least 1 (got 0, 256)
+
+// One query of 8 heads over 2 K/V heads (8 rows), bf16.
+// CHECK-LABEL: func.func private @decode(
+// CHECK-SAME: %[[Q:.*]]: memref<1x1x8x64xbf16>, %[[K:.*]]: memref<1x?x2x64xbf16>, %[[V:.*]]: memref<1x?x2x64xbf16>, %[[N:.*]]: index)
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<1x1x8x64xbf16>
+// CHECK: scf.if
+// The split count: ceil(264 / (B * 2)), ceil(keys / 256), at most 64, at least 1.
+// CHECK: %[[BH:.*]] = arith.muli %{{.*}}, %c2{{(_[0-9]+)?}} : index
+// CHECK: %[[WANT:.*]] = arith.ceildivui %c264{{(_[0-9]+)?}}, %[[BH]] : index
+// CHECK: %[[BYKEYS:.*]] = arith.ceildivui %[[N]], %c256{{(_[0-9]+)?}} : index
+// CHECK: %[[M1:.*]] = arith.minsi %[[WANT]], %[[BYKEYS]] : index
+// CHECK: %[[M2:.*]] = arith.minsi %[[M1]], %c64{{(_[0-9]+)?}} : index
+// CHECK: %[[S:.*]] = arith.maxsi %c1{{(_[0-9]+)?}}, %[[M2]] : index
+// CHECK: %[[WORK:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// The partial kernel: grid (splits, Hkv, B); whole 32-key tiles of the block's share.
+// CHECK: gpu.launch blocks(%[[SPLIT:[^,]*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[S]], %{{.*}} = %c2{{(_[0-9]+)?}}, %{{.*}} = %{{.*}}) threads(%{{.*}}) in (%{{.*}} = %c128
+// CHECK: arith.ceildivui %{{.*}}, %[[S]] : index
+// CHECK: arith.ceildivui %{{.*}}, %c32{{(_[0-9]+)?}} : index
+// CHECK: scf.for
+// CHECK: math.exp
+// CHECK: scf.yield
+// CHECK-NOT: arith.truncf
+// CHECK: memref.store %{{.*}}, %[[WORK]][%{{.*}}] : memref<?xf32>
+// CHECK: memref.store %{{.*}}, %[[WORK]][%{{.*}}] : memref<?xf32>
+// CHECK: memref.store %{{.*}}, %[[WORK]][%{{.*}}] : memref<?xf32>
+// CHECK: gpu.terminator
+// The combining kernel: grid (1, Hkv, B); max over the splits, then the rescaled sums.
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{(_[0-9]+)?}}, %{{.*}} = %c2{{(_[0-9]+)?}}, %{{.*}} = %{{.*}}) threads
+// CHECK: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %[[S]] step %c1{{(_[0-9]+)?}} iter_args(%{{.*}}) -> (f32)
+// CHECK: arith.maximumf
+// CHECK: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %[[S]] step %c1{{(_[0-9]+)?}} iter_args(%{{.*}}, %{{.*}}) -> (f32, f32)
+// CHECK: math.exp
+// CHECK: math.fma
+// CHECK: math.fma
+// CHECK: arith.divf
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: memref.store %{{.*}}, %[[OUT]]
+// CHECK: gpu.terminator
+// CHECK: memref.dealloc %[[WORK]]
+// CHECK-NOT: gpu.launch
+// CHECK: return %[[OUT]]
+// OFF-LABEL: func.func private @decode(
+// OFF-NOT: memref<?xf32>
+// OFF: gpu.launch
+// OFF-NOT: gpu.launch
+// OFF: return
+func.func private @decode(%q: memref<1x1x8x64xbf16>, %k: memref<1x?x2x64xbf16>, %v: memref<1x?x2x64xbf16>, %n: index) -> memref<1x1x8x64xbf16>
+    attributes {decoda.gpu_attention = {op = "decoda.cached_attention", causal = true, mask = false, num_heads = 8 : i64, num_kv_heads = 2 : i64, scale = 0.125 : f64, segment_ids = false, sinks = false}} {
+  %o = memref.alloc() : memref<1x1x8x64xbf16>
+  return %o : memref<1x1x8x64xbf16>
+}
+
+// -----
+
+// A dynamic query count: rows <= 16 take the split kernels, the rest the one-pass kernel.
+// CHECK-LABEL: func.func private @dynamic(
+// CHECK: %[[ROWS:.*]] = arith.muli %{{.*}}, %c4{{(_[0-9]+)?}} : index
+// CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[ROWS]], %c16{{(_[0-9]+)?}} : index
+// CHECK: scf.if %[[FITS]] {
+// CHECK: memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+// CHECK: memref.dealloc
+// CHECK: } else {
+// CHECK-NOT: memref<?xf32>
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK: return
+// OFF-LABEL: func.func private @dynamic(
+// OFF-NOT: arith.cmpi ule
+// OFF: gpu.launch
+// OFF-NOT: gpu.launch
+// OFF: return
+func.func private @dynamic(%q: memref<1x?x4x32xf32>, %k: memref<1x?x1x32xf32>, %v: memref<1x?x1x32xf32>, %n: index) -> memref<1x?x4x32xf32>
+    attributes {decoda.gpu_attention = {op = "decoda.attention", causal = true, mask = false, num_heads = 4 : i64, num_kv_heads = 1 : i64, scale = 0.17677669529663687 : f64, segment_ids = false, sinks = false}} {
+  %c1 = arith.constant 1 : index
+  %t = memref.dim %q, %c1 : memref<1x?x4x32xf32>
+  %o = memref.alloc(%t) : memref<1x?x4x32xf32>
+  return %o : memref<1x?x4x32xf32>
+}
+
+// -----
+
+// A static query count with more rows than a block (5 queries x 4 heads = 20): no split.
+// CHECK-LABEL: func.func private @prefill(
+// CHECK-NOT: memref<?xf32>
+// CHECK-NOT: arith.cmpi ule
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func private @prefill(%q: memref<1x5x4x32xf32>, %k: memref<1x5x1x32xf32>, %v: memref<1x5x1x32xf32>, %n: index) -> memref<1x5x4x32xf32>
+    attributes {decoda.gpu_attention = {op = "decoda.attention", causal = true, mask = false, num_heads = 4 : i64, num_kv_heads = 1 : i64, scale = 0.17677669529663687 : f64, segment_ids = false, sinks = false}} {
+  %o = memref.alloc() : memref<1x5x4x32xf32>
+  return %o : memref<1x5x4x32xf32>
+}
