@@ -2,7 +2,9 @@
 //
 // decoda-gpu-flash-attention (GPUPasses.td): the body of each function tagged
 // decoda.gpu_attention (q [B, Tq, Hq, D], k [B, S, Hkv, D], v [B, S, Hkv, Dv], keyLen, then
-// mask / segment_ids / sinks) becomes
+// mask / segment_ids / sinks) becomes one kernel: for bf16/f16 storage with head dims that
+// are multiples of 16 up to 128 the tensor-core kernel (TensorCoreKernel below: mma.sync
+// m16n8k16, 64 rows per block, cp.async double buffering), otherwise the f32 SIMT kernel:
 //
 //   out = alloc [B, Tq, Hq, Dv]
 //   if Tq > 0 and B > 0:
@@ -23,13 +25,15 @@
 //     e^(sink - safe(M)); out = acc · num / den (0 when den = 0), rounded to the storage type
 //
 // The formulas are those of the target-neutral lowering (Attention.cpp), so the f32 results
-// differ only in the order of the sums.
+// differ only in the order of the sums; the tensor-core kernel also rounds P to the storage
+// type before P·V (it is an mma.sync operand), within u · max|v| of the exact result.
 //
 //===----------------------------------------------------------------------===//
 
 #include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
 #include "decoda/Transforms/Passes.h"
 
+#include "GPUMmaFragments.h"
 #include "TaggedCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -37,10 +41,15 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/InliningUtils.h"
 
+#include <array>
 #include <limits>
+#include <tuple>
 
 namespace mlir::decoda {
 #define GEN_PASS_DEF_GPUFLASHATTENTIONPASS
@@ -56,6 +65,8 @@ constexpr int64_t kRows = kWarps * kRowsPerWarp; // rows (query, head) per block
 constexpr int64_t kThreads = 32 * kWarps;
 constexpr int64_t kKeys = 32;                    // keys per tile: one per lane
 constexpr int64_t kSharedLimit = 48 * 1024;      // static shared memory per block
+constexpr int64_t kTcRows = 64;                  // tensor-core kernel: 16 rows per warp
+constexpr int64_t kTcMaxHeadDim = 128;           // Q fragments D / 4, accumulators Dv / 2 regs
 
 /// Split-K decode attention (flash decoding) options.
 struct SplitOptions {
@@ -70,7 +81,33 @@ struct Config : mlir::decoda::AttentionCallConfig {
   /// Value columns per lane and row; Vs is padded with zeros to 32 * cols columns.
   int64_t cols() const { return (dv + 31) / 32; }
   int64_t sharedBytes() const { return 4 * (kRows * d + kKeys * (d + 1) + kKeys * 32 * cols()); }
+
+  /// Tensor-core kernel: two stages of K and V tiles of `keys` keys, rows padded by 8
+  /// elements (16 bytes).
+  int64_t tcSharedBytes(int64_t keys) const { return 2 * 2 * keys * (d + 8 + dv + 8); }
+  /// Keys per K/V tile: 64 when both stages fit the static limit, else 32 (head dim 128:
+  /// 64 keys would need 68 KiB).
+  int64_t tcKeys() const { return tcSharedBytes(64) <= kSharedLimit ? 64 : 32; }
 };
+
+/// Why the tensor-core kernel does not take `c` ("" when it does).
+std::string tensorCoreRefusal(const Config &c) {
+  if (!c.elem.isBF16() && !c.elem.isF16())
+    return "f32 storage (the tensor-core kernel takes bf16 and f16)";
+  if (c.d % 16 || c.dv % 16)
+    return "head dims " + std::to_string(c.d) + ", " + std::to_string(c.dv) +
+           " are not multiples of 16 (mma.sync k16 slices and pairs of n8 fragments)";
+  if (c.d > kTcMaxHeadDim || c.dv > kTcMaxHeadDim)
+    return "head dims " + std::to_string(c.d) + ", " + std::to_string(c.dv) +
+           " over 128 (Q fragments and accumulators would not fit in registers)";
+  int64_t keys = c.tcKeys();
+  if (c.tcSharedBytes(keys) > kSharedLimit || (keys * c.d / 8) % kThreads ||
+      (keys * c.dv / 8) % kThreads)
+    return "head dims " + std::to_string(c.d) + ", " + std::to_string(c.dv) +
+           ": no K/V tile of 32 or 64 keys fits 48 KiB with its 16-byte chunks a multiple of " +
+           std::to_string(kThreads) + " threads";
+  return "";
+}
 
 bool identityMemRef(Type t) {
   auto m = dyn_cast<MemRefType>(t);
@@ -126,12 +163,6 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
     why = "head counts or dims differ from the configuration";
     return failure();
   }
-  if (c.sharedBytes() > kSharedLimit) {
-    why = "the tiles need " + std::to_string(c.sharedBytes()) +
-          " bytes of shared memory, over the 48 KiB static limit (head dims " +
-          std::to_string(c.d) + ", " + std::to_string(c.dv) + ")";
-    return failure();
-  }
   // A static query count whose rows (query, head of the group) fit one block: the grid would
   // be B * Hkv blocks only (8 for Llama-3.2-1B at batch 1), so the keys are split instead.
   if (split.maxSplits > 1)
@@ -163,10 +194,14 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
   return c;
 }
 
-class Kernel {
+/// What both kernels share: the function's entry (output allocation, the guard against empty
+/// launches), index and float helpers, the rows of a block, the key range a block can see, the
+/// logits of one (row, key) and the final normalisation with sinks.
+class KernelBase {
 public:
-  Kernel(func::FuncOp fn, const Config &c, const SplitOptions &so)
-      : fn(fn), c(c), so(so), b(fn.getContext()), loc(fn.getLoc()) {}
+  KernelBase(func::FuncOp fn, const Config &c, const SplitOptions &so, int64_t rows)
+      : fn(fn), c(c), so(so), b(fn.getContext()), loc(fn.getLoc()), rows(rows) {}
+  virtual ~KernelBase() = default;
 
   void emit() {
     Block &entry = mlir::decoda::clearTaggedBody(fn);
@@ -205,7 +240,7 @@ public:
       } else if (c.split == Config::Split::Never) {
         emitLaunch(batch);
       } else {
-        // The query count is known at run time: split when the rows fit one block.
+        // The query count is known at run time: split when the rows fit one SIMT block.
         auto fits = scf::IfOp::create(b, loc, TypeRange{},
                                       cmp(arith::CmpIPredicate::ule, rowsTotal, idx(kRows)),
                                       /*withElseRegion=*/true);
@@ -219,7 +254,11 @@ public:
     func::ReturnOp::create(b, loc, out);
   }
 
-private:
+protected:
+  virtual void emitLaunch(Value batch) = 0;
+  /// Flash decoding (the SIMT kernel's split form).
+  virtual void emitSplit(Value batch) = 0;
+
   // Index and float helpers.
   Value idx(int64_t x) { return arith::ConstantIndexOp::create(b, loc, x); }
   Value fc(double x) {
@@ -240,24 +279,26 @@ private:
   Value mins(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
   Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fmax(Value x, Value y) { return arith::MaximumFOp::create(b, loc, x, y); }
   Value fexp(Value x) { return math::ExpOp::create(b, loc, x); }
+  Value negInf() { return fc(-std::numeric_limits<double>::infinity()); }
   Value widen(Value x) {
     return x.getType() == f32 ? x : arith::ExtFOp::create(b, loc, f32, x).getResult();
   }
   /// The exponent base of the online softmax: 0 while the max is still -inf.
   Value safe(Value m) {
-    Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
-                                           fc(-std::numeric_limits<double>::infinity()));
+    Value isNegInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m, negInf());
     return select(isNegInf, fc(0.0), m);
   }
   Value shuffle(Value x, Value offset, gpu::ShuffleMode mode) {
     return gpu::ShuffleOp::create(b, loc, x, offset, i32c(32), mode).getShuffleResult();
   }
-  /// The butterfly reduction of `x` over the 32 lanes of a warp (every lane gets the result).
-  Value warpReduce(Value x, bool isMax) {
-    for (int32_t o = 16; o >= 1; o /= 2) {
+  /// The butterfly reduction of `x` over lanes that differ in the bits of offsets `from`,
+  /// from / 2, ..., 1 (16: a whole warp; 2: the 4 lanes of a quad).
+  Value butterfly(Value x, bool isMax, int32_t from) {
+    for (int32_t o = from; o >= 1; o /= 2) {
       Value y = shuffle(x, i32c(o), gpu::ShuffleMode::XOR);
-      x = isMax ? arith::MaximumFOp::create(b, loc, x, y).getResult() : fadd(x, y);
+      x = isMax ? fmax(x, y) : fadd(x, y);
     }
     return x;
   }
@@ -272,6 +313,134 @@ private:
     scf::YieldOp::create(b, loc, fc(0.0));
     return ifOp.getResult(0);
   }
+
+  /// Row `p` (flattened (query, head in group)): query index, head, validity.
+  struct Row {
+    Value valid, query, head, pos;
+  };
+  Row row(Value p) {
+    Row r;
+    r.valid = cmp(arith::CmpIPredicate::ult, p, rowsTotal);
+    Value pc = select(r.valid, p, idx(0)); // a safe index for rows past the end
+    r.query = div(pc, c.group);
+    r.head = add(mul(kvh, c.group), rem(pc, c.group));
+    r.pos = add(qOff, r.query);
+    return r;
+  }
+
+  /// Keys any row of the block (rows p0 .. p0 + rows - 1) can see: [jlo, jhi).
+  std::pair<Value, Value> keyRange() {
+    Value lastRow = sub(mins(add(p0, idx(rows)), rowsTotal), idx(1));
+    Value posLo = add(qOff, div(p0, c.group));
+    Value posHi = add(qOff, div(lastRow, c.group));
+    Value jlo = idx(0), jhi = keyLen;
+    if (c.causal)
+      jhi = mins(jhi, add(posHi, idx(1)));
+    if (c.window) // p - j < window
+      jlo = maxs(jlo, sub(add(posLo, idx(1)), idx(*c.window)));
+    if (c.chunk) { // the same chunk as p
+      jlo = maxs(jlo, mul(div(posLo, *c.chunk), *c.chunk));
+      jhi = mins(jhi, mul(add(div(posHi, *c.chunk), idx(1)), *c.chunk));
+    }
+    return {jlo, jhi};
+  }
+
+  /// The logit of raw score `s` of row `rw` and key `j` (`inRange`: j < jEnd): scale, softcap,
+  /// additive mask, and -inf where the key is not visible (causal, window, chunk, segments).
+  Value logit(Value s, const Row &rw, Value j, Value inRange) {
+    Value jSafe = select(inRange, j, idx(0));
+    Value x = fmul(s, fc(c.scale));
+    if (c.softcap && !std::isinf(*c.softcap)) {
+      Value t = math::TanhOp::create(b, loc, fmul(x, fc(1.0 / *c.softcap)));
+      x = fmul(fc(*c.softcap), t);
+    }
+    Value visible = andi(inRange, rw.valid);
+    if (c.mask) {
+      auto mt = cast<MemRefType>(mask.getType());
+      Value bm = mt.getDimSize(0) == 1 ? idx(0) : bIdx;
+      Value hm = mt.getDimSize(1) == 1 ? idx(0) : rw.head;
+      x = fadd(x, guardedLoad(visible, mask, ValueRange{bm, hm, rw.query, jSafe}));
+    }
+    if (c.causal)
+      visible = andi(visible, cmp(arith::CmpIPredicate::sle, j, rw.pos));
+    if (c.window)
+      visible = andi(visible, cmp(arith::CmpIPredicate::slt, sub(rw.pos, j), idx(*c.window)));
+    if (c.chunk)
+      visible = andi(visible, cmp(arith::CmpIPredicate::eq, div(j, *c.chunk),
+                                  div(rw.pos, *c.chunk)));
+    if (c.segmentIds) {
+      auto segIf = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, visible, true);
+      {
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(&segIf.getThenRegion().front());
+        Value sj = memref::LoadOp::create(b, loc, seg, ValueRange{bIdx, jSafe});
+        Value sp = memref::LoadOp::create(b, loc, seg, ValueRange{bIdx, rw.pos});
+        scf::YieldOp::create(b, loc, cmp(arith::CmpIPredicate::eq, sj, sp));
+        b.setInsertionPointToStart(&segIf.getElseRegion().front());
+        scf::YieldOp::create(b, loc,
+                             arith::ConstantOp::create(b, loc, b.getBoolAttr(false)).getResult());
+      }
+      visible = segIf.getResult(0);
+    }
+    return select(visible, x, negInf());
+  }
+
+  /// The factor of a row's accumulator at the end, from its running max `mRow` and its summed
+  /// denominator `den`: with sinks M = max(m, sink), num = e^(m - safe(M)), den' = den·num +
+  /// e^(sink - safe(M)); num / den', 0 for a row without any weight.
+  Value rowScale(const Row &rw, Value mRow, Value den) {
+    Value num = fc(1.0);
+    if (c.sinks) {
+      Value sink = widen(memref::LoadOp::create(b, loc, sinks, ValueRange{rw.head}));
+      Value big = safe(fmax(mRow, sink));
+      num = fexp(arith::SubFOp::create(b, loc, mRow, big));
+      den = fadd(fmul(den, num), fexp(arith::SubFOp::create(b, loc, sink, big)));
+    }
+    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, den, fc(0.0));
+    return select(empty, fc(0.0), arith::DivFOp::create(b, loc, num, select(empty, fc(1.0), den)));
+  }
+
+  /// Block-level values every launch sets: thread, lane, first row, K/V head, batch, offset.
+  void readIds(gpu::LaunchOp launch) {
+    tid = launch.getThreadIds().x;
+    warp = div(tid, 32);
+    lane = rem(tid, 32);
+    p0 = mul(launch.getBlockIds().x, rows);
+    kvh = launch.getBlockIds().y;
+    bIdx = launch.getBlockIds().z;
+    qOff = sub(keyLen, tq);
+  }
+
+  gpu::LaunchOp createLaunch(ArrayRef<Type> workgroup, Value gridX = nullptr) {
+    if (!gridX)
+      gridX = div(add(rowsTotal, idx(rows - 1)), rows);
+    Value one = idx(1);
+    return gpu::LaunchOp::create(b, loc, gridX, idx(c.numKvHeads), batchDim(), idx(kThreads),
+                                 one, one, /*dynamicSharedMemorySize=*/nullptr,
+                                 /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+                                 TypeRange(workgroup));
+  }
+  Value batchDim() { return memref::DimOp::create(b, loc, q, 0); }
+
+  func::FuncOp fn;
+  const Config &c;
+  const SplitOptions &so;
+  OpBuilder b;
+  Location loc;
+  int64_t rows; // (query, head) rows per block
+  Type f32;
+  Value q, k, v, keyLen, mask, seg, sinks, out, tq, rowsTotal;
+  // Inside the launch.
+  Value tid, warp, lane, p0, kvh, bIdx, qOff;
+};
+
+/// The f32 SIMT kernel (any storage type, head dims within the shared-memory limit).
+class SimtKernel : public KernelBase {
+public:
+  SimtKernel(func::FuncOp fn, const Config &c, const SplitOptions &so, int64_t rows = kRows)
+      : KernelBase(fn, c, so, rows) {}
+
+protected:
   /// for (e = tid; e < count; e += threads) body(e), as an scf.for over the thread's share.
   void forEachShare(int64_t count, function_ref<void(Value)> body) {
     int64_t steps = (count + kThreads - 1) / kThreads;
@@ -289,24 +458,10 @@ private:
     body(e);
   }
 
-  /// Row `p` (flattened (query, head in group)): query index, head, validity.
-  struct Row {
-    Value valid, query, head, pos;
-  };
-  Row row(Value p) {
-    Row r;
-    r.valid = cmp(arith::CmpIPredicate::ult, p, rowsTotal);
-    Value pc = select(r.valid, p, idx(0)); // a safe index for rows past the end
-    r.query = div(pc, c.group);
-    r.head = add(mul(kvh, c.group), rem(pc, c.group));
-    r.pos = add(qOff, r.query);
-    return r;
-  }
-
   /// Flash decoding: the keys of each (batch, K/V head) are split over `splits` blocks (chosen
   /// at run time from the key count and the grid size), each leaving its rows' running max,
   /// denominator and unnormalised accumulator in a workspace; a second kernel combines them.
-  void emitSplit(Value batch) {
+  void emitSplit(Value batch) override {
     Value bh = mul(batch, c.numKvHeads);
     Value want = arith::CeilDivUIOp::create(b, loc, idx(so.targetBlocks), bh);
     Value byKeys = arith::CeilDivUIOp::create(b, loc, keyLen, idx(so.minKeys));
@@ -316,8 +471,11 @@ private:
     work = memref::AllocOp::create(b, loc, MemRefType::get({ShapedType::kDynamic}, f32),
                                    ValueRange{size});
     splitting = true;
-    emitLaunch(batch);
+    int64_t savedRows = rows;
+    rows = kRows;
+    SimtKernel::emitLaunch(batch);
     emitCombine(batch);
+    rows = savedRows;
     splitting = false;
     memref::DeallocOp::create(b, loc, work);
   }
@@ -327,21 +485,6 @@ private:
     Value bk = add(mul(bIdx, c.numKvHeads), kvh);
     Value bs = add(arith::MulIOp::create(b, loc, bk, splits), split);
     return add(mul(add(mul(bs, kRows), r), c.dv + 2), e);
-  }
-
-  /// The factor that turns a row's accumulator into its output: sinks join the denominator as
-  /// in the op's definition, a row without visible keys (den = 0) gives 0.
-  Value outputScale(Value mRow, Value den, Value head) {
-    Value num = fc(1.0);
-    if (c.sinks) {
-      Value sink = widen(memref::LoadOp::create(b, loc, sinks, ValueRange{head}));
-      Value big = safe(arith::MaximumFOp::create(b, loc, mRow, sink));
-      num = fexp(arith::SubFOp::create(b, loc, mRow, big));
-      den = fadd(fmul(den, num), fexp(arith::SubFOp::create(b, loc, sink, big)));
-    }
-    Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, den, fc(0.0));
-    return select(empty, fc(0.0),
-                  arith::DivFOp::create(b, loc, num, select(empty, fc(1.0), den)));
   }
 
   /// out[b, query, head, col] = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s (M the max of
@@ -363,16 +506,13 @@ private:
       auto inside = scf::IfOp::create(b, loc, TypeRange{}, rw.valid, false);
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&inside.getThenRegion().front());
-      Value negInf = fc(-std::numeric_limits<double>::infinity());
-      auto maxLoop = scf::ForOp::create(b, loc, idx(0), splits, idx(1), ValueRange{negInf});
+      auto maxLoop = scf::ForOp::create(b, loc, idx(0), splits, idx(1), ValueRange{negInf()});
       {
         OpBuilder::InsertionGuard g3(b);
         b.setInsertionPointToStart(maxLoop.getBody());
         Value ms = memref::LoadOp::create(
             b, loc, work, workIndex(maxLoop.getInductionVar(), r, idx(c.dv)));
-        scf::YieldOp::create(
-            b, loc,
-            ValueRange{arith::MaximumFOp::create(b, loc, maxLoop.getRegionIterArgs()[0], ms)});
+        scf::YieldOp::create(b, loc, ValueRange{fmax(maxLoop.getRegionIterArgs()[0], ms)});
       }
       Value mAll = maxLoop.getResult(0);
       Value base = safe(mAll);
@@ -391,7 +531,7 @@ private:
                              ValueRange{math::FmaOp::create(b, loc, w, ls, it[0]),
                                         math::FmaOp::create(b, loc, w, as, it[1])});
       }
-      Value y = fmul(sumLoop.getResult(1), outputScale(mAll, sumLoop.getResult(0), rw.head));
+      Value y = fmul(sumLoop.getResult(1), rowScale(rw, mAll, sumLoop.getResult(0)));
       if (c.elem != f32)
         y = arith::TruncFOp::create(b, loc, c.elem, y);
       memref::StoreOp::create(b, loc, y, out, ValueRange{bIdx, rw.query, rw.head, col});
@@ -399,33 +539,24 @@ private:
     gpu::TerminatorOp::create(b, loc);
   }
 
-  void emitLaunch(Value batch) {
+  void emitLaunch(Value) override {
     MLIRContext *ctx = b.getContext();
     auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     auto qsType = MemRefType::get({kRows, c.d}, f32, MemRefLayoutAttrInterface(), shared);
     auto ksType = MemRefType::get({kKeys, c.d + 1}, f32, MemRefLayoutAttrInterface(), shared);
     auto vsType =
         MemRefType::get({kKeys, 32 * c.cols()}, f32, MemRefLayoutAttrInterface(), shared);
-    Value gridX = splitting ? splits : div(add(rowsTotal, idx(kRows - 1)), kRows);
-    Value one = idx(1);
-    auto launch = gpu::LaunchOp::create(b, loc, gridX, idx(c.numKvHeads), batch, idx(kThreads),
-                                        one, one, /*dynamicSharedMemorySize=*/nullptr,
-                                        /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
-                                        TypeRange{qsType, ksType, vsType});
+    auto launch = createLaunch({qsType, ksType, vsType}, splitting ? splits : Value());
     Value qs = launch.getWorkgroupAttributions()[0];
-    ks = launch.getWorkgroupAttributions()[1];
-    vs = launch.getWorkgroupAttributions()[2];
+    Value ks = launch.getWorkgroupAttributions()[1];
+    Value vs = launch.getWorkgroupAttributions()[2];
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&launch.getBody().front());
-    tid = launch.getThreadIds().x;
-    Value warp = div(tid, 32);
-    lane = rem(tid, 32);
+    readIds(launch);
     // Split: every block has the same (only) 16 rows and its share of the keys.
     Value split = launch.getBlockIds().x;
-    p0 = splitting ? idx(0) : mul(launch.getBlockIds().x, kRows);
-    kvh = launch.getBlockIds().y;
-    bIdx = launch.getBlockIds().z;
-    qOff = sub(keyLen, tq);
+    if (splitting)
+      p0 = idx(0);
 
     // The block's query rows into shared memory (0 for rows past the end).
     forEachShare(kRows * c.d, [&](Value e) {
@@ -435,19 +566,7 @@ private:
       memref::StoreOp::create(b, loc, x, qs, ValueRange{r, dd});
     });
 
-    // Keys any row of the block can see: [jlo, jhi).
-    Value lastRow = sub(mins(add(p0, idx(kRows)), rowsTotal), idx(1));
-    Value posLo = add(qOff, div(p0, c.group));
-    Value posHi = add(qOff, div(lastRow, c.group));
-    Value jlo = idx(0), jhi = keyLen;
-    if (c.causal)
-      jhi = mins(jhi, add(posHi, idx(1)));
-    if (c.window) // p - j < window
-      jlo = maxs(jlo, sub(add(posLo, idx(1)), idx(*c.window)));
-    if (c.chunk) { // the same chunk as p
-      jlo = maxs(jlo, mul(div(posLo, *c.chunk), *c.chunk));
-      jhi = mins(jhi, mul(add(div(posHi, *c.chunk), idx(1)), *c.chunk));
-    }
+    auto [jlo, jhi] = keyRange();
     if (splitting) {
       // This block's share: whole tiles of the range, the last ones possibly empty.
       Value range = maxs(sub(jhi, jlo), idx(0));
@@ -456,20 +575,19 @@ private:
       jlo = add(jlo, arith::MulIOp::create(b, loc, split, chunk));
       jhi = mins(jhi, add(jlo, chunk));
     }
-    jEnd = jhi;
+    Value jEnd = jhi;
 
     int64_t cols = c.cols();
-    Value negInf = fc(-std::numeric_limits<double>::infinity());
     SmallVector<Value> init;
     for (int64_t rr = 0; rr < kRowsPerWarp; ++rr)
-      init.push_back(negInf); // m
+      init.push_back(negInf()); // m
     for (int64_t rr = 0; rr < kRowsPerWarp; ++rr)
       init.push_back(fc(0.0)); // l (this lane's share)
     for (int64_t i = 0; i < kRowsPerWarp * cols; ++i)
       init.push_back(fc(0.0)); // acc
-    SmallVector<Row> rows;
+    SmallVector<Row> rowsOfWarp;
     for (int64_t rr = 0; rr < kRowsPerWarp; ++rr)
-      rows.push_back(row(add(p0, add(mul(warp, kRowsPerWarp), idx(rr)))));
+      rowsOfWarp.push_back(row(add(p0, add(mul(warp, kRowsPerWarp), idx(rr)))));
 
     auto loop = scf::ForOp::create(b, loc, jlo, jhi, idx(kKeys), init);
     {
@@ -521,45 +639,10 @@ private:
 
       Value j = add(j0, lane);
       Value inRange = cmp(arith::CmpIPredicate::ult, j, jEnd);
-      Value jSafe = select(inRange, j, idx(0));
       SmallVector<Value> probs;
       for (int64_t rr = 0; rr < kRowsPerWarp; ++rr) {
-        const Row &rw = rows[rr];
-        Value x = fmul(dLoop.getResult(rr), fc(c.scale));
-        if (c.softcap && !std::isinf(*c.softcap)) {
-          Value t = math::TanhOp::create(b, loc, fmul(x, fc(1.0 / *c.softcap)));
-          x = fmul(fc(*c.softcap), t);
-        }
-        Value visible = andi(inRange, rw.valid);
-        if (c.mask) {
-          auto mt = cast<MemRefType>(mask.getType());
-          Value bm = mt.getDimSize(0) == 1 ? idx(0) : bIdx;
-          Value hm = mt.getDimSize(1) == 1 ? idx(0) : rw.head;
-          x = fadd(x, guardedLoad(visible, mask, ValueRange{bm, hm, rw.query, jSafe}));
-        }
-        if (c.causal)
-          visible = andi(visible, cmp(arith::CmpIPredicate::sle, j, rw.pos));
-        if (c.window)
-          visible = andi(visible, cmp(arith::CmpIPredicate::slt, sub(rw.pos, j), idx(*c.window)));
-        if (c.chunk)
-          visible = andi(visible, cmp(arith::CmpIPredicate::eq, div(j, *c.chunk),
-                                      div(rw.pos, *c.chunk)));
-        if (c.segmentIds) {
-          auto segIf = scf::IfOp::create(b, loc, TypeRange{b.getI1Type()}, visible, true);
-          {
-            OpBuilder::InsertionGuard g3(b);
-            b.setInsertionPointToStart(&segIf.getThenRegion().front());
-            Value sj = memref::LoadOp::create(b, loc, seg, ValueRange{bIdx, jSafe});
-            Value sp = memref::LoadOp::create(b, loc, seg, ValueRange{bIdx, rw.pos});
-            scf::YieldOp::create(b, loc, cmp(arith::CmpIPredicate::eq, sj, sp));
-            b.setInsertionPointToStart(&segIf.getElseRegion().front());
-            scf::YieldOp::create(b, loc, arith::ConstantOp::create(b, loc, b.getBoolAttr(false))
-                                             .getResult());
-          }
-          visible = segIf.getResult(0);
-        }
-        x = select(visible, x, negInf);
-        Value mNew = arith::MaximumFOp::create(b, loc, m[rr], warpReduce(x, /*isMax=*/true));
+        Value x = logit(dLoop.getResult(rr), rowsOfWarp[rr], j, inRange);
+        Value mNew = fmax(m[rr], butterfly(x, /*isMax=*/true, 16));
         Value base = safe(mNew);
         Value corr = fexp(arith::SubFOp::create(b, loc, m[rr], base));
         Value p = fexp(arith::SubFOp::create(b, loc, x, base));
@@ -598,9 +681,9 @@ private:
     // accumulator by column), for the combining kernel.
     if (splitting) {
       for (int64_t rr = 0; rr < kRowsPerWarp; ++rr) {
-        const Row &rw = rows[rr];
+        const Row &rw = rowsOfWarp[rr];
         Value r = add(mul(warp, kRowsPerWarp), idx(rr));
-        Value den = warpReduce(loop.getResult(kRowsPerWarp + rr), /*isMax=*/false);
+        Value den = butterfly(loop.getResult(kRowsPerWarp + rr), /*isMax=*/false, 16);
         auto lead = scf::IfOp::create(
             b, loc, TypeRange{}, andi(rw.valid, cmp(arith::CmpIPredicate::eq, lane, idx(0))),
             false);
@@ -629,10 +712,9 @@ private:
 
     // Normalise and store.
     for (int64_t rr = 0; rr < kRowsPerWarp; ++rr) {
-      const Row &rw = rows[rr];
-      Value mRow = loop.getResult(rr);
-      Value den = warpReduce(loop.getResult(kRowsPerWarp + rr), /*isMax=*/false);
-      Value rowScale = outputScale(mRow, den, rw.head);
+      const Row &rw = rowsOfWarp[rr];
+      Value den = butterfly(loop.getResult(kRowsPerWarp + rr), /*isMax=*/false, 16);
+      Value scaleRow = rowScale(rw, loop.getResult(rr), den);
       for (int64_t cc = 0; cc < cols; ++cc) {
         Value col = add(lane, idx(32 * cc));
         Value inside = rw.valid;
@@ -641,7 +723,7 @@ private:
         auto store = scf::IfOp::create(b, loc, TypeRange{}, inside, false);
         OpBuilder::InsertionGuard g3(b);
         b.setInsertionPointToStart(&store.getThenRegion().front());
-        Value y = fmul(loop.getResult(2 * kRowsPerWarp + rr * cols + cc), rowScale);
+        Value y = fmul(loop.getResult(2 * kRowsPerWarp + rr * cols + cc), scaleRow);
         if (c.elem != f32)
           y = arith::TruncFOp::create(b, loc, c.elem, y);
         memref::StoreOp::create(b, loc, y, out, ValueRange{bIdx, rw.query, rw.head, col});
@@ -650,28 +732,320 @@ private:
     gpu::TerminatorOp::create(b, loc);
   }
 
-  func::FuncOp fn;
-  const Config &c;
-  const SplitOptions &so;
-  OpBuilder b;
-  Location loc;
-  Type f32;
-  Value q, k, v, keyLen, mask, seg, sinks, out, tq, rowsTotal;
-  Value splits, work; // split decoding: the split count and the workspace
+  Value splits, work;     // split decoding: the split count and the workspace
   bool splitting = false; // emitting the split kernels
-  // Inside the launch.
-  Value ks, vs, tid, lane, p0, kvh, bIdx, qOff, jEnd;
+};
+
+/// The tensor-core kernel (bf16/f16 storage, f32 accumulation), FlashAttention-2 style: a
+/// block of 4 warps owns 64 rows, warp w rows 16w .. 16w + 15 as one m16 fragment.
+///
+///   Ks [2][keys][D + 8], Vs [2][keys][Dv + 8] : storage type (two stages; rows padded by 16
+///     bytes: a row pitch that is an odd multiple of 16 bytes puts the 8 rows of an ldmatrix
+///     matrix in distinct bank groups)
+///   Q: cp.async into Ks viewed as 64 rows, ldmatrix.x4 into D / 16 A fragments kept in
+///     registers for the whole kernel; barrier
+///   stage 0 <- tile 0 (cp.async, rows past jhi zero-filled)
+///   for tile t: prefetch t + 1 into the other stage (wait until one group is pending, or
+///     for all on the last), barrier;
+///     S = Q·Kᵀ: per k16 slice of D, ldmatrix.x4 of two key n8 fragments (Ks[key][d] is the
+///       "col" B operand as stored), mma.sync.m16n8k16 into keys / 8 f32 fragments;
+///     logits from indices per fragment element (rows g, g + 8, keys 8n + 2q, + 1), row max
+///     over the thread's elements then shfl.bfly 1, 2 (the quad holds a row), online softmax
+///     (running max, per-thread partial sum, accumulators rescaled);
+///     O += P·V: P rounded to the storage type in registers; fragments 2s and 2s + 1 of S are
+///       the A fragment of key slice s (see below); V by ldmatrix.x4.trans (Vs[key][dv] is
+///       the k-major B operand), two dv n8 fragments each;
+///     barrier (the stage is refilled by the next iteration's prefetch)
+///   den = quad sum of the partial sums; out = acc · rowScale, rounded, stored per element.
+///
+/// Fragments (PTX ISA, "Matrix fragments for mma.m16n8k16" with .f16/.bf16; lane l,
+/// g = l / 4, q = l % 4): C of a 16x8 tile: c0, c1 = C[g][2q, 2q + 1], c2, c3 = C[g + 8][..];
+/// A of a 16x16 slice: a0 = A[g][2q, 2q + 1], a1 = A[g + 8][2q, ..], a2 = A[g][2q + 8, ..],
+/// a3 = A[g + 8][2q + 8, ..]. So for key slice s (keys 16s .. 16s + 15) the A fragment of P
+/// is (c0 c1, c2 c3) of S fragment 2s (keys 16s + 2q, + 1) followed by (c0 c1, c2 c3) of S
+/// fragment 2s + 1 (keys 16s + 8 + 2q, + 1), each pair rounded to one 32-bit register.
+/// B of a 16x8 slice: b0 = B[k = 2q, 2q + 1][n = g], b1 = B[k = 2q + 8, ..][n = g]; an
+/// ldmatrix 8x8 matrix gives lane l the elements (g, 2q), (g, 2q + 1) of its rows, or
+/// (2q, g), (2q + 1, g) with .trans: rows = keys and columns = dv, as V is stored, give b0.
+///
+/// A decode step's split form (flash decoding, chosen at run time for a dynamic query count)
+/// is the SIMT kernel's.
+class TensorCoreKernel : public SimtKernel {
+public:
+  TensorCoreKernel(func::FuncOp fn, const Config &c, const SplitOptions &so)
+      : SimtKernel(fn, c, so, kTcRows) {}
+
+private:
+  int64_t keys() const { return c.tcKeys(); }
+
+  /// cp.async of `rowsCount` rows of `width` elements of `src` into `dst[dstRow(r)..][col]`,
+  /// in 16-byte chunks spread over the threads; `source(r, col)` gives whether row r is read
+  /// and the indices of its chunk (safe ones when not: zero fill from a valid address).
+  void copyRows(SmallVectorImpl<Value> &tokens, Value src, Value dst, int64_t rowsCount,
+                int64_t width, function_ref<SmallVector<Value>(Value r)> dstRow,
+                function_ref<std::pair<Value, SmallVector<Value>>(Value r, Value col)> source) {
+    auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+    int64_t perRow = width / 8;
+    int64_t chunks = rowsCount * perRow; // a multiple of the threads (tensorCoreRefusal)
+    for (int64_t i = 0; i < chunks / kThreads; ++i) {
+      Value ch = add(tid, idx(i * kThreads));
+      Value r = div(ch, perRow);
+      Value col = mul(rem(ch, perRow), 8);
+      auto [inside, srcIdx] = source(r, col);
+      Value count = select(inside, idx(8), idx(0));
+      SmallVector<Value> dstIdx = dstRow(r);
+      dstIdx.push_back(col);
+      auto copy = nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, dst, dstIdx, src, srcIdx,
+                                                   b.getIndexAttr(8), count, b.getUnitAttr());
+      tokens.push_back(copy.getAsyncToken());
+    }
+  }
+
+  Value group(ArrayRef<Value> tokens) {
+    auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+    return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokenType, tokens).getAsyncToken();
+  }
+
+  /// The copies of key tile `j0` (keys j0 .. j0 + keys - 1, zero past jhi) into `stage`.
+  Value copyTile(Value stage, Value j0, Value jhi) {
+    SmallVector<Value> tokens;
+    for (auto [mem, tiles, width] : {std::tuple{k, ks, c.d}, std::tuple{v, vs, c.dv}}) {
+      copyRows(
+          tokens, mem, tiles, keys(), width, [&](Value r) { return SmallVector<Value>{stage, r}; },
+          [&](Value r, Value col) {
+            Value j = add(j0, r);
+            Value inside = cmp(arith::CmpIPredicate::ult, j, jhi);
+            // j0 < jhi is a key of the cache: a valid address for the zero fill.
+            return std::pair{inside, SmallVector<Value>{bIdx, select(inside, j, j0), kvh, col}};
+          });
+    }
+    return group(tokens);
+  }
+
+  void emitLaunch(Value batch) override {
+    if (splitting)
+      return SimtKernel::emitLaunch(batch);
+    MLIRContext *ctx = b.getContext();
+    Type el = c.elem;
+    auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto ksType =
+        MemRefType::get({2, keys(), c.d + 8}, el, MemRefLayoutAttrInterface(), shared);
+    auto vsType =
+        MemRefType::get({2, keys(), c.dv + 8}, el, MemRefLayoutAttrInterface(), shared);
+    auto launch = createLaunch({ksType, vsType});
+    ks = launch.getWorkgroupAttributions()[0];
+    vs = launch.getWorkgroupAttributions()[1];
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    readIds(launch);
+    Value g8 = div(lane, 4), q2 = mul(rem(lane, 4), 2);
+
+    auto aType = VectorType::get({4, 2}, el);
+    auto accType = VectorType::get({2, 2}, f32);
+    auto pairType = VectorType::get({2}, f32);
+    auto pairElType = VectorType::get({2}, el);
+
+    // Q: the block's 64 rows into the K stages (row r at Ks[r / keys][r % keys]), then each
+    // warp's A fragments into registers.
+    SmallVector<Value> qTokens;
+    copyRows(
+        qTokens, q, ks, kTcRows, c.d,
+        [&](Value r) { return SmallVector<Value>{div(r, keys()), rem(r, keys())}; },
+        [&](Value r, Value col) {
+          Row rw = row(add(p0, r));
+          return std::pair{rw.valid, SmallVector<Value>{bIdx, rw.query, rw.head, col}};
+        });
+    Value qGroup = group(qTokens);
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, qGroup, b.getI32IntegerAttr(0));
+    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> qFrags;
+    {
+      Value r = add(mul(warp, 16), rem(lane, 16));
+      Value col = mul(div(lane, 16), 8);
+      for (int64_t s = 0; s < c.d / 16; ++s)
+        qFrags.push_back(mlir::decoda::gpu_mma::ldmatrix(
+            b, loc, aType, ks, {div(r, keys()), rem(r, keys()), add(col, idx(16 * s))},
+            /*transpose=*/false, 4));
+    }
+    // The first tile's copy overwrites the stages Q came through.
+    gpu::BarrierOp::create(b, loc);
+
+    auto [jlo, jhi] = keyRange();
+    Value span = maxs(sub(jhi, jlo), idx(0));
+    Value numTiles = div(add(span, idx(keys() - 1)), keys());
+    auto firstCopy = scf::IfOp::create(b, loc, TypeRange{},
+                                       cmp(arith::CmpIPredicate::sgt, numTiles, idx(0)), false);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&firstCopy.getThenRegion().front());
+      copyTile(idx(0), jlo, jhi);
+    }
+
+    // The thread's two rows (g and g + 8 of the warp's 16).
+    std::array<Row, 2> rowsOfThread;
+    for (int64_t h = 0; h < 2; ++h)
+      rowsOfThread[h] = row(add(p0, add(mul(warp, 16), add(g8, idx(8 * h)))));
+
+    int64_t accFrags = c.dv / 8, sFrags = keys() / 8;
+    Value zeroAcc = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
+    SmallVector<Value> init = {negInf(), negInf(), fc(0.0), fc(0.0)}; // m[2], l[2]
+    init.append(accFrags, zeroAcc);
+    auto loop = scf::ForOp::create(b, loc, idx(0), numTiles, idx(1), init);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value t = loop.getInductionVar();
+      ValueRange it = loop.getRegionIterArgs();
+      SmallVector<Value> m(it.begin(), it.begin() + 2), l(it.begin() + 2, it.begin() + 4);
+      SmallVector<Value> acc(it.begin() + 4, it.end());
+      Value j0 = add(jlo, mul(t, keys()));
+      Value next = add(t, idx(1));
+      auto prefetch = scf::IfOp::create(b, loc, TypeRange{},
+                                        cmp(arith::CmpIPredicate::ult, next, numTiles), true);
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(&prefetch.getThenRegion().front());
+        Value grp = copyTile(rem(next, 2), add(j0, idx(keys())), jhi);
+        nvgpu::DeviceAsyncWaitOp::create(b, loc, grp, b.getI32IntegerAttr(1));
+        b.setInsertionPointToStart(&prefetch.getElseRegion().front());
+        nvgpu::DeviceAsyncWaitOp::create(b, loc, qGroup, b.getI32IntegerAttr(0));
+      }
+      gpu::BarrierOp::create(b, loc);
+      Value stage = rem(t, 2);
+
+      // S = Q·Kᵀ.
+      SmallVector<Value> sAcc(sFrags, zeroAcc);
+      {
+        Value r = add(rem(lane, 8), mul(div(lane, 16), 8));
+        Value col = mul(rem(div(lane, 8), 2), 8);
+        for (int64_t s = 0; s < c.d / 16; ++s)
+          for (int64_t n = 0; n < sFrags; n += 2) {
+            Value x4 = mlir::decoda::gpu_mma::ldmatrix(
+                b, loc, aType, ks, {stage, add(r, idx(8 * n)), add(col, idx(16 * s))},
+                /*transpose=*/false, 4);
+            auto [b0, b1] = mlir::decoda::gpu_mma::splitX4(b, loc, x4);
+            sAcc[n] = mlir::decoda::gpu_mma::mma16816(b, loc, qFrags[s], b0, sAcc[n]);
+            sAcc[n + 1] = mlir::decoda::gpu_mma::mma16816(b, loc, qFrags[s], b1, sAcc[n + 1]);
+          }
+      }
+
+      // Logits and the online softmax on the fragments (thread rows g, g + 8).
+      SmallVector<std::array<std::array<Value, 2>, 2>> x(sFrags); // [n][h][e]
+      std::array<Value, 2> corr;
+      for (int64_t h = 0; h < 2; ++h) {
+        Value tileMax = negInf();
+        for (int64_t n = 0; n < sFrags; ++n) {
+          Value pair = vector::ExtractOp::create(b, loc, sAcc[n], ArrayRef<int64_t>{h});
+          for (int64_t e = 0; e < 2; ++e) {
+            Value j = add(j0, add(q2, idx(8 * n + e)));
+            Value s = vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{e});
+            x[n][h][e] = logit(s, rowsOfThread[h], j, cmp(arith::CmpIPredicate::ult, j, jhi));
+            tileMax = fmax(tileMax, x[n][h][e]);
+          }
+        }
+        Value mNew = fmax(m[h], butterfly(tileMax, /*isMax=*/true, 2));
+        Value base = safe(mNew);
+        corr[h] = fexp(arith::SubFOp::create(b, loc, m[h], base));
+        Value sum = fc(0.0);
+        for (int64_t n = 0; n < sFrags; ++n)
+          for (int64_t e = 0; e < 2; ++e) {
+            x[n][h][e] = fexp(arith::SubFOp::create(b, loc, x[n][h][e], base));
+            sum = fadd(sum, x[n][h][e]);
+          }
+        l[h] = fadd(fmul(l[h], corr[h]), sum);
+        m[h] = mNew;
+      }
+      std::array<Value, 2> corrPair;
+      for (int64_t h = 0; h < 2; ++h)
+        corrPair[h] = vector::BroadcastOp::create(b, loc, pairType, corr[h]);
+      for (Value &a : acc)
+        for (int64_t h = 0; h < 2; ++h) {
+          Value pair = vector::ExtractOp::create(b, loc, a, ArrayRef<int64_t>{h});
+          a = vector::InsertOp::create(b, loc, arith::MulFOp::create(b, loc, pair, corrPair[h]),
+                                       a, ArrayRef<int64_t>{h});
+        }
+
+      // O += P·V.
+      {
+        Value r = add(rem(lane, 8), mul(rem(div(lane, 8), 2), 8));
+        Value col = mul(div(lane, 16), 8);
+        for (int64_t s = 0; s < keys() / 16; ++s) {
+          Value pFrag = arith::ConstantOp::create(b, loc, aType, b.getZeroAttr(aType));
+          for (int64_t reg = 0; reg < 4; ++reg) {
+            auto &src = x[2 * s + reg / 2][reg % 2];
+            Value pair = vector::FromElementsOp::create(b, loc, pairType, ValueRange{src[0], src[1]});
+            Value rounded = arith::TruncFOp::create(b, loc, pairElType, pair);
+            pFrag = vector::InsertOp::create(b, loc, rounded, pFrag, ArrayRef<int64_t>{reg});
+          }
+          for (int64_t n = 0; n < accFrags; n += 2) {
+            Value x4 = mlir::decoda::gpu_mma::ldmatrix(
+                b, loc, aType, vs, {stage, add(r, idx(16 * s)), add(col, idx(8 * n))},
+                /*transpose=*/true, 4);
+            auto [b0, b1] = mlir::decoda::gpu_mma::splitX4(b, loc, x4);
+            acc[n] = mlir::decoda::gpu_mma::mma16816(b, loc, pFrag, b0, acc[n]);
+            acc[n + 1] = mlir::decoda::gpu_mma::mma16816(b, loc, pFrag, b1, acc[n + 1]);
+          }
+        }
+      }
+      // Nobody refills this stage (the next iteration's prefetch) before every warp is done.
+      gpu::BarrierOp::create(b, loc);
+      SmallVector<Value> yielded(m);
+      yielded.append(l);
+      yielded.append(acc);
+      scf::YieldOp::create(b, loc, yielded);
+    }
+
+    // Normalise, round and store: row g + 8h, columns 8n + 2q, + 1.
+    for (int64_t h = 0; h < 2; ++h) {
+      const Row &rw = rowsOfThread[h];
+      Value den = butterfly(loop.getResult(2 + h), /*isMax=*/false, 2);
+      Value scaleRow = rowScale(rw, loop.getResult(h), den);
+      auto store = scf::IfOp::create(b, loc, TypeRange{}, rw.valid, false);
+      OpBuilder::InsertionGuard g3(b);
+      b.setInsertionPointToStart(&store.getThenRegion().front());
+      for (int64_t n = 0; n < accFrags; ++n) {
+        Value pair = vector::ExtractOp::create(b, loc, loop.getResult(4 + n), ArrayRef<int64_t>{h});
+        for (int64_t e = 0; e < 2; ++e) {
+          Value y = fmul(vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{e}), scaleRow);
+          y = arith::TruncFOp::create(b, loc, el, y);
+          memref::StoreOp::create(b, loc, y, out,
+                                  ValueRange{bIdx, rw.query, rw.head, add(q2, idx(8 * n + e))});
+        }
+      }
+    }
+    gpu::TerminatorOp::create(b, loc);
+  }
+
+  Value ks, vs;
+};
+
+/// The tensor-core kernel's nvgpu ops (ldmatrix, mma.sync, cp.async) inside the tagged
+/// function: upstream NVGPU has no inliner interface (LLVM 22), so without this the pipeline's
+/// `inline` would leave the function a call. They are plain data and memory operations with no
+/// regions or symbols, legal wherever they are inlined.
+struct NVGPUInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final { return true; }
 };
 
 struct GPUFlashAttentionPass
     : public mlir::decoda::impl::GPUFlashAttentionPassBase<GPUFlashAttentionPass> {
   using Base::Base;
 
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registry.addExtension(+[](MLIRContext *, nvgpu::NVGPUDialect *dialect) {
+      if (!dialect->getRegisteredInterface<DialectInlinerInterface>())
+        dialect->addInterfaces<NVGPUInlinerInterface>();
+    });
+  }
+
   void runOnOperation() override {
     for (auto fn : llvm::to_vector(getOperation().getOps<func::FuncOp>())) {
       auto dict = fn->getAttrOfType<DictionaryAttr>(decoda::kGPUAttentionAttr);
       if (!dict)
         continue;
+      StringAttr op = dict.getAs<StringAttr>("op");
       std::string why;
       SplitOptions split{decodeSplits, decodeTargetBlocks, decodeMinKeys};
       if (split.targetBlocks < 1 || split.minKeys < 1) {
@@ -683,14 +1057,40 @@ struct GPUFlashAttentionPass
       }
       FailureOr<Config> c = readConfig(fn, dict, split, why);
       if (failed(c)) {
-        StringAttr op = dict.getAs<StringAttr>("op");
         mlir::emitRemark(fn.getLoc()) << "decoda-gpu-flash-attention: " << (op ? op.getValue() : "attention")
                         << " keeps the target-neutral lowering (key-tile loop of kernels): "
                         << why;
         ++numLeft;
         continue;
       }
-      Kernel(fn, *c, split).emit();
+      std::string tcWhy = tensorCores ? tensorCoreRefusal(*c) : "disabled (tensor-cores=false)";
+      // A static decode step is flash decoding (SIMT); a dynamic one picks at run time between
+      // that and the tensor-core kernel, when the SIMT tiles fit.
+      if (tcWhy.empty() && c->split == Config::Split::Always)
+        tcWhy = "a decode step (the rows of a K/V head fit one block): flash decoding splits its "
+                "keys over blocks";
+      if (tcWhy.empty() && c->split == Config::Split::AtRunTime &&
+          c->sharedBytes() > kSharedLimit)
+        c->split = Config::Split::Never;
+      if (!tcWhy.empty() && c->sharedBytes() > kSharedLimit) {
+        mlir::emitRemark(fn.getLoc())
+            << "decoda-gpu-flash-attention: " << (op ? op.getValue() : "attention")
+            << " keeps the target-neutral lowering (key-tile loop of kernels): the tiles need "
+            << c->sharedBytes() << " bytes of shared memory, over the 48 KiB static limit (head dims "
+            << c->d << ", " << c->dv << "); no tensor-core kernel: " << tcWhy;
+        ++numLeft;
+        continue;
+      }
+      if (tcWhy.empty()) {
+        TensorCoreKernel(fn, *c, split).emit();
+        ++numTensorCore;
+      } else {
+        if (report)
+          mlir::emitRemark(fn.getLoc())
+              << "decoda-gpu-flash-attention: " << (op ? op.getValue() : "attention")
+              << " takes the f32 SIMT kernel, not the tensor-core one: " << tcWhy;
+        SimtKernel(fn, *c, split).emit();
+      }
       fn->removeAttr(decoda::kGPUAttentionAttr);
       ++numKernels;
       if (c->split != Config::Split::Never)

@@ -46,6 +46,7 @@
 #include "decoda/Transforms/Passes.h"
 
 #include "GPUContraction.h"
+#include "GPUMmaFragments.h"
 #include "GPUWgmmaKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -345,7 +346,6 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit,
     Value bRow = e.rem(lane, 8), bCol = e.mul(e.rem(e.div(lane, 8), 2), m.perChunk());
     // x4 over two n-fragments: lanes 16-31 address the rows of the second (n + 8).
     Value bRow4 = e.add(bRow, e.mul(e.div(lane, 16), 8));
-    Value zeroB = arith::ConstantOp::create(b, loc, bFragType, b.getZeroAttr(bFragType));
     for (int64_t kk = 0; kk < m.stageK; kk += m.sliceK()) {
       SmallVector<Value> aFrags, bFrags;
       for (int64_t mi = 0; mi < cfg.fragsM(); ++mi) {
@@ -361,16 +361,8 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit,
           Value pair = nvgpu::LdMatrixOp::create(b, loc, aFragType, bTiles,
                                                  ValueRange{stage, row, e.add(bCol, e.idx(kk))},
                                                  /*transpose=*/false, /*numTiles=*/4);
-          // Registers 0-1 and 2-3 (row extracts and inserts: a 2-D strided slice has no
-          // LLVM lowering).
-          for (int64_t h = 0; h < 2; ++h) {
-            Value frag = zeroB;
-            for (int64_t r = 0; r < 2; ++r) {
-              Value reg = vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{2 * h + r});
-              frag = vector::InsertOp::create(b, loc, reg, frag, ArrayRef<int64_t>{r});
-            }
-            bFrags.push_back(frag);
-          }
+          auto [lo, hi] = decoda::gpu_mma::splitX4(b, loc, pair);
+          bFrags.append({lo, hi});
           continue;
         }
         Value row = e.add(e.add(e.mul(wn, warpCols), e.idx(ni * 8)), bRow);

@@ -101,11 +101,12 @@
 // 20 before flash decoding, plus the combine of the split attention.
 // F1: 21 launches
 // RUN: decoda-compile %S/Inputs/cached_step_bf16.mlir --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
-// Per entry, the tensor-core kernels (wgmma on the default sm_90a, or mma.sync) and those with
-// a GEMV's ld.global.v4 + butterfly: the prefill entry has both (tensor cores, and the T = 1
-// dispatch), the decode entry no tensor cores.
+// Per entry, the tensor-core kernels (wgmma on the default sm_90a for the projections,
+// mma.sync for attention) and those with a GEMV's ld.global.v4 + butterfly: the prefill entry
+// has both (its two projections and, in the branch for more rows than flash decoding takes,
+// its attention; and the T = 1 dispatch), the decode entry no tensor cores.
 // RUN: %PYTHON -c "import re; t = open('%t/c.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); k = list(zip(p[1::2], p[2::2])); [print(e, 'tensor-core kernels', sum(('mma.sync' in b or 'wgmma.mma_async' in b) for n, b in k if n.startswith(e + '_kernel')), 'gemv kernels', sum('ld.global.v4' in b and 'shfl.sync.bfly' in b for n, b in k if n.startswith(e + '_kernel'))) for e in ('step', 'step_decode')]" | FileCheck %s --check-prefix=CACHEDPTX
-// CACHEDPTX: step tensor-core kernels 2 gemv kernels 2
+// CACHEDPTX: step tensor-core kernels 3 gemv kernels 2
 // CACHEDPTX: step_decode tensor-core kernels 0 gemv kernels 2
 // RUN: %PYTHON %S/Inputs/block_data.py cached-bf16 1 %t/c1-in.npz %t/c1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry step_decode --inputs %t/c1-in.npz --expect %t/c1-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=CACHED

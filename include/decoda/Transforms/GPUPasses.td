@@ -305,36 +305,44 @@ def GPUAlignWorkgroupMemoryPass : Pass<"decoda-gpu-align-workgroup-memory", "gpu
 
 def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
   let summary = "Replace the body of every decoda.gpu_attention function by one flash-attention "
-                "kernel (K/V tiles in shared memory, online softmax in registers)";
+                "kernel (tensor cores for bf16/f16, f32 SIMT otherwise; K/V tiles in shared "
+                "memory, online softmax in registers)";
   let description = [{
     Runs after bufferization on the private functions that `decoda-convert-to-linalg
     {gpu-kernel-calls}` made of each non-INT8 `decoda.attention` / `decoda.cached_attention`
     (`decoda.gpu_attention` dictionary; arguments q, k, v, the number of keys, then mask,
-    segment_ids, sinks when present). Each body becomes one `gpu.launch` (SIMT, no tensor
-    cores yet):
+    segment_ids, sinks when present). Each body becomes one `gpu.launch`.
 
-    * a block of 128 threads (4 warps) owns 16 rows; a row is a (query, head) pair of one K/V
-      head's group (GQA/MQA by index: the rows of a block share each K/V tile, and K/V are
-      never copied per query head); grid (ceil(Tq * group / 16), Hkv, B);
-    * the block's queries are staged once in shared memory (f32), then keys are streamed in
-      tiles of 32 through shared memory (`Ks[32][D+1]`, `Vs[32][32 ceil(Dv/32)]` f32, widened from the
-      storage type; two barriers per tile), from the first key any row of the block can see to
-      the last (causal, window and chunk bounds from indices: fully masked tiles are never
-      loaded);
-    * lane j of a warp computes the scores of key j of the tile for the warp's 4 rows (a
-      d-loop over shared memory), then scale, softcap, additive mask and the index masks
-      (causal, window, chunk, segment ids, keys past the end); the tile max is a butterfly of
-      `gpu.shuffle xor`; the running max, the per-lane partial denominator and the f32
-      accumulator (ceil(Dv / 32) values per lane and row) live in registers; P·V broadcasts each
-      key's probability with `gpu.shuffle idx`;
-    * at the end the denominator is summed across the warp, sinks join it as in the op's
-      definition, a row without visible keys gives 0, and the result is rounded to the storage
-      type.
+    Tensor-core kernel (bf16/f16 storage, f32 accumulation; head dims multiples of 16 up to
+    128, with two stages of K/V tiles within 48 KiB; default, `tensor-cores=false` turns it
+    off), FlashAttention-2 style:
 
-    Decode steps (flash decoding): when all rows of a (batch, K/V head) fit one block
-    (`Tq * group <= 16`, e.g. one token of a GQA model; decided at compile time for a static
-    query count, at run time, with both kernels emitted, for a dynamic one), the grid above
-    would be only `B * Hkv` blocks (8 for Llama-3.2-1B at batch 1, on 132 SMs).
+    * a block of 128 threads (4 warps) owns 64 rows, each warp 16 (one m16 fragment); a row is
+      a (query, head) pair of one K/V head's group (GQA/MQA by index); grid
+      (ceil(Tq * group / 64), Hkv, B);
+    * Q is copied with cp.async (`nvgpu.device_async_copy`) through the K stages and held in
+      registers as ldmatrix.x4 A fragments; K/V tiles of 64 keys (32 when the head dim makes
+      two stages of 64 exceed 48 KiB, e.g. 128) stream through two shared-memory stages
+      (`[2][keys][D + 8]`, rows padded by 16 bytes against ldmatrix bank conflicts), the copy
+      of tile j + 1 in flight while tile j computes; only the key range the block's rows can
+      see is loaded (causal, window, chunk bounds from indices);
+    * S = Q·Kᵀ with `mma.sync.m16n8k16` (K rows as the "col" B operand, ldmatrix.x4); scale,
+      softcap, additive mask and the index masks per fragment element; row max and sum across
+      the 4 lanes of a quad (`gpu.shuffle xor` 1, 2); P rounded to the storage type in
+      registers is the A operand of O += P·V (V by `ldmatrix.trans`);
+    * at the end the partial sums are summed across the quad, sinks join as in the op's
+      definition, a row without visible keys gives 0, and the result is rounded and stored.
+
+    SIMT kernel (everything else: f32, other head dims): a block of 128 threads owns 16 rows;
+    the queries are staged in shared memory (f32), keys stream in tiles of 32 (`Ks[32][D+1]`,
+    `Vs[32][32 ceil(Dv/32)]` f32); lane j scores key j for the warp's 4 rows; warp
+    butterflies for max and sum; P·V broadcasts each key's probability with `gpu.shuffle idx`.
+    Its shared tiles must fit 48 KiB (D = Dv up to about 120).
+
+    Decode steps (flash decoding, SIMT): when all rows of a (batch, K/V head) fit one block
+    of the SIMT kernel (`Tq * group <= 16`, e.g. one token of a GQA model; decided at compile
+    time for a static query count, at run time, with both forms emitted, for a dynamic one),
+    the grid would be only `B * Hkv` blocks (8 for Llama-3.2-1B at batch 1, on 132 SMs).
     Instead the visible key range of each (batch, K/V head) is split over
     `splits = max(1, min(ceil(decode-target-blocks / (B * Hkv)), ceil(keys /
     decode-min-keys), decode-splits))` blocks (computed at run time; whole 32-key tiles each):
@@ -342,13 +350,15 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     unnormalised f32 accumulator in a workspace `[B][Hkv][splits][16][Dv + 2]`; a second
     kernel (grid `(1, Hkv, B)`, a thread per (row, column)) rescales the partials to their
     common max, sums them in split order, adds the sinks and normalises as above.
-    `decode-splits=1` keeps the single kernel.
+    `decode-splits=1` keeps the single kernel. A dynamic query count with the tensor-core
+    kernel gets the split form for `Tq * group <= 16` and the tensor-core kernel otherwise.
 
-    Supported: f32/f16/bf16 storage, static head dims, shared tiles within 48 KiB (D = Dv up
-    to about 120). Anything else keeps the target-neutral body (linalg on
-    buffers, inlined back by the pipeline) with a remark naming the reason.
+    Anything neither kernel takes keeps the target-neutral body (linalg on buffers, inlined
+    back by the pipeline) with a remark naming the reason; with `report=true` every attention
+    that takes the SIMT kernel instead of the tensor-core one gets a remark with the reason.
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
   let options = [
@@ -358,10 +368,15 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     Option<"decodeTargetBlocks", "decode-target-blocks", "int64_t", /*default=*/"264",
            "Blocks a split decode step aims at (two per SM of an H200)">,
     Option<"decodeMinKeys", "decode-min-keys", "int64_t", /*default=*/"256",
-           "Fewest keys per split">
+           "Fewest keys per split">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
+           "Use the tensor-core kernel for bf16/f16 attention where it applies">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Remark on every attention given the SIMT kernel instead of the tensor-core one">
   ];
   let statistics = [
     Statistic<"numKernels", "num-kernels", "attention functions given a flash-attention kernel">,
+    Statistic<"numTensorCore", "num-tensor-core", "of those, given the tensor-core kernel">,
     Statistic<"numSplit", "num-split", "of those, decode steps with the keys split over blocks">,
     Statistic<"numLeft", "num-left", "attention functions left to the target-neutral body">
   ];

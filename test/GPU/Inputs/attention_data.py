@@ -19,6 +19,10 @@ def act(shape, st, s=1.0):
     return R.to_storage(rng.standard_normal(shape) * s, st)
 
 
+def uni(shape, st):
+    return R.to_storage(rng.uniform(-1.0, 1.0, shape), st)
+
+
 def bits(a, st):
     if st == "bf16":
         return (np.asarray(a, np.float32).view(np.uint32) >> 16).astype(np.uint16)
@@ -57,12 +61,44 @@ def case(name):
         st, t = "bf16", 9
         q, k, v = act((1, t, 4, 128), st), act((1, t, 1, 128), st), act((1, t, 1, 128), st)
         return st, [q, k, v], [R.attention(q, k, v, num_heads=4, num_kv_heads=1, causal=True, storage=st)]
+    # Tensor-core cases: V uniform in [-1, 1], so max|v| <= 1 in the tolerances of
+    # flash-attention-sim.mlir.
+    if name == "tc_gqa_bf16":
+        st, t = "bf16", 70
+        q, k = act((1, t, 4, 64), st), act((1, t, 2, 64), st)
+        v = uni((1, t, 2, 64), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=4, num_kv_heads=2, causal=True, storage=st)]
+    if name == "tc_chunk_sinks_f16":
+        st = "f16"
+        q, k, v = act((1, 20, 2, 32), st, 2.0), act((1, 45, 2, 32), st, 2.0), uni((1, 45, 2, 64), st)
+        s = act((2,), st)
+        return st, [q, k, v, s], [R.attention(q, k, v, num_heads=2, num_kv_heads=2, scale=0.2, chunk_size=16,
+                                              softcap=20.0, sinks=s, storage=st)]
+    if name == "tc_window_d128_bf16":
+        st, t = "bf16", 50
+        q, k, v = act((2, t, 3, 128), st), act((2, t, 1, 128), st), uni((2, t, 1, 128), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=3, num_kv_heads=1, causal=True, window=20,
+                                           storage=st)]
+    if name == "tc_mask_segments_f16":
+        st, t = "f16", 33
+        q, k, v = act((1, t, 2, 16), st), act((1, t, 2, 16), st), uni((1, t, 2, 16), st)
+        m = act((1, 2, t, t), st)
+        seg = np.repeat(np.arange(3), [10, 15, 8])[None].astype(np.int32)
+        return st, [q, k, v, m, seg], [R.attention(q, k, v, num_heads=2, num_kv_heads=2, causal=True, mask=m,
+                                                   segment_ids=seg, storage=st)]
+    if name == "tc_long_bf16":
+        st = "bf16"
+        q, k, v = act((1, 9, 2, 64), st), act((1, 200, 1, 64), st), uni((1, 200, 1, 64), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=1, storage=st)]
     raise SystemExit(f"unknown case {name}")
 
 
 def main():
     name, inp, outp = sys.argv[1:]
     st, ins, outs = case(name)
+    # max|v| bounds the error of rounding P to the storage type before P·V (the tolerances).
+    values = ins[2:3] + (ins[4:5] if name.startswith("cached") else [])  # v (and the value cache)
+    print(f"{name}: max|v| = {max(float(np.max(np.abs(np.asarray(a, np.float32)))) for a in values):.4f}")
     conv = lambda a: a if np.asarray(a).dtype.kind in "iu" else bits(a, st)  # noqa: E731
     np.savez(inp, **{f"arg{i}": conv(a) for i, a in enumerate(ins)})
     np.savez(outp, **{f"out{i}": conv(a) for i, a in enumerate(outs)})

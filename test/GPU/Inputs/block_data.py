@@ -1,6 +1,8 @@
 """Inputs (arg0, arg1, ...) and NumPy reference outputs (out0) for the whole-block checks on the
 PTX interpreter (block-sim.mlir), from python/decoda/reference.py (written from the op formulas,
-not from the compiler).
+not from the compiler). The llama block's bf16 attention rounds its probabilities before P·V
+as the GPU's tensor-core flash-attention kernel does (attention() below); the cached step is
+a decode step (flash decoding, SIMT: no rounding).
 
   block_data.py llama-f32|llama-bf16|cached-bf16 T IN.npz OUT.npz
 
@@ -25,6 +27,24 @@ def bf16_bits(a):
     return (np.asarray(a, np.float32).view(np.uint32) >> 16).astype(np.uint16)
 
 
+def attention(q, k, v, hq, hkv, st):
+    """Causal GQA attention (R.attention's formula, default scale) as the GPU computes it for
+    bf16/f16: the tensor-core kernel rounds the probabilities exp(s - max) to the storage type
+    before P·V (they are mma.sync operands) and sums the denominator unrounded. The kernel
+    normalises by a running max over key tiles; the rounding is the same whenever a row's max
+    is found in its first tile. f32 (the SIMT kernel) is R.attention as is."""
+    if st == "f32":
+        return R.attention(q, k, v, num_heads=hq, num_kv_heads=hkv, causal=True, storage=st)
+    tq, tk, d = q.shape[1], k.shape[1], q.shape[3]
+    kv = (np.arange(hq) * hkv) // hq
+    s = np.einsum("bihd,bjhd->bhij", q, k[:, :, kv]).astype(np.float32) * np.float32(1 / np.sqrt(d))
+    pos = tk - tq + np.arange(tq)
+    s = np.where(np.arange(tk)[None, :] <= pos[:, None], s, -np.inf)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    w = R.to_storage(p, st).astype(np.float32) / p.sum(axis=-1, keepdims=True)
+    return R.to_storage(np.einsum("bhij,bjhd->bihd", w, v[:, :, kv]), st).astype(np.float32)
+
+
 def llama(t, st, rng):
     d, hq, hkv, hd, f = 64, 4, 2, 16, 96
 
@@ -43,7 +63,7 @@ def llama(t, st, rng):
     v = R.linear(x, p["wv"], **kw).reshape(1, t, hkv, hd)
     q = R.rope(q, theta=1e4, **kw)
     k = R.rope(k, theta=1e4, **kw)
-    o = R.attention(q, k, v, num_heads=hq, num_kv_heads=hkv, causal=True, **kw)
+    o = attention(q, k, v, hq, hkv, st)
     u = R.residual_add(p["h"], R.linear(o.reshape(1, t, hq * hd), p["wo"], **kw), **kw)
     y = R.rms_norm(u, p["mlp_norm"], 1e-5, **kw)
     out = R.residual_add(u, R.gated_mlp(y, p["w_gate"], p["w_up"], p["w_down"], "swiglu", **kw), **kw)

@@ -524,6 +524,15 @@ class Block:
         dty, sty = parts[-2], parts[-1]
         mods = parts[1:-2]
         a = self.value(ops[1])
+        if dty in ("bf16x2", "f16x2"):
+            # PTX ISA, cvt: two .f32 inputs a, b converted to .f16/.bf16 and packed, the value
+            # from a in the upper half of d, the one from b in the lower half.
+            if sty != "f32" or len(ops) != 3 or [x for x in mods if x != "rn"]:
+                raise SimError(f"{op} not supported")
+            hi = _round(_f32(a).astype(np.float64), dty[:-2])
+            lo = _round(_f32(self.value(ops[2])).astype(np.float64), dty[:-2])
+            self.set(ops[0], (hi << np.uint64(16)) | lo, m, 32)
+            return
         rnd = next((x for x in mods if x in ("rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi")), None)
         sat = "sat" in mods
         isint = lambda t: t[0] in "us" or (t[0] == "b" and t[1:].isdigit())
