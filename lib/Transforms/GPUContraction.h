@@ -200,6 +200,39 @@ rewriteProjections(Operation *root, llvm::function_ref<std::string(const Match &
   return counts;
 }
 
+/// The launch of a tensor-core kernel: grid (ceil(N / tileN), ceil(M / tileM)) of `threads`
+/// threads, with two shared-memory tile buffers of the element type (A's and B's stages);
+/// the insertion point is left at the start of its body.
+struct TiledLaunch {
+  gpu::LaunchOp launch;
+  Value aTiles, bTiles, tid, m0, n0; // m0, n0: the block's first row and column of C
+};
+inline TiledLaunch createTiledLaunch(OpBuilder &b, Location loc, Value rowsM, int64_t n,
+                                     int64_t tileM, int64_t tileN, int64_t threads,
+                                     ArrayRef<int64_t> aShape, ArrayRef<int64_t> bShape,
+                                     Type elementType) {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  Value gridX = c((n + tileN - 1) / tileN);
+  Value gridY = arith::DivUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, rowsM, c(tileM - 1)), c(tileM));
+  Value one = c(1);
+  auto shared = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto aType = MemRefType::get(aShape, elementType, MemRefLayoutAttrInterface(), shared);
+  auto bType = MemRefType::get(bShape, elementType, MemRefLayoutAttrInterface(), shared);
+  TiledLaunch t;
+  t.launch = gpu::LaunchOp::create(b, loc, gridX, gridY, one, c(threads), one, one,
+                                   /*dynamicSharedMemorySize=*/nullptr,
+                                   /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+                                   TypeRange{aType, bType});
+  t.aTiles = t.launch.getWorkgroupAttributions()[0];
+  t.bTiles = t.launch.getWorkgroupAttributions()[1];
+  b.setInsertionPointToStart(&t.launch.getBody().front());
+  t.tid = t.launch.getThreadIds().x;
+  t.m0 = arith::MulIOp::create(b, loc, t.launch.getBlockIds().y, c(tileM));
+  t.n0 = arith::MulIOp::create(b, loc, t.launch.getBlockIds().x, c(tileN));
+  return t;
+}
+
 /// Index arithmetic for kernel bodies (unsigned: every index in them is non-negative).
 struct Emitter {
   OpBuilder &b;

@@ -694,17 +694,10 @@ protected:
                                   workIndex(split, r, idx(c.dv)));
           memref::StoreOp::create(b, loc, den, work, workIndex(split, r, idx(c.dv + 1)));
         }
-        for (int64_t cc = 0; cc < cols; ++cc) {
-          Value col = add(lane, idx(32 * cc));
-          Value inside = rw.valid;
-          if (32 * (cc + 1) > c.dv)
-            inside = andi(inside, cmp(arith::CmpIPredicate::ult, col, idx(c.dv)));
-          auto store = scf::IfOp::create(b, loc, TypeRange{}, inside, false);
-          OpBuilder::InsertionGuard g3(b);
-          b.setInsertionPointToStart(&store.getThenRegion().front());
+        forEachColumn(rw, [&](int64_t cc, Value col) {
           memref::StoreOp::create(b, loc, loop.getResult(2 * kRowsPerWarp + rr * cols + cc),
                                   work, workIndex(split, r, col));
-        }
+        });
       }
       gpu::TerminatorOp::create(b, loc);
       return;
@@ -715,21 +708,29 @@ protected:
       const Row &rw = rowsOfWarp[rr];
       Value den = butterfly(loop.getResult(kRowsPerWarp + rr), /*isMax=*/false, 16);
       Value scaleRow = rowScale(rw, loop.getResult(rr), den);
-      for (int64_t cc = 0; cc < cols; ++cc) {
-        Value col = add(lane, idx(32 * cc));
-        Value inside = rw.valid;
-        if (32 * (cc + 1) > c.dv)
-          inside = andi(inside, cmp(arith::CmpIPredicate::ult, col, idx(c.dv)));
-        auto store = scf::IfOp::create(b, loc, TypeRange{}, inside, false);
-        OpBuilder::InsertionGuard g3(b);
-        b.setInsertionPointToStart(&store.getThenRegion().front());
+      forEachColumn(rw, [&](int64_t cc, Value col) {
         Value y = fmul(loop.getResult(2 * kRowsPerWarp + rr * cols + cc), scaleRow);
         if (c.elem != f32)
           y = arith::TruncFOp::create(b, loc, c.elem, y);
         memref::StoreOp::create(b, loc, y, out, ValueRange{bIdx, rw.query, rw.head, col});
-      }
+      });
     }
     gpu::TerminatorOp::create(b, loc);
+  }
+
+  /// body(cc, col) for each of the lane's value columns col = lane + 32 cc of row `rw`, inside
+  /// a guard that the row exists and col < Dv.
+  void forEachColumn(const Row &rw, function_ref<void(int64_t, Value)> body) {
+    for (int64_t cc = 0; cc < c.cols(); ++cc) {
+      Value col = add(lane, idx(32 * cc));
+      Value inside = rw.valid;
+      if (32 * (cc + 1) > c.dv)
+        inside = andi(inside, cmp(arith::CmpIPredicate::ult, col, idx(c.dv)));
+      auto store = scf::IfOp::create(b, loc, TypeRange{}, inside, false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&store.getThenRegion().front());
+      body(cc, col);
+    }
   }
 
   Value splits, work;     // split decoding: the split count and the workspace

@@ -221,27 +221,14 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit,
       leadDims.push_back(memref::DimOp::create(b, loc, m.c, d));
   Value rowsM = memref::DimOp::create(b, loc, a2, 0);
   Value rowsN = e.idx(m.n);
-  Value gridX = e.idx((m.n + cfg.tileN - 1) / cfg.tileN);
-  Value gridY = e.div(e.add(rowsM, e.idx(cfg.tileM - 1)), cfg.tileM);
   Value one = e.idx(1);
-
-  auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto aTileType = MemRefType::get({2, cfg.tileM, m.pitch()}, m.elementType,
-                                   MemRefLayoutAttrInterface(), shared);
-  auto bTileType = MemRefType::get({2, cfg.tileN, m.pitch()}, m.elementType,
-                                   MemRefLayoutAttrInterface(), shared);
-  auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, one, e.idx(cfg.threads()), one, one,
-                                      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/
-                                      nullptr, /*asyncDependencies=*/{},
-                                      TypeRange{aTileType, bTileType});
-  Value aTiles = launch.getWorkgroupAttributions()[0];
-  Value bTiles = launch.getWorkgroupAttributions()[1];
-
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&launch.getBody().front());
-  Value tid = launch.getThreadIds().x;
-  Value m0 = e.mul(launch.getBlockIds().y, cfg.tileM);
-  Value n0 = e.mul(launch.getBlockIds().x, cfg.tileN);
+  decoda::gpu_contraction::TiledLaunch tiled = decoda::gpu_contraction::createTiledLaunch(
+      b, loc, rowsM, m.n, cfg.tileM, cfg.tileN, cfg.threads(), {2, cfg.tileM, m.pitch()},
+      {2, cfg.tileN, m.pitch()}, m.elementType);
+  gpu::LaunchOp launch = tiled.launch;
+  Value aTiles = tiled.aTiles, bTiles = tiled.bTiles, tid = tiled.tid, m0 = tiled.m0,
+        n0 = tiled.n0;
   Value warp = e.div(tid, 32), lane = e.rem(tid, 32);
   Value wm = e.div(warp, cfg.warpsN), wn = e.rem(warp, cfg.warpsN);
   int64_t warpRows = cfg.tileM / cfg.warpsM, warpCols = cfg.tileN / cfg.warpsN;

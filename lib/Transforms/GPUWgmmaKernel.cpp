@@ -92,27 +92,14 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
   Value c2 = collapseLead(b, loc, out, m.lead);
   Value rowsM = memref::DimOp::create(b, loc, a2, 0);
   Value rowsN = e.idx(m.n);
-  Value gridX = e.idx((m.n + cfg.tileN - 1) / cfg.tileN);
-  Value gridY = e.div(e.add(rowsM, e.idx(cfg.tileM - 1)), cfg.tileM);
   Value one = e.idx(1);
-
-  auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto aTileType = MemRefType::get({cfg.stages, aStage}, m.elementType,
-                                   MemRefLayoutAttrInterface(), shared);
-  auto bTileType = MemRefType::get({cfg.stages, bStage}, m.elementType,
-                                   MemRefLayoutAttrInterface(), shared);
-  auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, one, e.idx(cfg.threads()), one, one,
-                                      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/
-                                      nullptr, /*asyncDependencies=*/{},
-                                      TypeRange{aTileType, bTileType});
-  Value aTiles = launch.getWorkgroupAttributions()[0];
-  Value bTiles = launch.getWorkgroupAttributions()[1];
-
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&launch.getBody().front());
-  Value tid = launch.getThreadIds().x;
-  Value m0 = e.mul(launch.getBlockIds().y, cfg.tileM);
-  Value n0 = e.mul(launch.getBlockIds().x, cfg.tileN);
+  decoda::gpu_contraction::TiledLaunch tiled = decoda::gpu_contraction::createTiledLaunch(
+      b, loc, rowsM, m.n, cfg.tileM, cfg.tileN, cfg.threads(), {cfg.stages, aStage},
+      {cfg.stages, bStage}, m.elementType);
+  gpu::LaunchOp launch = tiled.launch;
+  Value aTiles = tiled.aTiles, bTiles = tiled.bTiles, tid = tiled.tid, m0 = tiled.m0,
+        n0 = tiled.n0;
   Value wg = e.div(tid, 128);
   auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
 
