@@ -14,6 +14,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -231,6 +233,26 @@ inline TiledLaunch createTiledLaunch(OpBuilder &b, Location loc, Value rowsM, in
   t.m0 = arith::MulIOp::create(b, loc, t.launch.getBlockIds().y, c(tileM));
   t.n0 = arith::MulIOp::create(b, loc, t.launch.getBlockIds().x, c(tileN));
   return t;
+}
+
+/// C[row, col .. col + 1] as a `pairType` vector when the pair is inside M and N, else
+/// `zeroPair` (an accumulator pair starting from C; 8-byte aligned: C has an identity layout,
+/// N and the column are even).
+inline Value loadPairOrZero(OpBuilder &b, Location loc, Value c2, Value row, Value col,
+                            Value rowsM, Value rowsN, VectorType pairType, Value zeroPair) {
+  auto lt = [&](Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, y);
+  };
+  Value inside = arith::AndIOp::create(b, loc, lt(row, rowsM), lt(col, rowsN));
+  auto load = scf::IfOp::create(b, loc, pairType, inside, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&load.getThenRegion().front());
+  Value v = vector::LoadOp::create(b, loc, pairType, c2, ValueRange{row, col},
+                                   /*nontemporal=*/false, llvm::MaybeAlign(8));
+  scf::YieldOp::create(b, loc, v);
+  b.setInsertionPointToStart(&load.getElseRegion().front());
+  scf::YieldOp::create(b, loc, zeroPair);
+  return load.getResult(0);
 }
 
 /// Index arithmetic for kernel bodies (unsigned: every index in them is non-negative).

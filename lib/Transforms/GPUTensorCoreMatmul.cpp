@@ -286,19 +286,9 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit,
       Value col = fragCol(ni);
       for (int64_t half = 0; half < 2; ++half) {
         Value row = fragRow(mi, half);
-        Value inside = arith::AndIOp::create(b, loc, e.lt(row, rowsM), e.lt(col, rowsN));
-        auto load = scf::IfOp::create(b, loc, pairType, inside, /*withElseRegion=*/true);
-        {
-          OpBuilder::InsertionGuard g2(b);
-          b.setInsertionPointToStart(&load.getThenRegion().front());
-          // 8-byte aligned: C has an identity layout, N and the column are even.
-          Value v = vector::LoadOp::create(b, loc, pairType, c2, ValueRange{row, col},
-                                           /*nontemporal=*/false, llvm::MaybeAlign(8));
-          scf::YieldOp::create(b, loc, v);
-          b.setInsertionPointToStart(&load.getElseRegion().front());
-          scf::YieldOp::create(b, loc, zeroPair);
-        }
-        acc = vector::InsertOp::create(b, loc, load.getResult(0), acc, ArrayRef<int64_t>{half});
+        Value pair = decoda::gpu_contraction::loadPairOrZero(b, loc, c2, row, col, rowsM, rowsN,
+                                                             pairType, zeroPair);
+        acc = vector::InsertOp::create(b, loc, pair, acc, ArrayRef<int64_t>{half});
       }
       init.push_back(acc);
     }

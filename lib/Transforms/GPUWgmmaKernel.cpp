@@ -168,20 +168,10 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
       Value col = fragCol(i);
       for (int64_t half = 0; half < 2; ++half) {
         Value row = fragRow(half);
-        Value inside = arith::AndIOp::create(b, loc, e.lt(row, rowsM), e.lt(col, rowsN));
-        auto load = scf::IfOp::create(b, loc, pairType, inside, /*withElseRegion=*/true);
-        {
-          OpBuilder::InsertionGuard g2(b);
-          b.setInsertionPointToStart(&load.getThenRegion().front());
-          // 8-byte aligned: C has an identity layout, N and the column are even.
-          Value v = vector::LoadOp::create(b, loc, pairType, c2, ValueRange{row, col},
-                                           /*nontemporal=*/false, llvm::MaybeAlign(8));
-          scf::YieldOp::create(b, loc, v);
-          b.setInsertionPointToStart(&load.getElseRegion().front());
-          scf::YieldOp::create(b, loc, zeroPair);
-        }
+        Value pair = decoda::gpu_contraction::loadPairOrZero(b, loc, c2, row, col, rowsM, rowsN,
+                                                             pairType, zeroPair);
         for (int64_t j = 0; j < 2; ++j) {
-          Value x = vector::ExtractOp::create(b, loc, load.getResult(0), ArrayRef<int64_t>{j});
+          Value x = vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{j});
           init = LLVM::InsertValueOp::create(b, loc, init, x,
                                              ArrayRef<int64_t>{4 * i + 2 * half + j});
         }
