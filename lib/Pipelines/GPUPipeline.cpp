@@ -103,12 +103,15 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   // Every other linalg op (and copy) is a parallel loop nest; each nest is one kernel.
   pm.addNestedPass<func::FuncOp>(createGPUCopiesToLinalgPass());
   addTextual(pm, "func.func(convert-linalg-to-parallel-loops)");
-  pm.addPass(createCanonicalizerPass());
+  // Mapped before any canonicalization: it would fold a nest whose parallel dims are all 1 (the
+  // per-token scale of a T = 1 INT8 step, [1, 1, 1]) into host code, which the device-buffers
+  // pass then refuses.
   GPUMapParallelLoopsPassOptions mapping;
   mapping.blockX = options.blockX;
   mapping.blockY = options.blockY;
   pm.addNestedPass<func::FuncOp>(createGPUMapParallelLoopsPass(mapping));
   addTextual(pm, "func.func(convert-parallel-loops-to-gpu)");
+  pm.addPass(createCanonicalizerPass());
   // Constants and index math used by a kernel move into it (else they become parameters).
   addTextual(pm, "func.func(gpu-launch-sink-index-computations)");
   addTextual(pm, "gpu-kernel-outlining");

@@ -66,6 +66,18 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/q %t/q.ptx --entry i8_odd --inputs %t/q2-in.npz --expect %t/q2-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=QODD
 // QODD: launch i8_odd_kernel: grid [3, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 30
 // QODD: out0: ok (18 elements, max abs error 0)
+// A float projection with a constant weight compiled with --quantize=int8 as a T = 1 decode
+// step (--static-dims): the activation's absmax, scale and quantisation kernels (their parallel
+// dims all 1: mapped to a one-block kernel, not folded into host code), the dp4a GEMV and the
+// dequantising epilogue; NumPy quantises x per token and uses the compiler's folded i8 weight
+// and scales (read from the IR after decoda-quantize-stage). Exact.
+// RUN: %PYTHON %S/Inputs/qlinear_data.py block-mlir %t/q8.mlir
+// RUN: decoda-compile %t/q8.mlir --static-dims=0:1=1 --quantize=int8 --no-smooth --quant-attention=false --target=cuda --emit=ptx -o %t/q8.ptx --dump-ir-after-each=%t/q8
+// RUN: %PYTHON %S/Inputs/qlinear_data.py block %t/q8/*-decoda-quantize-stage.mlir %t/q8-in.npz %t/q8-out.npz 1
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/q8 %t/q8.ptx --inputs %t/q8-in.npz --expect %t/q8-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=Q8DEC
+// Q8DEC: launch proj_kernel{{(_[0-9]+)?}}: grid [18, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 90
+// Q8DEC: out0: ok (72 elements, max abs error 0)
+// Q8DEC: 6 launches; shfl 90
 // dp4a with the weight read as unsigned bytes (.s32.u32) is caught.
 // RUN: sed 's/dp4a.s32.s32/dp4a.s32.u32/' %t/q.ptx > %t/q-unsigned.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/q %t/q-unsigned.ptx --entry i8_m1 --inputs %t/q1-in.npz --expect %t/q1-out.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=UNSIGNED

@@ -3,7 +3,7 @@
   qlinear_data.py acc|epilogue|bf16|requant IN.npz OUT.npz
   qlinear_data.py i8_m1|i8_m4|i8_odd IN.npz OUT.npz   the GEMV cases (Inputs/gemv_int8_cases.mlir)
   qlinear_data.py block-mlir OUT.mlir              a float projection with a constant weight
-  qlinear_data.py block QUANT_STAGE.mlir IN.npz OUT.npz
+  qlinear_data.py block QUANT_STAGE.mlir IN.npz OUT.npz [T]   (T tokens, default 21)
 
 The accumulator is int64 NumPy arithmetic on the int8 values (exact), the epilogue the
 decoda.qlinear formula in float32: float32(acc) * x_scale * w_scale[n] + bias[n]. For the
@@ -66,12 +66,13 @@ if kind == "block-mlir":
 """)
     sys.exit(0)
 if kind == "block":
-    stage, inp, out = sys.argv[2:]
+    stage, inp, out = sys.argv[2:5]
+    tokens = int(sys.argv[5]) if len(sys.argv) > 5 else 21
     text = open(stage).read()
     wq = dense(text, (BLOCK_N, BLOCK_K), np.int8)
     ws = dense(text, (BLOCK_N,), np.float32)
-    x = rng.standard_normal((1, 21, BLOCK_K)).astype(np.float32)
-    x[0, 3] *= 40  # one outlier token
+    x = rng.standard_normal((1, tokens, BLOCK_K)).astype(np.float32)
+    x[0, 3 % tokens] *= 40  # one outlier token
     xs = (np.maximum(np.abs(x).max(axis=-1, keepdims=True), np.float32(1e-30)) / np.float32(127)).astype(np.float32)
     q = np.clip(np.round(x / xs), -128, 127).astype(np.int8)  # np.round: half to even
     y = (acc(q, wq).astype(np.float32) * xs).astype(np.float32) * ws
