@@ -156,8 +156,10 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
         auto slice = [&](Value x) {
           return vector::ShuffleOp::create(b, loc, x, x, ArrayRef<int64_t>{q, q + 1, q + 2, q + 3});
         };
-        acc = NVVM::DotAccumulate4WayOp::create(b, loc, i32, slice(a), signedType, slice(w),
-                                                signedType, acc);
+        // Sliced in a fixed order (not as call arguments, whose order the host compiler picks).
+        Value a4 = slice(a);
+        Value w4 = slice(w);
+        acc = NVVM::DotAccumulate4WayOp::create(b, loc, i32, a4, signedType, w4, signedType, acc);
       }
       return acc;
     }
@@ -167,8 +169,9 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
         Value e8 = vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{q});
         return arith::ExtSIOp::create(b, loc, i32, e8);
       };
-      acc = arith::AddIOp::create(b, loc, acc,
-                                  arith::MulIOp::create(b, loc, elem(a), elem(w)));
+      Value ai = elem(a);
+      Value wi = elem(w);
+      acc = arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, ai, wi));
     }
     return acc;
   };

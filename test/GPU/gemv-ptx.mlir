@@ -32,12 +32,13 @@
 // CHECK: // gpu.binary @k_proj_prefill_kernel_2
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK: // gpu.binary @q8_decode_kernel
-// CHECK: ld.global.v4.b32 {%r[[B0:[0-9]+]], %r[[B1:[0-9]+]], %r[[B2:[0-9]+]], %r[[B3:[0-9]+]]}
-// CHECK: ld.global.v4.b32 {%r[[A0:[0-9]+]], %r[[A1:[0-9]+]], %r[[A2:[0-9]+]], %r[[A3:[0-9]+]]}
-// CHECK: dp4a.s32.s32 %r[[S0:[0-9]+]], %r[[A0]], %r[[B0]], %r{{[0-9]+}};
-// CHECK-NEXT: dp4a.s32.s32 %r[[S1:[0-9]+]], %r[[A1]], %r[[B1]], %r[[S0]];
-// CHECK-NEXT: dp4a.s32.s32 %r[[S2:[0-9]+]], %r[[A2]], %r[[B2]], %r[[S1]];
-// CHECK-NEXT: dp4a.s32.s32 %r{{[0-9]+}}, %r[[A3]], %r[[B3]], %r[[S2]];
+// The 16-byte loads of x and of the weight row, then four dp4a on their registers in order:
+// CHECK: ld.global.v4.b32 {%r[[P0:[0-9]+]], %r[[P1:[0-9]+]], %r[[P2:[0-9]+]], %r[[P3:[0-9]+]]}
+// CHECK: ld.global.v4.b32 {%r[[Q0:[0-9]+]], %r[[Q1:[0-9]+]], %r[[Q2:[0-9]+]], %r[[Q3:[0-9]+]]}
+// CHECK: dp4a.s32.s32 %r[[S0:[0-9]+]], %r[[P0]], %r[[Q0]], %r{{[0-9]+}};
+// CHECK-NEXT: dp4a.s32.s32 %r[[S1:[0-9]+]], %r[[P1]], %r[[Q1]], %r[[S0]];
+// CHECK-NEXT: dp4a.s32.s32 %r[[S2:[0-9]+]], %r[[P2]], %r[[Q2]], %r[[S1]];
+// CHECK-NEXT: dp4a.s32.s32 %r{{[0-9]+}}, %r[[P3]], %r[[Q3]], %r[[S2]];
 // CHECK: shfl.sync.bfly.b32
 // CHECK: add.s32
 // CHECK: st.global.b32
