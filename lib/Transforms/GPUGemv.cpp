@@ -332,10 +332,12 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       Location loc = op.getLoc();
       linalg::FillOp fill =
           zeroInit ? decoda::gpu_contraction::zeroFillBefore(op, m.c) : linalg::FillOp();
-      Value count = arith::ConstantIndexOp::create(b, loc, 1);
-      for (int64_t d = 0; d < m.lead; ++d)
-        count = arith::MulIOp::create(b, loc, count, memref::DimOp::create(b, loc, m.a, d));
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value count = one;
+      for (int64_t d = 0; d < m.lead; ++d) {
+        Value extent = memref::DimOp::create(b, loc, m.a, d);
+        count = arith::MulIOp::create(b, loc, count, extent);
+      }
       Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count, one);
       auto dispatch = scf::IfOp::create(b, loc, TypeRange{}, isOne, /*withElseRegion=*/true);
       b.setInsertionPoint(dispatch.thenBlock()->getTerminator());
