@@ -96,7 +96,26 @@ decoda_status decoda_run_donating(decoda_model *model, int entry, const decoda_t
                                   int num_inputs, decoda_tensor *outputs, int num_outputs,
                                   const uint8_t *donate);
 
+/* Releases an output's data (host memory, or device memory for the donated output of a
+   device-resident input that was not donated). */
 void decoda_tensor_free(decoda_tensor *tensor);
+
+/* Device-resident tensors (CUDA models; docs/ABI.md). A decoda_tensor whose data is device
+   memory (from decoda_device_alloc, or any allocation of the CUDA driver in the runtime's
+   context) may be an input of decoda_run / decoda_run_donating of a CUDA model: the model reads
+   it in place instead of copying it to the device, and a donated one (a KV cache) is written in
+   place, so a decode step moves only its small inputs and outputs. Outputs that are not
+   donated are host memory. A call returns when its work on the device is done. These return
+   DECODA_ERROR_NO_DEVICE for a CPU model. */
+decoda_status decoda_device_alloc(const decoda_model *model, size_t bytes, void **ptr);
+/* Frees device memory of decoda_device_alloc (null: nothing); DECODA_ERROR_ARGUMENT for a
+   pointer that is not device memory. */
+decoda_status decoda_device_free(const decoda_model *model, void *ptr);
+/* Copies `bytes` between host and/or device memory (either direction), synchronously. */
+decoda_status decoda_device_copy(const decoda_model *model, void *dst, const void *src,
+                                 size_t bytes);
+/* 1 when `ptr` is device memory of the model's device, else 0 (always 0 for a CPU model). */
+int decoda_is_device_pointer(const decoda_model *model, const void *ptr);
 
 #ifdef __cplusplus
 }

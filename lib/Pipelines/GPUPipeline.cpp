@@ -81,10 +81,18 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
 
-  // Inputs stay read-only (the kernels read device copies of them anyway).
+  // Inputs stay read-only, except donated ones (decoda.donate): their results are written into
+  // them, and decoda-gpu-device-buffers copies them back to host callers (decoda.written).
+  if (options.donateInputs)
+    pm.addPass(createDonateInputsPass());
   pm.addPass(createMarkReadOnlyInputsPass());
   addTextual(pm, "one-shot-bufferize{bufferize-function-boundaries "
                  "function-boundary-type-conversion=identity-layout-map}");
+  if (options.donateInputs) {
+    DropDonatedResultsPassOptions drop;
+    drop.markWritten = true;
+    pm.addPass(createDropDonatedResultsPass(drop));
+  }
   pm.addPass(createCanonicalizerPass());
 
   // Attention and norms: one kernel per call (or the target-neutral body, with a remark); the

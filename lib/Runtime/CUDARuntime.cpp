@@ -9,6 +9,7 @@
 #include "CUDARuntime.h"
 #include "CUDAAPI.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <dlfcn.h>
@@ -255,13 +256,22 @@ std::string initialize() {
 }
 } // namespace
 
+namespace {
+std::atomic<bool> gAcquired{false};
+}
+
 const decoda_cuda_api *decoda::runtime::acquireCUDA(std::string &error) {
   static std::once_flag once;
   static std::string failure;
-  std::call_once(once, [] { failure = initialize(); });
+  std::call_once(once, [] {
+    failure = initialize();
+    gAcquired = failure.empty();
+  });
   if (!failure.empty()) {
     error = failure;
     return nullptr;
   }
   return &gAPI;
 }
+
+const decoda_cuda_api *decoda::runtime::loadedCUDA() { return gAcquired ? &gAPI : nullptr; }

@@ -19,6 +19,10 @@ namespace decoda::runtime {
 /// `error` set ("no CUDA device: ...") otherwise; the outcome of the first call is kept.
 const decoda_cuda_api *acquireCUDA(std::string &error);
 
+/// The driver table when a CUDA model was loaded before (acquireCUDA succeeded), else null;
+/// never loads the driver.
+const decoda_cuda_api *loadedCUDA();
+
 } // namespace decoda::runtime
 
 #endif // DECODA_RUNTIME_CUDARUNTIME_H

@@ -245,6 +245,7 @@ struct decoda_model {
   std::vector<Entry> entries;
   void *weights = nullptr; // read-only mapping of <model>.weights (--weights=file), while loading
   size_t weightsSize = 0;
+  const decoda_cuda_api *cuda = nullptr; // a CUDA model's driver table
 };
 
 namespace {
@@ -325,12 +326,30 @@ size_t byteSize(const decoda_tensor &t) {
 /// Frees on destruction the copies made of donatable inputs the caller did not donate, unless
 /// released (then they belong to the caller as outputs).
 struct DonationCopies {
-  std::vector<void *> buffers;
+  std::vector<void *> buffers;       // host
+  std::vector<void *> deviceBuffers; // copies of device-resident inputs (CUDA models)
+  const decoda_cuda_api *cuda = nullptr;
   ~DonationCopies() {
     for (void *p : buffers)
       std::free(p);
+    for (void *p : deviceBuffers)
+      if (p)
+        cuda->mem_free(p); // errors ignored: nothing to report them to
   }
 };
+
+/// True when `ptr` is device memory of `model`'s device (a CUDA model's device-resident
+/// tensor, docs/ABI.md).
+bool onDevice(const decoda_model *model, const void *ptr) {
+  return model->cuda && ptr && model->cuda->is_device_pointer(ptr);
+}
+
+/// A synchronous copy of `bytes` between host or device buffers (unified addressing).
+int deviceCopy(const decoda_cuda_api *api, void *dst, const void *src, size_t bytes) {
+  if (int rc = api->memcpy(dst, src, bytes, nullptr))
+    return rc;
+  return api->stream_synchronize(nullptr);
+}
 
 decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *inputs,
                       int numInputs, decoda_tensor *outputs, int numOutputs,
@@ -374,6 +393,7 @@ decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *
   // the caller's own when donated, else a private copy that becomes the output.
   std::vector<void *> data(nIn);
   DonationCopies copies;
+  copies.cuda = model->cuda;
   for (size_t i = 0; i < nIn; ++i) {
     const decoda_tensor &t = inputs[i];
     data[i] = t.data ? t.data : static_cast<void *>(gEmptyTensorStorage);
@@ -400,6 +420,19 @@ decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *
                               "' overlaps input '" + spec.inputs[j].name +
                               "'; a donated buffer must not be read as another input");
       }
+      continue;
+    }
+    if (bytes > 0 && onDevice(model, t.data)) {
+      // A device-resident input not donated: a device copy the model writes instead.
+      void *copy = nullptr;
+      if (model->cuda->mem_alloc(&copy, bytes) != 0)
+        return setError(DECODA_ERROR_RUNTIME, "entry '" + spec.name + "': copying device input '" +
+                                                  is.name + "': " + model->cuda->error_message());
+      copies.deviceBuffers.push_back(copy);
+      if (deviceCopy(model->cuda, copy, t.data, bytes) != 0)
+        return setError(DECODA_ERROR_RUNTIME, "entry '" + spec.name + "': copying device input '" +
+                                                  is.name + "': " + model->cuda->error_message());
+      data[i] = copy;
       continue;
     }
     void *copy = std::malloc(bytes > 0 ? bytes : 1);
@@ -467,6 +500,9 @@ decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *
       for (void *&p : copies.buffers)
         if (p == out.data)
           p = nullptr; // now the caller's
+      for (void *&p : copies.deviceBuffers)
+        if (p == out.data)
+          p = nullptr; // now the caller's (device memory, freed by decoda_tensor_free)
       continue;
     }
     const int64_t *d = &desc[w];
@@ -537,6 +573,8 @@ decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *
       const TensorSpec &os = spec.outputs[o];
       if (os.donation >= 0 && outputs[o].data == inputs[os.donation].data)
         outputs[o].data = nullptr; // the caller's donated buffer
+      else if (os.donation >= 0 && onDevice(model, outputs[o].data))
+        copies.deviceBuffers.push_back(outputs[o].data), outputs[o].data = nullptr;
       else if (os.donation >= 0)
         copies.buffers.push_back(outputs[o].data), outputs[o].data = nullptr;
       else
@@ -714,6 +752,8 @@ decoda_status loadImpl(const char *path, decoda_model **out) {
     }
     ++object.users;
   }
+  if (auto *slot = static_cast<const decoda_cuda_api **>(dlsym(handle, "decoda_cuda")))
+    model->cuda = *slot;
   // Optional: a model without run-time checks need not export it.
   if (auto *handler = static_cast<FailHandler *>(dlsym(handle, "decoda_fail_handler")))
     *handler = &decodaRuntimeFailHandler;
@@ -892,8 +932,70 @@ decoda_status decoda_run_donating(decoda_model *model, int entry, const decoda_t
 void decoda_tensor_free(decoda_tensor *tensor) {
   if (!tensor)
     return;
-  std::free(tensor->data);
+  // A donated output of a device-resident input that was not donated is a device copy.
+  const decoda_cuda_api *cuda = decoda::runtime::loadedCUDA();
+  if (cuda && tensor->data && cuda->is_device_pointer(tensor->data))
+    cuda->mem_free(tensor->data);
+  else
+    std::free(tensor->data);
   tensor->data = nullptr;
+}
+
+namespace {
+decoda_status needDevice(const decoda_model *model, const char *what) {
+  if (!model)
+    return setError(DECODA_ERROR_ARGUMENT, std::string(what) + ": null model");
+  if (!model->cuda)
+    return setError(DECODA_ERROR_NO_DEVICE, std::string(what) + ": model '" + model->path +
+                                                "' is a CPU model; device memory is for CUDA "
+                                                "models");
+  return DECODA_OK;
+}
+} // namespace
+
+decoda_status decoda_device_alloc(const decoda_model *model, size_t bytes, void **ptr) {
+  if (decoda_status s = needDevice(model, "decoda_device_alloc"))
+    return s;
+  if (!ptr)
+    return setError(DECODA_ERROR_ARGUMENT, "decoda_device_alloc: null result pointer");
+  *ptr = nullptr;
+  if (model->cuda->mem_alloc(ptr, bytes > 0 ? bytes : 1) != 0) {
+    *ptr = nullptr;
+    return setError(DECODA_ERROR_RUNTIME, "decoda_device_alloc: " + std::to_string(bytes) +
+                                              " bytes: " + model->cuda->error_message());
+  }
+  return DECODA_OK;
+}
+
+decoda_status decoda_device_free(const decoda_model *model, void *ptr) {
+  if (decoda_status s = needDevice(model, "decoda_device_free"))
+    return s;
+  if (!ptr)
+    return DECODA_OK;
+  if (!model->cuda->is_device_pointer(ptr))
+    return setError(DECODA_ERROR_ARGUMENT, "decoda_device_free: not device memory");
+  if (model->cuda->mem_free(ptr) != 0)
+    return setError(DECODA_ERROR_RUNTIME,
+                    std::string("decoda_device_free: ") + model->cuda->error_message());
+  return DECODA_OK;
+}
+
+decoda_status decoda_device_copy(const decoda_model *model, void *dst, const void *src,
+                                 size_t bytes) {
+  if (decoda_status s = needDevice(model, "decoda_device_copy"))
+    return s;
+  if (bytes == 0)
+    return DECODA_OK;
+  if (!dst || !src)
+    return setError(DECODA_ERROR_ARGUMENT, "decoda_device_copy: null pointer");
+  if (deviceCopy(model->cuda, dst, src, bytes) != 0)
+    return setError(DECODA_ERROR_RUNTIME, "decoda_device_copy: " + std::to_string(bytes) +
+                                              " bytes: " + model->cuda->error_message());
+  return DECODA_OK;
+}
+
+int decoda_is_device_pointer(const decoda_model *model, const void *ptr) {
+  return model && onDevice(model, ptr) ? 1 : 0;
 }
 
 } // extern "C"

@@ -189,6 +189,8 @@ struct DropDonatedResultsPass
         }
         drop.set(n);
         fn.removeArgAttr(i, kDonateAttrName);
+        if (markWritten)
+          fn.setArgAttr(i, kWrittenAttrName, UnitAttr::get(fn.getContext()));
         ++numDropped;
       }
       ret->eraseOperands(drop);

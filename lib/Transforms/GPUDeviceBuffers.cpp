@@ -1,13 +1,16 @@
 //===- GPUDeviceBuffers.cpp - device buffers for the kernels of a function ===//
 //
-// Arguments are copied to the device at entry and results back to host buffers (the C ABI of
-// docs/ABI.md speaks of host memory); constants (weights) are read from device copies the
-// model owns, uploaded once (docs/ABI.md, "GPU models"); host temporaries become device
+// Arguments in device memory (the caller's device-resident tensors, docs/ABI.md "Device-resident
+// tensors") are used in place; arguments in host memory are copied to the device at entry and,
+// when the program writes them (donated, decoda.written), back at the end. Results are copied
+// to host buffers (the C ABI of docs/ABI.md); constants (weights) are read from device copies
+// the model owns, uploaded once (docs/ABI.md, "GPU models"); host temporaries become device
 // buffers; every per-call device buffer is freed; host code that reads or writes memory
 // outside a kernel is refused.
 //
 //===----------------------------------------------------------------------===//
 
+#include "decoda/Transforms/Donation.h"
 #include "decoda/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -16,6 +19,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -35,6 +39,14 @@ namespace {
 /// it on first use): `void *decoda_cuda_constant(int64_t slot, const void *host, int64_t
 /// bytes)` (lib/Target/CUDA/CUDATarget.cpp).
 constexpr StringLiteral kConstantFn = "decoda_cuda_constant";
+/// `int32_t decoda_cuda_is_device(const void *ptr)`: 1 when `ptr` is device memory.
+constexpr StringLiteral kIsDeviceFn = "decoda_cuda_is_device";
+/// `void decoda_cuda_finish(void)`: waits for the call's work still queued on the thread's
+/// stream (a call whose results all stay on the device copies nothing back to wait for).
+constexpr StringLiteral kFinishFn = "decoda_cuda_finish";
+
+/// Host temporaries up to this size (a cache offset read by host code) live on the stack.
+constexpr int64_t kMaxStackBytes = 4096;
 
 /// Dynamic sizes of a buffer shaped like `v` (memref.dim of each dynamic extent).
 SmallVector<Value> dynamicSizes(OpBuilder &b, Location loc, Value v) {
@@ -73,6 +85,21 @@ struct SyncGPU {
     finish(op.getAsyncToken());
   }
 };
+
+/// `scf.if cond -> type { then() } else { otherwise() }`, each branch yielding the value its
+/// callback builds.
+scf::IfOp ifElse(OpBuilder &b, Location loc, Type type, Value cond,
+                 llvm::function_ref<Value(OpBuilder &)> then,
+                 llvm::function_ref<Value(OpBuilder &)> otherwise) {
+  auto op = scf::IfOp::create(b, loc, TypeRange{type}, cond, /*addThenBlock=*/false,
+                              /*addElseBlock=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.createBlock(&op.getThenRegion());
+  scf::YieldOp::create(b, loc, then(b));
+  b.createBlock(&op.getElseRegion());
+  scf::YieldOp::create(b, loc, otherwise(b));
+  return op;
+}
 
 /// True when `v` or a view of it is yielded or passed out of its block by a terminator.
 bool escapesBlock(Value v) {
@@ -147,15 +174,26 @@ struct GPUDeviceBuffersPass
   /// Slot of each constant global (one device copy per symbol, shared by all functions).
   llvm::StringMap<int64_t> constantSlots;
 
-  LLVM::LLVMFuncOp constantFn(ModuleOp module) {
-    if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(kConstantFn))
+  /// The declaration of support-code function `name` (lib/Target/CUDA/CUDATarget.cpp).
+  LLVM::LLVMFuncOp supportFn(ModuleOp module, StringRef name, LLVM::LLVMFunctionType type) {
+    if (auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
       return fn;
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    return LLVM::LLVMFuncOp::create(b, module.getLoc(), name, type);
+  }
+
+  LLVM::LLVMFuncOp constantFn(ModuleOp module) {
     MLIRContext *ctx = module.getContext();
     auto ptr = LLVM::LLVMPointerType::get(ctx);
     auto i64 = IntegerType::get(ctx, 64);
-    return LLVM::LLVMFuncOp::create(b, module.getLoc(), kConstantFn,
-                                    LLVM::LLVMFunctionType::get(ptr, {i64, ptr, i64}));
+    return supportFn(module, kConstantFn, LLVM::LLVMFunctionType::get(ptr, {i64, ptr, i64}));
+  }
+
+  /// The address of `buffer`'s data as an `!llvm.ptr`.
+  static Value dataPointer(OpBuilder &b, Location loc, Value buffer) {
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    Value i64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
+    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
   }
 
   /// The model's device copy of the constant read by `global`.
@@ -172,12 +210,8 @@ struct GPUDeviceBuffersPass
     (void)inserted;
     ModuleOp module = global->getParentOfType<ModuleOp>();
     LLVM::LLVMFuncOp fn = constantFn(module);
-    MLIRContext *ctx = b.getContext();
-    auto ptr = LLVM::LLVMPointerType::get(ctx);
     Type i64 = b.getI64Type();
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, global.getResult());
-    Value host = LLVM::IntToPtrOp::create(b, loc, ptr,
-                                          arith::IndexCastOp::create(b, loc, i64, base).getResult());
+    Value host = dataPointer(b, loc, global.getResult());
     Value slot = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(it->second));
     Value size = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(bytes));
     Value dev = LLVM::CallOp::create(b, loc, fn, ValueRange{slot, host, size}).getResult();
@@ -204,34 +238,111 @@ struct GPUDeviceBuffersPass
       return success();
     };
 
-    // Arguments: a device copy at the start, used everywhere instead.
-    DenseMap<Value, Value> hostOfDevice;
-    OpBuilder b(fn.getContext());
+    // Arguments: the caller's buffer itself when it is device memory, else a device copy made
+    // at the start (scf.if on decoda_cuda_is_device); used everywhere instead.
+    ModuleOp module = fn->getParentOfType<ModuleOp>();
+    MLIRContext *ctx = fn.getContext();
+    auto ptrType = LLVM::LLVMPointerType::get(ctx);
+    LLVM::LLVMFuncOp isDeviceFn = supportFn(
+        module, kIsDeviceFn, LLVM::LLVMFunctionType::get(IntegerType::get(ctx, 32), {ptrType}));
+    LLVM::LLVMFuncOp finishFn =
+        supportFn(module, kFinishFn, LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {}));
+    struct ArgumentBuffer {
+      BlockArgument arg;
+      Value isHost; // i1: the caller passed host memory
+      Value dev;    // the buffer the kernels use
+      bool written; // donated: copied back into a host caller's buffer
+    };
+    SmallVector<ArgumentBuffer> argBuffers;
+    DenseMap<Value, size_t> argOfDevice;
+    OpBuilder b(ctx);
     b.setInsertionPointToStart(&entry);
     for (BlockArgument arg : entry.getArguments()) {
+      bool written = fn.getArgAttr(arg.getArgNumber(), decoda::kWrittenAttrName) != nullptr;
+      fn.removeArgAttr(arg.getArgNumber(), decoda::kWrittenAttrName);
       if (!isa<MemRefType>(arg.getType()))
         continue;
       if (failed(checkLayout(fn, arg.getType(), "argument")))
         return failure();
       if (arg.use_empty())
         continue;
-      Operation *before = b.getInsertionBlock()->empty() ? nullptr : &*b.getInsertionPoint();
-      Value dev = toDevice(b, fn.getLoc(), arg);
-      hostOfDevice[dev] = arg;
+      SmallVector<OpOperand *> uses =
+          llvm::map_to_vector(arg.getUses(), [](OpOperand &use) { return &use; });
+      Location loc = fn.getLoc();
+      auto type = cast<MemRefType>(arg.getType());
+      Value flag = LLVM::CallOp::create(b, loc, isDeviceFn, ValueRange{dataPointer(b, loc, arg)})
+                       .getResult();
+      Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+      Value isHost = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, flag, zero);
+      scf::IfOp copy = ifElse(b, loc, type, isHost, [&](OpBuilder &tb) {
+        SyncGPU gpu{tb, loc};
+        Value dev = gpu.alloc(type, dynamicSizes(tb, loc, arg));
+        gpu.memcpy(dev, arg);
+        return dev;
+      }, [&](OpBuilder &) { return Value(arg); });
+      Value dev = copy.getResult(0);
+      for (OpOperand *use : uses)
+        use->set(dev);
+      argOfDevice[dev] = argBuffers.size();
+      argBuffers.push_back({arg, isHost, dev, written});
       ++numArguments;
-      // Every use after the copy reads the device buffer; the copy's own ops (dims, memcpy)
-      // keep the argument.
-      arg.replaceUsesWithIf(dev, [&](OpOperand &use) {
-        Operation *user = use.getOwner();
-        return user->getBlock() != &entry || !before || !user->isBeforeInBlock(before);
-      });
     }
+
+    // Host code may read scalars of an argument (a decode step's cache offset): from the
+    // caller's buffer when it is host memory, else from a host copy made at the start. An
+    // argument the kernels write (donated) is not read by host code.
+    struct HostView {
+      Value view;
+      Value isHost;
+      bool heap; // memref.alloc (freed at the end) rather than memref.alloca
+    };
+    SmallVector<HostView> hostViews;
+    DenseSet<Operation *> keepOnHost; // the host views' buffers
+    DenseMap<Value, Value> hostViewOf; // device buffer of an argument -> its host view
+    SmallVector<memref::LoadOp> hostLoads;
+    fn.walk([&](memref::LoadOp load) {
+      if (!load->getParentOfType<gpu::LaunchOp>() && argOfDevice.count(load.getMemref()))
+        hostLoads.push_back(load);
+    });
+    for (memref::LoadOp load : hostLoads) {
+      const ArgumentBuffer &a = argBuffers[argOfDevice.lookup(load.getMemref())];
+      if (a.written)
+        return load.emitError() << "decoda-gpu-device-buffers: host code reads argument #"
+                                << a.arg.getArgNumber()
+                                << ", which the kernels write (donated); only read-only "
+                                   "arguments are read on the host";
+      Value &view = hostViewOf[a.dev];
+      if (!view) {
+        Location loc = a.arg.getLoc();
+        auto type = cast<MemRefType>(a.arg.getType());
+        int64_t bytes = elementBytes(type.getElementType());
+        bool heap = !type.hasStaticShape() || bytes == 0 ||
+                    bytes * type.getNumElements() > kMaxStackBytes;
+        b.setInsertionPointAfter(a.dev.getDefiningOp());
+        Value host;
+        scf::IfOp copy = ifElse(b, loc, type, a.isHost, [&](OpBuilder &) { return Value(a.arg); },
+                                [&](OpBuilder &eb) {
+          host = heap ? memref::AllocOp::create(eb, loc, type, dynamicSizes(eb, loc, a.arg))
+                            .getResult()
+                      : memref::AllocaOp::create(eb, loc, type).getResult();
+          SyncGPU{eb, loc}.memcpy(host, a.arg);
+          return host;
+        });
+        view = copy.getResult(0);
+        hostViews.push_back({view, a.isHost, heap});
+        keepOnHost.insert(host.getDefiningOp());
+      }
+      load.getMemrefMutable().assign(view);
+    }
+    DenseSet<Value> hostReadable(llvm::from_range,
+                                 llvm::map_range(hostViews, [](const HostView &v) { return v.view; }));
 
     SmallVector<Operation *> hostOps;
     fn.walk([&](Operation *op) {
       if (op->getParentOfType<gpu::LaunchOp>())
         return;
-      if (isa<memref::GetGlobalOp, memref::AllocOp, memref::AllocaOp, memref::DeallocOp>(op))
+      if (isa<memref::GetGlobalOp, memref::AllocOp, memref::AllocaOp, memref::DeallocOp>(op) &&
+          !keepOnHost.contains(op))
         hostOps.push_back(op);
     });
     SymbolTableCollection symbols;
@@ -290,6 +401,32 @@ struct GPUDeviceBuffersPass
       }
     }
 
+    // Arguments in host memory: a written (donated) one is copied back into the caller's
+    // buffer, then the device copy is freed; host copies of device arguments are freed.
+    for (func::ReturnOp ret : returns) {
+      b.setInsertionPoint(ret);
+      Location loc = ret.getLoc();
+      for (const ArgumentBuffer &a : argBuffers) {
+        scf::IfOp::create(b, loc, a.isHost, [&](OpBuilder &tb, Location l) {
+          SyncGPU gpu{tb, l};
+          if (a.written)
+            gpu.memcpy(a.arg, a.dev);
+          gpu.dealloc(a.dev);
+          scf::YieldOp::create(tb, l);
+        });
+      }
+      for (const HostView &v : hostViews) {
+        if (!v.heap)
+          continue;
+        Value isDevice = arith::XOrIOp::create(
+            b, loc, v.isHost, arith::ConstantIntOp::create(b, loc, 1, 1).getResult());
+        scf::IfOp::create(b, loc, isDevice, [&](OpBuilder &tb, Location l) {
+          memref::DeallocOp::create(tb, l, v.view);
+          scf::YieldOp::create(tb, l);
+        });
+      }
+    }
+
     // Frees: a buffer of the entry block before every return, one made inside a loop or branch
     // at the end of its block (refused when it leaves the block).
     for (Value dev : deviceBuffers) {
@@ -309,26 +446,22 @@ struct GPUDeviceBuffersPass
       SyncGPU{b, dev.getLoc()}.dealloc(dev);
     }
 
-    // Host code may read scalars of an argument (a cache offset of a decode step): arguments
-    // are read-only host memory (decoda-mark-readonly-inputs, no donation), so the host reads
-    // its own copy rather than the device's.
-    fn.walk([&](memref::LoadOp load) {
-      if (load->getParentOfType<gpu::LaunchOp>())
-        return;
-      auto it = hostOfDevice.find(load.getMemref());
-      if (it != hostOfDevice.end())
-        load.getMemrefMutable().assign(it->second);
-    });
+    // The call returns when its work is done: a call whose results all stay in device memory
+    // (donated caches) has copied nothing back that would have waited.
+    for (func::ReturnOp ret : returns) {
+      b.setInsertionPoint(ret);
+      LLVM::CallOp::create(b, ret.getLoc(), finishFn, ValueRange{});
+    }
 
     // What is left on the host must not touch memory: everything else is a kernel's job.
     WalkResult walk = fn.walk([&](Operation *op) {
       if (isa<gpu::GPUDialect>(op->getDialect()) || op->getParentOfType<gpu::LaunchOp>())
         return WalkResult::skip();
-      if (auto load = dyn_cast<memref::LoadOp>(op)) {
-        auto arg = dyn_cast<BlockArgument>(load.getMemref());
-        if (arg && arg.getOwner() == &entry)
-          return WalkResult::advance(); // a scalar of the caller's (host) argument
-      }
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        if (hostReadable.contains(load.getMemref()))
+          return WalkResult::advance(); // a scalar of an argument, in host memory
+      if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp>(op))
+        return WalkResult::advance(); // host buffers: results and host views of arguments
       auto effects = dyn_cast<MemoryEffectOpInterface>(op);
       if (!effects)
         return WalkResult::advance();

@@ -20,6 +20,12 @@ Donated inputs (docs/ABI.md): ``model.donations(entry)`` lists the inputs an ent
 output into (KV caches); ``model.run(entry, *arrays, donate=True)`` (or a list of input names)
 lets the model update those arrays in place and returns them as the outputs, without a copy.
 
+Device-resident tensors (CUDA models, docs/ABI.md): ``model.to_device(array)`` copies an array into
+device memory once and returns a :class:`DeviceArray`, which ``run`` accepts in place of an array:
+the model reads it where it is, and a donated one (``donate=``) is written in place and returned
+as that output, so a decode step's KV cache stays on the device across calls.
+``model.device_empty(shape, dtype)`` allocates one; ``DeviceArray.numpy()`` copies it back.
+
 NumPy has no bfloat16: bf16 tensors travel as ``uint16`` arrays of bf16 bit patterns, in and out.
 :func:`float32_to_bf16` (round to nearest even) and :func:`bf16_to_float32` convert.
 
@@ -35,7 +41,7 @@ import threading
 from collections import namedtuple
 
 __all__ = [
-    "load", "Model", "DecodaError", "TensorSpec", "EntrySignature", "float32_to_bf16",
+    "load", "Model", "DeviceArray", "DecodaError", "TensorSpec", "EntrySignature", "float32_to_bf16",
     "bf16_to_float32", "library_path", "DTYPES",
 ]
 
@@ -123,6 +129,10 @@ def _library():
                                             ctypes.POINTER(ctypes.c_uint8)]),
             "decoda_entry_input_donated_to": (c_int, [model_p, c_int, c_int]),
             "decoda_tensor_free": (None, [ctypes.POINTER(_Tensor)]),
+            "decoda_device_alloc": (c_int, [model_p, ctypes.c_size_t, ctypes.POINTER(c_void_p)]),
+            "decoda_device_free": (c_int, [model_p, c_void_p]),
+            "decoda_device_copy": (c_int, [model_p, c_void_p, c_void_p, ctypes.c_size_t]),
+            "decoda_is_device_pointer": (c_int, [model_p, c_void_p]),
         }
         info = [model_p, c_int, c_int, ctypes.POINTER(c_char_p), ctypes.POINTER(c_int),
                 ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.POINTER(ctypes.c_int64))]
@@ -139,6 +149,69 @@ def _library():
 def _error(lib, status, suffix=""):
     message = lib.decoda_last_error().decode("utf-8", "replace")
     return DecodaError(message + suffix, _STATUS.get(status, str(status)))
+
+
+class DeviceArray:
+    """A tensor in a CUDA model's device memory (``Model.to_device``, ``Model.device_empty``):
+    ``shape``, ``dtype`` (a NumPy dtype name; bf16 is ``uint16``), ``nbytes`` and ``ptr`` (the
+    device address). ``numpy()`` copies it to a new array; ``free()`` (or garbage collection)
+    releases it. It keeps its model alive."""
+
+    def __init__(self, model, ptr, shape, dtype, owned=True):
+        self.model, self.ptr, self.shape, self.dtype = model, ptr, tuple(shape), dtype
+        self._owned = owned  # "alloc": decoda_device_free; "tensor": decoda_tensor_free
+
+    @property
+    def nbytes(self):
+        n = _np().dtype(self.dtype).itemsize
+        for d in self.shape:
+            n *= d
+        return n
+
+    def numpy(self):
+        np = _np()
+        out = np.empty(self.shape, dtype=self.dtype)
+        if self.ptr is None:
+            raise DecodaError("the device array was freed", "ARGUMENT")
+        if out.nbytes:
+            status = self.model._lib.decoda_device_copy(self.model._handle, out.ctypes.data,
+                                                         self.ptr, out.nbytes)
+            if status != 0:
+                raise _error(self.model._lib, status)
+        return out
+
+    def copy_from(self, array):
+        """Overwrites the device array with ``array`` (same shape and dtype)."""
+        np = _np()
+        a = np.ascontiguousarray(array)
+        if a.shape != self.shape or a.dtype.name != self.dtype:
+            raise DecodaError(f"copy_from: a {a.dtype} array of shape {a.shape} into a device "
+                              f"array of {self.dtype} {self.shape}", "SHAPE")
+        if a.nbytes:
+            status = self.model._lib.decoda_device_copy(self.model._handle, self.ptr,
+                                                         a.ctypes.data, a.nbytes)
+            if status != 0:
+                raise _error(self.model._lib, status)
+
+    def free(self):
+        ptr, self.ptr = self.ptr, None
+        if ptr is None or not self._owned or self.model._handle is None:
+            return
+        if self._owned == "tensor":
+            t = _Tensor()
+            t.data = ptr
+            self.model._lib.decoda_tensor_free(ctypes.byref(t))
+        else:
+            self.model._lib.decoda_device_free(self.model._handle, ptr)
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
+
+    def __repr__(self):
+        return f"<decoda.runtime.DeviceArray {self.dtype} {list(self.shape)} at {self.ptr or 0:#x}>"
 
 
 class Model:
@@ -219,6 +292,31 @@ class Model:
         return {sig.inputs[i].name: sig.outputs[o].name
                 for i, o in self._donations[index].items()}
 
+    def device_empty(self, shape, dtype):
+        """A :class:`DeviceArray` of ``shape`` and NumPy ``dtype`` in the model's device memory
+        (uninitialised). A CPU model raises :class:`DecodaError` (``NO_DEVICE``)."""
+        np = _np()
+        dtype = np.dtype(dtype).name
+        if dtype not in _DECODA_OF:
+            raise DecodaError(f"device_empty: NumPy dtype {dtype} has no Decoda equivalent",
+                              "DTYPE")
+        n = np.dtype(dtype).itemsize
+        for d in shape:
+            n *= int(d)
+        ptr = ctypes.c_void_p()
+        status = self._lib.decoda_device_alloc(self._handle, n, ctypes.byref(ptr))
+        if status != 0:
+            raise _error(self._lib, status)
+        return DeviceArray(self, ptr.value, [int(d) for d in shape], dtype)
+
+    def to_device(self, array):
+        """A :class:`DeviceArray` holding a copy of ``array``."""
+        np = _np()
+        a = np.ascontiguousarray(array)
+        d = self.device_empty(a.shape, a.dtype)
+        d.copy_from(a)
+        return d
+
     def _donated_inputs(self, index, donate):
         """The input indices to donate: ``donate`` is True (every donatable input), or names or
         indices of inputs."""
@@ -266,6 +364,19 @@ class Model:
         tensors = (_Tensor * max(len(arrays), 1))()
         for i, a in enumerate(arrays):
             spec = sig.inputs[i] if i < len(sig.inputs) else None
+            if isinstance(a, DeviceArray):
+                if a.model._handle is None or a.ptr is None:
+                    raise DecodaError(f"entry '{sig.name}': input #{i} is a freed device array",
+                                      "ARGUMENT")
+                decoda_dtype = _DECODA_OF[a.dtype]
+                keep.append(a)
+                t = tensors[i]
+                t.dtype = DTYPES.index(decoda_dtype)
+                t.rank = len(a.shape)
+                for d in range(min(len(a.shape), MAX_RANK)):
+                    t.shape[d] = a.shape[d]
+                t.data = a.ptr
+                continue
             if i in donated:
                 ok = (isinstance(a, np.ndarray) and a.dtype.name == _NUMPY_OF[spec.dtype] and
                       a.dtype.isnative and a.flags.c_contiguous and a.flags.writeable)
@@ -316,6 +427,12 @@ class Model:
                     t.data = None   # the caller's memory: never decoda_tensor_free
                     continue
                 shape = tuple(t.shape[d] for d in range(t.rank))
+                if t.data and self._lib.decoda_is_device_pointer(self._handle, t.data):
+                    # A donatable device array not donated: the model wrote a device copy.
+                    results.append(DeviceArray(self, t.data, shape, _NUMPY_OF[DTYPES[t.dtype]],
+                                               owned="tensor"))
+                    t.data = None
+                    continue
                 arr = np.empty(shape, dtype=_NUMPY_OF[DTYPES[t.dtype]])
                 if arr.nbytes:
                     ctypes.memmove(arr.ctypes.data, t.data, arr.nbytes)

@@ -1,19 +1,31 @@
-// decoda-gpu-device-buffers: the argument is copied into a device buffer that the kernel uses,
-// the constant (a weight) is the model's resident device copy (decoda_cuda_constant: uploaded
-// once per load, docs/ABI.md), the temporary is a device buffer, the result comes back in a
-// host buffer, and every per-call device buffer is freed before the return. Every gpu op is
-// async with its own stream and waited for (the form gpu-to-llvm lowers).
+// decoda-gpu-device-buffers: the argument is used in place when the caller passed device memory
+// (decoda_cuda_is_device) and otherwise copied into a device buffer, which the kernel uses; the
+// constant (a weight) is the model's resident device copy (decoda_cuda_constant: uploaded once
+// per load, docs/ABI.md), the temporary is a device buffer, the result comes back in a host
+// buffer, every per-call device buffer is freed (the argument's copy only when one was made)
+// and decoda_cuda_finish waits for what is left before the return. Every gpu op is async with
+// its own stream and waited for (the form gpu-to-llvm lowers).
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-device-buffers --verify-diagnostics | FileCheck %s
 
 memref.global "private" constant @w : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
 
 // CHECK-LABEL: func.func @f(
 // CHECK-SAME: %[[X:.*]]: memref<?xf32>) -> memref<?xf32>
-// CHECK: %[[N:.*]] = memref.dim %[[X]], %{{.*}} : memref<?xf32>
-// CHECK: %[[XD:.*]], %[[T0:.*]] = gpu.alloc async [%{{.*}}] (%[[N]]) : memref<?xf32>
-// CHECK: gpu.wait [%[[T0]]]
-// CHECK: %[[T1:.*]] = gpu.memcpy async [%{{.*}}] %[[XD]], %[[X]] : memref<?xf32>, memref<?xf32>
-// CHECK: gpu.wait [%[[T1]]]
+// CHECK: %[[XA:.*]] = memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK: %[[XI:.*]] = arith.index_cast %[[XA]] : index to i64
+// CHECK: %[[XP:.*]] = llvm.inttoptr %[[XI]] : i64 to !llvm.ptr
+// CHECK: %[[ISDEV:.*]] = llvm.call @decoda_cuda_is_device(%[[XP]]) : (!llvm.ptr) -> i32
+// CHECK: %[[ISHOST:.*]] = arith.cmpi eq, %[[ISDEV]], %{{.*}} : i32
+// CHECK: %[[XD:.*]] = scf.if %[[ISHOST]] -> (memref<?xf32>) {
+// CHECK:   %[[N:.*]] = memref.dim %[[X]], %{{.*}} : memref<?xf32>
+// CHECK:   %[[XC:.*]], %[[T0:.*]] = gpu.alloc async [%{{.*}}] (%[[N]]) : memref<?xf32>
+// CHECK:   gpu.wait [%[[T0]]]
+// CHECK:   %[[T1:.*]] = gpu.memcpy async [%{{.*}}] %[[XC]], %[[X]] : memref<?xf32>, memref<?xf32>
+// CHECK:   gpu.wait [%[[T1]]]
+// CHECK:   scf.yield %[[XC]] : memref<?xf32>
+// CHECK: } else {
+// CHECK:   scf.yield %[[X]] : memref<?xf32>
+// CHECK: }
 // CHECK: %[[WH:.*]] = memref.get_global @w
 // CHECK: %[[WA:.*]] = memref.extract_aligned_pointer_as_index %[[WH]]
 // CHECK: %[[WI:.*]] = arith.index_cast %[[WA]] : index to i64
@@ -34,10 +46,16 @@ memref.global "private" constant @w : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]
 // CHECK: gpu.terminator
 // CHECK: %[[YH:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
 // CHECK: gpu.memcpy async [%{{.*}}] %[[YH]], %[[YD]]
-// CHECK-DAG: gpu.dealloc async [%{{.*}}] %[[XD]]
-// CHECK-DAG: gpu.dealloc async [%{{.*}}] %[[YD]]
+// The argument's device copy is freed only when there is one; nothing is copied back into it
+// (arguments are read-only unless donated).
+// CHECK: scf.if %[[ISHOST]] {
+// CHECK-NOT: gpu.memcpy
+// CHECK:   gpu.dealloc async [%{{.*}}] %[[XD]]
+// CHECK: }
+// CHECK: gpu.dealloc async [%{{.*}}] %[[YD]]
 // CHECK-NOT: gpu.dealloc
-// CHECK: return %[[YH]] : memref<?xf32>
+// CHECK: llvm.call @decoda_cuda_finish() : () -> ()
+// CHECK-NEXT: return %[[YH]] : memref<?xf32>
 func.func @f(%x: memref<?xf32>) -> memref<?xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -122,14 +140,25 @@ func.func @complex_constant() {
 
 // -----
 
-// A host read of an argument (a decode step's cache offset) reads the caller's host memory
-// (arguments are read-only), not the device copy the kernels use.
+// A host read of an argument (a decode step's cache offset) reads the caller's buffer when it
+// is host memory (arguments are read-only) and otherwise a host copy made at entry (on the
+// stack: 8 bytes), never the device buffer the kernels use.
 // CHECK-LABEL: func.func @host_load_argument(
 // CHECK-SAME:    %[[X:.*]]: memref<i64>, %[[Y:.*]]: memref<4xf32>
-// CHECK:         %[[DEV:.*]], %{{.*}} = gpu.alloc async {{.*}} () : memref<i64>
-// CHECK:         memref.load %[[X]][] : memref<i64>
+// CHECK:         %[[ISHOST:.*]] = arith.cmpi eq
+// CHECK:         %[[DEV:.*]] = scf.if %[[ISHOST]] -> (memref<i64>) {
+// CHECK:           gpu.alloc async {{.*}} () : memref<i64>
+// CHECK:         %[[VIEW:.*]] = scf.if %[[ISHOST]] -> (memref<i64>) {
+// CHECK-NEXT:      scf.yield %[[X]] : memref<i64>
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %[[STACK:.*]] = memref.alloca() : memref<i64>
+// CHECK:           gpu.memcpy async [%{{.*}}] %[[STACK]], %[[X]] : memref<i64>, memref<i64>
+// CHECK:           scf.yield %[[STACK]] : memref<i64>
+// CHECK:         memref.load %[[VIEW]][] : memref<i64>
 // CHECK:         gpu.launch
 // CHECK:           memref.load %[[DEV]][]
+// CHECK-NOT:     memref.dealloc
+// CHECK:         return
 func.func @host_load_argument(%x: memref<i64>, %y: memref<4xf32>) -> index {
   %c1 = arith.constant 1 : index
   %v = memref.load %x[] : memref<i64>
@@ -171,4 +200,70 @@ func.func @escaping(%n: index) -> memref<4xf32> {
     scf.yield %t : memref<4xf32>
   }
   return %r : memref<4xf32>
+}
+
+// -----
+
+// A donated argument (decoda.written, from decoda-drop-donated-results{mark-written}) that the
+// caller passed in host memory is copied back into the caller's buffer after the kernels, then
+// its device copy is freed; in device memory it is written in place and nothing is copied. The
+// mark is removed. A host read of a larger argument (here a dynamic one) goes through a heap copy,
+// freed at the end when one was made.
+// CHECK-LABEL: func.func @written(
+// CHECK-SAME:    %[[C:[^:]*]]: memref<16xf32>, %[[N:[^:]*]]: memref<?xi64>) {
+// CHECK:         %[[CHOST:.*]] = arith.cmpi eq
+// CHECK:         %[[CD:.*]] = scf.if %[[CHOST]] -> (memref<16xf32>)
+// CHECK:         %[[NHOST:.*]] = arith.cmpi eq
+// CHECK:         scf.if %[[NHOST]] -> (memref<?xi64>) {
+// CHECK:           gpu.alloc
+// CHECK:         %[[NVIEW:.*]] = scf.if %[[NHOST]] -> (memref<?xi64>) {
+// CHECK:           scf.yield %[[N]]
+// CHECK:         } else {
+// CHECK:           %[[HEAP:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
+// CHECK:           gpu.memcpy async [%{{.*}}] %[[HEAP]], %[[N]]
+// CHECK:         memref.load %[[NVIEW]]
+// CHECK:         gpu.launch
+// CHECK:           memref.store %{{.*}}, %[[CD]]
+// CHECK:         scf.if %[[CHOST]] {
+// CHECK-NEXT:      gpu.wait async
+// CHECK-NEXT:      gpu.memcpy async [%{{.*}}] %[[C]], %[[CD]] : memref<16xf32>, memref<16xf32>
+// CHECK:           gpu.dealloc async [%{{.*}}] %[[CD]]
+// CHECK:         scf.if %[[NHOST]] {
+// CHECK-NOT:       gpu.memcpy
+// CHECK:           gpu.dealloc
+// CHECK:         %[[NDEV:.*]] = arith.xori %[[NHOST]], %{{.*}} : i1
+// CHECK:         scf.if %[[NDEV]] {
+// CHECK-NEXT:      memref.dealloc %[[NVIEW]] : memref<?xi64>
+// CHECK:         llvm.call @decoda_cuda_finish()
+// CHECK-NOT:   decoda.written
+func.func @written(%c: memref<16xf32> {decoda.written}, %n: memref<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %v = memref.load %n[%c0] : memref<?xi64>
+  %i = arith.index_cast %v : i64 to index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %f = arith.constant 1.0 : f32
+    memref.store %f, %c[%i] : memref<16xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+// Host code reading an argument the kernels write (donated) is refused: its host copy would be
+// stale after the kernels, and a device-resident one has no host copy to write.
+func.func @written_and_read(%c: memref<16xi64> {decoda.written}) -> i64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{decoda-gpu-device-buffers: host code reads argument #0, which the kernels write (donated)}}
+  %v = memref.load %c[%c0] : memref<16xi64>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %z = arith.constant 0 : i64
+    memref.store %z, %c[%bx] : memref<16xi64>
+    gpu.terminator
+  }
+  return %v : i64
 }

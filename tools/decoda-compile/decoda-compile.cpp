@@ -409,7 +409,7 @@ int main(int argc, char **argv) {
   }
   if (decodeEntries && failed(addDecodeEntries(*module)))
     return 1;
-  if (donateCaches && !cuda) // the GPU pipeline copies results back (docs/ABI.md, GPU models)
+  if (donateCaches)
     markDonatedCaches(*module);
   FailureOr<std::vector<EntrySignature>> signature = extractSignature(*module);
   if (failed(signature))
@@ -457,6 +457,7 @@ int main(int argc, char **argv) {
     cudaOptions.gpuArch = gpuArch;
     cudaOptions.format = emit == Emit::PTX ? "isa" : "bin";
     cudaOptions.attentionKeyTile = attentionKeyTile;
+    cudaOptions.donateInputs = donateCaches;
     buildCUDALoweringPassPipeline(pm, cudaOptions);
   } else {
     CPULoweringPipelineOptions cpuOptions;

@@ -46,6 +46,11 @@ options:
                         entry returns updated) to the model: it writes those outputs in place
                         instead of into a copy (each --bench run then starts from the cache
                         the run before wrote)
+  --device-inputs       CUDA models: upload every input to device memory once, before the
+                        runs, and pass the device buffers (docs/ABI.md, "Device-resident
+                        tensors"): the model reads them in place, and with --donate writes the
+                        donated caches in place on the device, so --bench times the kernels
+                        without the inputs' copies to the device
   --list                print the entry points and their signatures, then exit
   -h, --help            print this help
 
@@ -205,6 +210,7 @@ struct Options {
   long bench = 0, warmup = 3;
   bool list = false;
   bool donate = false;
+  bool deviceInputs = false;
 };
 
 Options parseArgs(int argc, char **argv) {
@@ -229,10 +235,10 @@ Options parseArgs(int argc, char **argv) {
                                               "--warmup"};
       bool takesValue = std::any_of(std::begin(withValue), std::end(withValue),
                                     [&](const char *f) { return flag == f; });
-      if (flag == "--list" || flag == "--donate") {
+      if (flag == "--list" || flag == "--donate" || flag == "--device-inputs") {
         if (inlineValue)
           die(kExitUsage, flag + " takes no value", true);
-        (flag == "--list" ? o.list : o.donate) = true;
+        (flag == "--list" ? o.list : flag == "--donate" ? o.donate : o.deviceInputs) = true;
         continue;
       }
       if (!takesValue)
@@ -557,6 +563,26 @@ int main(int argc, char **argv) {
     }
   }
 
+  // --device-inputs: device copies of the inputs, made once.
+  std::vector<void *> deviceInputs;
+  if (opt.deviceInputs) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      decoda_tensor &t = inputs[i];
+      size_t bytes = decoda_dtype_size(t.dtype);
+      for (int32_t d = 0; d < t.rank; ++d)
+        bytes *= static_cast<size_t>(t.shape[d]);
+      void *dev = nullptr;
+      decoda_status s = decoda_device_alloc(model, bytes, &dev);
+      if (s == DECODA_OK)
+        s = decoda_device_copy(model, dev, t.data, bytes);
+      if (s != DECODA_OK)
+        die(s == DECODA_ERROR_NO_DEVICE ? kExitUsage : exitCodeFor(s),
+            "--device-inputs: input '" + entry.inputs[i].name + "': " + decoda_last_error());
+      deviceInputs.push_back(dev);
+      t.data = dev;
+    }
+  }
+
   // Run.
   std::vector<decoda_tensor> outputs(entry.outputs.size());
   // --donate: every donatable input's buffer (ours, read from its file) goes to the model.
@@ -604,8 +630,23 @@ int main(int argc, char **argv) {
                 entry.name.c_str(), opt.warmup, opt.bench, median, sorted.front(), sorted.back());
   }
 
+  // Outputs in device memory (donated device-resident inputs) are read through host copies.
+  std::vector<decoda_tensor> shown = outputs;
+  std::vector<std::vector<char>> downloads(outputs.size());
   for (size_t o = 0; o < outputs.size(); ++o) {
-    const decoda_tensor &t = outputs[o];
+    decoda_tensor &t = shown[o];
+    if (!decoda_is_device_pointer(model, t.data))
+      continue;
+    size_t bytes = decoda_dtype_size(t.dtype);
+    for (int32_t d = 0; d < t.rank; ++d)
+      bytes *= static_cast<size_t>(t.shape[d]);
+    downloads[o].resize(bytes > 0 ? bytes : 1);
+    if (decoda_device_copy(model, downloads[o].data(), t.data, bytes) != DECODA_OK)
+      die(kExitFail, "output '" + entry.outputs[o].name + "': " + decoda_last_error());
+    t.data = downloads[o].data();
+  }
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    const decoda_tensor &t = shown[o];
     std::printf("output %s: %s %s = %s", entry.outputs[o].name.c_str(),
                 decoda_dtype_name(t.dtype), shapeString(t.shape, t.rank).c_str(),
                 previewValues(t).c_str());
@@ -629,11 +670,13 @@ int main(int argc, char **argv) {
 
   int failed = 0;
   for (const auto &[index, ref] : references) {
-    CheckResult r = compare(entry.outputs[index].name, outputs[index], ref, opt.rtol, opt.atol);
+    CheckResult r = compare(entry.outputs[index].name, shown[index], ref, opt.rtol, opt.atol);
     std::printf("%s\n", r.line.c_str());
     failed += !r.pass;
   }
   freeOutputs();
+  for (void *dev : deviceInputs)
+    decoda_device_free(model, dev);
   decoda_model_free(model);
   if (!references.empty()) {
     std::printf("check: %zu passed, %d failed (rtol %g, atol %g)\n", references.size() - failed,

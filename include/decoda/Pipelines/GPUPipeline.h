@@ -39,6 +39,12 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
       *this, "block-y",
       llvm::cl::desc("Threads per block along the second-innermost parallel dimension"),
       llvm::cl::init(8)};
+  PassOptions::Option<bool> donateInputs{
+      *this, "donate-inputs",
+      llvm::cl::desc("Write the results of donated arguments (decoda.donate) into them "
+                     "(docs/ABI.md, \"Donated inputs\"): on the device when the caller passes "
+                     "device memory, else copied back into the caller's host buffer"),
+      llvm::cl::init(false)};
 };
 
 /// PTX ISA features needed for `arch` ("+ptx80" for sm_90a, ...), or "" for an unknown
@@ -48,7 +54,8 @@ std::string cudaArchFeatures(StringRef arch);
 /// The architectures `--gpu-arch` accepts, for error messages.
 StringRef cudaKnownArchs();
 
-/// decoda-convert-to-linalg, decoda-fuse-elementwise, bufferization (no donation), bf16/f16
+/// decoda-convert-to-linalg, decoda-fuse-elementwise, bufferization (donated arguments written
+/// in place with `donate-inputs`), bf16/f16
 /// projections to tensor-core kernels (decoda-gpu-tensorcore-matmul), every other linalg op
 /// and copy to a parallel loop nest, tiled and mapped to blocks/threads
 /// (decoda-gpu-map-parallel-loops), gpu.launch + outlining, device buffers for arguments,

@@ -15,6 +15,10 @@ namespace mlir::decoda {
 /// The argument attribute naming the result an entry-point argument is donated to.
 inline constexpr llvm::StringLiteral kDonateAttrName = "decoda.donate";
 
+/// The unit argument attribute decoda-drop-donated-results{mark-written} leaves on a donated
+/// argument once its result is gone: the program writes the argument (decoda-gpu-device-buffers).
+inline constexpr llvm::StringLiteral kWrittenAttrName = "decoda.written";
+
 /// Sets `decoda.donate = N` on every argument of a public function that is the key or value
 /// cache operand of a `decoda.cached_attention` whose updated cache is returned as result `N`
 /// (directly, by the function's only return), unless the argument or the result already takes

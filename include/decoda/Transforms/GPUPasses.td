@@ -54,8 +54,11 @@ def GPUDeviceBuffersPass : Pass<"decoda-gpu-device-buffers", "ModuleOp"> {
   let description = [{
     After `gpu-kernel-outlining`, in every function with a body:
 
-    * each memref argument gets a device copy at entry (`gpu.alloc` + `gpu.memcpy`), used
-      everywhere instead;
+    * each memref argument is used in place when the caller passed device memory (a
+      device-resident tensor: `llvm.call @decoda_cuda_is_device` at entry), else gets a device
+      copy at entry (`gpu.alloc` + `gpu.memcpy` under an `scf.if`), used everywhere instead;
+      an argument marked `decoda.written` (donated, see `decoda-drop-donated-results`) is
+      copied back into a host caller's buffer at the end; the mark is removed;
     * each `memref.get_global` of a **constant** global (a weight) becomes the model's device
       copy of it: `llvm.call @decoda_cuda_constant(slot, host address, bytes)` returns a
       device pointer, wrapped into a memref descriptor (an `unrealized_conversion_cast` that
@@ -70,15 +73,20 @@ def GPUDeviceBuffersPass : Pass<"decoda-gpu-device-buffers", "ModuleOp"> {
 
     Every gpu op is async with its own stream and waited for (the form `gpu-to-llvm` lowers).
     A host `memref.load` of an argument (a decode step's cache offset, `tensor.extract` of a
-    `tensor<i64>` input) reads the caller's host memory: arguments are read-only
-    (`decoda-mark-readonly-inputs`). Other host code that still reads or writes a buffer and run-time checks inside kernels are
+    `tensor<i64>` input) reads the caller's buffer when it is host memory, else a host copy
+    made at entry (`memref.alloca` up to 4 KiB, else `memref.alloc`, freed at the end); an
+    argument that is also written (donated) is refused. Before every return,
+    `llvm.call @decoda_cuda_finish` waits for the call's remaining device work (a call whose
+    results all stay on the device copies nothing back). Other host code that still reads or writes a buffer and run-time checks inside kernels are
     refused with an error naming the op; so are non-identity layouts at the boundaries and
     constants of element types without a byte size.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect"];
+                           "::mlir::LLVM::LLVMDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
   let statistics = [
-    Statistic<"numArguments", "num-arguments", "arguments copied to the device per call">,
+    Statistic<"numArguments", "num-arguments",
+              "memref arguments (used in place when in device memory, else copied)">,
     Statistic<"numConstants", "num-constants",
               "constant globals read from the model's resident device copies">,
     Statistic<"numResults", "num-results", "results copied back per call">

@@ -342,8 +342,14 @@ def DropDonatedResultsPass : Pass<"decoda-drop-donated-results", "ModuleOp"> {
     (through `memref.cast`s) and removes the result from the function, so the entry point
     neither returns nor the deallocation pipeline clones it: the runtime reads that output from
     the input it passed (docs/ABI.md). A result that is not the argument's buffer is an error.
-    The `decoda.donate` attributes are removed.
+    The `decoda.donate` attributes are removed; with `mark-written` each is replaced by the unit
+    attribute `decoda.written` (the CUDA pipeline: decoda-gpu-device-buffers copies such an
+    argument back when the caller passed host memory, and removes the mark).
   }];
+  let options = [
+    Option<"markWritten", "mark-written", "bool", /*default=*/"false",
+           "Mark each donated argument `decoda.written` instead of dropping the attribute">
+  ];
   let statistics = [
     Statistic<"numDropped", "num-dropped", "results dropped">
   ];

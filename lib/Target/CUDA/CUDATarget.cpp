@@ -143,6 +143,7 @@ struct decoda_stream {
   pthread_t thread;
   void *stream;
   int host_copy_pending;
+  int work_pending; /* launches or copies queued since the last synchronisation */
   struct decoda_stream *next;
 };
 static pthread_mutex_t decoda_streams_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -188,6 +189,7 @@ void mgpuStreamSynchronize(void *handle) {
   if (!s->host_copy_pending)
     return;
   s->host_copy_pending = 0;
+  s->work_pending = 0;
   cuda_check(api->stream_synchronize(s->stream), "stream synchronization (a kernel failed)");
 }
 
@@ -205,6 +207,7 @@ void mgpuLaunchKernel(void *function, int64_t gx, int64_t gy, int64_t gz, int64_
   cuda_check(cuda("mgpuLaunchKernel")->launch(function, gx, gy, gz, bx, by, bz, shared_bytes,
                                                s->stream, params),
              "kernel launch");
+  s->work_pending = 1;
 }
 
 /* Device buffers are resources of the call (CallMemory.c): a failed check or CUDA error releases
@@ -248,8 +251,28 @@ void mgpuMemcpy(void *dst, void *src, size_t size, void *handle) {
     return;
   const struct decoda_cuda_api *api = cuda("mgpuMemcpy");
   cuda_check(api->memcpy(dst, src, size, s->stream), "copy");
+  s->work_pending = 1;
   if (!api->is_device_pointer(dst))
     s->host_copy_pending = 1;
+}
+
+/* Device-resident arguments (docs/ABI.md, "Device-resident tensors"): the host code uses a
+   caller's buffer in device memory in place and copies only host buffers. */
+int32_t decoda_cuda_is_device(const void *ptr) {
+  return cuda("decoda_cuda_is_device")->is_device_pointer(ptr) ? 1 : 0;
+}
+
+/* Called before every return: the call ends when its work has run, so the caller may read
+   its device buffers and a kernel's error is the call's. Nothing to wait for after the copy of
+   the results (already waited for). */
+void decoda_cuda_finish(void) {
+  struct decoda_stream *s = thread_stream(0);
+  if (!s || !s->work_pending)
+    return;
+  s->work_pending = 0;
+  s->host_copy_pending = 0;
+  cuda_check(decoda_cuda->stream_synchronize(s->stream),
+             "stream synchronization (a kernel failed)");
 }
 
 /* Constants (weights): one device copy per model, made on the first call that reads it and

@@ -16,7 +16,10 @@ globals, memref.alloc) and device buffers live in one address space, but a kerne
 host buffer, or a buffer already freed, is an error, as is a gpu.memcpy between buffers of
 different sizes. Device buffers start as NaN (bf16: 0x7FC0) so that an element nobody wrote shows.
 The first public function (or --entry) is run, its results compared with `--expect` (arrays named out0,
-out1, ...). Inputs are the .npz arrays in argument order (arg0, arg1, ...; an index argument
+out1, ...; an array argN is compared with what argument N holds after the call: a donated cache written
+in place). --device-inputs passes those arguments in device memory, as a caller's device-resident
+tensors (llvm.call @decoda_cuda_is_device answers from where a buffer lives); the function must call
+decoda_cuda_finish once before its return. Inputs are the .npz arrays in argument order (arg0, arg1, ...; an index argument
 takes a 0-d integer array). Prints each launch (grid, block, shared bytes, collective counts)
 unless --quiet, then `outN: ok` or the worst mismatch, and the number of launches.
 """
@@ -321,6 +324,7 @@ class Host:
         self.global_bufs = {}
         self.constants = {}  # slot -> device address
         self.launches = 0
+        self.finishes = 0  # decoda_cuda_finish calls (one per return)
         self.stats = {}
 
     # buffers
@@ -416,6 +420,10 @@ class Host:
                     lst.append(None)
                 lst[pos[1]] = ins[1]
             setr(st)
+        elif n == "llvm.call" and op.attr("callee") == "@decoda_cuda_is_device":
+            setr(0 if self.mem.host[self.mem._index(ins[0])] else 1)
+        elif n == "llvm.call" and op.attr("callee") == "@decoda_cuda_finish":
+            self.finishes += 1
         elif n == "llvm.call":
             callee = op.attr("callee")
             if callee != "@decoda_cuda_constant":
@@ -531,8 +539,14 @@ class Host:
             self.array_view(dst)[...] = self.array_view(src)
             setr(None)
         elif n == "gpu.dealloc":
+            if self.mem.host[self.mem._index(ins[-1].base)]:
+                raise HostError("gpu.dealloc of a host buffer")
             self.mem.free(ins[-1].base)
             setr(None)
+        elif n == "memref.dealloc":
+            if not self.mem.host[self.mem._index(ins[0].base)]:
+                raise HostError("memref.dealloc of a device buffer")
+            self.mem.free(ins[0].base)
         elif n == "gpu.wait":
             setr(None)
         elif n == "cf.assert":
@@ -614,6 +628,9 @@ def main():
     ap.add_argument("--opt", default=None)
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--entry", default=None, help="the host function to run (default: the first public one)")
+    ap.add_argument("--device-inputs", default="",
+                    help="comma-separated argument indices passed in device memory (the caller's "
+                         "device-resident tensors), or 'all'; the others are host memory")
     args = ap.parse_args()
 
     files = sorted(os.listdir(args.dump), key=lambda f: int(f.split("-")[0]) if f.split("-")[0].isdigit() else -1)
@@ -647,7 +664,8 @@ def main():
         a = np.array(a.astype(DT[el]), order="C")  # (ascontiguousarray makes 0-d arrays 1-d)
         if len(a.shape) != len(shape) or any(d >= 0 and d != s for d, s in zip(shape, a.shape)):
             raise SystemExit(f"gpusim_run: arg{i} has shape {list(a.shape)} for {ty}")
-        vals.append(MemRef(host.mem.alloc(a, host=True), 0, list(a.shape), row_major(a.shape), el))
+        on_device = args.device_inputs == "all" or str(i) in args.device_inputs.split(",")
+        vals.append(MemRef(host.mem.alloc(a, host=not on_device), 0, list(a.shape), row_major(a.shape), el))
     try:
         r = host.run_func(fn, vals)
     except (HostError, ptxsim.SimError) as e:
@@ -655,16 +673,27 @@ def main():
         sys.exit(1)
     results = r[1] if r else []
 
+    if host.finishes != 1:
+        print(f"error: {host.finishes} calls of decoda_cuda_finish (one before the return expected)")
+        sys.exit(1)
     expect = np.load(args.expect)
     status = 0
-    for i, res in enumerate(results):
+    # outN: the results; argN (optional): what argument N holds after the call (a donated cache
+    # written in place, in host or device memory).
+    checks = [(f"out{i}", res) for i, res in enumerate(results)]
+    checks += [(k, vals[int(k[3:])]) for k in expect.files if k.startswith("arg")]
+    for name, res in checks:
+        if name.startswith("out") and not host.mem.host[host.mem._index(res.base)]:
+            print(f"{name}: returned in device memory (results are host buffers)")
+            status = 1
+            continue
         got = np.array(host.array_view(res))
-        want = expect[f"out{i}"]
+        want = expect[name]
         if res.el == "bf16":
             got = (got.astype(np.uint32) << 16).view(np.float32)
             want = (want.astype(np.uint32) << 16).view(np.float32) if want.dtype == np.uint16 else want
         if got.shape != want.shape:
-            print(f"out{i}: shape {list(got.shape)}, expected {list(want.shape)}")
+            print(f"{name}: shape {list(got.shape)}, expected {list(want.shape)}")
             status = 1
             continue
         got = got.astype(np.float64)
@@ -673,10 +702,10 @@ def main():
         bad = (err > args.atol + args.rtol * np.abs(want)) | (np.isnan(got) != np.isnan(want))
         if bad.any():
             j = np.unravel_index(np.argmax(np.where(bad, np.where(np.isnan(err), np.inf, err), -1)), got.shape)
-            print(f"out{i}: MISMATCH at {j}: got {got[j]} want {want[j]} ({int(bad.sum())} of {bad.size} elements)")
+            print(f"{name}: MISMATCH at {j}: got {got[j]} want {want[j]} ({int(bad.sum())} of {bad.size} elements)")
             status = 1
         else:
-            print(f"out{i}: ok ({got.size} elements, max abs error {np.nanmax(err) if err.size else 0:.3g})")
+            print(f"{name}: ok ({got.size} elements, max abs error {np.nanmax(err) if err.size else 0:.3g})")
     print(f"{host.launches} launches; "
           + ", ".join(f"{k} {c}" for k, c in sorted(host.stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "shfl", "wgmma")))
     sys.exit(status)
