@@ -73,6 +73,18 @@ static void runAdd(decoda_model *m, int n, float seed) {
   decoda_tensor_free(&out[0]);
   decoda_tensor_free(&out[1]);
   CHECK(out[0].data == NULL, "decoda_tensor_free clears data");
+
+  /* Device memory is for CUDA models: a CPU model says so, and nothing is device memory. */
+  void *dev = x;
+  CHECK(decoda_device_alloc(m, 16, &dev) == DECODA_ERROR_NO_DEVICE && dev == x,
+        "decoda_device_alloc on a CPU model");
+  CHECK(strstr(decoda_last_error(), "is a CPU model") != NULL, "message: %s", decoda_last_error());
+  CHECK(decoda_device_copy(m, y, x, sizeof(float)) == DECODA_ERROR_NO_DEVICE,
+        "decoda_device_copy on a CPU model");
+  CHECK(decoda_device_free(m, x) == DECODA_ERROR_NO_DEVICE, "decoda_device_free on a CPU model");
+  CHECK(decoda_is_device_pointer(m, x) == 0 && decoda_is_device_pointer(NULL, x) == 0,
+        "no device pointers");
+  CHECK(decoda_device_alloc(NULL, 16, &dev) == DECODA_ERROR_ARGUMENT, "null model");
   free(x);
   free(y);
 }
