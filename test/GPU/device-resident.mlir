@@ -30,6 +30,17 @@
 // The two cache buffers are the ones decoda-run allocated: no call allocates a cache.
 // DEV: allocations of 512 bytes: 2
 // DEV: unfreed allocations: 0
+// Only the caches on the device (--device-inputs=NAMES): the offset the host code reads stays in
+// host memory and is only copied to the device by each call, never back.
+// RUN: env FAKE_CUDA_LOG=%t/some.log DECODA_CUDA_DRIVER=%t/fake_cuda.so decoda-run %t/m.so --entry step --inputs %t/in.npz --donate --device-inputs=k_cache,v_cache --bench 3 --warmup 0 > /dev/null
+// RUN: %PYTHON %S/Inputs/count_fake_cuda.py %t/some.log | FileCheck %s --check-prefix=SOME
+// SOME: calls 4
+// SOME: copies of 512 bytes: 4
+// SOME: copies of 8 bytes: 4
+// SOME: allocations of 512 bytes: 2
+// RUN: %rc env DECODA_CUDA_DRIVER=%t/fake_cuda.so decoda-run %t/m.so --entry step --inputs %t/in.npz --device-inputs=k_cache,nope 2>&1 | FileCheck %s --check-prefix=BADNAME
+// BADNAME: decoda-run: error: --device-inputs: entry 'step' has no input 'nope' (inputs: q, k, v, k_cache, v_cache, offset)
+// BADNAME: exit code 2
 // The same on host buffers: the donated caches go in and come back every call.
 // RUN: env FAKE_CUDA_LOG=%t/host.log DECODA_CUDA_DRIVER=%t/fake_cuda.so decoda-run %t/m.so --entry step --inputs %t/in.npz --donate --bench 3 --warmup 0 > /dev/null
 // RUN: %PYTHON %S/Inputs/count_fake_cuda.py %t/host.log | FileCheck %s --check-prefix=HOST

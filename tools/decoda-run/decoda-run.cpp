@@ -46,11 +46,13 @@ options:
                         entry returns updated) to the model: it writes those outputs in place
                         instead of into a copy (each --bench run then starts from the cache
                         the run before wrote)
-  --device-inputs       CUDA models: upload every input to device memory once, before the
-                        runs, and pass the device buffers (docs/ABI.md, "Device-resident
-                        tensors"): the model reads them in place, and with --donate writes the
-                        donated caches in place on the device, so --bench times the kernels
-                        without the inputs' copies to the device
+  --device-inputs[=A,B]  CUDA models: upload every input (or inputs A, B) to device memory
+                        once, before the runs, and pass the device buffers (docs/ABI.md,
+                        "Device-resident tensors"): the model reads them in place, and with
+                        --donate writes the donated caches in place on the device, so --bench
+                        times the kernels without the inputs' copies to the device (a scalar
+                        the model reads on the host, such as a cache offset, is best left in
+                        host memory)
   --list                print the entry points and their signatures, then exit
   -h, --help            print this help
 
@@ -211,6 +213,7 @@ struct Options {
   bool list = false;
   bool donate = false;
   bool deviceInputs = false;
+  std::vector<std::string> deviceInputNames; // --device-inputs=a,b; empty: every input
 };
 
 Options parseArgs(int argc, char **argv) {
@@ -235,10 +238,26 @@ Options parseArgs(int argc, char **argv) {
                                               "--warmup"};
       bool takesValue = std::any_of(std::begin(withValue), std::end(withValue),
                                     [&](const char *f) { return flag == f; });
-      if (flag == "--list" || flag == "--donate" || flag == "--device-inputs") {
+      if (flag == "--device-inputs") {
+        o.deviceInputs = true;
+        if (inlineValue) {
+          if (value.empty())
+            die(kExitUsage, "--device-inputs= names no input", true);
+          for (size_t start = 0; start <= value.size();) {
+            size_t comma = std::min(value.find(',', start), value.size());
+            std::string name = value.substr(start, comma - start);
+            if (name.empty())
+              die(kExitUsage, "--device-inputs=" + value + ": an empty input name", true);
+            o.deviceInputNames.push_back(name);
+            start = comma + 1;
+          }
+        }
+        continue;
+      }
+      if (flag == "--list" || flag == "--donate") {
         if (inlineValue)
           die(kExitUsage, flag + " takes no value", true);
-        (flag == "--list" ? o.list : flag == "--donate" ? o.donate : o.deviceInputs) = true;
+        (flag == "--list" ? o.list : o.donate) = true;
         continue;
       }
       if (!takesValue)
@@ -565,8 +584,16 @@ int main(int argc, char **argv) {
 
   // --device-inputs: device copies of the inputs, made once.
   std::vector<void *> deviceInputs;
+  for (const std::string &name : opt.deviceInputNames)
+    if (inputIndex(name) < 0)
+      die(kExitUsage, "--device-inputs: entry '" + entry.name + "' has no input '" + name +
+                          "' (inputs: " + names(entry.inputs) + ")");
   if (opt.deviceInputs) {
     for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!opt.deviceInputNames.empty() &&
+          std::find(opt.deviceInputNames.begin(), opt.deviceInputNames.end(),
+                    entry.inputs[i].name) == opt.deviceInputNames.end())
+        continue;
       decoda_tensor &t = inputs[i];
       size_t bytes = decoda_dtype_size(t.dtype);
       for (int32_t d = 0; d < t.rank; ++d)
