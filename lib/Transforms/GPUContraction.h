@@ -16,8 +16,10 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <string>
 
@@ -149,6 +151,190 @@ inline linalg::FillOp zeroFillBefore(linalg::GenericOp op, Value c) {
   return nullptr;
 }
 
+/// The buffer `v` is a view of (subview, collapse_shape, cast, ...), or `v` itself.
+inline Value viewRoot(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
+/// An elementwise consumer of a contraction's result that the kernel applies to its
+/// accumulators before the store (`op` null: none). `cIndex` is the input of `op` that reads C.
+struct Epilogue {
+  linalg::GenericOp op;
+  unsigned cIndex = 0;
+  Value output;
+  explicit operator bool() const { return static_cast<bool>(op); }
+  Value out() const { return output; }
+};
+
+/// Why the op after the contraction `m` is not an epilogue its kernel can apply in its
+/// stores, or "" with `epi` filled in; `epi.op` stays null and the reason is "" when no
+/// elementwise op reading C follows at all. Taken: the next op after the contraction that
+/// touches memory (allocations aside) is a linalg.generic on buffers with only parallel
+/// loops, C (a memref.alloc read or written only by the contraction, its fill, this op and
+/// deallocations) one of its inputs with the identity map, its other inputs indexed by
+/// loop dims and constants, a pure body (no linalg.index) that does not read the output,
+/// and one output of C's shape with an identity layout that is no view of any input (nor of
+/// A or B, which other blocks still read while one stores).
+/// The caller still needs C to start from zero (a folded zero fill): the kernel's
+/// accumulators are then exactly the values the contraction would have left in C.
+inline std::string whyNotEpilogue(Match m, Epilogue &epi) {
+  epi = Epilogue();
+  linalg::GenericOp op;
+  for (Operation *next = m.op->getNextNode(); next && !op; next = next->getNextNode()) {
+    op = dyn_cast<linalg::GenericOp>(next);
+    if (!op && !isa<memref::AllocOp>(next) && !isMemoryEffectFree(next))
+      return "";
+  }
+  if (!op || !llvm::is_contained(op->getOperands(), m.c))
+    return "";
+  if (!m.c.getDefiningOp<memref::AllocOp>())
+    return "C is not a temporary (memref.alloc)";
+  for (Operation *user : m.c.getUsers())
+    if (user != m.op.getOperation() && user != op.getOperation() &&
+        !isa<linalg::FillOp, memref::DeallocOp>(user))
+      return "C has another user (" + user->getName().getStringRef().str() + ")";
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
+    return "the consumer is not on buffers with one output";
+  if (op.getNumLoops() != unsigned(m.lead + 1) || op.getNumReductionLoops() != 0)
+    return "the consumer is not elementwise over C";
+  Value out = op.getDpsInits()[0];
+  if (out == m.c)
+    return "the consumer writes C";
+  if (!isIdentityLayout(out.getType()) ||
+      cast<MemRefType>(out.getType()).getShape() != cast<MemRefType>(m.c.getType()).getShape())
+    return "the output is not of C's shape with an identity layout";
+  auto maps = op.getIndexingMapsArray();
+  if (!maps.back().isIdentity())
+    return "the output is not indexed by the identity map";
+  int cIndex = -1;
+  Value outRoot = viewRoot(out);
+  // Other blocks of the kernel still read A and B while one stores.
+  if (viewRoot(m.a) == outRoot || viewRoot(m.b) == outRoot)
+    return "the output aliases an operand of the contraction";
+  for (unsigned i = 0; i < op.getNumDpsInputs(); ++i) {
+    Value in = op.getDpsInputs()[i];
+    if (viewRoot(in) == outRoot)
+      return "the output aliases an input";
+    if (in == m.c) {
+      if (cIndex >= 0)
+        return "C is read twice";
+      if (!maps[i].isIdentity())
+        return "C is not read with the identity map";
+      cIndex = i;
+      continue;
+    }
+    for (AffineExpr r : maps[i].getResults())
+      if (!isa<AffineDimExpr, AffineConstantExpr>(r))
+        return "an input is not indexed by loop dims and constants";
+  }
+  Block &body = op.getRegion().front();
+  if (!body.getArguments().back().use_empty())
+    return "the body reads the output";
+  for (Operation &inner : body.without_terminator())
+    if (isa<linalg::IndexOp>(inner) || !isPure(&inner))
+      return "the body is not pure or uses linalg.index";
+  epi.op = op;
+  epi.cIndex = cIndex;
+  epi.output = out;
+  return "";
+}
+
+/// The epilogue of `m` that its kernel applies, or none (no candidate, or refused; `report`
+/// hears the reason of a refusal).
+inline Epilogue
+fusableEpilogue(Match m,
+                llvm::function_ref<void(linalg::GenericOp, const std::string &)> report = {}) {
+  Epilogue epi;
+  std::string why = whyNotEpilogue(m, epi);
+  if (!why.empty() && report) {
+    for (Operation *next = m.op->getNextNode(); next; next = next->getNextNode())
+      if (auto g = dyn_cast<linalg::GenericOp>(next)) {
+        report(g, why);
+        break;
+      }
+  }
+  return epi;
+}
+
+/// The extents of C's lead dims (at `b`, outside any kernel): a row of the collapsed [M, N]
+/// output splits back into (lead...) with them.
+inline SmallVector<Value> leadExtents(OpBuilder &b, Location loc, Match m) {
+  SmallVector<Value> dims;
+  for (int64_t d = 0; d < m.lead; ++d)
+    dims.push_back(memref::DimOp::create(b, loc, m.c, d));
+  return dims;
+}
+
+/// Stores `epi`'s body applied to the accumulators `accs` (row `row` of the collapsed
+/// [M, N] output `out2`, columns `col`, `col` + 1, ...): its other inputs are read at each
+/// element's indices, (lead...) recovered from the row by `leadDims`. Two accumulators are
+/// stored as one vector (`col` even, N even: aligned to its size).
+inline void storeThroughEpilogue(OpBuilder &b, Location loc, Epilogue epi,
+                                 ArrayRef<Value> leadDims, Value out2, ArrayRef<Value> accs,
+                                 Value row, Value col) {
+  auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  int64_t leadCount = leadDims.size();
+  SmallVector<Value> lead(leadCount);
+  Value rest = row;
+  for (int64_t d = leadCount - 1; d > 0; --d) {
+    lead[d] = arith::RemUIOp::create(b, loc, rest, leadDims[d]);
+    rest = arith::DivUIOp::create(b, loc, rest, leadDims[d]);
+  }
+  lead[0] = rest;
+  linalg::GenericOp op = epi.op;
+  Block &body = op.getRegion().front();
+  auto maps = op.getIndexingMapsArray();
+  SmallVector<Value> ys;
+  for (size_t j = 0; j < accs.size(); ++j) {
+    SmallVector<Value> iters(lead);
+    iters.push_back(j == 0 ? col : arith::AddIOp::create(b, loc, col, idx(j)).getResult());
+    IRMapping map;
+    for (unsigned i = 0; i < op.getNumDpsInputs(); ++i) {
+      if (i == epi.cIndex) {
+        map.map(body.getArgument(i), accs[j]);
+        continue;
+      }
+      SmallVector<Value> at;
+      for (AffineExpr r : maps[i].getResults())
+        at.push_back(isa<AffineDimExpr>(r) ? iters[cast<AffineDimExpr>(r).getPosition()]
+                                           : idx(cast<AffineConstantExpr>(r).getValue()));
+      map.map(body.getArgument(i), memref::LoadOp::create(b, loc, op.getDpsInputs()[i], at));
+    }
+    for (Operation &inner : body.without_terminator())
+      b.clone(inner, map);
+    ys.push_back(map.lookup(cast<linalg::YieldOp>(body.getTerminator()).getOperand(0)));
+  }
+  if (ys.size() == 2) {
+    Type el = ys[0].getType();
+    auto pair = VectorType::get({2}, el);
+    Value v = vector::FromElementsOp::create(b, loc, pair, ys);
+    vector::StoreOp::create(b, loc, v, out2, ValueRange{row, col}, /*nontemporal=*/false,
+                            llvm::MaybeAlign(2 * el.getIntOrFloatBitWidth() / 8));
+    return;
+  }
+  for (size_t j = 0; j < ys.size(); ++j)
+    memref::StoreOp::create(
+        b, loc, ys[j], out2,
+        ValueRange{row, j == 0 ? col : arith::AddIOp::create(b, loc, col, idx(j)).getResult()});
+}
+
+/// Erases `alloc` with its deallocations when nothing else uses it any more (a contraction's
+/// temporary C once the kernel stores the epilogue's result instead).
+inline void eraseIfUnused(memref::AllocOp alloc) {
+  if (!alloc || !llvm::all_of(alloc->getUsers(),
+                              [](Operation *u) { return isa<memref::DeallocOp>(u); }))
+    return;
+  for (Operation *u : llvm::make_early_inc_range(alloc->getUsers()))
+    u->erase();
+  alloc.erase();
+}
+
 /// Collapses the lead dims of `v` (identity layout) into one: [lead..., x] -> [M, x].
 inline Value collapseLead(OpBuilder &b, Location loc, Value v, int64_t lead) {
   if (lead == 1)
@@ -173,15 +359,15 @@ inline RewriteCounts
 rewriteProjections(Operation *root, llvm::function_ref<std::string(const Match &)> refuse,
                    llvm::function_ref<void(const Match &, bool zeroInit)> emit,
                    llvm::function_ref<void(linalg::GenericOp, const std::string &)> leftAlone) {
+  // Only the contractions: an elementwise generic after one may be erased by `emit` (fused).
   SmallVector<linalg::GenericOp> generics;
   root->walk([&](linalg::GenericOp op) {
-    if (!op->getParentOfType<gpu::LaunchOp>())
+    if (!op->getParentOfType<gpu::LaunchOp>() &&
+        llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
       generics.push_back(op);
   });
   RewriteCounts counts;
   for (linalg::GenericOp op : generics) {
-    if (!llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
-      continue;
     Match m;
     std::string why = matchProjection(op, m);
     if (why.empty())

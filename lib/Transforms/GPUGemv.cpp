@@ -50,6 +50,7 @@ namespace mlir::decoda {
 
 using namespace mlir;
 using mlir::decoda::gpu_contraction::Emitter;
+using mlir::decoda::gpu_contraction::Epilogue;
 using mlir::decoda::gpu_contraction::Match;
 
 namespace {
@@ -91,12 +92,19 @@ int64_t splitK(const Match &m, const Config &cfg) {
   return split;
 }
 
-void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool zeroInit) {
+/// The GEMV kernel of `m` with `rowsM` rows; with `epilogue` (fusableEpilogue, zeroInit) the
+/// storing lane applies its body to each sum and stores the result to its output instead.
+void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool zeroInit,
+                Epilogue epilogue) {
   Location loc = m.op.getLoc();
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
   Value a2 = decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
-  Value c2 = decoda::gpu_contraction::collapseLead(b, loc, m.c, m.lead);
+  Value c2 =
+      decoda::gpu_contraction::collapseLead(b, loc, epilogue ? epilogue.out() : m.c, m.lead);
+  SmallVector<Value> leadDims;
+  if (epilogue)
+    leadDims = decoda::gpu_contraction::leadExtents(b, loc, m);
   int64_t split = splitK(m, cfg), groups = cfg.warps / split;
   int64_t perBlock = groups * cfg.cols;
   Value one = e.idx(1);
@@ -282,6 +290,11 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
     b.setInsertionPointToStart(&store.getThenRegion().front());
     for (int64_t r = 0; r < rowsM; ++r) {
       Value s = sums[j * rowsM + r];
+      if (epilogue) {
+        decoda::gpu_contraction::storeThroughEpilogue(b, loc, epilogue, leadDims, c2, {s},
+                                                      e.idx(r), cols[j]);
+        continue;
+      }
       SmallVector<Value, 2> at{e.idx(r), cols[j]};
       if (!zeroInit)
         s = plus(memref::LoadOp::create(b, loc, c2, at), s);
@@ -308,45 +321,63 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       if (m.n == 0)
         return "N is 0";
       int64_t rows = staticRows(m);
-      if (rows < 0) {
-        if (!cfg.dispatchDynamicM)
-          return "M is dynamic";
-        if (m.integer())
-          return "M is dynamic and the operands i8 (the tensor-core pass fuses the epilogue of "
-                 "an INT8 contraction only when it is not nested in a dispatch)";
-        return "";
-      }
+      if (rows < 0)
+        return cfg.dispatchDynamicM ? "" : "M is dynamic";
       if (rows > cfg.maxM)
         return "M = " + std::to_string(rows) + " is above max-m = " + std::to_string(cfg.maxM);
       if (rows == 0)
         return "M is 0";
       return "";
     };
-    auto emit = [&](const Match &m, bool zeroInit) {
-      OpBuilder b(m.op);
+    auto remarkEpilogue = [&](linalg::GenericOp op, const std::string &why) {
+      if (report)
+        op.emitRemark() << "decoda-gpu-gemv: epilogue not fused: " << why;
+    };
+    SmallVector<memref::AllocOp> fusedTemporaries;
+    auto emit = [&](const Match &cm, bool zeroInit) {
+      Match m = cm;
+      // The elementwise consumer of C (the INT8 dequantisation, a bf16/f16 rounding, ...) is
+      // applied by the storing lane when the sums start at zero; the kernel then goes where
+      // the epilogue was (after its operands).
+      Epilogue epilogue;
+      if (zeroInit && fuseEpilogue)
+        epilogue = decoda::gpu_contraction::fusableEpilogue(m, remarkEpilogue);
+      OpBuilder b(epilogue ? epilogue.op.getOperation() : m.op.getOperation());
       int64_t rows = staticRows(m);
-      if (rows >= 0)
-        return emitKernel(b, m, rows, cfg, zeroInit);
-      // if (M == 1) GEMV else the contraction (and the fill folded into the kernel).
-      linalg::GenericOp op = m.op;
-      Location loc = op.getLoc();
-      linalg::FillOp fill =
-          zeroInit ? decoda::gpu_contraction::zeroFillBefore(op, m.c) : linalg::FillOp();
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value count = one;
-      for (int64_t d = 0; d < m.lead; ++d) {
-        Value extent = memref::DimOp::create(b, loc, m.a, d);
-        count = arith::MulIOp::create(b, loc, count, extent);
+      if (rows >= 0) {
+        emitKernel(b, m, rows, cfg, zeroInit, epilogue);
+      } else {
+        // if (M == 1) GEMV else the contraction (and the fill folded into the kernel). A
+        // fused epilogue goes into both branches: the GEMV kernel applies it, and in the
+        // other branch it follows the contraction again, for decoda-gpu-tensorcore-matmul
+        // to fuse (or to stay the next kernel where that pass leaves the contraction).
+        linalg::GenericOp op = m.op;
+        Location loc = op.getLoc();
+        linalg::FillOp fill =
+            zeroInit ? decoda::gpu_contraction::zeroFillBefore(op, m.c) : linalg::FillOp();
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        Value count = one;
+        for (int64_t d = 0; d < m.lead; ++d) {
+          Value extent = memref::DimOp::create(b, loc, m.a, d);
+          count = arith::MulIOp::create(b, loc, count, extent);
+        }
+        Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count, one);
+        auto dispatch = scf::IfOp::create(b, loc, TypeRange{}, isOne, /*withElseRegion=*/true);
+        b.setInsertionPoint(dispatch.thenBlock()->getTerminator());
+        emitKernel(b, m, 1, cfg, zeroInit, epilogue);
+        b.setInsertionPoint(dispatch.elseBlock()->getTerminator());
+        if (fill)
+          b.clone(*fill);
+        b.clone(*op);
+        if (epilogue)
+          b.clone(*epilogue.op);
+        ++numDispatched;
       }
-      Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count, one);
-      auto dispatch = scf::IfOp::create(b, loc, TypeRange{}, isOne, /*withElseRegion=*/true);
-      b.setInsertionPoint(dispatch.thenBlock()->getTerminator());
-      emitKernel(b, m, 1, cfg, zeroInit);
-      b.setInsertionPoint(dispatch.elseBlock()->getTerminator());
-      if (fill)
-        b.clone(*fill);
-      b.clone(*op);
-      ++numDispatched;
+      if (epilogue) {
+        epilogue.op.erase();
+        fusedTemporaries.push_back(m.c.getDefiningOp<memref::AllocOp>());
+        ++numEpiloguesFused;
+      }
     };
     auto leftAlone = [&](linalg::GenericOp op, const std::string &why) {
       if (report)
@@ -354,6 +385,9 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
     };
     auto counts =
         decoda::gpu_contraction::rewriteProjections(getOperation(), refuse, emit, leftAlone);
+    // C is no longer written nor read once its epilogue is fused (and not dispatched).
+    for (memref::AllocOp alloc : fusedTemporaries)
+      decoda::gpu_contraction::eraseIfUnused(alloc);
     numRewritten += counts.rewritten;
     numFillsFolded += counts.fillsFolded;
   }

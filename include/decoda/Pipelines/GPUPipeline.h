@@ -39,6 +39,12 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
       *this, "block-y",
       llvm::cl::desc("Threads per block along the second-innermost parallel dimension"),
       llvm::cl::init(8)};
+  PassOptions::Option<bool> fuseEpilogue{
+      *this, "fuse-epilogue",
+      llvm::cl::desc("Apply the elementwise consumer of each projection (rounding, residual, "
+                     "GLU product, INT8 dequantisation) in the GEMV / tensor-core kernel's "
+                     "stores (decoda-gpu-gemv, decoda-gpu-tensorcore-matmul)"),
+      llvm::cl::init(true)};
 };
 
 /// PTX ISA features needed for `arch` ("+ptx80" for sm_90a, ...), or "" for an unknown

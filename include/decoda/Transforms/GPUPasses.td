@@ -161,6 +161,10 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
            "this (several per SM: an H200 has 132)">,
     Option<"dynamicM", "dynamic-m", "bool", /*default=*/"true",
            "With a dynamic M, run the GEMV kernel when M = 1 and the contraction otherwise">,
+    Option<"fuseEpilogue", "fuse-epilogue", "bool", /*default=*/"true",
+           "Apply the elementwise consumer of C (bf16/f16 rounding, residual adds, GLU "
+           "products, the INT8 dequantisation) in the storing lane instead of a following "
+           "kernel">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every contraction left alone, with the reason">
   ];
@@ -168,7 +172,9 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     Statistic<"numRewritten", "num-rewritten", "contractions turned into GEMV kernels">,
     Statistic<"numDispatched", "num-dispatched",
               "of those, dynamic-M contractions dispatched at run time (M = 1)">,
-    Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">
+    Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">,
+    Statistic<"numEpiloguesFused", "num-epilogues-fused",
+              "elementwise consumers of C computed in the kernels' stores">
   ];
 }
 
@@ -246,8 +252,9 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
            "Shared-memory stages of the wgmma kernel (copies run stages - 2 tiles ahead, "
            "one wgmma group stays in flight)">,
     Option<"fuseEpilogue", "fuse-epilogue", "bool", /*default=*/"true",
-           "Apply the INT8 dequantising epilogue (decoda.qlinear_epilogue) in the tensor-core "
-           "kernel's stores instead of a following SIMT kernel">,
+           "Apply the elementwise consumer of C (bf16/f16 rounding, residual adds, GLU "
+           "products, the INT8 dequantisation) in the kernel's stores instead of a following "
+           "SIMT kernel">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every contraction left to the SIMT path, with the reason">
   ];
@@ -256,7 +263,7 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
     Statistic<"numWgmma", "num-wgmma", "of them, wgmma (sm_90a) kernels">,
     Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">,
     Statistic<"numEpiloguesFused", "num-epilogues-fused",
-              "INT8 dequantising epilogues computed in the kernels">
+              "elementwise consumers of C computed in the kernels' stores">
   ];
 }
 
