@@ -177,7 +177,7 @@ struct Epilogue {
 /// elementwise op reading C follows at all. Taken: the next op after the contraction that
 /// touches memory (allocations aside) is a linalg.generic on buffers with only parallel
 /// loops, C (a memref.alloc read or written only by the contraction, its fill, this op and
-/// deallocations) one of its inputs with the identity map, its other inputs indexed by
+/// deallocations; memref.dim aside) one of its inputs with the identity map, its other inputs indexed by
 /// loop dims and constants, a pure body (no linalg.index) that does not read the output,
 /// and one output of C's shape with an identity layout that is no view of any input (nor of
 /// A or B, which other blocks still read while one stores).
@@ -197,7 +197,7 @@ inline std::string whyNotEpilogue(Match m, Epilogue &epi) {
     return "C is not a temporary (memref.alloc)";
   for (Operation *user : m.c.getUsers())
     if (user != m.op.getOperation() && user != op.getOperation() &&
-        !isa<linalg::FillOp, memref::DeallocOp>(user))
+        !isa<linalg::FillOp, memref::DeallocOp, memref::DimOp>(user))
       return "C has another user (" + user->getName().getStringRef().str() + ")";
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
     return "the consumer is not on buffers with one output";
@@ -262,12 +262,13 @@ fusableEpilogue(Match m,
   return epi;
 }
 
-/// The extents of C's lead dims (at `b`, outside any kernel): a row of the collapsed [M, N]
-/// output splits back into (lead...) with them.
-inline SmallVector<Value> leadExtents(OpBuilder &b, Location loc, Match m) {
+/// The extents of the lead dims of `epi`'s output (C's; at `b`, outside any kernel): a row of
+/// the collapsed [M, N] output splits back into (lead...) with them.
+inline SmallVector<Value> leadExtents(OpBuilder &b, Location loc, const Match &m,
+                                      const Epilogue &epi) {
   SmallVector<Value> dims;
   for (int64_t d = 0; d < m.lead; ++d)
-    dims.push_back(memref::DimOp::create(b, loc, m.c, d));
+    dims.push_back(memref::DimOp::create(b, loc, epi.out(), d));
   return dims;
 }
 
@@ -327,9 +328,27 @@ inline void storeThroughEpilogue(OpBuilder &b, Location loc, Epilogue epi,
 /// Erases `alloc` with its deallocations when nothing else uses it any more (a contraction's
 /// temporary C once the kernel stores the epilogue's result instead).
 inline void eraseIfUnused(memref::AllocOp alloc) {
-  if (!alloc || !llvm::all_of(alloc->getUsers(),
-                              [](Operation *u) { return isa<memref::DeallocOp>(u); }))
+  if (!alloc || !llvm::all_of(alloc->getUsers(), [](Operation *u) {
+        return isa<memref::DeallocOp, memref::DimOp>(u);
+      }))
     return;
+  // Its extents are the allocation's operands (or constants).
+  for (Operation *u : llvm::make_early_inc_range(alloc->getUsers())) {
+    auto dim = dyn_cast<memref::DimOp>(u);
+    if (!dim)
+      continue;
+    std::optional<int64_t> d = dim.getConstantIndex();
+    if (!d)
+      return;
+    OpBuilder b(dim);
+    auto type = alloc.getType();
+    Value size = type.isDynamicDim(*d)
+                     ? alloc.getDynamicSizes()[type.getDynamicDimIndex(*d)]
+                     : arith::ConstantIndexOp::create(b, dim.getLoc(), type.getDimSize(*d))
+                           .getResult();
+    dim.replaceAllUsesWith(size);
+    dim.erase();
+  }
   for (Operation *u : llvm::make_early_inc_range(alloc->getUsers()))
     u->erase();
   alloc.erase();

@@ -104,7 +104,7 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
       decoda::gpu_contraction::collapseLead(b, loc, epilogue ? epilogue.out() : m.c, m.lead);
   SmallVector<Value> leadDims;
   if (epilogue)
-    leadDims = decoda::gpu_contraction::leadExtents(b, loc, m);
+    leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
   int64_t split = splitK(m, cfg), groups = cfg.warps / split;
   int64_t perBlock = groups * cfg.cols;
   Value one = e.idx(1);

@@ -133,7 +133,7 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit, Epilogu
   // The lead extents, to recover (lead..., n) from a row of M for the epilogue's operands.
   SmallVector<Value> leadDims;
   if (epilogue)
-    leadDims = decoda::gpu_contraction::leadExtents(b, loc, m);
+    leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
   Value rowsM = memref::DimOp::create(b, loc, a2, 0);
   Value rowsN = e.idx(m.n);
   Value one = e.idx(1);
@@ -364,7 +364,7 @@ struct GPUTensorCoreMatmulPass
           if (wgmma && (!pm.integer() || pm.k % (2 * tileK) == 0)) {
             SmallVector<Value> leadDims;
             if (epilogue)
-              leadDims = decoda::gpu_contraction::leadExtents(b, m.op.getLoc(), pm);
+              leadDims = decoda::gpu_contraction::leadExtents(b, m.op.getLoc(), pm, epilogue);
             auto store = [&](OpBuilder &b2, Value pair, Value row, Value col, Value out2) {
               SmallVector<Value> accs;
               for (int64_t j = 0; j < 2; ++j)
