@@ -135,22 +135,6 @@ inline std::string matchProjection(linalg::GenericOp op, Match &match) {
   return "";
 }
 
-/// A zero linalg.fill of `c` whose next memory-effecting op is `op`: the kernel can start
-/// from zero instead (it writes every element of `c`).
-inline linalg::FillOp zeroFillBefore(linalg::GenericOp op, Value c) {
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
-      if (fill.getDpsInits()[0] != c || !fill.hasPureBufferSemantics())
-        return nullptr;
-      Value v = fill.getDpsInputs()[0];
-      return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()) ? fill : nullptr;
-    }
-    if (!isMemoryEffectFree(prev))
-      return nullptr;
-  }
-  return nullptr;
-}
-
 /// The buffer `v` is a view of (subview, collapse_shape, cast, ...), or `v` itself.
 inline Value viewRoot(Value v) {
   while (Operation *def = v.getDefiningOp()) {
@@ -365,6 +349,73 @@ inline Value collapseLead(OpBuilder &b, Location loc, Value v, int64_t lead) {
   return memref::CollapseShapeOp::create(b, loc, v, re);
 }
 
+/// Whether the walk back from an op to the fill of the buffer `root` (a memref.alloc) may step
+/// over `op`: it has no memory effects, allocates, or is a linalg op, copy, kernel or scf.if of
+/// such ops none of which names a view of `root` (a kernel reaches global memory only through
+/// the buffers it uses from above).
+inline bool independentOf(Operation *op, Value root) {
+  if (isMemoryEffectFree(op) || isa<memref::AllocOp>(op))
+    return true;
+  auto touches = [&](Value v) { return isa<MemRefType>(v.getType()) && viewRoot(v) == root; };
+  if (llvm::any_of(op->getOperands(), touches))
+    return false;
+  if (isa<linalg::LinalgOp, memref::CopyOp>(op))
+    return true;
+  if (isa<gpu::LaunchOp>(op)) {
+    bool uses = false;
+    op->walk([&](Operation *inner) { uses |= llvm::any_of(inner->getOperands(), touches); });
+    return !uses;
+  }
+  if (auto dispatch = dyn_cast<scf::IfOp>(op)) {
+    for (Region *region : {&dispatch.getThenRegion(), &dispatch.getElseRegion()})
+      for (Block &block : *region)
+        for (Operation &inner : block)
+          if (!independentOf(&inner, root))
+            return false;
+    return true;
+  }
+  return false;
+}
+
+/// The last op before `op` that writes `c` when it is a zero linalg.fill of `c` (only
+/// effect-free ops in between, or, when `c` is a temporary (memref.alloc), ops independent of
+/// it), else null. The kernel of a contraction can start from zero instead (it writes every
+/// element of `c`).
+inline linalg::FillOp zeroFillBefore(Operation *op, Value c) {
+  bool temporary = c.getDefiningOp<memref::AllocOp>() != nullptr;
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+      if (fill.hasPureBufferSemantics() && fill.getDpsInits()[0] == c) {
+        Value v = fill.getDpsInputs()[0];
+        return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()) ? fill : nullptr;
+      }
+    }
+    if (!(temporary ? independentOf(prev, c) : isMemoryEffectFree(prev)))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// A copy of a zero-filled temporary into another becomes a zero fill of the latter: how
+/// bufferization leaves the zero init that two contractions shared as tensors (the gate and
+/// up projections of a GLU), which zeroFillBefore would not see.
+inline void zeroCopiesToFills(Operation *root) {
+  SmallVector<memref::CopyOp> copies;
+  root->walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+  for (memref::CopyOp copy : copies) {
+    Value src = copy.getSource(), dst = copy.getTarget();
+    if (!src.getDefiningOp<memref::AllocOp>() || src.getType() != dst.getType() ||
+        copy->getParentOfType<gpu::LaunchOp>())
+      continue;
+    linalg::FillOp fill = zeroFillBefore(copy, src);
+    if (!fill)
+      continue;
+    OpBuilder b(copy);
+    linalg::FillOp::create(b, copy.getLoc(), fill.getDpsInputs()[0], dst);
+    copy.erase();
+  }
+}
+
 /// What a rewrite of the projections did.
 struct RewriteCounts {
   int64_t rewritten = 0, fillsFolded = 0;
@@ -378,6 +429,7 @@ inline RewriteCounts
 rewriteProjections(Operation *root, llvm::function_ref<std::string(const Match &)> refuse,
                    llvm::function_ref<void(const Match &, bool zeroInit)> emit,
                    llvm::function_ref<void(linalg::GenericOp, const std::string &)> leftAlone) {
+  zeroCopiesToFills(root);
   // Only the contractions: an elementwise generic after one may be erased by `emit` (fused).
   SmallVector<linalg::GenericOp> generics;
   root->walk([&](linalg::GenericOp op) {
