@@ -147,11 +147,15 @@ inline Value viewRoot(Value v) {
 }
 
 /// An elementwise consumer of a contraction's result that the kernel applies to its
-/// accumulators before the store (`op` null: none). `cIndex` is the input of `op` that reads C.
+/// accumulators before the store (`op` null: none). `cIndex` is the input of `op` that reads C,
+/// directly or through `view`, a memref.expand_shape splitting N into `inner` (the heads of a
+/// projection: [lead..., N] -> [lead..., H, D]); `inner` is {N} without one.
 struct Epilogue {
   linalg::GenericOp op;
   unsigned cIndex = 0;
   Value output;
+  memref::ExpandShapeOp view;
+  SmallVector<int64_t> inner;
   explicit operator bool() const { return static_cast<bool>(op); }
   Value out() const { return output; }
 };
@@ -160,12 +164,13 @@ struct Epilogue {
 /// stores, or "" with `epi` filled in; `epi.op` stays null and the reason is "" when no
 /// elementwise op reading C follows at all. Taken: the next op after the contraction that
 /// touches memory (allocations aside) is a linalg.generic on buffers with only parallel
-/// loops, C (a memref.alloc read or written only by the contraction, its fill, this op and
-/// deallocations; memref.dim aside) one of its inputs with the identity map, its other inputs indexed by
-/// loop dims and constants, a pure body (no linalg.index) that does not read the output,
-/// and one output of C's shape with an identity layout that is no view of any input (nor of
-/// A or B, which other blocks still read while one stores).
-/// The caller still needs C to start from zero (a folded zero fill): the kernel's
+/// loops; C (a memref.alloc read or written only by the contraction, its fill, this op and
+/// deallocations; memref.dim aside) one of its inputs with the identity map, or a
+/// memref.expand_shape of C that only splits N (static sizes) and that only it reads; its
+/// other inputs indexed by loop dims and constants; a pure body (no linalg.index) that does
+/// not read the output; and one output of the shape it reads C in, with an identity layout,
+/// that is no view of any input (nor of A or B, which other blocks still read while one
+/// stores). The caller still needs C to start from zero (a folded zero fill): the kernel's
 /// accumulators are then exactly the values the contraction would have left in C.
 inline std::string whyNotEpilogue(Match m, Epilogue &epi) {
   epi = Epilogue();
@@ -175,28 +180,63 @@ inline std::string whyNotEpilogue(Match m, Epilogue &epi) {
     if (!op && !isa<memref::AllocOp>(next) && !isMemoryEffectFree(next))
       return "";
   }
-  if (!op || !llvm::is_contained(op->getOperands(), m.c))
+  auto viewOfC = [&](Value v) {
+    auto expand = v.getDefiningOp<memref::ExpandShapeOp>();
+    return expand && expand.getSrc() == m.c ? expand : memref::ExpandShapeOp();
+  };
+  auto readsC = [&](Value v) { return v == m.c || viewOfC(v); };
+  if (!op || !llvm::any_of(op->getOperands(), readsC))
     return "";
   if (!m.c.getDefiningOp<memref::AllocOp>())
     return "C is not a temporary (memref.alloc)";
-  for (Operation *user : m.c.getUsers())
-    if (user != m.op.getOperation() && user != op.getOperation() &&
-        !isa<linalg::FillOp, memref::DeallocOp, memref::DimOp>(user))
-      return "C has another user (" + user->getName().getStringRef().str() + ")";
+  for (Operation *user : m.c.getUsers()) {
+    if (user == m.op.getOperation() || user == op.getOperation() ||
+        isa<linalg::FillOp, memref::DeallocOp, memref::DimOp>(user))
+      continue;
+    auto expand = dyn_cast<memref::ExpandShapeOp>(user);
+    if (expand && llvm::all_of(expand->getUsers(), [&](Operation *u) { return u == op; }))
+      continue;
+    return "C has another user (" + user->getName().getStringRef().str() + ")";
+  }
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
     return "the consumer is not on buffers with one output";
-  if (op.getNumLoops() != unsigned(m.lead + 1) || op.getNumReductionLoops() != 0)
+  int cIndex = -1;
+  for (unsigned i = 0; i < op.getNumDpsInputs(); ++i) {
+    if (!readsC(op.getDpsInputs()[i]))
+      continue;
+    if (cIndex >= 0)
+      return "C is read twice";
+    cIndex = i;
+  }
+  if (cIndex < 0)
+    return "the consumer writes C";
+  Value cv = op.getDpsInputs()[cIndex];
+  epi.inner = {m.n};
+  if (memref::ExpandShapeOp expand = viewOfC(cv)) {
+    auto groups = expand.getReassociationIndices();
+    auto type = expand.getResultType();
+    bool splitsN = int64_t(groups.size()) == m.lead + 1;
+    for (int64_t d = 0; splitsN && d < m.lead; ++d)
+      splitsN = groups[d].size() == 1;
+    for (int64_t d = m.lead; splitsN && d < type.getRank(); ++d)
+      splitsN = !type.isDynamicDim(d);
+    if (!splitsN)
+      return "C is read through a view other than a split of N";
+    epi.view = expand;
+    epi.inner.assign(type.getShape().begin() + m.lead, type.getShape().end());
+  }
+  auto cvType = cast<MemRefType>(cv.getType());
+  if (op.getNumLoops() != unsigned(cvType.getRank()) || op.getNumReductionLoops() != 0)
     return "the consumer is not elementwise over C";
   Value out = op.getDpsInits()[0];
-  if (out == m.c)
+  if (viewRoot(out) == m.c)
     return "the consumer writes C";
   if (!isIdentityLayout(out.getType()) ||
-      cast<MemRefType>(out.getType()).getShape() != cast<MemRefType>(m.c.getType()).getShape())
+      cast<MemRefType>(out.getType()).getShape() != cvType.getShape())
     return "the output is not of C's shape with an identity layout";
   auto maps = op.getIndexingMapsArray();
   if (!maps.back().isIdentity())
     return "the output is not indexed by the identity map";
-  int cIndex = -1;
   Value outRoot = viewRoot(out);
   // Other blocks of the kernel still read A and B while one stores.
   if (viewRoot(m.a) == outRoot || viewRoot(m.b) == outRoot)
@@ -205,12 +245,9 @@ inline std::string whyNotEpilogue(Match m, Epilogue &epi) {
     Value in = op.getDpsInputs()[i];
     if (viewRoot(in) == outRoot)
       return "the output aliases an input";
-    if (in == m.c) {
-      if (cIndex >= 0)
-        return "C is read twice";
+    if (int(i) == cIndex) {
       if (!maps[i].isIdentity())
         return "C is not read with the identity map";
-      cIndex = i;
       continue;
     }
     for (AffineExpr r : maps[i].getResults())
@@ -227,6 +264,28 @@ inline std::string whyNotEpilogue(Match m, Epilogue &epi) {
   epi.cIndex = cIndex;
   epi.output = out;
   return "";
+}
+
+/// The epilogue's output as the kernel stores it, in C's shape [lead..., N] (its split of N
+/// merged back: the output has an identity layout).
+inline Value outputAsC(OpBuilder &b, Location loc, const Epilogue &epi, int64_t lead) {
+  auto type = cast<MemRefType>(epi.out().getType());
+  if (type.getRank() == lead + 1)
+    return epi.out();
+  SmallVector<ReassociationIndices> re;
+  for (int64_t d = 0; d < lead; ++d)
+    re.push_back({d});
+  re.emplace_back();
+  for (int64_t d = lead; d < type.getRank(); ++d)
+    re.back().push_back(d);
+  return memref::CollapseShapeOp::create(b, loc, epi.out(), re);
+}
+
+/// Erases a fused epilogue (and its view of C once unused).
+inline void eraseEpilogue(Epilogue &epi) {
+  epi.op.erase();
+  if (epi.view && epi.view->use_empty())
+    epi.view.erase();
 }
 
 /// The epilogue of `m` that its kernel applies, or none (no candidate, or refused; `report`
@@ -278,7 +337,15 @@ inline void storeThroughEpilogue(OpBuilder &b, Location loc, Epilogue epi,
   SmallVector<Value> ys;
   for (size_t j = 0; j < accs.size(); ++j) {
     SmallVector<Value> iters(lead);
-    iters.push_back(j == 0 ? col : arith::AddIOp::create(b, loc, col, idx(j)).getResult());
+    // n, split into the epilogue's inner dims (static extents).
+    Value n = j == 0 ? col : arith::AddIOp::create(b, loc, col, idx(j)).getResult();
+    SmallVector<Value> innerIdx(epi.inner.size());
+    for (size_t d = epi.inner.size() - 1; d > 0; --d) {
+      innerIdx[d] = arith::RemUIOp::create(b, loc, n, idx(epi.inner[d]));
+      n = arith::DivUIOp::create(b, loc, n, idx(epi.inner[d]));
+    }
+    innerIdx[0] = n;
+    iters.append(innerIdx);
     IRMapping map;
     for (unsigned i = 0; i < op.getNumDpsInputs(); ++i) {
       if (i == epi.cIndex) {

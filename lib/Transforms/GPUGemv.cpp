@@ -101,7 +101,9 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   Emitter e{b, loc};
   Value a2 = decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
   Value c2 =
-      decoda::gpu_contraction::collapseLead(b, loc, epilogue ? epilogue.out() : m.c, m.lead);
+      decoda::gpu_contraction::collapseLead(
+          b, loc, epilogue ? decoda::gpu_contraction::outputAsC(b, loc, epilogue, m.lead) : m.c,
+          m.lead);
   SmallVector<Value> leadDims;
   if (epilogue)
     leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
@@ -374,7 +376,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         ++numDispatched;
       }
       if (epilogue) {
-        epilogue.op.erase();
+        decoda::gpu_contraction::eraseEpilogue(epilogue);
         fusedTemporaries.push_back(m.c.getDefiningOp<memref::AllocOp>());
         ++numEpiloguesFused;
       }

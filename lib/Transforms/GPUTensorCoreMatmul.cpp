@@ -129,7 +129,9 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit, Epilogu
   Emitter e{b, loc};
   Value a2 = decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
   Value c2 =
-      decoda::gpu_contraction::collapseLead(b, loc, epilogue ? epilogue.out() : m.c, m.lead);
+      decoda::gpu_contraction::collapseLead(
+          b, loc, epilogue ? decoda::gpu_contraction::outputAsC(b, loc, epilogue, m.lead) : m.c,
+          m.lead);
   // The lead extents, to recover (lead..., n) from a row of M for the epilogue's operands.
   SmallVector<Value> leadDims;
   if (epilogue)
@@ -374,7 +376,9 @@ struct GPUTensorCoreMatmulPass
                                                             leadDims, out2, accs, row, col);
             };
             decoda::gpu_contraction::emitWgmmaKernel(
-                b, pm, wgCfg, zeroInit, epilogue ? epilogue.out() : pm.c,
+                b, pm, wgCfg, zeroInit,
+                epilogue ? decoda::gpu_contraction::outputAsC(b, m.op.getLoc(), epilogue, pm.lead)
+                         : pm.c,
                 epilogue ? decoda::gpu_contraction::StorePairFn(store) : nullptr);
             ++numWgmma;
           } else {
@@ -382,7 +386,7 @@ struct GPUTensorCoreMatmulPass
             emitKernel(b, m, cfg, zeroInit, epilogue);
           }
           if (epilogue) {
-            epilogue.op.erase();
+            decoda::gpu_contraction::eraseEpilogue(epilogue);
             fusedTemporaries.push_back(alloc);
             ++numEpiloguesFused;
           }

@@ -363,3 +363,88 @@ func.func @refused_outputs(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %res: 
   }
   return
 }
+
+// -----
+
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#w = affine_map<(b, m, n, k) -> (n, k)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+#id4 = affine_map<(b, m, h, d) -> (b, m, h, d)>
+
+// The rounding of a q projection after its split into heads (decoda-graph-opt reshapes before
+// the rounding): the epilogue reads C through an expand_shape of N into 4 x 16; the kernel
+// stores into the output collapsed back to [M, 64], n split into (n / 16, n % 16) for the
+// epilogue's indices; the view goes with the epilogue. Splitting a lead dim instead is refused.
+// CHECK-LABEL: func.func @heads(
+// CHECK-SAME: %[[Y:[^:]*]]: memref<1x?x4x16xbf16>
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: memref.expand_shape
+// CHECK: %[[Y3:.*]] = memref.collapse_shape %[[Y]] {{\[\[}}0], [1], [2, 3]] : memref<1x?x4x16xbf16> into memref<1x?x64xbf16>
+// CHECK: %[[Y2:.*]] = memref.collapse_shape %[[Y3]] {{\[\[}}0, 1], [2]] : memref<1x?x64xbf16> into memref<?x64xbf16>
+// CHECK: gpu.launch
+// CHECK: nvgpu.mma.sync
+// CHECK: arith.truncf
+// CHECK: vector.store %{{.*}}, %[[Y2]][%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<?x64xbf16>, vector<2xbf16>
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @lead_split(
+// CHECK: gpu.launch
+// CHECK: vector.store %{{.*}} : memref<?x64xf32>, vector<2xf32>
+// CHECK: gpu.terminator
+// CHECK: linalg.generic
+func.func @heads(%x: memref<1x?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<1x?x4x16xbf16>) {
+  %c1 = arith.constant 1 : index
+  %t = memref.dim %x, %c1 : memref<1x?x64xbf16>
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc(%t) : memref<1x?x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<1x?x64xf32>)
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<1x?x64xbf16>, memref<64x64xbf16>) outs(%acc : memref<1x?x64xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %o: f32):
+    %pe = arith.extf %p : bf16 to f32
+    %qe = arith.extf %q : bf16 to f32
+    %r = arith.mulf %pe, %qe : f32
+    %s = arith.addf %o, %r : f32
+    linalg.yield %s : f32
+  }
+  %e = memref.expand_shape %acc [[0], [1], [2, 3]] output_shape [1, %t, 4, 16] : memref<1x?x64xf32> into memref<1x?x4x16xf32>
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%e : memref<1x?x4x16xf32>) outs(%y : memref<1x?x4x16xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %v = arith.truncf %in : f32 to bf16
+    linalg.yield %v : bf16
+  }
+  return
+}
+
+#a2 = affine_map<(m, n, k) -> (m, k)>
+#w2 = affine_map<(m, n, k) -> (n, k)>
+#c2 = affine_map<(m, n, k) -> (m, n)>
+#id3 = affine_map<(b, m, n) -> (b, m, n)>
+func.func @lead_split(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<2x?x64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %t = memref.dim %x, %c0 : memref<?x64xbf16>
+  %c2 = arith.constant 2 : index
+  %h = arith.divui %t, %c2 : index
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc(%t) : memref<?x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<?x64xf32>)
+  linalg.generic {indexing_maps = [#a2, #w2, #c2], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x64xbf16>, memref<64x64xbf16>) outs(%acc : memref<?x64xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %o: f32):
+    %pe = arith.extf %p : bf16 to f32
+    %qe = arith.extf %q : bf16 to f32
+    %r = arith.mulf %pe, %qe : f32
+    %s = arith.addf %o, %r : f32
+    linalg.yield %s : f32
+  }
+  %e = memref.expand_shape %acc [[0, 1], [2]] output_shape [2, %h, 64] : memref<?x64xf32> into memref<2x?x64xf32>
+  // expected-remark @+1 {{decoda-gpu-tensorcore-matmul: epilogue not fused: C is read through a view other than a split of N}}
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e : memref<2x?x64xf32>) outs(%y : memref<2x?x64xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %v = arith.truncf %in : f32 to bf16
+    linalg.yield %v : bf16
+  }
+  return
+}
