@@ -2,8 +2,11 @@
 //
 // What decoda-gpu-gemv and decoda-gpu-tensorcore-matmul (GPUPasses.td) share: the match of a
 // projection contraction C[lead..., n] += A[lead..., k] * B[n, k] on buffers (B the weight as
-// stored; f32 accumulation of bf16/f16/f32, i32 of i8), the zero fill before it that a kernel can fold, the collapse of
-// the lead dims into one M, and a few index-arithmetic builders for kernel bodies.
+// stored; f32 accumulation of bf16/f16/f32, i32 of i8), the zero fill before it that a kernel
+// can fold (also past ops independent of a temporary C, and after a copy of a zero-filled
+// temporary became a fill), the elementwise consumer of C that a kernel can apply in its
+// stores (fusableEpilogue, storeThroughEpilogue: docs/GPU.md "Epilogue fusion"), the collapse
+// of the lead dims into one M, and a few index-arithmetic builders for kernel bodies.
 //
 //===----------------------------------------------------------------------===//
 

@@ -11,7 +11,8 @@
 //   for k in [K / (S U) * S U + (p 32 + l) V, K) step S: the same, one vector at a time
 //   t[j][m] = butterfly-sum over the warp of sum(acc[j][m])
 //   s > 1: lane 0 leaves t in shared memory; barrier; part 0 adds the other parts' t in order
-//   lane 0 of part 0: C[m, n_j] (+)= t[j][m] for n_j < N
+//   lane 0 of part 0: C[m, n_j] (+)= t[j][m] for n_j < N, or, with the elementwise consumer
+//   of C fused (GPUContraction.h, fusableEpilogue), its result of t[j][m] stored to its output
 //
 // Rows past N are clamped to N - 1 (read, not stored), so every lane of a warp reaches the
 // shuffles and every thread the barrier. V is 16 bytes of elements, halved until K is a
@@ -19,12 +20,13 @@
 //
 // i8 x i8 -> i32 (decoda.qlinear without a zero point): acc is one i32 per (column, row), each
 // 4-byte group of a vector one dp4a (`nvvm.dot.accumulate.4way`, signed x signed, wrapping as
-// the reference does), the sums i32; the dequantising epilogue stays the following kernel.
+// the reference does), the sums i32; the dequantising epilogue is applied by the storing lane.
 //
 // M dynamic (a model whose token count is a run-time dim, called with T = 1 for a decode step):
-// `if (M == 1) GEMV kernel with M = 1 else the contraction` (float operands; the contraction
-// in the else branch is the tensor-core pass's). INT8 contractions with a dynamic M are left
-// to the tensor-core pass, which fuses their epilogue only when the contraction is not nested.
+// `if (M == 1) GEMV kernel with M = 1 else the contraction` (float or INT8; the contraction in
+// the else branch is the tensor-core pass's). A fused epilogue is in both branches: applied by
+// the GEMV kernel, and after the contraction again in the else branch, where the tensor-core
+// pass fuses it.
 //
 //===----------------------------------------------------------------------===//
 

@@ -13,12 +13,15 @@
 //     barrier
 //     for each 32-byte k slice: ldmatrix A (x4) and B (x2) fragments, one mma.sync
 //     barrier
-//   store the f32 / i32 accumulators (guarded by M and N), or, for an INT8 contraction
-//   followed by its decoda.qlinear_epilogue, the epilogue's result of each accumulator
+//   store the f32 / i32 accumulators (guarded by M and N), or, when the contraction starts
+//   from zero and an elementwise consumer of C follows (GPUContraction.h, fusableEpilogue:
+//   the bf16/f16 rounding, residual adds, a GLU product, the INT8 dequantisation), the
+//   consumer's result of each accumulator pair (one 4-byte store of two bf16/f16)
 //
 // With `wgmma` (sm_90a) a bf16/f16 contraction, and an INT8 one whose K is a multiple of the
-// 64-byte stage, gets the warpgroup-MMA kernel of GPUWgmmaKernel.cpp instead (the INT8
-// epilogue fused the same way, storeThroughEpilogue); other INT8 ones keep the kernel here.
+// 64-byte stage, gets the warpgroup-MMA kernel of GPUWgmmaKernel.cpp instead (the epilogue
+// fused the same way, through its store callback and storeThroughEpilogue); other INT8 ones
+// keep the kernel here.
 //
 // The kernel is written in bytes: a k slice is 32 bytes of a row (16 bf16/f16 for m16n8k16,
 // 32 i8 for m16n8k32), a stage SK = 2 * tile-k bytes (tile-k bf16 elements; for i8 2 * tile-k

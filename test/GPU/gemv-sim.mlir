@@ -107,9 +107,10 @@
 // B1: launch blk_kernel{{(_[0-9]+)?}}: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
 // B1: out0: ok (64 elements, max abs error 0)
 // 24 launches before flash decoding; the attention is now its split kernel and the combine (25);
-// with the projections' epilogues fused (the q/k/v/o/down roundings, o's and down's residual
-// adds, SwiGLU's product into the up kernel, the shared zero init of gate and up folded) 18.
-// B1: 18 launches
+// with the projections' epilogues fused (the q/k/v roundings after the split into heads, o's
+// and down's residual adds, SwiGLU's product into the up kernel, down's rounding; the shared
+// zero init of gate and up folded) 15.
+// B1: 15 launches
 // RUN: decoda-compile %S/Inputs/llama_small_f32.mlir --static-dims=0:1=1 --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 1 %t/f1-in.npz %t/f1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f1-in.npz --expect %t/f1-out.npz --rtol 1e-5 --atol 1e-5 --quiet | FileCheck %s --check-prefix=F1
