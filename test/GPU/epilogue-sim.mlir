@@ -64,6 +64,22 @@
 // DEC-NEXT: 1 launches
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry dec --inputs %t/d-in.npz --expect %t/d-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS2
 //
+// The T > 1 branch left to SIMT loops (K = 200): the GEMV branch fused (one launch), the other
+// three kernels (the zero fill, the contraction, the residual add), fused or not; the same bits
+// either way.
+// RUN: %PYTHON %S/Inputs/epilogue_data.py odd 1 %t/o1-in.npz %t/o1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry odd --inputs %t/o1-in.npz --expect %t/o1-out.npz --rtol 1e-2 --atol 1e-2 --save %t/o1-f.npz --quiet | FileCheck %s --check-prefix=ODD1
+// ODD1: out0: ok (40 elements
+// ODD1-NEXT: 1 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry odd --inputs %t/o1-in.npz --expect %t/o1-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS2
+// RUN: %PYTHON %S/Inputs/epilogue_data.py odd 3 %t/o3-in.npz %t/o3-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry odd --inputs %t/o3-in.npz --expect %t/o3-out.npz --rtol 1e-2 --atol 1e-2 --save %t/o3-f.npz --quiet | FileCheck %s --check-prefix=ODD3
+// ODD3: out0: ok (120 elements
+// ODD3-NEXT: 3 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry odd --inputs %t/o3-in.npz --expect %t/o3-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS3
+// BITS3: out0: ok ({{[0-9]+}} elements, max abs error 0)
+// BITS3-NEXT: 3 launches
+//
 // INT8, exact against NumPy:
 // RUN: %PYTHON %S/Inputs/epilogue_data.py q8 1 %t/q1-in.npz %t/q1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry q8 --inputs %t/q1-in.npz --expect %t/q1-out.npz --rtol 0 --atol 0 --save %t/q1-f.npz | FileCheck %s --check-prefix=Q1

@@ -31,3 +31,12 @@ func.func @q8(%x: tensor<1x?x128xi8>, %w: tensor<40x128xi8>, %xs: tensor<1x?x1xf
   %y = decoda.qlinear %x, %w, %xs, %ws bias(%b : tensor<40xbf16>) : tensor<1x?x128xi8>, tensor<40x128xi8>, tensor<1x?x1xf32>, tensor<40xf32> -> tensor<1x?x40xbf16>
   return %y : tensor<1x?x40xbf16>
 }
+
+// K = 200 is not a multiple of 32: decoda-gpu-tensorcore-matmul leaves the T > 1 branch's
+// contraction to the SIMT loops, where the residual add stays the next kernel; the T = 1 GEMV
+// kernel applies it.
+func.func @odd(%x: tensor<1x?x200xbf16>, %w: tensor<40x200xbf16>, %r: tensor<1x?x40xbf16>) -> tensor<1x?x40xbf16> {
+  %y = decoda.linear %x, %w : tensor<1x?x200xbf16>, tensor<40x200xbf16>
+  %o = decoda.residual_add %r, %y : tensor<1x?x40xbf16>
+  return %o : tensor<1x?x40xbf16>
+}

@@ -3,7 +3,7 @@ functions of Inputs/epilogue_cases.mlir, written from the ops' formulas: a contr
 float64 from the rounded inputs, rounded to float32 (the accumulator), then the elementwise
 work in float32 with the bf16 roundings where the program has them (round to nearest even).
 
-  epilogue_data.py res|mlp|dec|q8 T IN.npz OUT.npz
+  epilogue_data.py res|mlp|dec|odd|q8 T IN.npz OUT.npz
 """
 import sys
 
@@ -27,8 +27,9 @@ def proj(x, w):
 
 
 kind, t, inp, out = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-if kind in ("res", "dec"):  # bf16(r + bf16(x . w^T)), the sum in float32
-    (xs, n, k) = ((1, t, 128), 136, 128) if kind == "res" else ((2, 1, 200), 37, 200)
+if kind in ("res", "dec", "odd"):  # bf16(r + bf16(x . w^T)), the sum in float32
+    (xs, n, k) = {"res": ((1, t, 128), 136, 128), "dec": ((2, 1, 200), 37, 200),
+                  "odd": ((1, t, 200), 40, 200)}[kind]
     x, w = bf16(rng.standard_normal(xs)), bf16(rng.standard_normal((n, k)) * 0.2)
     r = bf16(rng.standard_normal(xs[:-1] + (n,)))
     y = bf16(proj(x, w))
