@@ -6,8 +6,9 @@
 // the fused run saves: a residual add after a bf16 projection (wgmma at T = 37, N ragged; the
 // GEMV kernel at T = 1; mma.sync on sm_80), a SwiGLU MLP (gate and up from one shared zero
 // init, silu(gate) * up fused into the up kernel, the down projection's rounding; T = 21 and
-// T = 1), a static decode step over two lead dims, and INT8 with a dynamic T (dp4a at T = 1,
-// integer wgmma at T = 10). Launch counts fused / unfused are checked too.
+// T = 1), a static decode step over two lead dims, a dispatch whose T > 1 branch stays on SIMT
+// loops (K = 200), and INT8 with a dynamic T (dp4a at T = 1, integer wgmma at T = 10). Launch
+// counts fused / unfused are checked too.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-opt %S/Inputs/epilogue_cases.mlir --decoda-lower-to-cuda="format=isa" --mlir-print-ir-before=decoda-lower-runtime-checks 2>%t/f-host.mlir >%t/f-out.mlir
 // RUN: %PYTHON %S/Inputs/opt_ptx.py %t/f-host.mlir %t/f-out.mlir %t/f %t/f.ptx
