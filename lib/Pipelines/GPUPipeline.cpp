@@ -103,8 +103,13 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   // Decode-sized projections (static M <= 8, bf16/f16/f32): one memory-bound GEMV kernel
   // each; the others (prefill) on tensor cores (bf16/f16, f32 accumulation): one gpu.launch
   // each.
-  pm.addNestedPass<func::FuncOp>(createGPUGemvPass());
+  // Both fuse the elementwise consumer of C into the stores, or neither (a dynamic-M
+  // dispatch leaves it after the contraction of its M > 1 branch for the tensor-core pass).
+  GPUGemvPassOptions gemv;
+  gemv.fuseEpilogue = options.fuseEpilogue;
+  pm.addNestedPass<func::FuncOp>(createGPUGemvPass(gemv));
   GPUTensorCoreMatmulPassOptions tensorCores;
+  tensorCores.fuseEpilogue = options.fuseEpilogue;
   // Warpgroup MMA exists on sm_90a only (not sm_90, nor sm_100a / sm_120a).
   tensorCores.wgmma = options.gpuArch == "sm_90a";
   pm.addNestedPass<func::FuncOp>(createGPUTensorCoreMatmulPass(tensorCores));

@@ -2,8 +2,11 @@
 //
 // What decoda-gpu-gemv and decoda-gpu-tensorcore-matmul (GPUPasses.td) share: the match of a
 // projection contraction C[lead..., n] += A[lead..., k] * B[n, k] on buffers (B the weight as
-// stored; f32 accumulation of bf16/f16/f32, i32 of i8), the zero fill before it that a kernel can fold, the collapse of
-// the lead dims into one M, and a few index-arithmetic builders for kernel bodies.
+// stored; f32 accumulation of bf16/f16/f32, i32 of i8), the zero fill before it that a kernel
+// can fold (also past ops independent of a temporary C, and after a copy of a zero-filled
+// temporary became a fill), the elementwise consumer of C that a kernel can apply in its
+// stores (fusableEpilogue, storeThroughEpilogue: docs/GPU.md "Epilogue fusion"), the collapse
+// of the lead dims into one M, and a few index-arithmetic builders for kernel bodies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,8 +19,10 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <string>
 
@@ -133,20 +138,274 @@ inline std::string matchProjection(linalg::GenericOp op, Match &match) {
   return "";
 }
 
-/// A zero linalg.fill of `c` whose next memory-effecting op is `op`: the kernel can start
-/// from zero instead (it writes every element of `c`).
-inline linalg::FillOp zeroFillBefore(linalg::GenericOp op, Value c) {
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
-      if (fill.getDpsInits()[0] != c || !fill.hasPureBufferSemantics())
-        return nullptr;
-      Value v = fill.getDpsInputs()[0];
-      return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()) ? fill : nullptr;
-    }
-    if (!isMemoryEffectFree(prev))
-      return nullptr;
+/// The buffer `v` is a view of (subview, collapse_shape, cast, ...), or `v` itself.
+inline Value viewRoot(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    v = view.getViewSource();
   }
-  return nullptr;
+  return v;
+}
+
+/// An elementwise consumer of a contraction's result that the kernel applies to its
+/// accumulators before the store (`op` null: none). `cIndex` is the input of `op` that reads C,
+/// directly or through `view`, a memref.expand_shape splitting N into `inner` (the heads of a
+/// projection: [lead..., N] -> [lead..., H, D]); `inner` is {N} without one.
+struct Epilogue {
+  linalg::GenericOp op;
+  unsigned cIndex = 0;
+  Value output;
+  memref::ExpandShapeOp view;
+  SmallVector<int64_t> inner;
+  explicit operator bool() const { return static_cast<bool>(op); }
+  Value out() const { return output; }
+};
+
+/// Why the op after the contraction `m` is not an epilogue its kernel can apply in its
+/// stores, or "" with `epi` filled in; `epi.op` stays null and the reason is "" when no
+/// elementwise op reading C follows at all. Taken: the next op after the contraction that
+/// touches memory (allocations aside) is a linalg.generic on buffers with only parallel
+/// loops; C (a memref.alloc read or written only by the contraction, its fill, this op and
+/// deallocations; memref.dim aside) one of its inputs with the identity map, or a
+/// memref.expand_shape of C that only splits N (static sizes) and that only it reads; its
+/// other inputs indexed by loop dims and constants; a pure body (no linalg.index) that does
+/// not read the output; and one output of the shape it reads C in, with an identity layout,
+/// that is no view of any input (nor of A or B, which other blocks still read while one
+/// stores). The caller still needs C to start from zero (a folded zero fill): the kernel's
+/// accumulators are then exactly the values the contraction would have left in C.
+inline std::string whyNotEpilogue(Match m, Epilogue &epi) {
+  epi = Epilogue();
+  linalg::GenericOp op;
+  for (Operation *next = m.op->getNextNode(); next && !op; next = next->getNextNode()) {
+    op = dyn_cast<linalg::GenericOp>(next);
+    if (!op && !isa<memref::AllocOp>(next) && !isMemoryEffectFree(next))
+      return "";
+  }
+  auto viewOfC = [&](Value v) {
+    auto expand = v.getDefiningOp<memref::ExpandShapeOp>();
+    return expand && expand.getSrc() == m.c ? expand : memref::ExpandShapeOp();
+  };
+  auto readsC = [&](Value v) { return v == m.c || viewOfC(v); };
+  if (!op || !llvm::any_of(op->getOperands(), readsC))
+    return "";
+  if (!m.c.getDefiningOp<memref::AllocOp>())
+    return "C is not a temporary (memref.alloc)";
+  for (Operation *user : m.c.getUsers()) {
+    if (user == m.op.getOperation() || user == op.getOperation() ||
+        isa<linalg::FillOp, memref::DeallocOp, memref::DimOp>(user))
+      continue;
+    auto expand = dyn_cast<memref::ExpandShapeOp>(user);
+    if (expand && llvm::all_of(expand->getUsers(), [&](Operation *u) { return u == op; }))
+      continue;
+    return "C has another user (" + user->getName().getStringRef().str() + ")";
+  }
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
+    return "the consumer is not on buffers with one output";
+  int cIndex = -1;
+  for (unsigned i = 0; i < op.getNumDpsInputs(); ++i) {
+    if (!readsC(op.getDpsInputs()[i]))
+      continue;
+    if (cIndex >= 0)
+      return "C is read twice";
+    cIndex = i;
+  }
+  if (cIndex < 0)
+    return "the consumer writes C";
+  Value cv = op.getDpsInputs()[cIndex];
+  epi.inner = {m.n};
+  if (memref::ExpandShapeOp expand = viewOfC(cv)) {
+    auto groups = expand.getReassociationIndices();
+    auto type = expand.getResultType();
+    bool splitsN = int64_t(groups.size()) == m.lead + 1;
+    for (int64_t d = 0; splitsN && d < m.lead; ++d)
+      splitsN = groups[d].size() == 1;
+    for (int64_t d = m.lead; splitsN && d < type.getRank(); ++d)
+      splitsN = !type.isDynamicDim(d);
+    if (!splitsN)
+      return "C is read through a view other than a split of N";
+    epi.view = expand;
+    epi.inner.assign(type.getShape().begin() + m.lead, type.getShape().end());
+  }
+  auto cvType = cast<MemRefType>(cv.getType());
+  if (op.getNumLoops() != unsigned(cvType.getRank()) || op.getNumReductionLoops() != 0)
+    return "the consumer is not elementwise over C";
+  Value out = op.getDpsInits()[0];
+  if (viewRoot(out) == m.c)
+    return "the consumer writes C";
+  if (!isIdentityLayout(out.getType()) ||
+      cast<MemRefType>(out.getType()).getShape() != cvType.getShape())
+    return "the output is not of C's shape with an identity layout";
+  auto maps = op.getIndexingMapsArray();
+  if (!maps.back().isIdentity())
+    return "the output is not indexed by the identity map";
+  Value outRoot = viewRoot(out);
+  // Other blocks of the kernel still read A and B while one stores.
+  if (viewRoot(m.a) == outRoot || viewRoot(m.b) == outRoot)
+    return "the output aliases an operand of the contraction";
+  for (unsigned i = 0; i < op.getNumDpsInputs(); ++i) {
+    Value in = op.getDpsInputs()[i];
+    if (viewRoot(in) == outRoot)
+      return "the output aliases an input";
+    if (int(i) == cIndex) {
+      if (!maps[i].isIdentity())
+        return "C is not read with the identity map";
+      continue;
+    }
+    for (AffineExpr r : maps[i].getResults())
+      if (!isa<AffineDimExpr, AffineConstantExpr>(r))
+        return "an input is not indexed by loop dims and constants";
+  }
+  Block &body = op.getRegion().front();
+  if (!body.getArguments().back().use_empty())
+    return "the body reads the output";
+  for (Operation &inner : body.without_terminator())
+    if (isa<linalg::IndexOp>(inner) || !isPure(&inner))
+      return "the body is not pure or uses linalg.index";
+  epi.op = op;
+  epi.cIndex = cIndex;
+  epi.output = out;
+  return "";
+}
+
+/// The epilogue's output as the kernel stores it, in C's shape [lead..., N] (its split of N
+/// merged back: the output has an identity layout).
+inline Value outputAsC(OpBuilder &b, Location loc, const Epilogue &epi, int64_t lead) {
+  auto type = cast<MemRefType>(epi.out().getType());
+  if (type.getRank() == lead + 1)
+    return epi.out();
+  SmallVector<ReassociationIndices> re;
+  for (int64_t d = 0; d < lead; ++d)
+    re.push_back({d});
+  re.emplace_back();
+  for (int64_t d = lead; d < type.getRank(); ++d)
+    re.back().push_back(d);
+  return memref::CollapseShapeOp::create(b, loc, epi.out(), re);
+}
+
+/// Erases a fused epilogue (and its view of C once unused).
+inline void eraseEpilogue(Epilogue &epi) {
+  epi.op.erase();
+  if (epi.view && epi.view->use_empty())
+    epi.view.erase();
+}
+
+/// The epilogue of `m` that its kernel applies, or none (no candidate, or refused; `report`
+/// hears the reason of a refusal).
+inline Epilogue
+fusableEpilogue(Match m,
+                llvm::function_ref<void(linalg::GenericOp, const std::string &)> report = {}) {
+  Epilogue epi;
+  std::string why = whyNotEpilogue(m, epi);
+  if (!why.empty() && report) {
+    for (Operation *next = m.op->getNextNode(); next; next = next->getNextNode())
+      if (auto g = dyn_cast<linalg::GenericOp>(next)) {
+        report(g, why);
+        break;
+      }
+  }
+  return epi;
+}
+
+/// The extents of the lead dims of `epi`'s output (C's; at `b`, outside any kernel): a row of
+/// the collapsed [M, N] output splits back into (lead...) with them.
+inline SmallVector<Value> leadExtents(OpBuilder &b, Location loc, const Match &m,
+                                      const Epilogue &epi) {
+  SmallVector<Value> dims;
+  for (int64_t d = 0; d < m.lead; ++d)
+    dims.push_back(memref::DimOp::create(b, loc, epi.out(), d));
+  return dims;
+}
+
+/// Stores `epi`'s body applied to the accumulators `accs` (row `row` of the collapsed
+/// [M, N] output `out2`, columns `col`, `col` + 1, ...): its other inputs are read at each
+/// element's indices, (lead...) recovered from the row by `leadDims`. Two accumulators are
+/// stored as one vector (`col` even, N even: aligned to its size).
+inline void storeThroughEpilogue(OpBuilder &b, Location loc, Epilogue epi,
+                                 ArrayRef<Value> leadDims, Value out2, ArrayRef<Value> accs,
+                                 Value row, Value col) {
+  auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  int64_t leadCount = leadDims.size();
+  SmallVector<Value> lead(leadCount);
+  Value rest = row;
+  for (int64_t d = leadCount - 1; d > 0; --d) {
+    lead[d] = arith::RemUIOp::create(b, loc, rest, leadDims[d]);
+    rest = arith::DivUIOp::create(b, loc, rest, leadDims[d]);
+  }
+  lead[0] = rest;
+  linalg::GenericOp op = epi.op;
+  Block &body = op.getRegion().front();
+  auto maps = op.getIndexingMapsArray();
+  SmallVector<Value> ys;
+  for (size_t j = 0; j < accs.size(); ++j) {
+    SmallVector<Value> iters(lead);
+    // n, split into the epilogue's inner dims (static extents).
+    Value n = j == 0 ? col : arith::AddIOp::create(b, loc, col, idx(j)).getResult();
+    SmallVector<Value> innerIdx(epi.inner.size());
+    for (size_t d = epi.inner.size() - 1; d > 0; --d) {
+      innerIdx[d] = arith::RemUIOp::create(b, loc, n, idx(epi.inner[d]));
+      n = arith::DivUIOp::create(b, loc, n, idx(epi.inner[d]));
+    }
+    innerIdx[0] = n;
+    iters.append(innerIdx);
+    IRMapping map;
+    for (unsigned i = 0; i < op.getNumDpsInputs(); ++i) {
+      if (i == epi.cIndex) {
+        map.map(body.getArgument(i), accs[j]);
+        continue;
+      }
+      SmallVector<Value> at;
+      for (AffineExpr r : maps[i].getResults())
+        at.push_back(isa<AffineDimExpr>(r) ? iters[cast<AffineDimExpr>(r).getPosition()]
+                                           : idx(cast<AffineConstantExpr>(r).getValue()));
+      map.map(body.getArgument(i), memref::LoadOp::create(b, loc, op.getDpsInputs()[i], at));
+    }
+    for (Operation &inner : body.without_terminator())
+      b.clone(inner, map);
+    ys.push_back(map.lookup(cast<linalg::YieldOp>(body.getTerminator()).getOperand(0)));
+  }
+  if (ys.size() == 2) {
+    Type el = ys[0].getType();
+    auto pair = VectorType::get({2}, el);
+    Value v = vector::FromElementsOp::create(b, loc, pair, ys);
+    vector::StoreOp::create(b, loc, v, out2, ValueRange{row, col}, /*nontemporal=*/false,
+                            llvm::MaybeAlign(2 * el.getIntOrFloatBitWidth() / 8));
+    return;
+  }
+  for (size_t j = 0; j < ys.size(); ++j)
+    memref::StoreOp::create(
+        b, loc, ys[j], out2,
+        ValueRange{row, j == 0 ? col : arith::AddIOp::create(b, loc, col, idx(j)).getResult()});
+}
+
+/// Erases `alloc` with its deallocations when nothing else uses it any more (a contraction's
+/// temporary C once the kernel stores the epilogue's result instead).
+inline void eraseIfUnused(memref::AllocOp alloc) {
+  if (!alloc || !llvm::all_of(alloc->getUsers(), [](Operation *u) {
+        return isa<memref::DeallocOp, memref::DimOp>(u);
+      }))
+    return;
+  // Its extents are the allocation's operands (or constants).
+  for (Operation *u : llvm::make_early_inc_range(alloc->getUsers())) {
+    auto dim = dyn_cast<memref::DimOp>(u);
+    if (!dim)
+      continue;
+    std::optional<int64_t> d = dim.getConstantIndex();
+    if (!d)
+      return;
+    OpBuilder b(dim);
+    auto type = alloc.getType();
+    Value size = type.isDynamicDim(*d)
+                     ? alloc.getDynamicSizes()[type.getDynamicDimIndex(*d)]
+                     : arith::ConstantIndexOp::create(b, dim.getLoc(), type.getDimSize(*d))
+                           .getResult();
+    dim.replaceAllUsesWith(size);
+    dim.erase();
+  }
+  for (Operation *u : llvm::make_early_inc_range(alloc->getUsers()))
+    u->erase();
+  alloc.erase();
 }
 
 /// Collapses the lead dims of `v` (identity layout) into one: [lead..., x] -> [M, x].
@@ -158,6 +417,73 @@ inline Value collapseLead(OpBuilder &b, Location loc, Value v, int64_t lead) {
     re[0].push_back(d);
   re[1].push_back(lead);
   return memref::CollapseShapeOp::create(b, loc, v, re);
+}
+
+/// Whether the walk back from an op to the fill of the buffer `root` (a memref.alloc) may step
+/// over `op`: it has no memory effects, allocates, or is a linalg op, copy, kernel or scf.if of
+/// such ops none of which names a view of `root` (a kernel reaches global memory only through
+/// the buffers it uses from above).
+inline bool independentOf(Operation *op, Value root) {
+  if (isMemoryEffectFree(op) || isa<memref::AllocOp>(op))
+    return true;
+  auto touches = [&](Value v) { return isa<MemRefType>(v.getType()) && viewRoot(v) == root; };
+  if (llvm::any_of(op->getOperands(), touches))
+    return false;
+  if (isa<linalg::LinalgOp, memref::CopyOp>(op))
+    return true;
+  if (isa<gpu::LaunchOp>(op)) {
+    bool uses = false;
+    op->walk([&](Operation *inner) { uses |= llvm::any_of(inner->getOperands(), touches); });
+    return !uses;
+  }
+  if (auto dispatch = dyn_cast<scf::IfOp>(op)) {
+    for (Region *region : {&dispatch.getThenRegion(), &dispatch.getElseRegion()})
+      for (Block &block : *region)
+        for (Operation &inner : block)
+          if (!independentOf(&inner, root))
+            return false;
+    return true;
+  }
+  return false;
+}
+
+/// The last op before `op` that writes `c` when it is a zero linalg.fill of `c` (only
+/// effect-free ops in between, or, when `c` is a temporary (memref.alloc), ops independent of
+/// it), else null. The kernel of a contraction can start from zero instead (it writes every
+/// element of `c`).
+inline linalg::FillOp zeroFillBefore(Operation *op, Value c) {
+  bool temporary = c.getDefiningOp<memref::AllocOp>() != nullptr;
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+      if (fill.hasPureBufferSemantics() && fill.getDpsInits()[0] == c) {
+        Value v = fill.getDpsInputs()[0];
+        return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()) ? fill : nullptr;
+      }
+    }
+    if (!(temporary ? independentOf(prev, c) : isMemoryEffectFree(prev)))
+      return nullptr;
+  }
+  return nullptr;
+}
+
+/// A copy of a zero-filled temporary into another becomes a zero fill of the latter: how
+/// bufferization leaves the zero init that two contractions shared as tensors (the gate and
+/// up projections of a GLU), which zeroFillBefore would not see.
+inline void zeroCopiesToFills(Operation *root) {
+  SmallVector<memref::CopyOp> copies;
+  root->walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+  for (memref::CopyOp copy : copies) {
+    Value src = copy.getSource(), dst = copy.getTarget();
+    if (!src.getDefiningOp<memref::AllocOp>() || src.getType() != dst.getType() ||
+        copy->getParentOfType<gpu::LaunchOp>())
+      continue;
+    linalg::FillOp fill = zeroFillBefore(copy, src);
+    if (!fill)
+      continue;
+    OpBuilder b(copy);
+    linalg::FillOp::create(b, copy.getLoc(), fill.getDpsInputs()[0], dst);
+    copy.erase();
+  }
 }
 
 /// What a rewrite of the projections did.
@@ -173,15 +499,16 @@ inline RewriteCounts
 rewriteProjections(Operation *root, llvm::function_ref<std::string(const Match &)> refuse,
                    llvm::function_ref<void(const Match &, bool zeroInit)> emit,
                    llvm::function_ref<void(linalg::GenericOp, const std::string &)> leftAlone) {
+  zeroCopiesToFills(root);
+  // Only the contractions: an elementwise generic after one may be erased by `emit` (fused).
   SmallVector<linalg::GenericOp> generics;
   root->walk([&](linalg::GenericOp op) {
-    if (!op->getParentOfType<gpu::LaunchOp>())
+    if (!op->getParentOfType<gpu::LaunchOp>() &&
+        llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
       generics.push_back(op);
   });
   RewriteCounts counts;
   for (linalg::GenericOp op : generics) {
-    if (!llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
-      continue;
     Match m;
     std::string why = matchProjection(op, m);
     if (why.empty())

@@ -11,7 +11,8 @@
 //   for k in [K / (S U) * S U + (p 32 + l) V, K) step S: the same, one vector at a time
 //   t[j][m] = butterfly-sum over the warp of sum(acc[j][m])
 //   s > 1: lane 0 leaves t in shared memory; barrier; part 0 adds the other parts' t in order
-//   lane 0 of part 0: C[m, n_j] (+)= t[j][m] for n_j < N
+//   lane 0 of part 0: C[m, n_j] (+)= t[j][m] for n_j < N, or, with the elementwise consumer
+//   of C fused (GPUContraction.h, fusableEpilogue), its result of t[j][m] stored to its output
 //
 // Rows past N are clamped to N - 1 (read, not stored), so every lane of a warp reaches the
 // shuffles and every thread the barrier. V is 16 bytes of elements, halved until K is a
@@ -19,12 +20,13 @@
 //
 // i8 x i8 -> i32 (decoda.qlinear without a zero point): acc is one i32 per (column, row), each
 // 4-byte group of a vector one dp4a (`nvvm.dot.accumulate.4way`, signed x signed, wrapping as
-// the reference does), the sums i32; the dequantising epilogue stays the following kernel.
+// the reference does), the sums i32; the dequantising epilogue is applied by the storing lane.
 //
 // M dynamic (a model whose token count is a run-time dim, called with T = 1 for a decode step):
-// `if (M == 1) GEMV kernel with M = 1 else the contraction` (float operands; the contraction
-// in the else branch is the tensor-core pass's). INT8 contractions with a dynamic M are left
-// to the tensor-core pass, which fuses their epilogue only when the contraction is not nested.
+// `if (M == 1) GEMV kernel with M = 1 else the contraction` (float or INT8; the contraction in
+// the else branch is the tensor-core pass's). A fused epilogue is in both branches: applied by
+// the GEMV kernel, and after the contraction again in the else branch, where the tensor-core
+// pass fuses it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +52,7 @@ namespace mlir::decoda {
 
 using namespace mlir;
 using mlir::decoda::gpu_contraction::Emitter;
+using mlir::decoda::gpu_contraction::Epilogue;
 using mlir::decoda::gpu_contraction::Match;
 
 namespace {
@@ -91,12 +94,21 @@ int64_t splitK(const Match &m, const Config &cfg) {
   return split;
 }
 
-void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool zeroInit) {
+/// The GEMV kernel of `m` with `rowsM` rows; with `epilogue` (fusableEpilogue, zeroInit) the
+/// storing lane applies its body to each sum and stores the result to its output instead.
+void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool zeroInit,
+                Epilogue epilogue) {
   Location loc = m.op.getLoc();
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
   Value a2 = decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
-  Value c2 = decoda::gpu_contraction::collapseLead(b, loc, m.c, m.lead);
+  Value c2 =
+      decoda::gpu_contraction::collapseLead(
+          b, loc, epilogue ? decoda::gpu_contraction::outputAsC(b, loc, epilogue, m.lead) : m.c,
+          m.lead);
+  SmallVector<Value> leadDims;
+  if (epilogue)
+    leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
   int64_t split = splitK(m, cfg), groups = cfg.warps / split;
   int64_t perBlock = groups * cfg.cols;
   Value one = e.idx(1);
@@ -282,6 +294,11 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
     b.setInsertionPointToStart(&store.getThenRegion().front());
     for (int64_t r = 0; r < rowsM; ++r) {
       Value s = sums[j * rowsM + r];
+      if (epilogue) {
+        decoda::gpu_contraction::storeThroughEpilogue(b, loc, epilogue, leadDims, c2, {s},
+                                                      e.idx(r), cols[j]);
+        continue;
+      }
       SmallVector<Value, 2> at{e.idx(r), cols[j]};
       if (!zeroInit)
         s = plus(memref::LoadOp::create(b, loc, c2, at), s);
@@ -308,45 +325,63 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       if (m.n == 0)
         return "N is 0";
       int64_t rows = staticRows(m);
-      if (rows < 0) {
-        if (!cfg.dispatchDynamicM)
-          return "M is dynamic";
-        if (m.integer())
-          return "M is dynamic and the operands i8 (the tensor-core pass fuses the epilogue of "
-                 "an INT8 contraction only when it is not nested in a dispatch)";
-        return "";
-      }
+      if (rows < 0)
+        return cfg.dispatchDynamicM ? "" : "M is dynamic";
       if (rows > cfg.maxM)
         return "M = " + std::to_string(rows) + " is above max-m = " + std::to_string(cfg.maxM);
       if (rows == 0)
         return "M is 0";
       return "";
     };
-    auto emit = [&](const Match &m, bool zeroInit) {
-      OpBuilder b(m.op);
+    auto remarkEpilogue = [&](linalg::GenericOp op, const std::string &why) {
+      if (report)
+        op.emitRemark() << "decoda-gpu-gemv: epilogue not fused: " << why;
+    };
+    SmallVector<memref::AllocOp> fusedTemporaries;
+    auto emit = [&](const Match &cm, bool zeroInit) {
+      Match m = cm;
+      // The elementwise consumer of C (the INT8 dequantisation, a bf16/f16 rounding, ...) is
+      // applied by the storing lane when the sums start at zero; the kernel then goes where
+      // the epilogue was (after its operands).
+      Epilogue epilogue;
+      if (zeroInit && fuseEpilogue)
+        epilogue = decoda::gpu_contraction::fusableEpilogue(m, remarkEpilogue);
+      OpBuilder b(epilogue ? epilogue.op.getOperation() : m.op.getOperation());
       int64_t rows = staticRows(m);
-      if (rows >= 0)
-        return emitKernel(b, m, rows, cfg, zeroInit);
-      // if (M == 1) GEMV else the contraction (and the fill folded into the kernel).
-      linalg::GenericOp op = m.op;
-      Location loc = op.getLoc();
-      linalg::FillOp fill =
-          zeroInit ? decoda::gpu_contraction::zeroFillBefore(op, m.c) : linalg::FillOp();
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value count = one;
-      for (int64_t d = 0; d < m.lead; ++d) {
-        Value extent = memref::DimOp::create(b, loc, m.a, d);
-        count = arith::MulIOp::create(b, loc, count, extent);
+      if (rows >= 0) {
+        emitKernel(b, m, rows, cfg, zeroInit, epilogue);
+      } else {
+        // if (M == 1) GEMV else the contraction (and the fill folded into the kernel). A
+        // fused epilogue goes into both branches: the GEMV kernel applies it, and in the
+        // other branch it follows the contraction again, for decoda-gpu-tensorcore-matmul
+        // to fuse (or to stay the next kernel where that pass leaves the contraction).
+        linalg::GenericOp op = m.op;
+        Location loc = op.getLoc();
+        linalg::FillOp fill =
+            zeroInit ? decoda::gpu_contraction::zeroFillBefore(op, m.c) : linalg::FillOp();
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        Value count = one;
+        for (int64_t d = 0; d < m.lead; ++d) {
+          Value extent = memref::DimOp::create(b, loc, m.a, d);
+          count = arith::MulIOp::create(b, loc, count, extent);
+        }
+        Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count, one);
+        auto dispatch = scf::IfOp::create(b, loc, TypeRange{}, isOne, /*withElseRegion=*/true);
+        b.setInsertionPoint(dispatch.thenBlock()->getTerminator());
+        emitKernel(b, m, 1, cfg, zeroInit, epilogue);
+        b.setInsertionPoint(dispatch.elseBlock()->getTerminator());
+        if (fill)
+          b.clone(*fill);
+        b.clone(*op);
+        if (epilogue)
+          b.clone(*epilogue.op);
+        ++numDispatched;
       }
-      Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count, one);
-      auto dispatch = scf::IfOp::create(b, loc, TypeRange{}, isOne, /*withElseRegion=*/true);
-      b.setInsertionPoint(dispatch.thenBlock()->getTerminator());
-      emitKernel(b, m, 1, cfg, zeroInit);
-      b.setInsertionPoint(dispatch.elseBlock()->getTerminator());
-      if (fill)
-        b.clone(*fill);
-      b.clone(*op);
-      ++numDispatched;
+      if (epilogue) {
+        decoda::gpu_contraction::eraseEpilogue(epilogue);
+        fusedTemporaries.push_back(m.c.getDefiningOp<memref::AllocOp>());
+        ++numEpiloguesFused;
+      }
     };
     auto leftAlone = [&](linalg::GenericOp op, const std::string &why) {
       if (report)
@@ -354,6 +389,9 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
     };
     auto counts =
         decoda::gpu_contraction::rewriteProjections(getOperation(), refuse, emit, leftAlone);
+    // C is no longer written nor read once its epilogue is fused (and not dispatched).
+    for (memref::AllocOp alloc : fusedTemporaries)
+      decoda::gpu_contraction::eraseIfUnused(alloc);
     numRewritten += counts.rewritten;
     numFillsFolded += counts.fillsFolded;
   }

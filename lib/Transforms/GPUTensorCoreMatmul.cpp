@@ -13,12 +13,15 @@
 //     barrier
 //     for each 32-byte k slice: ldmatrix A (x4) and B (x2) fragments, one mma.sync
 //     barrier
-//   store the f32 / i32 accumulators (guarded by M and N), or, for an INT8 contraction
-//   followed by its decoda.qlinear_epilogue, the epilogue's result of each accumulator
+//   store the f32 / i32 accumulators (guarded by M and N), or, when the contraction starts
+//   from zero and an elementwise consumer of C follows (GPUContraction.h, fusableEpilogue:
+//   the bf16/f16 rounding, residual adds, a GLU product, the INT8 dequantisation), the
+//   consumer's result of each accumulator pair (one 4-byte store of two bf16/f16)
 //
 // With `wgmma` (sm_90a) a bf16/f16 contraction, and an INT8 one whose K is a multiple of the
-// 64-byte stage, gets the warpgroup-MMA kernel of GPUWgmmaKernel.cpp instead (the INT8
-// epilogue fused the same way, storeThroughEpilogue); other INT8 ones keep the kernel here.
+// 64-byte stage, gets the warpgroup-MMA kernel of GPUWgmmaKernel.cpp instead (the epilogue
+// fused the same way, through its store callback and storeThroughEpilogue); other INT8 ones
+// keep the kernel here.
 //
 // The kernel is written in bytes: a k slice is 32 bytes of a row (16 bf16/f16 for m16n8k16,
 // 32 i8 for m16n8k32), a stage SK = 2 * tile-k bytes (tile-k bf16 elements; for i8 2 * tile-k
@@ -82,6 +85,7 @@ struct Config {
 using decoda::gpu_contraction::Emitter;
 using decoda::gpu_contraction::isIdentityLayout;
 using ProjectionMatch = decoda::gpu_contraction::Match;
+using decoda::gpu_contraction::Epilogue;
 
 /// k elements per shared-memory stage: tile-k for bf16/f16; for i8 a stage is 2 * tile-k
 /// elements (the same bytes per row), or tile-k (half of that) when K is not a multiple of
@@ -120,105 +124,21 @@ std::string refuse(const ProjectionMatch &m, const Config &cfg) {
   return "";
 }
 
-/// The INT8 epilogue (a `decoda.qlinear_epilogue` generic: scales, bias, output type) that
-/// reads the i32 contraction result `m.c`, a temporary, element by element, and is the next op
-/// after the contraction that touches memory: the kernel can apply its body to the
-/// accumulators and store its result instead of the i32 one.
-linalg::GenericOp fusableEpilogue(Match m) {
-  if (!m.integer())
-    return nullptr;
-  auto alloc = m.c.getDefiningOp<memref::AllocOp>();
-  if (!alloc)
-    return nullptr;
-  linalg::GenericOp epi;
-  for (Operation *next = m.op->getNextNode(); next && !epi; next = next->getNextNode()) {
-    epi = dyn_cast<linalg::GenericOp>(next);
-    if (!epi && !isa<memref::AllocOp>(next) && !isMemoryEffectFree(next))
-      return nullptr;
-  }
-  if (!epi || !epi->hasAttr("decoda.qlinear_epilogue") || !epi.hasPureBufferSemantics() ||
-      epi.getNumDpsInits() != 1 || epi.getNumDpsInputs() < 1 || epi.getDpsInputs()[0] != m.c ||
-      epi.getNumLoops() != m.lead + 1 || epi.getNumReductionLoops() != 0)
-    return nullptr;
-  Value out = epi.getDpsInits()[0];
-  if (!isIdentityLayout(out.getType()) ||
-      cast<MemRefType>(out.getType()).getShape() != cast<MemRefType>(m.c.getType()).getShape() ||
-      llvm::is_contained(epi.getDpsInputs(), out))
-    return nullptr;
-  auto maps = epi.getIndexingMapsArray();
-  if (!maps.front().isIdentity() || !maps.back().isIdentity())
-    return nullptr;
-  for (AffineMap map : maps)
-    for (AffineExpr r : map.getResults())
-      if (!isa<AffineDimExpr, AffineConstantExpr>(r))
-        return nullptr;
-  for (OpOperand &in : epi->getOpOperands().drop_front())
-    if (in.get() == m.c)
-      return nullptr;
-  Block &body = epi.getRegion().front();
-  if (!body.getArguments().back().use_empty())
-    return nullptr;
-  for (Operation &op : body.without_terminator())
-    if (isa<linalg::IndexOp>(op) || !isPure(&op))
-      return nullptr;
-  for (Operation *user : m.c.getUsers())
-    if (user != m.op.getOperation() && user != epi.getOperation() &&
-        !isa<linalg::FillOp, memref::DeallocOp>(user))
-      return nullptr;
-  return epi;
-}
-
-/// Stores `epilogue`'s body applied to the two accumulators of `pair` (row `row` of the
-/// collapsed [M, N] output `c2`, columns `col` and `col + 1`); its other operands are read at
-/// the element's indices, (lead..., n) recovered from the row with `leadDims`.
-void storeThroughEpilogue(OpBuilder &b, Location loc, linalg::GenericOp epilogue,
-                          ArrayRef<Value> leadDims, int64_t leadCount, Value c2, Value pair,
-                          Value row, Value col) {
-  Emitter e{b, loc};
-  SmallVector<Value> lead(leadCount);
-  Value rest = row;
-  for (int64_t d = leadCount - 1; d > 0; --d) {
-    lead[d] = arith::RemUIOp::create(b, loc, rest, leadDims[d]);
-    rest = arith::DivUIOp::create(b, loc, rest, leadDims[d]);
-  }
-  lead[0] = rest;
-  Block &body = epilogue.getRegion().front();
-  auto maps = epilogue.getIndexingMapsArray();
-  for (int64_t j = 0; j < 2; ++j) {
-    SmallVector<Value> iters(lead);
-    iters.push_back(e.add(col, e.idx(j)));
-    IRMapping map;
-    map.map(body.getArgument(0), vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{j}));
-    for (unsigned i = 1; i < epilogue.getNumDpsInputs(); ++i) {
-      SmallVector<Value> idx;
-      for (AffineExpr r : maps[i].getResults())
-        idx.push_back(isa<AffineDimExpr>(r)
-                          ? iters[cast<AffineDimExpr>(r).getPosition()]
-                          : e.idx(cast<AffineConstantExpr>(r).getValue()));
-      map.map(body.getArgument(i),
-              memref::LoadOp::create(b, loc, epilogue.getDpsInputs()[i], idx));
-    }
-    for (Operation &op : body.without_terminator())
-      b.clone(op, map);
-    Value y = map.lookup(cast<linalg::YieldOp>(body.getTerminator()).getOperand(0));
-    memref::StoreOp::create(b, loc, y, c2, ValueRange{row, iters.back()});
-  }
-}
-
 /// The kernel of `m`; with `epilogue` (fusableEpilogue, zeroInit) its body is applied to each
 /// accumulator and the result stored to its output instead of `m.c`.
-void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit,
-                linalg::GenericOp epilogue) {
+void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit, Epilogue epilogue) {
   Location loc = m.op.getLoc();
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
   Value a2 = decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
-  Value c2 = decoda::gpu_contraction::collapseLead(b, loc, epilogue ? epilogue.getDpsInits()[0] : m.c, m.lead);
+  Value c2 =
+      decoda::gpu_contraction::collapseLead(
+          b, loc, epilogue ? decoda::gpu_contraction::outputAsC(b, loc, epilogue, m.lead) : m.c,
+          m.lead);
   // The lead extents, to recover (lead..., n) from a row of M for the epilogue's operands.
   SmallVector<Value> leadDims;
   if (epilogue)
-    for (int64_t d = 0; d < m.lead; ++d)
-      leadDims.push_back(memref::DimOp::create(b, loc, m.c, d));
+    leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
   Value rowsM = memref::DimOp::create(b, loc, a2, 0);
   Value rowsN = e.idx(m.n);
   Value one = e.idx(1);
@@ -361,7 +281,11 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit,
 
   // Epilogue: each thread's accumulator pairs, rows g and g + 8 of each fragment.
   auto fusedStore = [&](Value pair, Value row, Value col) {
-    storeThroughEpilogue(b, loc, epilogue, leadDims, m.lead, c2, pair, row, col);
+    SmallVector<Value> accs;
+    for (int64_t j = 0; j < 2; ++j)
+      accs.push_back(vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{j}));
+    decoda::gpu_contraction::storeThroughEpilogue(b, loc, epilogue, leadDims, c2, accs, row,
+                                                  col);
   };
   for (int64_t mi = 0; mi < cfg.fragsM(); ++mi)
     for (int64_t ni = 0; ni < cfg.fragsN(); ++ni) {
@@ -423,42 +347,50 @@ struct GPUTensorCoreMatmulPass
                                  << " bytes of shared memory, over the 48 KiB static limit";
       return signalPassFailure();
     }
+    auto remarkEpilogue = [&](linalg::GenericOp op, const std::string &why) {
+      if (report)
+        op.emitRemark() << "decoda-gpu-tensorcore-matmul: epilogue not fused: " << why;
+    };
+    SmallVector<memref::AllocOp> fusedTemporaries;
     auto counts = decoda::gpu_contraction::rewriteProjections(
         getOperation(), [&](const ProjectionMatch &m) { return refuse(m, cfg); },
         [&](const ProjectionMatch &pm, bool zeroInit) {
           Match m;
           static_cast<ProjectionMatch &>(m) = pm;
+          // The elementwise consumer of C (the INT8 dequantisation, a bf16/f16 rounding and
+          // what decoda-fuse-elementwise joined to it) is fused when the accumulators start
+          // at zero; the kernel then goes where the epilogue was (after its operands).
+          Epilogue epilogue;
+          if (zeroInit && fuseEpilogue)
+            epilogue = decoda::gpu_contraction::fusableEpilogue(pm, remarkEpilogue);
+          auto alloc = pm.c.getDefiningOp<memref::AllocOp>();
+          OpBuilder b(epilogue ? epilogue.op.getOperation() : m.op.getOperation());
           // INT8 on wgmma when K is a multiple of its stage (2 * tile-k i8), else mma.sync.
           if (wgmma && (!pm.integer() || pm.k % (2 * tileK) == 0)) {
-            linalg::GenericOp epilogue =
-                pm.integer() && zeroInit && fuseEpilogue ? fusableEpilogue(m) : nullptr;
-            OpBuilder b(epilogue ? epilogue.getOperation() : m.op.getOperation());
             SmallVector<Value> leadDims;
             if (epilogue)
-              for (int64_t d = 0; d < pm.lead; ++d)
-                leadDims.push_back(memref::DimOp::create(b, m.op.getLoc(), pm.c, d));
+              leadDims = decoda::gpu_contraction::leadExtents(b, m.op.getLoc(), pm, epilogue);
             auto store = [&](OpBuilder &b2, Value pair, Value row, Value col, Value out2) {
-              storeThroughEpilogue(b2, m.op.getLoc(), epilogue, leadDims, pm.lead, out2, pair,
-                                   row, col);
+              SmallVector<Value> accs;
+              for (int64_t j = 0; j < 2; ++j)
+                accs.push_back(
+                    vector::ExtractOp::create(b2, m.op.getLoc(), pair, ArrayRef<int64_t>{j}));
+              decoda::gpu_contraction::storeThroughEpilogue(b2, m.op.getLoc(), epilogue,
+                                                            leadDims, out2, accs, row, col);
             };
             decoda::gpu_contraction::emitWgmmaKernel(
-                b, pm, wgCfg, zeroInit, epilogue ? epilogue.getDpsInits()[0] : pm.c,
+                b, pm, wgCfg, zeroInit,
+                epilogue ? decoda::gpu_contraction::outputAsC(b, m.op.getLoc(), epilogue, pm.lead)
+                         : pm.c,
                 epilogue ? decoda::gpu_contraction::StorePairFn(store) : nullptr);
-            if (epilogue) {
-              epilogue.erase();
-              ++numEpiloguesFused;
-            }
             ++numWgmma;
-            return;
+          } else {
+            m.stageK = stageKFor(pm, cfg);
+            emitKernel(b, m, cfg, zeroInit, epilogue);
           }
-          m.stageK = stageKFor(pm, cfg);
-          // The INT8 epilogue is fused when the accumulators start at zero; the kernel then
-          // goes where the epilogue was (after the allocation of its output).
-          linalg::GenericOp epilogue = zeroInit && fuseEpilogue ? fusableEpilogue(m) : nullptr;
-          OpBuilder b(epilogue ? epilogue.getOperation() : m.op.getOperation());
-          emitKernel(b, m, cfg, zeroInit, epilogue);
           if (epilogue) {
-            epilogue.erase();
+            decoda::gpu_contraction::eraseEpilogue(epilogue);
+            fusedTemporaries.push_back(alloc);
             ++numEpiloguesFused;
           }
         },
@@ -466,6 +398,9 @@ struct GPUTensorCoreMatmulPass
           if (report)
             op.emitRemark() << "decoda-gpu-tensorcore-matmul: left to the SIMT path: " << why;
         });
+    // C is no longer written nor read once its epilogue is fused.
+    for (memref::AllocOp alloc : fusedTemporaries)
+      decoda::gpu_contraction::eraseIfUnused(alloc);
     numRewritten += counts.rewritten;
     numFillsFolded += counts.fillsFolded;
   }

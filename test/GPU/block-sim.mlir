@@ -6,7 +6,7 @@
 // causal GQA attention (one flash-attention kernel: f32 SIMT, at T = 70 three 32-key tiles,
 // the last partial, at T = 7 the split-key form of flash decoding; bf16 the tensor-core
 // kernel, one 64-row block and 64-key tiles 64 + 6),
-// SwiGLU, residuals. bf16 takes the tensor-core projections (the wgmma kernel: the default
+// SwiGLU, residuals (the elementwise work after each projection in its kernel's stores). bf16 takes the tensor-core projections (the wgmma kernel: the default
 // gpu-arch is sm_90a) and attention (mma.sync); against a reference whose attention rounds P
 // to bf16 before P·V as that kernel does (Inputs/block_data.py) its result is exact after the
 // bf16 rounding (against the unrounded reference.py attention it is off by up to 0.125 in 63
@@ -28,8 +28,18 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/b70-in.npz --expect %t/b70-out.npz --rtol 2e-2 --atol 2e-2 --quiet | FileCheck %s --check-prefix=B70
 // B70: out0: ok (4480 elements
 // The projections on wgmma, the attention on mma.sync (its 64-key tiles 64 + 6): both counts
-// nonzero, 24 launches.
-// B70: 24 launches; {{.*}} mma {{[1-9][0-9]*}}, {{.*}}wgmma {{[1-9][0-9]*}}{{$}}
+// nonzero. 14 launches: before the projections' epilogues were fused 24 (the q, k, v roundings
+// after the split into heads, o's and down's residual adds, SwiGLU's product in the up kernel,
+// down's rounding, and the fill and copy of gate's and up's shared zero init, now folded).
+// B70: 14 launches; {{.*}} mma {{[1-9][0-9]*}}, {{.*}}wgmma {{[1-9][0-9]*}}{{$}}
+// Bit for bit the result of the same block with fuse-epilogue=false (decoda-opt, the same
+// pipelines): 20 launches (the zero-init fold stays).
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/b70-in.npz --expect %t/b70-out.npz --rtol 2e-2 --atol 2e-2 --quiet --save %t/b70-fused.npz
+// RUN: decoda-opt %S/Inputs/llama_small_bf16.mlir --decoda-graph-opt --decoda-lower-to-cuda="format=isa fuse-epilogue=false" --mlir-print-ir-before=decoda-lower-runtime-checks 2>%t/u-host.mlir >%t/u-out.mlir
+// RUN: %PYTHON %S/Inputs/opt_ptx.py %t/u-host.mlir %t/u-out.mlir %t/u %t/u.ptx
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --inputs %t/b70-in.npz --expect %t/b70-fused.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=UNFUSED
+// UNFUSED: out0: ok (4480 elements, max abs error 0)
+// UNFUSED-NEXT: 20 launches
 // RUN: sed 's/rsqrt.approx.f32/sqrt.rn.f32/' %t/f.ptx > %t/bad.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/f %t/bad.ptx --inputs %t/f7-in.npz --expect %t/f7-out.npz --rtol 1e-4 --atol 1e-4 --quiet | FileCheck %s --check-prefix=BAD
 // BAD: out0: MISMATCH at

@@ -30,25 +30,27 @@
 // F32M1: 1 launches
 // RUN: %PYTHON %S/Inputs/matmul_data.py f32_m4_acc %t/4-in.npz %t/4-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry f32_m4_acc --inputs %t/4-in.npz --expect %t/4-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=F32ACC
-// F32ACC: launch f32_m4_acc_kernel_2: grid [17, 1, 1] block [128, 1, 1] shared 64 bytes; bar 17, shfl 340
+// F32ACC: launch f32_m4_acc_kernel{{(_[0-9]+)?}}: grid [17, 1, 1] block [128, 1, 1] shared 64 bytes; bar 17, shfl 340
 // F32ACC: out0: ok (132 elements
 // RUN: %PYTHON %S/Inputs/matmul_data.py f16_m8 %t/5-in.npz %t/5-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry f16_m8 --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=F16M8
 // F16M8: launch f16_m8_kernel: grid [3, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 120
 // F16M8: out0: ok (72 elements, max abs error 0)
 // A dynamic row count: at T = 1 the GEMV kernel runs, at T = 5 the tensor-core kernel (the
-// run-time dispatch of decoda-gpu-gemv); both exact after bf16 rounding.
+// run-time dispatch of decoda-gpu-gemv); both exact after bf16 rounding, and each one launch:
+// the rounding is fused into either kernel (before: a second, elementwise kernel).
 // RUN: %PYTHON %S/Inputs/matmul_data.py dyn_bf16_t1 %t/6-in.npz %t/6-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry dyn_bf16 --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=DYN1
 // DYN1: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 50
 // DYN1-NOT: mma
 // DYN1: out0: ok (40 elements, max abs error 0)
-// DYN1: 2 launches
+// DYN1: 1 launches
 // RUN: %PYTHON %S/Inputs/matmul_data.py dyn_bf16_t5 %t/7-in.npz %t/7-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry dyn_bf16 --inputs %t/7-in.npz --expect %t/7-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=DYN5
 // DYN5: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [1, 1, 1] block [256, 1, 1] shared 49152 bytes; {{.*}} wgmma 41
 // DYN5-NOT: shfl
 // DYN5: out0: ok (200 elements, max abs error 0)
+// DYN5: 1 launches
 // INT8 GEMV (Inputs/gemv_int8_cases.mlir, data from Inputs/qlinear_data.py: int64 NumPy
 // accumulators, the qlinear epilogue in float32): M = 1 with 16-byte vectors and the K split,
 // M = 4 with 8-byte vectors, scales, a bf16 bias and bf16 output, M = 2 with odd K (byte
@@ -68,8 +70,8 @@
 // QODD: out0: ok (18 elements, max abs error 0)
 // A float projection with a constant weight compiled with --quantize=int8 as a T = 1 decode
 // step (--static-dims): the activation's absmax, scale and quantisation kernels (their parallel
-// dims all 1: mapped to a one-block kernel, not folded into host code), the dp4a GEMV and the
-// dequantising epilogue; NumPy quantises x per token and uses the compiler's folded i8 weight
+// dims all 1: mapped to a one-block kernel, not folded into host code) and the dp4a GEMV with
+// the dequantising epilogue fused (before: a sixth launch for it); NumPy quantises x per token and uses the compiler's folded i8 weight
 // and scales (read from the IR after decoda-quantize-stage). Exact.
 // RUN: %PYTHON %S/Inputs/qlinear_data.py block-mlir %t/q8.mlir
 // RUN: decoda-compile %t/q8.mlir --static-dims=0:1=1 --quantize=int8 --no-smooth --quant-attention=false --target=cuda --emit=ptx -o %t/q8.ptx --dump-ir-after-each=%t/q8
@@ -77,7 +79,7 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/q8 %t/q8.ptx --inputs %t/q8-in.npz --expect %t/q8-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=Q8DEC
 // Q8DEC: launch proj_kernel{{(_[0-9]+)?}}: grid [18, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 90
 // Q8DEC: out0: ok (72 elements, max abs error 0)
-// Q8DEC: 6 launches; shfl 90
+// Q8DEC: 5 launches; shfl 90
 // dp4a with the weight read as unsigned bytes (.s32.u32) is caught.
 // RUN: sed 's/dp4a.s32.s32/dp4a.s32.u32/' %t/q.ptx > %t/q-unsigned.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/q %t/q-unsigned.ptx --entry i8_m1 --inputs %t/q1-in.npz --expect %t/q1-out.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=UNSIGNED
@@ -104,14 +106,19 @@
 // B1: launch blk_kernel{{(_[0-9]+)?}}: grid [24, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 120
 // B1: launch blk_kernel{{(_[0-9]+)?}}: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
 // B1: out0: ok (64 elements, max abs error 0)
-// 24 launches before flash decoding; the attention is now its split kernel and the combine.
-// B1: 25 launches
+// 24 launches before flash decoding; the attention is now its split kernel and the combine (25);
+// with the projections' epilogues fused (the q/k/v roundings after the split into heads, o's
+// and down's residual adds, SwiGLU's product into the up kernel, down's rounding; the shared
+// zero init of gate and up folded) 15.
+// B1: 15 launches
 // RUN: decoda-compile %S/Inputs/llama_small_f32.mlir --static-dims=0:1=1 --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 1 %t/f1-in.npz %t/f1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f1-in.npz --expect %t/f1-out.npz --rtol 1e-5 --atol 1e-5 --quiet | FileCheck %s --check-prefix=F1
 // F1: out0: ok (64 elements
-// 20 before flash decoding, plus the combine of the split attention.
-// F1: 21 launches
+// 20 before flash decoding, plus the combine of the split attention (21); with the residual
+// adds of o and down fused into their GEMV kernels, SwiGLU's product into the up kernel and the
+// shared zero init of gate and up folded (its fill and copy kernels gone) 16.
+// F1: 16 launches
 // RUN: decoda-compile %S/Inputs/cached_step_bf16.mlir --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
 // Per entry, the tensor-core kernels (wgmma on the default sm_90a for the projections,
 // mma.sync for attention) and those with a GEMV's ld.global.v4 + butterfly: the prefill entry

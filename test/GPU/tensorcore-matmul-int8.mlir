@@ -147,7 +147,7 @@ func.func @refused(%x: memref<?x80xi8>, %w: memref<64x80xi8>, %y: memref<?x64xi3
 // decoda.qlinear as bufferized: the zero fill, the tagged contraction into a temporary and the
 // tagged epilogue (per-token x_scale, per-channel w_scale, bias, bf16 output). The epilogue is
 // applied in the kernel's stores (sitofp, the scales read by (row, n), the bias, truncf, one
-// store per element of the bf16 output; rows of M are split back into the lead dims by the
+// 4-byte store of the two bf16 of each accumulator pair; rows of M are split back into the lead dims by the
 // output's extents), and the kernel goes where the epilogue was; with fuse-epilogue=false the
 // i32 result is stored and the epilogue stays for the SIMT loops.
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-tensorcore-matmul="fuse-epilogue=false" | FileCheck %s --check-prefix=UNFUSED
@@ -172,7 +172,9 @@ func.func @refused(%x: memref<?x80xi8>, %w: memref<64x80xi8>, %y: memref<?x64xi3
 // CHECK: %[[F:.*]] = arith.sitofp %[[V]] : i32 to f32
 // CHECK: arith.mulf %[[F]], %[[S]] : f32
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
-// CHECK: memref.store %{{.*}}, %[[O2]][%{{.*}}, %{{.*}}] : memref<?x136xbf16>
+// CHECK: arith.sitofp
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: vector.store %{{.*}}, %[[O2]][%{{.*}}, %{{.*}}] {alignment = 4 : i64} : memref<?x136xbf16>, vector<2xbf16>
 // CHECK: gpu.terminator
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[OUT]]

@@ -3,7 +3,8 @@
 // 128 x 32 bf16 for A and B in the no-swizzle core-matrix layout; per k tile: cp.async.wait_group,
 // fence.proxy.async, one bar.sync, the refill of the next stage, then wgmma.fence, two
 // wgmma.mma_async m64n128k16 on shared-memory descriptors, wgmma.commit_group and
-// wgmma.wait_group 1) and the bf16 rounding a SIMT kernel. ptxas for sm_90a: no spills, 48 KiB of
+// wgmma.wait_group 1) that stores its accumulators rounded to bf16 (the epilogue fused: one
+// cvt.rn.bf16x2.f32 and one 4-byte store per pair, no SIMT kernel after it). ptxas for sm_90a: no spills, 48 KiB of
 // shared memory, and no serialization of the wgmma (its accumulators stay in place across the
 // loop).
 // RUN: rm -rf %t && mkdir -p %t
@@ -29,10 +30,11 @@
 // CHECK: fence.proxy.async.shared::cta;
 // CHECK: bar.sync 0;
 // CHECK: wgmma.wait_group.sync.aligned 0;
-// CHECK: st.global.v2.b32
-// CHECK: // gpu.binary @k_proj_kernel_1
-// CHECK: cvt.rn.bf16.f32
-// RUN: %PYTHON -c "import re; t = open('%t/k.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*?)// gpu.binary', t, re.S).group(1); open('%t/wgmma.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async', 'wgmma.fence', 'wgmma.commit_group', 'wgmma.wait_group', 'cp.async.cg.shared.global', 'cp.async.commit_group', 'cp.async.wait_group', 'fence.proxy.async', 'bar.sync', 'mma.sync', 'ldmatrix')])" | FileCheck %s --check-prefix=COUNT
+// CHECK-NOT: st.global.v2
+// CHECK: cvt.rn.bf16x2.f32
+// CHECK: st.global.b32
+// CHECK-NOT: // gpu.binary
+// RUN: %PYTHON -c "import re; t = open('%t/k.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*?)(?=// gpu.binary|\\Z)', t, re.S).group(1); open('%t/wgmma.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async', 'wgmma.fence', 'wgmma.commit_group', 'wgmma.wait_group', 'cp.async.cg.shared.global', 'cp.async.commit_group', 'cp.async.wait_group', 'fence.proxy.async', 'bar.sync', 'mma.sync', 'ldmatrix')])" | FileCheck %s --check-prefix=COUNT
 // Per k tile (the loop body, also the only copy of each): 2 wgmma (k16 each), 1 fence, 1
 // commit, 1 wait; 4 cp.async of 16 bytes per thread (2 for A, 2 for B), 1 commit, 1 wait, 1
 // proxy fence, 1 barrier. The prologue issues 4 more copies, the epilogue the final wait.
@@ -51,20 +53,25 @@
 // MMA-NOT: wgmma
 // INT8 (the decoda.qlinear of tensorcore-int8-ptx.mlir: K = 2048, per-token and per-channel
 // scales, bf16 output) on sm_90a: wgmma.mma_async m64n128k32 .s32.s8.s8 (wrapping, no
-// .satfinite) on the same 64-byte stage rows, the dequantising epilogue in the stores.
+// .satfinite) on the same 64-byte stage rows, the dequantising epilogue in the stores (a pair
+// of bf16 per 4-byte store).
 // RUN: decoda-compile %S/tensorcore-int8-ptx.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/i8.ptx
 // RUN: FileCheck %s --check-prefix=INT8 < %t/i8.ptx
+// T is dynamic: first the dp4a GEMV kernel for T = 1 (its epilogue fused too: one bf16 store).
 // INT8: // gpu.binary @k_proj_kernel
+// INT8: dp4a.s32.s32
+// INT8: st.global.b16
+// INT8: // gpu.binary @k_proj_kernel_0
 // INT8: .maxntid 256, 1, 1
 // INT8: wgmma.fence.sync.aligned;
 // INT8: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p;
 // INT8: wgmma.wait_group.sync.aligned 1;
 // INT8: wgmma.wait_group.sync.aligned 0;
 // INT8: cvt.rn.f32.s32
-// INT8: cvt.rn.bf16.f32
-// INT8: st.global.b16
-// RUN: %PYTHON -c "import re; t = open('%t/i8.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel\n(.*)', t, re.S).group(1); open('%t/i8k.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8', 'wgmma.wait_group', 'cp.async.cg.shared.global', 'fence.proxy.async', 'bar.sync', 'mma.sync', 'satfinite', 'st.global.b16')])" | FileCheck %s --check-prefix=COUNT8
-// COUNT8: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 2 wgmma.wait_group 2 cp.async.cg.shared.global 8 fence.proxy.async 1 bar.sync 1 mma.sync 0 satfinite 0 st.global.b16 64
+// INT8: cvt.rn.bf16x2.f32
+// INT8: st.global.b32
+// RUN: %PYTHON -c "import re; t = open('%t/i8.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*)', t, re.S).group(1); open('%t/i8k.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8', 'wgmma.wait_group', 'cp.async.cg.shared.global', 'fence.proxy.async', 'bar.sync', 'mma.sync', 'satfinite', 'st.global.b16', 'st.global.b32')])" | FileCheck %s --check-prefix=COUNT8
+// COUNT8: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 2 wgmma.wait_group 2 cp.async.cg.shared.global 8 fence.proxy.async 1 bar.sync 1 mma.sync 0 satfinite 0 st.global.b16 0 st.global.b32 32
 // RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/i8k.ptx -o %t/i8k.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS8 %}
 // PTXAS8-NOT: serialized
 // PTXAS8: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

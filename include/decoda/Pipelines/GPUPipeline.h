@@ -45,6 +45,12 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
                      "(docs/ABI.md, \"Donated inputs\"): on the device when the caller passes "
                      "device memory, else copied back into the caller's host buffer"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> fuseEpilogue{
+      *this, "fuse-epilogue",
+      llvm::cl::desc("Apply the elementwise consumer of each projection (rounding, residual, "
+                     "GLU product, INT8 dequantisation) in the GEMV / tensor-core kernel's "
+                     "stores (decoda-gpu-gemv, decoda-gpu-tensorcore-matmul)"),
+      llvm::cl::init(true)};
 };
 
 /// PTX ISA features needed for `arch` ("+ptx80" for sm_90a, ...), or "" for an unknown

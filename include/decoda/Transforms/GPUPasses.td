@@ -139,18 +139,22 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     without an activation zero point) take the same kernel with one i32 accumulator per
     (column, row): every 4-byte group of a 16-byte vector is one `dp4a.s32.s32`
     (`nvvm.dot.accumulate.4way`; element by element when `K` is not a multiple of 4), the
-    sums are i32 (wrapping, as the reference), and the dequantising epilogue stays the next
-    kernel.
+    sums are i32 (wrapping, as the reference).
+
+    With `fuse-epilogue`, when the kernel starts from a zero fill and the next op is an
+    elementwise consumer of `C` (a temporary; the bf16/f16 rounding, residual adds, a GLU
+    product, the INT8 dequantisation: GPUContraction.h, fusableEpilogue), the storing lane
+    applies its body to each sum and stores its result; `C` and the consumer are gone.
 
     A dynamic `M` (a model whose token count is a run-time dim, called with one token for a
     decode step) is dispatched at run time when `dynamic-m` is set: `scf.if (M == 1)` holds
-    the GEMV kernel for one row, the else branch the contraction (and its zero fill), which
-    `decoda-gpu-tensorcore-matmul` then takes. Float operands only: an INT8 contraction with
-    a dynamic `M` is left whole to the tensor-core pass, which fuses its epilogue.
+    the GEMV kernel for one row, the else branch the contraction (and its zero fill, and a
+    fused consumer again), which `decoda-gpu-tensorcore-matmul` then takes; float and INT8.
 
     Left alone (with a remark when `report` is set): static `M` above `max-m` (prefill: the
     tensor-core or SIMT path), a dynamic `M` without `dynamic-m` (or with i8 operands), and
-    whatever is not a projection contraction.
+    whatever is not a projection contraction; under `report`, a consumer of `C` that is not
+    fused, with the reason.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::vector::VectorDialect",
                            "::mlir::NVVM::NVVMDialect",
@@ -169,6 +173,10 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
            "this (several per SM: an H200 has 132)">,
     Option<"dynamicM", "dynamic-m", "bool", /*default=*/"true",
            "With a dynamic M, run the GEMV kernel when M = 1 and the contraction otherwise">,
+    Option<"fuseEpilogue", "fuse-epilogue", "bool", /*default=*/"true",
+           "Apply the elementwise consumer of C (bf16/f16 rounding, residual adds, GLU "
+           "products, the INT8 dequantisation) in the storing lane instead of a following "
+           "kernel">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every contraction left alone, with the reason">
   ];
@@ -176,7 +184,9 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     Statistic<"numRewritten", "num-rewritten", "contractions turned into GEMV kernels">,
     Statistic<"numDispatched", "num-dispatched",
               "of those, dynamic-M contractions dispatched at run time (M = 1)">,
-    Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">
+    Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">,
+    Statistic<"numEpiloguesFused", "num-epilogues-fused",
+              "elementwise consumers of C computed in the kernels' stores">
   ];
 }
 
@@ -226,11 +236,13 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
 
     The fragment coordinates are those of the PTX ISA for mma.m16n8k16 with .bf16/.f16 (one
     layout for both); those of mma.m16n8k32 with .s8 are the same bytes. With
-    `fuse-epilogue`, an INT8 contraction that starts from a zero fill and whose i32 result is
-    a temporary read only by the following `decoda.qlinear_epilogue` generic (scales, bias,
-    output type) is emitted where that epilogue was, and the epilogue's body is applied to
-    each accumulator before the store (its other operands read at the element's indices);
-    otherwise the i32 result is stored and the epilogue stays a SIMT kernel. Not rewritten (left to the
+    `fuse-epilogue`, a contraction that starts from a zero fill and whose f32/i32 result is a
+    temporary read only by the following elementwise generic (the bf16/f16 rounding, residual
+    adds and bias chains, a GLU product, the INT8 `decoda.qlinear_epilogue`:
+    GPUContraction.h, fusableEpilogue) is emitted where that generic was, and its body is
+    applied to each accumulator before the store (its other operands read at the element's
+    indices; a pair stored as one vector of the output type); otherwise the result is stored
+    and the generic stays a SIMT kernel (a refusal is a remark under `report`). Not rewritten (left to the
     SIMT loops, with a remark when `report` is set): f32 operands (no TF32: it would change
     the numerics), INT8 contractions with an activation zero point, `K` not a multiple of
     the stage (`tile-k`; 32 for i8 with the defaults), `N` not a multiple of 8, dynamic
@@ -254,8 +266,9 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
            "Shared-memory stages of the wgmma kernel (copies run stages - 2 tiles ahead, "
            "one wgmma group stays in flight)">,
     Option<"fuseEpilogue", "fuse-epilogue", "bool", /*default=*/"true",
-           "Apply the INT8 dequantising epilogue (decoda.qlinear_epilogue) in the tensor-core "
-           "kernel's stores instead of a following SIMT kernel">,
+           "Apply the elementwise consumer of C (bf16/f16 rounding, residual adds, GLU "
+           "products, the INT8 dequantisation) in the kernel's stores instead of a following "
+           "SIMT kernel">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every contraction left to the SIMT path, with the reason">
   ];
@@ -264,7 +277,7 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
     Statistic<"numWgmma", "num-wgmma", "of them, wgmma (sm_90a) kernels">,
     Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">,
     Statistic<"numEpiloguesFused", "num-epilogues-fused",
-              "INT8 dequantising epilogues computed in the kernels">
+              "elementwise consumers of C computed in the kernels' stores">
   ];
 }
 

@@ -2,7 +2,7 @@
 NumPy: the numerical check of generated kernels on a machine without a GPU.
 
   gpusim_run.py DUMP_DIR KERNELS.ptx --inputs in.npz --expect out.npz [--rtol R --atol A]
-                [--opt decoda-opt] [--quiet] [--entry FUNC]
+                [--opt decoda-opt] [--quiet] [--entry FUNC] [--save got.npz]
 
 DUMP_DIR is decoda-compile --target=cuda --dump-ir-after-each=DIR of the model; the host
 function is read from the IR before decoda-lower-runtime-checks (after decoda-gpu-device-buffers,
@@ -631,6 +631,9 @@ def main():
     ap.add_argument("--device-inputs", default="",
                     help="comma-separated argument indices passed in device memory (the caller's "
                          "device-resident tensors), or 'all'; the others are host memory")
+    ap.add_argument("--save", default=None,
+                    help="also write the outputs as they are (bf16 as its bits) to this .npz, "
+                         "e.g. as the --expect of another build of the same model")
     args = ap.parse_args()
 
     files = sorted(os.listdir(args.dump), key=lambda f: int(f.split("-")[0]) if f.split("-")[0].isdigit() else -1)
@@ -676,6 +679,8 @@ def main():
     if host.finishes != 1:
         print(f"error: {host.finishes} calls of decoda_cuda_finish (one before the return expected)")
         sys.exit(1)
+    if args.save:
+        np.savez(args.save, **{f"out{i}": np.array(host.array_view(res)) for i, res in enumerate(results)})
     expect = np.load(args.expect)
     status = 0
     # outN: the results; argN (optional): what argument N holds after the call (a donated cache

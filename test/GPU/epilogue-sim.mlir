@@ -1,0 +1,102 @@
+// Numerics of the fused epilogues on the PTX interpreter (Inputs/ptxsim.py, the host code on
+// Inputs/gpusim_run.py), Inputs/epilogue_cases.mlir against NumPy written from the formulas
+// (Inputs/epilogue_data.py: the f32 accumulator, then the elementwise work in f32 with the bf16
+// roundings modelled exactly), and bit for bit against the same program compiled with
+// fuse-epilogue=false (the f32 result through memory and a separate kernel), whose outputs
+// the fused run saves: a residual add after a bf16 projection (wgmma at T = 37, N ragged; the
+// GEMV kernel at T = 1; mma.sync on sm_80), a SwiGLU MLP (gate and up from one shared zero
+// init, silu(gate) * up fused into the up kernel, the down projection's rounding; T = 21 and
+// T = 1), a static decode step over two lead dims, a dispatch whose T > 1 branch stays on SIMT
+// loops (K = 200), and INT8 with a dynamic T (dp4a at T = 1, integer wgmma at T = 10). Launch
+// counts fused / unfused are checked too.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: decoda-opt %S/Inputs/epilogue_cases.mlir --decoda-lower-to-cuda="format=isa" --mlir-print-ir-before=decoda-lower-runtime-checks 2>%t/f-host.mlir >%t/f-out.mlir
+// RUN: %PYTHON %S/Inputs/opt_ptx.py %t/f-host.mlir %t/f-out.mlir %t/f %t/f.ptx
+// RUN: decoda-opt %S/Inputs/epilogue_cases.mlir --decoda-lower-to-cuda="format=isa fuse-epilogue=false" --mlir-print-ir-before=decoda-lower-runtime-checks 2>%t/u-host.mlir >%t/u-out.mlir
+// RUN: %PYTHON %S/Inputs/opt_ptx.py %t/u-host.mlir %t/u-out.mlir %t/u %t/u.ptx
+//
+// RUN: %PYTHON %S/Inputs/epilogue_data.py res 37 %t/r37-in.npz %t/r37-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry res --inputs %t/r37-in.npz --expect %t/r37-out.npz --rtol 1e-2 --atol 1e-2 --save %t/r37-f.npz | FileCheck %s --check-prefix=R37
+// R37: launch res_kernel{{(_[0-9]+)?}}: grid [2, 1, 1] block [256, 1, 1] shared 49152 bytes; {{.*}}wgmma
+// R37-NEXT: out0: ok (5032 elements
+// R37-NEXT: 1 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry res --inputs %t/r37-in.npz --expect %t/r37-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS2
+// BITS2: out0: ok ({{[0-9]+}} elements, max abs error 0)
+// BITS2-NEXT: 2 launches
+// RUN: %PYTHON %S/Inputs/epilogue_data.py res 1 %t/r1-in.npz %t/r1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry res --inputs %t/r1-in.npz --expect %t/r1-out.npz --rtol 1e-2 --atol 1e-2 --save %t/r1-f.npz | FileCheck %s --check-prefix=R1
+// R1: launch res_kernel{{(_[0-9]+)?}}: grid [34, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 170
+// R1-NEXT: out0: ok (136 elements
+// R1-NEXT: 1 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry res --inputs %t/r1-in.npz --expect %t/r1-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS2
+//
+// mma.sync (sm_80), fused and not:
+// RUN: decoda-opt %S/Inputs/epilogue_cases.mlir --decoda-lower-to-cuda="format=isa gpu-arch=sm_80" --mlir-print-ir-before=decoda-lower-runtime-checks 2>%t/f80-host.mlir >%t/f80-out.mlir
+// RUN: %PYTHON %S/Inputs/opt_ptx.py %t/f80-host.mlir %t/f80-out.mlir %t/f80 %t/f80.ptx
+// RUN: decoda-opt %S/Inputs/epilogue_cases.mlir --decoda-lower-to-cuda="format=isa gpu-arch=sm_80 fuse-epilogue=false" --mlir-print-ir-before=decoda-lower-runtime-checks 2>%t/u80-host.mlir >%t/u80-out.mlir
+// RUN: %PYTHON %S/Inputs/opt_ptx.py %t/u80-host.mlir %t/u80-out.mlir %t/u80 %t/u80.ptx
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f80 %t/f80.ptx --entry res --inputs %t/r37-in.npz --expect %t/r37-out.npz --rtol 1e-2 --atol 1e-2 --save %t/r37-f80.npz | FileCheck %s --check-prefix=R80
+// R80: launch res_kernel{{(_[0-9]+)?}}: grid [2, 1, 1] block [256, 1, 1] shared 40960 bytes; {{.*}}mma
+// R80-NEXT: out0: ok (5032 elements
+// R80-NEXT: 1 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u80 %t/u80.ptx --entry res --inputs %t/r37-in.npz --expect %t/r37-f80.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS2
+//
+// SwiGLU: gate (f32 stored), up with silu(gate) * up and the rounding, down with its rounding:
+// three launches against five unfused (gate, up, the GLU kernel, down, its rounding; before the
+// copy of the shared zero init became a second fill, folded too, there were two more: the fill
+// and the copy).
+// RUN: %PYTHON %S/Inputs/epilogue_data.py mlp 21 %t/m21-in.npz %t/m21-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry mlp --inputs %t/m21-in.npz --expect %t/m21-out.npz --rtol 1e-2 --atol 1e-2 --save %t/m21-f.npz --quiet | FileCheck %s --check-prefix=M
+// M: out0: ok (1344 elements
+// M-NEXT: 3 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry mlp --inputs %t/m21-in.npz --expect %t/m21-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS5
+// BITS5: out0: ok ({{[0-9]+}} elements, max abs error 0)
+// BITS5-NEXT: 5 launches
+// RUN: %PYTHON %S/Inputs/epilogue_data.py mlp 1 %t/m1-in.npz %t/m1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry mlp --inputs %t/m1-in.npz --expect %t/m1-out.npz --rtol 1e-2 --atol 1e-2 --save %t/m1-f.npz --quiet | FileCheck %s --check-prefix=M1
+// M1: out0: ok (64 elements
+// M1-NEXT: 3 launches; shfl
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry mlp --inputs %t/m1-in.npz --expect %t/m1-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS5
+//
+// RUN: %PYTHON %S/Inputs/epilogue_data.py dec 1 %t/d-in.npz %t/d-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry dec --inputs %t/d-in.npz --expect %t/d-out.npz --rtol 1e-2 --atol 1e-2 --save %t/d-f.npz | FileCheck %s --check-prefix=DEC
+// DEC: launch dec_kernel{{(_[0-9]+)?}}: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 100
+// DEC-NEXT: out0: ok (74 elements
+// DEC-NEXT: 1 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry dec --inputs %t/d-in.npz --expect %t/d-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS2
+//
+// The T > 1 branch left to SIMT loops (K = 200): the GEMV branch fused (one launch), the other
+// three kernels (the zero fill, the contraction, the residual add), fused or not; the same bits
+// either way.
+// RUN: %PYTHON %S/Inputs/epilogue_data.py odd 1 %t/o1-in.npz %t/o1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry odd --inputs %t/o1-in.npz --expect %t/o1-out.npz --rtol 1e-2 --atol 1e-2 --save %t/o1-f.npz --quiet | FileCheck %s --check-prefix=ODD1
+// ODD1: out0: ok (40 elements
+// ODD1-NEXT: 1 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry odd --inputs %t/o1-in.npz --expect %t/o1-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS2
+// RUN: %PYTHON %S/Inputs/epilogue_data.py odd 3 %t/o3-in.npz %t/o3-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry odd --inputs %t/o3-in.npz --expect %t/o3-out.npz --rtol 1e-2 --atol 1e-2 --save %t/o3-f.npz --quiet | FileCheck %s --check-prefix=ODD3
+// ODD3: out0: ok (120 elements
+// ODD3-NEXT: 3 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry odd --inputs %t/o3-in.npz --expect %t/o3-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS3
+// BITS3: out0: ok ({{[0-9]+}} elements, max abs error 0)
+// BITS3-NEXT: 3 launches
+//
+// INT8, exact against NumPy:
+// RUN: %PYTHON %S/Inputs/epilogue_data.py q8 1 %t/q1-in.npz %t/q1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry q8 --inputs %t/q1-in.npz --expect %t/q1-out.npz --rtol 0 --atol 0 --save %t/q1-f.npz | FileCheck %s --check-prefix=Q1
+// Q1: launch q8_kernel{{(_[0-9]+)?}}: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 50
+// Q1-NEXT: out0: ok (40 elements, max abs error 0)
+// Q1-NEXT: 1 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry q8 --inputs %t/q1-in.npz --expect %t/q1-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS2
+// RUN: %PYTHON %S/Inputs/epilogue_data.py q8 10 %t/q10-in.npz %t/q10-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry q8 --inputs %t/q10-in.npz --expect %t/q10-out.npz --rtol 0 --atol 0 --save %t/q10-f.npz | FileCheck %s --check-prefix=Q10
+// Q10: launch q8_kernel{{(_[0-9]+)?}}: grid [1, 1, 1] block [256, 1, 1] shared 49152 bytes; {{.*}}wgmma
+// Q10-NEXT: out0: ok (400 elements, max abs error 0)
+// Q10-NEXT: 1 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry q8 --inputs %t/q10-in.npz --expect %t/q10-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS2
+//
+// A broken fused store is caught: the two columns of each rounded pair of the wgmma kernel
+// swapped (the operands of cvt.rn.bf16x2.f32), against the unfused bits.
+// RUN: %PYTHON -c "import re; t = open('%t/f.ptx').read(); open('%t/bad.ptx', 'w').write(re.sub(r'(cvt\.rn\.bf16x2\.f32\s+%%r\d+, )(%%r\d+), (%%r\d+);', r'\1\3, \2;', t))"
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/f %t/bad.ptx --entry res --inputs %t/r37-in.npz --expect %t/r37-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BAD
+// BAD: out0: MISMATCH at
