@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -338,10 +339,22 @@ struct DonationCopies {
   }
 };
 
+/// Device buffers the runtime returned as outputs (a device copy of a donatable device input the
+/// caller did not donate): decoda_tensor_free releases these with the driver, everything else
+/// with free(), without asking the driver about every output.
+std::mutex gDeviceOutputsLock;
+std::set<void *> gDeviceOutputs;
+
 /// True when `ptr` is device memory of `model`'s device (a CUDA model's device-resident
 /// tensor, docs/ABI.md).
 bool onDevice(const decoda_model *model, const void *ptr) {
   return model->cuda && ptr && model->cuda->is_device_pointer(ptr);
+}
+
+/// Removes `ptr` from the device outputs; true when it was one.
+bool takeDeviceOutput(void *ptr) {
+  std::lock_guard<std::mutex> lock(gDeviceOutputsLock);
+  return ptr && gDeviceOutputs.erase(ptr) > 0;
 }
 
 /// A synchronous copy of `bytes` between host or device buffers (unified addressing).
@@ -501,8 +514,11 @@ decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *
         if (p == out.data)
           p = nullptr; // now the caller's
       for (void *&p : copies.deviceBuffers)
-        if (p == out.data)
+        if (p == out.data) {
           p = nullptr; // now the caller's (device memory, freed by decoda_tensor_free)
+          std::lock_guard<std::mutex> lock(gDeviceOutputsLock);
+          gDeviceOutputs.insert(out.data);
+        }
       continue;
     }
     const int64_t *d = &desc[w];
@@ -573,7 +589,7 @@ decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *
       const TensorSpec &os = spec.outputs[o];
       if (os.donation >= 0 && outputs[o].data == inputs[os.donation].data)
         outputs[o].data = nullptr; // the caller's donated buffer
-      else if (os.donation >= 0 && onDevice(model, outputs[o].data))
+      else if (os.donation >= 0 && takeDeviceOutput(outputs[o].data))
         copies.deviceBuffers.push_back(outputs[o].data), outputs[o].data = nullptr;
       else if (os.donation >= 0)
         copies.buffers.push_back(outputs[o].data), outputs[o].data = nullptr;
@@ -934,7 +950,7 @@ void decoda_tensor_free(decoda_tensor *tensor) {
     return;
   // A donated output of a device-resident input that was not donated is a device copy.
   const decoda_cuda_api *cuda = decoda::runtime::loadedCUDA();
-  if (cuda && tensor->data && cuda->is_device_pointer(tensor->data))
+  if (cuda && takeDeviceOutput(tensor->data))
     cuda->mem_free(tensor->data);
   else
     std::free(tensor->data);

@@ -157,7 +157,7 @@ class DeviceArray:
     device address). ``numpy()`` copies it to a new array; ``free()`` (or garbage collection)
     releases it. It keeps its model alive."""
 
-    def __init__(self, model, ptr, shape, dtype, owned=True):
+    def __init__(self, model, ptr, shape, dtype, owned="alloc"):
         self.model, self.ptr, self.shape, self.dtype = model, ptr, tuple(shape), dtype
         self._owned = owned  # "alloc": decoda_device_free; "tensor": decoda_tensor_free
 
