@@ -112,7 +112,8 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   tensorCores.fuseEpilogue = options.fuseEpilogue;
   // Warpgroup MMA exists on sm_90a only (not sm_90, nor sm_100a / sm_120a).
   tensorCores.wgmma = options.gpuArch == "sm_90a";
-  pm.addNestedPass<func::FuncOp>(createGPUTensorCoreMatmulPass(tensorCores));
+  tensorCores.wgmmaTma = options.gpuArch == "sm_90a" && options.tma;
+  pm.addPass(createGPUTensorCoreMatmulPass(tensorCores)); // module: declares the map function
   // Every other linalg op (and copy) is a parallel loop nest; each nest is one kernel.
   pm.addNestedPass<func::FuncOp>(createGPUCopiesToLinalgPass());
   addTextual(pm, "func.func(convert-linalg-to-parallel-loops)");

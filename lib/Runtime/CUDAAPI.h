@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DECODA_CUDA_API_VERSION 2
+#define DECODA_CUDA_API_VERSION 3
 
 struct decoda_cuda_api {
   int32_t version; /* DECODA_CUDA_API_VERSION */
@@ -38,6 +38,14 @@ struct decoda_cuda_api {
   int (*mem_free_async)(void *ptr, void *stream);
   int (*is_device_pointer)(const void *ptr);
   int (*mem_trim)(void);
+  /* Version 3: TMA. Encodes into `map` (128 bytes, the driver's CUtensorMap) the 2-D tiled
+     tensor map of the row-major matrix at device address `base` ([rows][inner] elements of
+     `element_bytes`, rows `row_stride_bytes` apart) in boxes of box_rows x box_inner elements
+     with the given swizzle (0, 32, 64 or 128 bytes), out-of-bounds elements read as zero
+     (cuTensorMapEncodeTiled: CUDA 12 and later; an error naming it on older drivers). */
+  int (*tensor_map_encode)(void *map, const void *base, uint64_t inner, uint64_t rows,
+                           uint64_t row_stride_bytes, int32_t element_bytes, int32_t box_inner,
+                           int32_t box_rows, int32_t swizzle_bytes);
 };
 
 #endif /* DECODA_RUNTIME_CUDAAPI_H */

@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <mutex>
+#include <string>
+#include <unordered_map>
 
 namespace {
 using CUresult = int;
@@ -46,6 +48,11 @@ struct Driver {
   CUresult (*cuDeviceGetDefaultMemPool)(void **, CUdevice) = nullptr;
   CUresult (*cuMemPoolSetAttribute)(void *, int, void *) = nullptr;
   CUresult (*cuMemPoolTrimTo)(void *, size_t) = nullptr;
+  CUresult (*cuFuncSetAttribute)(void *, int, int);
+  // Optional (CUDA 12 and later): TMA tensor maps.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *, const uint64_t *,
+                                     const uint64_t *, const unsigned *, const unsigned *, int,
+                                     int, int, int) = nullptr;
   CUcontext context = nullptr;
   void *pool = nullptr; // the device's default pool, when stream-ordered allocation is there
 };
@@ -89,6 +96,23 @@ int launch(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64
     }
   if (int rc = enter())
     return rc;
+  // Over 48 KiB of dynamic shared memory (the TMA kernels) must be allowed per function,
+  // once.
+  if (sharedBytes > 48 * 1024) {
+    static std::mutex lock;
+    static std::unordered_map<void *, int32_t> allowed;
+    std::lock_guard<std::mutex> guard(lock);
+    int32_t &bytes = allowed[function];
+    if (bytes < sharedBytes) {
+      if (int rc = call(gDriver.cuFuncSetAttribute(
+              function, /*CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES=*/8, sharedBytes))) {
+        tlMessage = "allowing " + std::to_string(sharedBytes) +
+                    " bytes of dynamic shared memory: " + tlMessage;
+        return rc;
+      }
+      bytes = sharedBytes;
+    }
+  }
   return call(gDriver.cuLaunchKernel(function, unsigned(gx), unsigned(gy), unsigned(gz),
                                      unsigned(bx), unsigned(by), unsigned(bz),
                                      unsigned(sharedBytes), stream, params, nullptr));
@@ -162,6 +186,45 @@ int memTrim() {
   return enter() ? 1 : call(gDriver.cuMemPoolTrimTo(gDriver.pool, 0));
 }
 
+int tensorMapEncode(void *map, const void *base, uint64_t inner, uint64_t rows,
+                    uint64_t rowStrideBytes, int32_t elementBytes, int32_t boxInner,
+                    int32_t boxRows, int32_t swizzleBytes) {
+  if (!gDriver.cuTensorMapEncodeTiled) {
+    tlMessage = "the CUDA driver has no cuTensorMapEncodeTiled (TMA needs a CUDA 12 or newer "
+                "driver; compile with --gpu-tma=false for cp.async kernels)";
+    return 1;
+  }
+  // CU_TENSOR_MAP_DATA_TYPE_UINT8 / UINT16 / UINT32: the bits are copied, whatever they hold.
+  int dataType = elementBytes == 1 ? 0 : elementBytes == 2 ? 1 : elementBytes == 4 ? 2 : -1;
+  // CU_TENSOR_MAP_SWIZZLE_NONE / 32B / 64B / 128B.
+  int swizzle = swizzleBytes == 0    ? 0
+                : swizzleBytes == 32 ? 1
+                : swizzleBytes == 64 ? 2
+                : swizzleBytes == 128 ? 3
+                                      : -1;
+  if (dataType < 0 || swizzle < 0) {
+    tlMessage = "tensor map of " + std::to_string(elementBytes) + "-byte elements with a " +
+                std::to_string(swizzleBytes) + "-byte swizzle is not supported";
+    return 1;
+  }
+  if (int rc = enter())
+    return rc;
+  uint64_t dims[2] = {inner, rows};
+  uint64_t strides[1] = {rowStrideBytes};
+  unsigned box[2] = {unsigned(boxInner), unsigned(boxRows)};
+  unsigned elementStrides[2] = {1, 1};
+  int rc = call(gDriver.cuTensorMapEncodeTiled(
+      map, dataType, 2, const_cast<void *>(base), dims, strides, box, elementStrides,
+      /*CU_TENSOR_MAP_INTERLEAVE_NONE=*/0, swizzle, /*CU_TENSOR_MAP_L2_PROMOTION_L2_256B=*/3,
+      /*CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE (zeros)=*/0));
+  if (rc)
+    tlMessage = "cuTensorMapEncodeTiled of a " + std::to_string(rows) + " x " +
+                std::to_string(inner) + " matrix (" + std::to_string(rowStrideBytes) +
+                "-byte rows, box " + std::to_string(boxRows) + " x " + std::to_string(boxInner) +
+                "): " + tlMessage;
+  return rc;
+}
+
 const decoda_cuda_api gAPI = {DECODA_CUDA_API_VERSION,
                               moduleLoad,
                               moduleUnload,
@@ -177,7 +240,8 @@ const decoda_cuda_api gAPI = {DECODA_CUDA_API_VERSION,
                               memAllocAsync,
                               memFreeAsync,
                               isDevicePointer,
-                              memTrim};
+                              memTrim,
+                              tensorMapEncode};
 
 template <typename F> bool resolve(void *lib, F &fn, const char *name, std::string &missing) {
   fn = reinterpret_cast<F>(dlsym(lib, name));
@@ -214,12 +278,15 @@ std::string initialize() {
   resolve(lib, d.cuMemFree, "cuMemFree_v2", missing);
   resolve(lib, d.cuMemcpyAsync, "cuMemcpyAsync", missing);
   resolve(lib, d.cuPointerGetAttribute, "cuPointerGetAttribute", missing);
+  resolve(lib, d.cuFuncSetAttribute, "cuFuncSetAttribute", missing);
   std::string optional; // missing optional entry points: plain allocation
   resolve(lib, d.cuMemAllocAsync, "cuMemAllocAsync", optional);
   resolve(lib, d.cuMemFreeAsync, "cuMemFreeAsync", optional);
   resolve(lib, d.cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool", optional);
   resolve(lib, d.cuMemPoolSetAttribute, "cuMemPoolSetAttribute", optional);
   resolve(lib, d.cuMemPoolTrimTo, "cuMemPoolTrimTo", optional);
+  std::string noTma; // TMA kernels then fail with their own message
+  resolve(lib, d.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", noTma);
   if (!missing.empty())
     return "no CUDA device: the CUDA driver '" + path + "' lacks " + missing;
   if (CUresult rc = d.cuInit(0))

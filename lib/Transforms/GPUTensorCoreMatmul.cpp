@@ -110,12 +110,14 @@ struct Match : ProjectionMatch {
 };
 
 /// Why a projection contraction is not for the tensor cores, or "".
-std::string refuse(const ProjectionMatch &m, const Config &cfg) {
+std::string refuse(const ProjectionMatch &m, const Config &cfg, bool tma) {
   if (m.elementType.isF32())
     return "operands are not bf16, f16 or i8 (f32 contractions stay SIMT: TF32 would change "
            "the numerics)";
   int64_t stageK = stageKFor(m, cfg);
-  if (m.k % stageK != 0)
+  // The TMA kernel zero-fills past K: any K whose rows are 16-byte aligned.
+  bool tmaTakes = tma && decoda::gpu_contraction::tmaAccepts(m);
+  if (m.k % stageK != 0 && !tmaTakes)
     return "K = " + std::to_string(m.k) + " is not a multiple of " +
            (m.integer() ? std::to_string(stageK) + " (the shortest i8 stage)"
                         : "tile-k = " + std::to_string(stageK));
@@ -315,6 +317,14 @@ struct GPUTensorCoreMatmulPass
 
   void runOnOperation() override {
     decoda::gpu_contraction::WgmmaConfig wgCfg{tileM, tileN, tileK, wgmmaStages};
+    wgCfg.tma = wgmma && wgmmaTma;
+    wgCfg.tmaStages = tmaStages;
+    // The cp.async wgmma kernel, for what the TMA kernel does not take (rows not 16-byte
+    // aligned), when its own tiling is valid (else those go to mma.sync).
+    decoda::gpu_contraction::WgmmaConfig cpAsyncCfg = wgCfg;
+    cpAsyncCfg.tma = false;
+    bool cpAsyncWgmma =
+        wgmma && (!wgCfg.tma || decoda::gpu_contraction::invalidWgmmaConfig(cpAsyncCfg).empty());
     // The wgmma tiling first (INT8 still takes the mma.sync kernel, checked next).
     if (wgmma) {
       std::string why = decoda::gpu_contraction::invalidWgmmaConfig(wgCfg);
@@ -322,38 +332,43 @@ struct GPUTensorCoreMatmulPass
         getOperation().emitError() << "decoda-gpu-tensorcore-matmul: invalid wgmma tiling tile-m="
                                    << wgCfg.tileM << " tile-n=" << wgCfg.tileN
                                    << " tile-k=" << wgCfg.tileK
-                                   << " wgmma-stages=" << wgCfg.stages << ": " << why;
+                                   << (wgCfg.tma ? " tma-stages=" : " wgmma-stages=")
+                                   << (wgCfg.tma ? wgCfg.tmaStages : wgCfg.stages) << ": " << why;
         return signalPassFailure();
       }
     }
     Config cfg{tileM, tileN, tileK, warpsM, warpsN};
+    std::string mmaWhy;
     if (cfg.tileK < 16 || cfg.tileK % 16 != 0 || cfg.warpsM < 1 || cfg.warpsN < 1 ||
         cfg.tileM % (16 * cfg.warpsM) != 0 || cfg.tileN % (8 * cfg.warpsN) != 0 ||
         cfg.threads() > 1024 || (cfg.tileM * cfg.tileK / 8) % cfg.threads() != 0 ||
         (cfg.tileN * cfg.tileK / 8) % cfg.threads() != 0) {
-      getOperation().emitError()
-          << "decoda-gpu-tensorcore-matmul: invalid tiling tile-m=" << cfg.tileM
-          << " tile-n=" << cfg.tileN << " tile-k=" << cfg.tileK << " warps-m=" << cfg.warpsM
-          << " warps-n=" << cfg.warpsN
-          << " (need tile-k a multiple of 16, tile-m a multiple of 16*warps-m, tile-n of "
-             "8*warps-n, at most 1024 threads, and the 16-byte chunks of each tile a multiple "
-             "of the thread count)";
+      mmaWhy = "invalid tiling tile-m=" + std::to_string(cfg.tileM) +
+               " tile-n=" + std::to_string(cfg.tileN) + " tile-k=" + std::to_string(cfg.tileK) +
+               " warps-m=" + std::to_string(cfg.warpsM) +
+               " warps-n=" + std::to_string(cfg.warpsN) +
+               " (need tile-k a multiple of 16, tile-m a multiple of 16*warps-m, tile-n of "
+               "8*warps-n, at most 1024 threads, and the 16-byte chunks of each tile a "
+               "multiple of the thread count)";
+    } else if (int64_t sharedBytes = 2 * (cfg.tileM + cfg.tileN) * cfg.pitch() * 2;
+               sharedBytes > 48 * 1024) {
+      mmaWhy = "the tiles need " + std::to_string(sharedBytes) +
+               " bytes of shared memory, over the 48 KiB static limit";
+    }
+    // With TMA every contraction taken goes to the wgmma kernel (any K with 16-byte aligned
+    // rows), so the mma.sync tiling matters only to a contraction that reaches it.
+    if (!mmaWhy.empty() && !wgCfg.tma) {
+      getOperation().emitError() << "decoda-gpu-tensorcore-matmul: " << mmaWhy;
       return signalPassFailure();
     }
-    int64_t sharedBytes = 2 * (cfg.tileM + cfg.tileN) * cfg.pitch() * 2;
-    if (sharedBytes > 48 * 1024) {
-      getOperation().emitError() << "decoda-gpu-tensorcore-matmul: the tiles need "
-                                 << sharedBytes
-                                 << " bytes of shared memory, over the 48 KiB static limit";
-      return signalPassFailure();
-    }
+    bool anyFailed = false;
     auto remarkEpilogue = [&](linalg::GenericOp op, const std::string &why) {
       if (report)
         op.emitRemark() << "decoda-gpu-tensorcore-matmul: epilogue not fused: " << why;
     };
     SmallVector<memref::AllocOp> fusedTemporaries;
     auto counts = decoda::gpu_contraction::rewriteProjections(
-        getOperation(), [&](const ProjectionMatch &m) { return refuse(m, cfg); },
+        getOperation(), [&](const ProjectionMatch &m) { return refuse(m, cfg, wgCfg.tma); },
         [&](const ProjectionMatch &pm, bool zeroInit) {
           Match m;
           static_cast<ProjectionMatch &>(m) = pm;
@@ -365,8 +380,12 @@ struct GPUTensorCoreMatmulPass
             epilogue = decoda::gpu_contraction::fusableEpilogue(pm, remarkEpilogue);
           auto alloc = pm.c.getDefiningOp<memref::AllocOp>();
           OpBuilder b(epilogue ? epilogue.op.getOperation() : m.op.getOperation());
-          // INT8 on wgmma when K is a multiple of its stage (2 * tile-k i8), else mma.sync.
-          if (wgmma && (!pm.integer() || pm.k % (2 * tileK) == 0)) {
+          // TMA when its maps can describe the operands, else cp.async (INT8 there when K is
+          // a multiple of its stage, 2 * tile-k i8, else mma.sync).
+          decoda::gpu_contraction::WgmmaConfig kernelCfg = wgCfg;
+          kernelCfg.tma = wgCfg.tma && decoda::gpu_contraction::tmaAccepts(pm);
+          if (kernelCfg.tma ||
+              (cpAsyncWgmma && (!pm.integer() || pm.k % (2 * tileK) == 0))) {
             SmallVector<Value> leadDims;
             if (epilogue)
               leadDims = decoda::gpu_contraction::leadExtents(b, m.op.getLoc(), pm, epilogue);
@@ -379,11 +398,19 @@ struct GPUTensorCoreMatmulPass
                                                             leadDims, out2, accs, row, col);
             };
             decoda::gpu_contraction::emitWgmmaKernel(
-                b, pm, wgCfg, zeroInit,
+                b, pm, kernelCfg, zeroInit,
                 epilogue ? decoda::gpu_contraction::outputAsC(b, m.op.getLoc(), epilogue, pm.lead)
                          : pm.c,
                 epilogue ? decoda::gpu_contraction::StorePairFn(store) : nullptr);
             ++numWgmma;
+            if (kernelCfg.tma)
+              ++numTma;
+          } else if (!mmaWhy.empty()) {
+            m.op.emitError() << "decoda-gpu-tensorcore-matmul: this contraction needs the "
+                                "mma.sync kernel: "
+                             << mmaWhy;
+            anyFailed = true;
+            return;
           } else {
             m.stageK = stageKFor(pm, cfg);
             emitKernel(b, m, cfg, zeroInit, epilogue);
@@ -401,6 +428,8 @@ struct GPUTensorCoreMatmulPass
     // C is no longer written nor read once its epilogue is fused.
     for (memref::AllocOp alloc : fusedTemporaries)
       decoda::gpu_contraction::eraseIfUnused(alloc);
+    if (anyFailed)
+      return signalPassFailure();
     numRewritten += counts.rewritten;
     numFillsFolded += counts.fillsFolded;
   }

@@ -59,6 +59,16 @@ std::string invalidWgmmaConfig(const WgmmaConfig &cfg) {
     return "tile-m must be 64 or 128 (one or two warpgroups of 64 rows)";
   if (cfg.tileN < 8 || cfg.tileN > 256 || cfg.tileN % 8 != 0)
     return "tile-n must be a multiple of 8 from 8 to 256 (the N of wgmma.m64nNk16)";
+  if (cfg.tma) {
+    // The stage row is the 128-byte swizzle span, whatever tile-k is.
+    if (cfg.tmaStages < 2)
+      return "tma-stages must be at least 2 (one stage being loaded while one is read)";
+    if (cfg.tmaSharedBytes() > kMaxDynamicSharedBytes)
+      return "the TMA stages need " + std::to_string(cfg.tmaSharedBytes()) +
+             " bytes of shared memory, over the " + std::to_string(kMaxDynamicSharedBytes) +
+             "-byte limit of a block";
+    return "";
+  }
   if (cfg.tileK < 16 || cfg.tileK % 16 != 0)
     return "tile-k must be a multiple of 16";
   if (cfg.stages < 3)
@@ -73,38 +83,101 @@ std::string invalidWgmmaConfig(const WgmmaConfig &cfg) {
   return "";
 }
 
+bool tmaAccepts(const Match &m) { return (m.k * m.elementBytes()) % 16 == 0; }
+
+namespace {
+/// `int64_t decoda_cuda_tensor_map(int64_t base, int64_t inner, int64_t rows, int64_t
+/// row_stride_bytes, int64_t element_bytes, int64_t box_inner, int64_t box_rows, int64_t
+/// swizzle_bytes)` (lib/Target/CUDA/CUDATarget.cpp): the device address of a 2-D tensor map
+/// (CUtensorMap) of the row-major matrix at `base`, encoded once per thread and kept.
+constexpr llvm::StringLiteral kTensorMapFn = "decoda_cuda_tensor_map";
+
+/// Host code: the tensor map of the identity-layout matrix `m2` ([rows, inner]) in boxes of
+/// `boxRows` x `boxInner` elements, 128-byte swizzle.
+Value tensorMap(OpBuilder &b, Location loc, Value m2, int64_t elementBytes, int64_t boxInner,
+                int64_t boxRows) {
+  Type i64 = b.getI64Type();
+  ModuleOp module = b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(kTensorMapFn);
+  if (!fn) {
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    fn = LLVM::LLVMFuncOp::create(mb, module.getLoc(), kTensorMapFn,
+                                  LLVM::LLVMFunctionType::get(i64, SmallVector<Type>(8, i64)));
+  }
+  auto toI64 = [&](Value v) { return arith::IndexCastOp::create(b, loc, i64, v).getResult(); };
+  auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v).getResult(); };
+  Value base = toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m2));
+  auto type = cast<MemRefType>(m2.getType());
+  Value inner = c(type.getDimSize(1));
+  Value rows = type.isDynamicDim(0) ? toI64(memref::DimOp::create(b, loc, m2, 0))
+                                    : c(type.getDimSize(0));
+  return LLVM::CallOp::create(b, loc, fn,
+                              ValueRange{base, inner, rows, c(type.getDimSize(1) * elementBytes),
+                                         c(elementBytes), c(boxInner), c(boxRows),
+                                         c(WgmmaConfig::kTmaRowBytes)})
+      .getResult();
+}
+} // namespace
+
 void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroInit, Value out,
                      StorePairFn storePair) {
   Location loc = m.op.getLoc();
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
-  // In bytes a stage row is 2 * tile-k (tile-k bf16/f16, 2 * tile-k i8) and one wgmma reads
-  // 32 bytes of it (k16 bf16/f16, k32 s8).
+  // In bytes a stage row is 2 * tile-k (tile-k bf16/f16, 2 * tile-k i8) with cp.async, 128
+  // with TMA, and one wgmma reads 32 bytes of it (k16 bf16/f16, k32 s8).
   const int64_t eb = m.elementBytes();
   const int64_t perChunk = 16 / eb;
-  const int64_t stageK = cfg.tileK * 2 / eb, sliceK = 32 / eb; // elements
+  const int64_t rowBytes = cfg.tma ? WgmmaConfig::kTmaRowBytes : cfg.tileK * 2;
+  const int64_t stageK = rowBytes / eb, sliceK = 32 / eb; // elements
   const int64_t chunksPerRow = stageK / perChunk;
-  const int64_t lbo = 128, sbo = 128 * chunksPerRow;
+  const int64_t stages = cfg.tma ? cfg.tmaStages : cfg.stages;
+  // cp.async: the no-swizzle core-matrix layout; TMA: 8-row x 128-byte swizzle atoms.
+  const int64_t lbo = cfg.tma ? 16 : 128, sbo = cfg.tma ? 1024 : 128 * chunksPerRow;
   const int64_t aStage = cfg.tileM * stageK, bStage = cfg.tileN * stageK; // elements
-  const int64_t kTiles = m.k / stageK, lookahead = cfg.stages - 2;
+  // TMA zero-fills past K, so a partial last tile is fine there.
+  const int64_t kTiles = cfg.tma ? (m.k + stageK - 1) / stageK : m.k / stageK;
+  const int64_t lookahead = cfg.tma ? stages - 1 : stages - 2;
 
   Value a2 = collapseLead(b, loc, m.a, m.lead);
   Value c2 = collapseLead(b, loc, out, m.lead);
   Value rowsM = memref::DimOp::create(b, loc, a2, 0);
   Value rowsN = e.idx(m.n);
   Value one = e.idx(1);
+  Type i64 = b.getI64Type();
+  Value mapA, mapB;
+  if (cfg.tma) {
+    mapA = tensorMap(b, loc, a2, eb, stageK, cfg.tileM);
+    mapB = tensorMap(b, loc, m.b, eb, stageK, cfg.tileN);
+  }
   OpBuilder::InsertionGuard guard(b);
-  decoda::gpu_contraction::TiledLaunch tiled = decoda::gpu_contraction::createTiledLaunch(
-      b, loc, rowsM, m.n, cfg.tileM, cfg.tileN, cfg.threads(), {cfg.stages, aStage},
-      {cfg.stages, bStage}, m.elementType);
-  gpu::LaunchOp launch = tiled.launch;
-  Value aTiles = tiled.aTiles, bTiles = tiled.bTiles, tid = tiled.tid, m0 = tiled.m0,
-        n0 = tiled.n0;
+  gpu::LaunchOp launch;
+  Value aTiles, bTiles, tid, m0, n0;
+  if (cfg.tma) {
+    // No static shared memory: the stages, aligned at run time, and the mbarriers.
+    Value gridX = e.idx((m.n + cfg.tileN - 1) / cfg.tileN);
+    Value gridY = e.div(e.add(rowsM, e.idx(cfg.tileM - 1)), cfg.tileM);
+    Value dynamicBytes =
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), cfg.tmaSharedBytes());
+    launch = gpu::LaunchOp::create(b, loc, gridX, gridY, one, e.idx(cfg.threads()), one, one,
+                                   dynamicBytes);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    tid = launch.getThreadIds().x;
+    m0 = e.mul(launch.getBlockIds().y, cfg.tileM);
+    n0 = e.mul(launch.getBlockIds().x, cfg.tileN);
+  } else {
+    decoda::gpu_contraction::TiledLaunch tiled = decoda::gpu_contraction::createTiledLaunch(
+        b, loc, rowsM, m.n, cfg.tileM, cfg.tileN, cfg.threads(), {stages, aStage},
+        {stages, bStage}, m.elementType);
+    launch = tiled.launch;
+    aTiles = tiled.aTiles, bTiles = tiled.bTiles, tid = tiled.tid, m0 = tiled.m0,
+    n0 = tiled.n0;
+  }
   Value wg = e.div(tid, 128);
   auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
 
-  // One stage: every thread copies 16-byte chunks of the A and B tiles of k offset `k0`, each
-  // to its place in the core-matrix layout.
+  // cp.async, one stage: every thread copies 16-byte chunks of the A and B tiles of k offset
+  // `k0`, each to its place in the core-matrix layout.
   auto copyStage = [&](Value stage, Value k0) {
     auto copyTile = [&](Value src, Value dst, int64_t rows, Value base, Value limit) {
       int64_t chunks = rows * chunksPerRow;
@@ -127,16 +200,35 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
     copyTile(m.b, bTiles, cfg.tileN, n0, rowsN);
   };
 
-  // Shared-window addresses of the stage arrays, and the descriptor bits that do not depend
-  // on the address (LBO, SBO; base offset and swizzle 0).
-  Type i64 = b.getI64Type();
+  // Shared-window addresses of the stage arrays (TMA: stage s's A tile at aBase + s *
+  // stageBytes, its B tile after it; the mbarriers after the stages), and the descriptor bits
+  // that do not depend on the address (LBO, SBO, swizzle; base offset 0).
+  auto i64c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v).getResult(); };
   auto addressOf = [&](Value tiles) {
     Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, tiles);
     return arith::IndexCastUIOp::create(b, loc, i64, p).getResult();
   };
-  Value aBase = addressOf(aTiles), bBase = addressOf(bTiles);
-  auto i64c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v).getResult(); };
-  Value descHigh = i64c(((lbo >> 4) << 16) | ((sbo >> 4) << 32));
+  const int64_t stageBytes = (aStage + bStage) * eb;
+  Value aBase, bBase, aStride, bStride, barriers;
+  if (cfg.tma) {
+    auto dynType = MemRefType::get(
+        {ShapedType::kDynamic}, b.getI8Type(), MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+    Value dyn = gpu::DynamicSharedMemoryOp::create(b, loc, dynType);
+    // The swizzle pattern repeats every 1024 bytes and TMA and wgmma apply it to address bits
+    // 4-9: the stages start at a multiple of 1024.
+    Value raw = addressOf(dyn);
+    aBase = arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, raw, i64c(1023)),
+                                  i64c(~int64_t(1023)));
+    bBase = arith::AddIOp::create(b, loc, aBase, i64c(aStage * eb));
+    aStride = bStride = i64c(stageBytes);
+    barriers = arith::AddIOp::create(b, loc, aBase, i64c(stages * stageBytes));
+  } else {
+    aBase = addressOf(aTiles), bBase = addressOf(bTiles);
+    aStride = i64c(aStage * eb), bStride = i64c(bStage * eb);
+  }
+  Value descHigh = i64c(((lbo >> 4) << 16) | ((sbo >> 4) << 32) |
+                        (cfg.tma ? int64_t(1) << 62 : 0)); // swizzle mode 1: 128 bytes
   auto descriptor = [&](Value addr) {
     Value start = arith::AndIOp::create(
         b, loc, arith::ShRUIOp::create(b, loc, addr, i64c(4)), i64c(0x3FFF));
@@ -179,38 +271,107 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
     }
   }
 
-  // Always `lookahead` groups (empty past the last tile), so the waits below count right.
-  for (int64_t t = 0; t < lookahead; ++t) {
-    if (t < kTiles)
-      copyStage(e.idx(t), e.idx(t * stageK));
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  // TMA: pointers into shared memory, the maps, and one stage's load (by thread 0): the
+  // stage's mbarrier expects the two boxes' bytes (counted whole, zero-filled parts too) and
+  // completes when both have landed.
+  auto sharedPtrType = LLVM::LLVMPointerType::get(ctx, 3);
+  auto clusterPtrType = LLVM::LLVMPointerType::get(ctx, 7);
+  auto sharedPtr = [&](Value addr) {
+    return LLVM::IntToPtrOp::create(b, loc, sharedPtrType, addr).getResult();
+  };
+  auto barrierOf = [&](Value stage) {
+    return sharedPtr(
+        arith::AddIOp::create(b, loc, barriers, arith::MulIOp::create(b, loc, stage, i64c(8))));
+  };
+  auto i32 = b.getI32Type();
+  auto toI32 = [&](Value v) { return arith::IndexCastUIOp::create(b, loc, i32, v).getResult(); };
+  auto loadStage = [&](Value stage, Value tile) {
+    Value s64 = arith::IndexCastUIOp::create(b, loc, i64, stage);
+    Value bar = barrierOf(s64);
+    NVVM::MBarrierArriveExpectTxOp::create(
+        b, loc, Type(), bar,
+        arith::ConstantIntOp::create(b, loc, i32, stageBytes).getResult(),
+        NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA), b.getBoolAttr(false),
+        Value());
+    Value k0 = toI32(e.mul(tile, stageK));
+    auto load = [&](Value base, Value stride, Value map, Value row0) {
+      Value dst = arith::AddIOp::create(b, loc, base, arith::MulIOp::create(b, loc, s64, stride));
+      Value cluster = LLVM::AddrSpaceCastOp::create(b, loc, clusterPtrType, sharedPtr(dst));
+      Value desc = LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx), map);
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, loc, cluster, desc, ValueRange{k0, toI32(row0)}, bar, ValueRange{}, Value(),
+          Value(), NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
+          b.getBoolAttr(false), nullptr, Value());
+    };
+    load(aBase, aStride, mapA, m0);
+    load(bBase, bStride, mapB, n0);
+  };
+  auto ifThread0 = [&](Value extra, llvm::function_ref<void()> body) {
+    Value cond = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, e.idx(0));
+    if (extra)
+      cond = arith::AndIOp::create(b, loc, cond, extra);
+    auto op = scf::IfOp::create(b, loc, TypeRange{}, cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g3(b);
+    b.setInsertionPointToStart(&op.getThenRegion().front());
+    body();
+  };
+
+  if (cfg.tma) {
+    // One arrival (thread 0's expect_tx) and the transaction bytes complete a phase.
+    ifThread0(Value(), [&] {
+      Value count = arith::ConstantIntOp::create(b, loc, i32, 1);
+      for (int64_t s = 0; s < stages; ++s)
+        NVVM::MBarrierInitOp::create(b, loc, barrierOf(i64c(s)), count, Value());
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    });
+    gpu::BarrierOp::create(b, loc);
+    ifThread0(Value(), [&] {
+      for (int64_t t = 0; t < std::min(lookahead, kTiles); ++t)
+        loadStage(e.idx(t), e.idx(t));
+    });
+  } else {
+    // Always `lookahead` groups (empty past the last tile), so the waits below count right.
+    for (int64_t t = 0; t < lookahead; ++t) {
+      if (t < kTiles)
+        copyStage(e.idx(t), e.idx(t * stageK));
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
   }
   auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(kTiles), one, ValueRange{init});
   {
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(loop.getBody());
     Value kt = loop.getInductionVar();
-    // Groups committed after tile kt's: stages - 3 (tile t is group t).
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, cfg.stages - 3);
-    NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
-                               NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-    gpu::BarrierOp::create(b, loc);
-    Value next = e.add(kt, e.idx(lookahead));
-    auto prefetch = scf::IfOp::create(b, loc, TypeRange{}, e.lt(next, e.idx(kTiles)),
-                                      /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard g3(b);
-      b.setInsertionPointToStart(&prefetch.getThenRegion().front());
-      copyStage(e.rem(next, cfg.stages), e.mul(next, stageK));
+    Value stageIndex = e.rem(kt, stages);
+    if (cfg.tma) {
+      // The n-th use of a stage waits for phase n of its mbarrier.
+      Value parity = toI32(e.rem(e.div(kt, stages), 2));
+      NVVM::MBarrierTryWaitParityOp::create(
+          b, loc, barrierOf(arith::IndexCastUIOp::create(b, loc, i64, stageIndex)), parity,
+          arith::ConstantIntOp::create(b, loc, i32, 0x989680)); // suspend hint: 10 ms
+    } else {
+      // Groups committed after tile kt's: stages - 3 (tile t is group t).
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 3);
+      NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                                 NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      gpu::BarrierOp::create(b, loc);
+      Value next = e.add(kt, e.idx(lookahead));
+      auto prefetch = scf::IfOp::create(b, loc, TypeRange{}, e.lt(next, e.idx(kTiles)),
+                                        /*withElseRegion=*/false);
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(&prefetch.getThenRegion().front());
+        copyStage(e.rem(next, stages), e.mul(next, stageK));
+      }
+      // Always one group per iteration (empty near the end), so the wait above counts right.
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }
-    // Always one group per iteration (empty near the end), so the wait above counts right.
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
 
-    Value stage = arith::IndexCastUIOp::create(b, loc, i64, e.rem(kt, cfg.stages));
-    Value aStageAddr = arith::AddIOp::create(
-        b, loc, aWarpgroup, arith::MulIOp::create(b, loc, stage, i64c(aStage * eb)));
-    Value bStageAddr = arith::AddIOp::create(
-        b, loc, bBase, arith::MulIOp::create(b, loc, stage, i64c(bStage * eb)));
+    Value stage = arith::IndexCastUIOp::create(b, loc, i64, stageIndex);
+    Value aStageAddr = arith::AddIOp::create(b, loc, aWarpgroup,
+                                             arith::MulIOp::create(b, loc, stage, aStride));
+    Value bStageAddr =
+        arith::AddIOp::create(b, loc, bBase, arith::MulIOp::create(b, loc, stage, bStride));
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     Value acc = loop.getRegionIterArgs()[0];
     auto type = m.integer()              ? NVVM::WGMMATypes::s8
@@ -218,7 +379,9 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
                                          : NVVM::WGMMATypes::f16;
     auto typeD = m.integer() ? NVVM::WGMMATypes::s32 : NVVM::WGMMATypes::f32;
     for (int64_t j = 0; j < stageK / sliceK; ++j) {
-      Value off = i64c(2 * j * lbo);
+      // Slice j: 32 bytes further along the row (swizzled: inside the 128-byte row; without
+      // swizzle: two core matrices further).
+      Value off = i64c(cfg.tma ? 32 * j : 2 * j * lbo);
       Value descA = descriptor(arith::AddIOp::create(b, loc, aStageAddr, off));
       Value descB = descriptor(arith::AddIOp::create(b, loc, bStageAddr, off));
       // B[n][k] is K-major: "col" (no transpose), like A's "row".
@@ -231,6 +394,12 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    if (cfg.tma) {
+      // Every warpgroup's wgmma of tile kt - 1 is done: its stage takes tile kt + stages - 1.
+      gpu::BarrierOp::create(b, loc);
+      Value next = e.add(kt, e.idx(lookahead));
+      ifThread0(e.lt(next, e.idx(kTiles)), [&] { loadStage(e.rem(next, stages), next); });
+    }
     scf::YieldOp::create(b, loc, acc);
   }
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);

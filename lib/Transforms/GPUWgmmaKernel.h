@@ -21,12 +21,27 @@ struct WgmmaConfig {
   int64_t tileN = 128; // columns of C per block: the N of each wgmma (m64nNk16)
   int64_t tileK = 32;  // k elements per shared-memory stage (a multiple of 16)
   int64_t stages = 3;  // shared-memory stages (ring); copies run stages - 2 tiles ahead
+  /// TMA (cp.async.bulk.tensor) fills the stages instead of cp.async: 128-byte stage rows
+  /// (64 bf16/f16, 128 i8; tile-k is not used) in the 128-byte swizzle, one mbarrier per
+  /// stage, loads running stages - 1 tiles ahead, dynamic shared memory.
+  bool tma = false;
+  int64_t tmaStages = 4;
+  /// Bytes of a TMA stage row: the 128-byte swizzle's span.
+  static constexpr int64_t kTmaRowBytes = 128;
   int64_t warpgroups() const { return tileM / 64; }
   int64_t threads() const { return 128 * warpgroups(); }
   int64_t sharedBytes(int64_t elementBytes) const {
     return stages * (tileM + tileN) * tileK * elementBytes;
   }
+  /// Dynamic shared memory of the TMA kernel: its stages, 1024 bytes to align them to the
+  /// swizzle's 1024-byte pattern at run time, and one 8-byte mbarrier per stage.
+  int64_t tmaSharedBytes() const {
+    return tmaStages * (tileM + tileN) * kTmaRowBytes + 1024 + 8 * tmaStages;
+  }
 };
+
+/// The most dynamic shared memory a block may have on sm_90 (227 KiB).
+constexpr int64_t kMaxDynamicSharedBytes = 232448;
 
 /// Why `cfg` is not a valid wgmma tiling, or "".
 std::string invalidWgmmaConfig(const WgmmaConfig &cfg);
@@ -36,10 +51,16 @@ std::string invalidWgmmaConfig(const WgmmaConfig &cfg);
 using StorePairFn =
     llvm::function_ref<void(OpBuilder &b, Value pair, Value row, Value col, Value out2)>;
 
+/// Whether the TMA kernel takes `m`: the tensor maps need 16-byte aligned rows (K * element
+/// bytes a multiple of 16) and unit-stride k; any K otherwise (TMA zero-fills past K).
+bool tmaAccepts(const Match &m);
+
 /// Replaces nothing: builds, at `b`'s insertion point, the gpu.launch computing the bf16/f16
-/// (f32 accumulators) or s8 (i32) contraction `m` (K a multiple of the stage: tile-k bf16/f16,
-/// 2 * tile-k i8; N of 8), accumulators starting at zero (`zeroInit`) or at C, and storing
-/// them into `out` (C, or an epilogue's output) by `storePair`, or as they are when null.
+/// (f32 accumulators) or s8 (i32) contraction `m` (cp.async: K a multiple of the stage,
+/// tile-k bf16/f16, 2 * tile-k i8; TMA: `tmaAccepts(m)`; N of 8), accumulators starting at
+/// zero (`zeroInit`) or at C, and storing them into `out` (C, or an epilogue's output) by
+/// `storePair`, or as they are when null. With `cfg.tma` the host code before the launch asks
+/// the support code for A's and B's tensor maps (decoda_cuda_tensor_map).
 void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroInit, Value out,
                      StorePairFn storePair = nullptr);
 

@@ -81,6 +81,10 @@ cl::opt<Emit> emit("emit", cl::desc("Stop after producing this artifact"), cl::i
 cl::opt<std::string> gpuArch("gpu-arch",
                             cl::desc("NVIDIA architecture for --target=cuda (default sm_90a)"),
                             cl::value_desc("sm_XX"), cl::init("sm_90a"), cl::cat(category));
+cl::opt<bool> gpuTma("gpu-tma",
+                     cl::desc("sm_90a: fill the wgmma kernels' shared-memory stages by TMA "
+                              "(tensor maps, 128-byte swizzle, mbarriers); false: cp.async"),
+                     cl::init(true), cl::cat(category));
 cl::opt<std::string> dumpDir("dump-ir-after-each",
                              cl::desc("Write the IR after every pass to DIR/NN-<pass>.mlir"),
                              cl::value_desc("DIR"), cl::cat(category));
@@ -320,6 +324,8 @@ int main(int argc, char **argv) {
                              cudaKnownArchs().str() + ")");
   if (!cuda && gpuArch.getNumOccurrences())
     return fail(unknown, "--gpu-arch needs --target=cuda");
+  if (!cuda && gpuTma.getNumOccurrences())
+    return fail(unknown, "--gpu-tma needs --target=cuda");
   if (!cuda && emit == Emit::PTX)
     return fail(unknown, "--emit=ptx needs --target=cuda");
   if (attentionKeyTile < 1)
@@ -458,6 +464,7 @@ int main(int argc, char **argv) {
     cudaOptions.format = emit == Emit::PTX ? "isa" : "bin";
     cudaOptions.attentionKeyTile = attentionKeyTile;
     cudaOptions.donateInputs = donateCaches;
+    cudaOptions.tma = gpuTma;
     buildCUDALoweringPassPipeline(pm, cudaOptions);
   } else {
     CPULoweringPipelineOptions cpuOptions;

@@ -45,6 +45,11 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
                      "(docs/ABI.md, \"Donated inputs\"): on the device when the caller passes "
                      "device memory, else copied back into the caller's host buffer"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> tma{
+      *this, "gpu-tma",
+      llvm::cl::desc("sm_90a: fill the wgmma kernels' shared-memory stages by TMA "
+                     "(cp.async.bulk.tensor, 128-byte swizzle, mbarriers) rather than cp.async"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> fuseEpilogue{
       *this, "fuse-epilogue",
       llvm::cl::desc("Apply the elementwise consumer of each projection (rounding, residual, "

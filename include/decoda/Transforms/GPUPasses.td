@@ -190,7 +190,7 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
   ];
 }
 
-def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp"> {
+def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "ModuleOp"> {
   let summary = "Projection contractions in bf16/f16 with f32 accumulation, or i8 with i32 "
                 "accumulation, become tensor-core kernels (cp.async into shared memory, "
                 "ldmatrix, mma.sync m16n8k16 / m16n8k32.s8)";
@@ -234,6 +234,21 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
     accumulators, the fused `decoda.qlinear_epilogue` as above); other INT8 ones keep
     mma.sync.
 
+    With `wgmma-tma` as well (set by `decoda-lower-to-cuda` for sm_90a unless `gpu-tma=false`)
+    the stages are filled by the Tensor Memory Accelerator instead: the host code asks the
+    support code for a tensor map of A and of B (`llvm.call @decoda_cuda_tensor_map`: the
+    device address of a CUtensorMap, encoded once per thread and matrix, docs/ABI.md); the
+    kernel keeps `tma-stages` stages of 128-byte rows (64 bf16/f16 or 128 i8 of k; `tile-k`
+    is not used) in the 128-byte swizzle, in dynamic shared memory aligned to 1024 bytes at run
+    time, with one mbarrier per stage. Thread 0 issues `cp.async.bulk.tensor.2d` for A's
+    `tile-m` rows and B's `tile-n` rows after `mbarrier.arrive.expect_tx` of their bytes,
+    `tma-stages - 1` tiles ahead; every thread waits with `mbarrier.try_wait.parity` for the
+    stage's phase, the warpgroups issue the wgmma through 128B-swizzle descriptors (SBO 1024,
+    32 bytes per k slice), and after `wgmma.wait_group 1` and a barrier the stage of the
+    previous tile is refilled. Rows past M or N and k past K are zero-filled by the TMA, so
+    any K whose rows are 16-byte aligned (K * element bytes a multiple of 16) takes it, INT8
+    included; other contractions take the cp.async kernel.
+
     The fragment coordinates are those of the PTX ISA for mma.m16n8k16 with .bf16/.f16 (one
     layout for both); those of mma.m16n8k32 with .s8 are the same bytes. With
     `fuse-epilogue`, a contraction that starts from a zero fill and whose f32/i32 result is a
@@ -245,7 +260,8 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
     and the generic stays a SIMT kernel (a refusal is a remark under `report`). Not rewritten (left to the
     SIMT loops, with a remark when `report` is set): f32 operands (no TF32: it would change
     the numerics), INT8 contractions with an activation zero point, `K` not a multiple of
-    the stage (`tile-k`; 32 for i8 with the defaults), `N` not a multiple of 8, dynamic
+    the stage (`tile-k`; 32 for i8 with the defaults; with `wgmma-tma`: rows not 16-byte
+    aligned), `N` not a multiple of 8, dynamic
     `N`/`K`, non-identity layouts, other maps or bodies.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::nvgpu::NVGPUDialect",
@@ -265,6 +281,12 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
     Option<"wgmmaStages", "wgmma-stages", "int64_t", /*default=*/"3",
            "Shared-memory stages of the wgmma kernel (copies run stages - 2 tiles ahead, "
            "one wgmma group stays in flight)">,
+    Option<"wgmmaTma", "wgmma-tma", "bool", /*default=*/"false",
+           "With wgmma: fill the stages by TMA (cp.async.bulk.tensor, tensor maps from the "
+           "host, 128-byte swizzle, mbarriers) instead of cp.async. Set by "
+           "decoda-lower-to-cuda for gpu-arch=sm_90a unless gpu-tma=false">,
+    Option<"tmaStages", "tma-stages", "int64_t", /*default=*/"4",
+           "Shared-memory stages of the TMA wgmma kernel (loads run stages - 1 tiles ahead)">,
     Option<"fuseEpilogue", "fuse-epilogue", "bool", /*default=*/"true",
            "Apply the elementwise consumer of C (bf16/f16 rounding, residual adds, GLU "
            "products, the INT8 dequantisation) in the kernel's stores instead of a following "
@@ -275,6 +297,7 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "func::FuncOp
   let statistics = [
     Statistic<"numRewritten", "num-rewritten", "contractions turned into tensor-core kernels">,
     Statistic<"numWgmma", "num-wgmma", "of them, wgmma (sm_90a) kernels">,
+    Statistic<"numTma", "num-tma", "of them, with TMA loads">,
     Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">,
     Statistic<"numEpiloguesFused", "num-epilogues-fused",
               "elementwise consumers of C computed in the kernels' stores">

@@ -62,10 +62,13 @@ struct decoda_cuda_api {
   int (*mem_free_async)(void *ptr, void *stream);
   int (*is_device_pointer)(const void *ptr);
   int (*mem_trim)(void);
+  int (*tensor_map_encode)(void *map, const void *base, uint64_t inner, uint64_t rows,
+                           uint64_t row_stride_bytes, int32_t element_bytes, int32_t box_inner,
+                           int32_t box_rows, int32_t swizzle_bytes);
 };
 
 EXPORT const char decoda_target[] = "cuda";
-EXPORT const int32_t decoda_cuda_api_version = 2;
+EXPORT const int32_t decoda_cuda_api_version = 3;
 /* Set by the runtime after dlopen, before any entry point runs. */
 EXPORT const struct decoda_cuda_api *decoda_cuda = 0;
 
@@ -139,11 +142,21 @@ void *mgpuModuleGetFunction(void *handle, const char *name) {
    what such copies bring back, docs/GPU.md "Streams"), so kernels, allocations and frees are
    queued without the host waiting; a kernel's error surfaces at that wait, the copy of the
    results. The handle the host code holds is the thread's struct decoda_stream. */
+#define DECODA_TENSOR_MAPS 64
+struct decoda_tensor_map {
+  int64_t key[8]; /* decoda_cuda_tensor_map's arguments */
+  unsigned char bytes[128]; /* the encoded CUtensorMap, the source of its upload */
+};
 struct decoda_stream {
   pthread_t thread;
   void *stream;
   int host_copy_pending;
   int work_pending; /* launches or copies queued since the last synchronisation */
+  /* TMA tensor maps (decoda_cuda_tensor_map): the last DECODA_TENSOR_MAPS encoded on this
+     thread, their device copies in one buffer (slot i at 128 i), replaced round robin. */
+  struct decoda_tensor_map *maps;
+  void *device_maps;
+  int num_maps, next_map;
   struct decoda_stream *next;
 };
 static pthread_mutex_t decoda_streams_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -275,6 +288,50 @@ void decoda_cuda_finish(void) {
              "stream synchronization (a kernel failed)");
 }
 
+/* TMA tensor maps (docs/ABI.md, "GPU models"): the device address of the 2-D tensor map of
+   the row-major matrix at device address `base` ([rows][inner], element_bytes each, rows
+   row_stride_bytes apart) in boxes of box_rows x box_inner with a swizzle_bytes swizzle, the
+   argument of a TMA kernel. A thread keeps the maps it encoded (weights: the same every call;
+   activations: the pool hands back the same buffers) and uploads a map only when it is new.
+   A slot reused while an earlier kernel may still read it is rewritten in stream order, after
+   that kernel. An empty matrix has no map (its kernel's grid is empty). */
+int64_t decoda_cuda_tensor_map(int64_t base, int64_t inner, int64_t rows,
+                               int64_t row_stride_bytes, int64_t element_bytes,
+                               int64_t box_inner, int64_t box_rows, int64_t swizzle_bytes) {
+  const struct decoda_cuda_api *api = cuda("decoda_cuda_tensor_map");
+  if (rows <= 0 || inner <= 0)
+    return 0;
+  struct decoda_stream *s = thread_stream(1);
+  int64_t key[8] = {base,          inner,     rows,     row_stride_bytes,
+                    element_bytes, box_inner, box_rows, swizzle_bytes};
+  for (int i = 0; i < s->num_maps; ++i)
+    if (memcmp(s->maps[i].key, key, sizeof key) == 0)
+      return (int64_t)(uintptr_t)s->device_maps + 128 * i;
+  if (!s->maps) {
+    s->maps = calloc(DECODA_TENSOR_MAPS, sizeof *s->maps);
+    if (!s->maps)
+      decoda_check_failed("CUDA: out of host memory for the tensor maps");
+    /* Not from the pool: kept until the model is released. 128-byte slots of a 256-byte
+       aligned buffer (a map must be 64-byte aligned). */
+    cuda_check(api->mem_alloc(&s->device_maps, 128 * DECODA_TENSOR_MAPS),
+               "allocating the tensor maps");
+  }
+  int slot = s->num_maps < DECODA_TENSOR_MAPS ? s->num_maps++ : s->next_map;
+  s->next_map = (slot + 1) % DECODA_TENSOR_MAPS;
+  struct decoda_tensor_map *m = &s->maps[slot];
+  memset(m->key, 0xff, sizeof m->key); /* no match while the slot is being rewritten */
+  cuda_check(api->tensor_map_encode(m->bytes, (const void *)(uintptr_t)base, (uint64_t)inner,
+                                    (uint64_t)rows, (uint64_t)row_stride_bytes,
+                                    (int32_t)element_bytes, (int32_t)box_inner,
+                                    (int32_t)box_rows, (int32_t)swizzle_bytes),
+             "encoding a TMA tensor map");
+  void *dev = (char *)s->device_maps + 128 * slot;
+  cuda_check(api->memcpy(dev, m->bytes, 128, s->stream), "uploading a TMA tensor map");
+  s->work_pending = 1;
+  memcpy(m->key, key, sizeof key);
+  return (int64_t)(uintptr_t)dev;
+}
+
 /* Constants (weights): one device copy per model, made on the first call that reads it and
    freed by decoda_cuda_release, which the runtime calls before it unloads the model
    (docs/ABI.md, "GPU models"). Slots are numbered from 0 by decoda-gpu-device-buffers. */
@@ -330,7 +387,10 @@ EXPORT void decoda_cuda_release(void) {
     if (decoda_cuda) { /* errors ignored: the model goes away */
       decoda_cuda->stream_synchronize(s->stream); /* before the kernel images are unloaded */
       decoda_cuda->stream_destroy(s->stream);
+      if (s->device_maps)
+        decoda_cuda->mem_free(s->device_maps);
     }
+    free(s->maps);
     free(s);
   }
   pthread_mutex_unlock(&decoda_streams_lock);

@@ -15,6 +15,11 @@
  *   theirs. The default memory pool (stream-ordered cuMemAllocAsync/cuMemFreeAsync) is there
  *   unless FAKE_CUDA_NO_POOL=1, in which case cuDeviceGetDefaultMemPool fails as on a device
  *   without memory pools. cuPointerGetAttribute knows the fake device allocations.
+ * - A launch with over 48 KiB of dynamic shared memory fails (CUDA error 1) unless
+ *   cuFuncSetAttribute allowed that much for the function, as on a GPU. cuTensorMapEncodeTiled
+ *   checks its arguments as the driver documents them (16-byte aligned device address and row
+ *   stride, box extents 1..256, the inner box within the swizzle span) and logs each map;
+ *   built with -DFAKE_CUDA_NO_TMA it lacks that entry point (a pre-CUDA-12 driver).
  *
  * Build: cc -shared -fPIC fake_cuda.c -o fake_cuda.so */
 #include <stdint.h>
@@ -100,11 +105,61 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
   *function = (void *)name;
   return 0;
 }
+/* Functions allowed over 48 KiB of dynamic shared memory (cuFuncSetAttribute). */
+#define MAX_FUNCTIONS 256
+static struct { void *f; int bytes; } allowed[MAX_FUNCTIONS];
+CUresult cuFuncSetAttribute(void *f, int attribute, int value) {
+  note("func attribute %llu", (unsigned long long)attribute);
+  if (attribute != 8 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */)
+    return 0;
+  if (value > 232448)
+    return 1; /* CUDA_ERROR_INVALID_VALUE: over sm_90's 227 KiB */
+  for (int i = 0; i < MAX_FUNCTIONS; ++i)
+    if (!allowed[i].f || allowed[i].f == f) {
+      allowed[i].f = f;
+      allowed[i].bytes = value;
+      return 0;
+    }
+  return 1;
+}
+static int shared_allowed(void *f, unsigned shared) {
+  if (shared <= 48 * 1024)
+    return 1;
+  for (int i = 0; i < MAX_FUNCTIONS && allowed[i].f; ++i)
+    if (allowed[i].f == f)
+      return shared <= (unsigned)allowed[i].bytes;
+  return 0;
+}
+#ifndef FAKE_CUDA_NO_TMA
+CUresult cuTensorMapEncodeTiled(void *map, int type, unsigned rank, void *base,
+                                const uint64_t *dims, const uint64_t *strides,
+                                const unsigned *box, const unsigned *elementStrides,
+                                int interleave, int swizzle, int l2, int oob) {
+  static const int bytesOf[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2};
+  (void)l2;
+  if (type < 0 || type > 9 || rank != 2 || !is_device((uintptr_t)base) ||
+      (uintptr_t)base % 16 || strides[0] % 16 || dims[0] == 0 || dims[1] == 0 ||
+      strides[0] < dims[0] * bytesOf[type] || box[0] == 0 || box[0] > 256 || box[1] == 0 ||
+      box[1] > 256 || (box[0] * bytesOf[type]) % 16 || elementStrides[0] != 1 ||
+      elementStrides[1] != 1 || interleave != 0 || swizzle < 0 || swizzle > 3 || oob != 0 ||
+      (swizzle && box[0] * bytesOf[type] > (16u << swizzle)))
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+  memset(map, 0, 128);
+  memcpy(map, &base, sizeof base);
+  note("tensor map rows %llu", dims[1]);
+  note("tensor map box rows %llu", box[1]);
+  return 0;
+}
+#endif
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned shared, void *stream, void **params, void **extra) {
-  (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz;
+  (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz;
   (void)params, (void)extra;
   const char *fail = getenv("FAKE_CUDA_FAIL_LAUNCH");
+  if (!shared_allowed(f, shared)) {
+    note("launch refused: shared=%llu not allowed", shared);
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+  }
   ++launches;
   note("launch shared=%llu", shared);
   note("launch stream %llu", stream_id(stream));
