@@ -51,13 +51,13 @@
 // RUN: %PYTHON -c "import re, sys; t = open('%t/k.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); [open('%t/' + n + '.ptx', 'w').write(b) for n, b in zip(p[1::2], p[2::2])]; [print(n, 'ld.global.v4', b.count('ld.global.v4'), 'ld.global.v2', b.count('ld.global.v2'), 'shfl.bfly', b.count('shfl.sync.bfly'), 'fma', b.count('fma.rn.f32'), 'mma', b.count('mma.sync'), 'wgmma', b.count('wgmma.mma_async'), 'dp4a', b.count('dp4a.s32.s32')) for n, b in zip(p[1::2], p[2::2]) if n.endswith('_kernel') or n == 'k_proj_prefill_kernel_0']" | FileCheck %s --check-prefix=COUNT
 // M = 1 (split): per lane one step of 2 weight + 2 x vectors (8 bf16 each), 16 FMAs; M = 8: per
 // unrolled step 4 weight + 32 x vectors, 8 x 5 shuffles; f32 M = 4: 4 weight + 16 x vectors of
-// 4 f32; the prefill entry: the M = 1 GEMV and the wgmma kernel; INT8 M = 1 (split over 4
+// 4 f32; the prefill entry: the M = 1 GEMV and the TMA wgmma kernel (4 k16 wgmma per 64-wide k tile); INT8 M = 1 (split over 4
 // warps, one 512-byte stride each): 1 weight + 1 x vector of 16 i8, 4 dp4a, no float FMA.
 // COUNT: k_proj_decode_kernel ld.global.v4 4 ld.global.v2 0 shfl.bfly 5 fma 16 mma 0 wgmma 0 dp4a 0
 // COUNT: down_m8_kernel ld.global.v4 36 ld.global.v2 0 shfl.bfly 40 fma 256 mma 0 wgmma 0 dp4a 0
 // COUNT: f32_m4_kernel ld.global.v4 20 ld.global.v2 0 shfl.bfly 20 fma 64 mma 0 wgmma 0 dp4a 0
 // COUNT: k_proj_prefill_kernel ld.global.v4 4 ld.global.v2 0 shfl.bfly 5 fma 16 mma 0 wgmma 0 dp4a 0
-// COUNT: k_proj_prefill_kernel_0 ld.global.v4 0 ld.global.v2 0 shfl.bfly 0 fma 0 mma 0 wgmma 2 dp4a 0
+// COUNT: k_proj_prefill_kernel_0 ld.global.v4 0 ld.global.v2 0 shfl.bfly 0 fma 0 mma 0 wgmma 4 dp4a 0
 // COUNT: q8_decode_kernel ld.global.v4 2 ld.global.v2 0 shfl.bfly 5 fma 0 mma 0 wgmma 0 dp4a 4
 // RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/k_proj_decode_kernel.ptx -o %t/m1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/down_m8_kernel.ptx -o %t/m8.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}

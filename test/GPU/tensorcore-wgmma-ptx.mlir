@@ -1,5 +1,6 @@
 // The PTX of a bf16 projection (a Llama K projection, 2048 -> 512) through decoda-lower-to-cuda
-// for sm_90a: the contraction is the wgmma kernel (two warpgroups; three cp.async stages of
+// for sm_90a. By default the wgmma kernel is fed by TMA (TMA section below); with --gpu-tma=false
+// by cp.async: two warpgroups; three cp.async stages of
 // 128 x 32 bf16 for A and B in the no-swizzle core-matrix layout; per k tile: cp.async.wait_group,
 // fence.proxy.async, one bar.sync, the refill of the next stage, then wgmma.fence, two
 // wgmma.mma_async m64n128k16 on shared-memory descriptors, wgmma.commit_group and
@@ -8,7 +9,7 @@
 // shared memory, and no serialization of the wgmma (its accumulators stay in place across the
 // loop).
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/k.ptx
+// RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --gpu-tma=false --emit=ptx -o %t/k.ptx
 // RUN: FileCheck %s < %t/k.ptx
 // T is dynamic: first the GEMV kernel decoda-gpu-gemv dispatches to when T = 1 (gemv-ptx.mlir).
 // CHECK: // gpu.binary @k_proj_kernel
@@ -52,10 +53,10 @@
 // MMA: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // MMA-NOT: wgmma
 // INT8 (the decoda.qlinear of tensorcore-int8-ptx.mlir: K = 2048, per-token and per-channel
-// scales, bf16 output) on sm_90a: wgmma.mma_async m64n128k32 .s32.s8.s8 (wrapping, no
+// scales, bf16 output) on sm_90a, cp.async: wgmma.mma_async m64n128k32 .s32.s8.s8 (wrapping, no
 // .satfinite) on the same 64-byte stage rows, the dequantising epilogue in the stores (a pair
 // of bf16 per 4-byte store).
-// RUN: decoda-compile %S/tensorcore-int8-ptx.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/i8.ptx
+// RUN: decoda-compile %S/tensorcore-int8-ptx.mlir --target=cuda --gpu-arch=sm_90a --gpu-tma=false --emit=ptx -o %t/i8.ptx
 // RUN: FileCheck %s --check-prefix=INT8 < %t/i8.ptx
 // T is dynamic: first the dp4a GEMV kernel for T = 1 (its epilogue fused too: one bf16 store).
 // INT8: // gpu.binary @k_proj_kernel
@@ -77,6 +78,55 @@
 // PTXAS8: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS8: Used {{([0-9]|[0-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])}} registers, used 1 barriers, 49152 bytes smem
 // PTXAS8-NOT: serialized
+// TMA (the default for sm_90a): the same projection's wgmma kernel has no static shared arrays
+// but the dynamic bytes (LLVM declares gpu.dynamic_shared_memory's zero-size global as a demoted
+// .shared byte; the launch's dynamic bytes follow it); thread 0 inits four mbarriers, fences the
+// init, and after the barrier loads three stages (expect_tx, then A's and B's box by
+// cp.async.bulk.tensor.2d with mbarrier::complete_tx); per k tile: one try_wait.parity loop,
+// wgmma.fence, four k16 wgmma (64 bf16 per 128-byte swizzled row) on descriptors with the
+// 128B-swizzle bits (or 4611686293305360384 = 1 << 62 | 64 << 32 | 1 << 16), commit, wait 1,
+// bar.sync, thread 0's refill (one expect_tx, two loads); the same fused bf16 stores.
+// RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/tma.ptx
+// RUN: FileCheck %s --check-prefix=TMA < %t/tma.ptx
+// TMA: // gpu.binary @k_proj_kernel_0
+// TMA: .visible .entry k_proj_kernel(
+// TMA: .maxntid 256, 1, 1
+// TMA-NOT: __wg_k_proj_kernel
+// TMA: .shared .align 16 .b8 __dynamic_shmem__0;
+// TMA-COUNT-4: mbarrier.init.shared.b64
+// TMA: fence.mbarrier_init.release.cluster;
+// TMA: bar.sync 0;
+// TMA: mbarrier.arrive.expect_tx.shared.b64 %rd{{[0-9]+}}, [[[BAR:%rd[0-9]+]]], [[TX:%r[0-9]+]];
+// TMA: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [[[MAPA:%rd[0-9]+]], {[[K0:%r[0-9]+]], %r{{[0-9]+}}}], [[[BAR]]];
+// TMA: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [[[MAPB:%rd[0-9]+]], {[[K0]], %r{{[0-9]+}}}], [[[BAR]]];
+// TMA: mbarrier.try_wait.parity.shared.b64 P1, [%r{{[0-9]+}}], %r{{[0-9]+}}, %r{{[0-9]+}};
+// TMA: wgmma.fence.sync.aligned;
+// TMA: or.b64 %rd{{[0-9]+}}, %rd{{[0-9]+}}, 4611686293305360384;
+// TMA-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// TMA: wgmma.commit_group.sync.aligned;
+// TMA: wgmma.wait_group.sync.aligned 1;
+// TMA: bar.sync 0;
+// TMA: mbarrier.arrive.expect_tx.shared.b64
+// TMA: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [[[MAPA]], {
+// TMA: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [[[MAPB]], {
+// TMA: wgmma.wait_group.sync.aligned 0;
+// TMA: cvt.rn.bf16x2.f32
+// TMA: st.global.b32
+// RUN: %PYTHON -c "import re; t = open('%t/tma.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*?)(?=// gpu.binary|\Z)', t, re.S).group(1); open('%t/tmak.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async', 'wgmma.fence', 'wgmma.commit_group', 'wgmma.wait_group', 'cp.async.bulk.tensor.2d', 'mbarrier.init', 'mbarrier.arrive.expect_tx', 'mbarrier.try_wait.parity', 'cp.async.cg', 'bar.sync', 'mma.sync', 'ldmatrix', 'st.global.b32')])" | FileCheck %s --check-prefix=TMACOUNT
+// Prologue: 4 inits, 3 x (expect_tx + 2 loads); loop body (the only copy): 4 wgmma, 1 fence,
+// 1 commit, 1 wait, 1 try_wait, 1 barrier, 1 expect_tx + 2 loads; the final wait; 32 stores of
+// a bf16 pair (64 accumulators a thread).
+// TMACOUNT: wgmma.mma_async 4 wgmma.fence 1 wgmma.commit_group 1 wgmma.wait_group 2 cp.async.bulk.tensor.2d 8 mbarrier.init 4 mbarrier.arrive.expect_tx 4 mbarrier.try_wait.parity 1 cp.async.cg 0 bar.sync 2 mma.sync 0 ldmatrix 0 st.global.b32 32
+// RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/tmak.ptx -o %t/tmak.cubin 2>&1 | FileCheck %s --check-prefix=PTXASTMA %}
+// PTXASTMA-NOT: serialized
+// PTXASTMA: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXASTMA: Used {{([0-9]|[0-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])}} registers, used 1 barriers
+// PTXASTMA-NOT: serialized
+// INT8 with TMA loads (K = 2048 of i8 is 16 tiles of 128; four k32 .s8 wgmma per tile, the same loads).
+// RUN: decoda-compile %S/tensorcore-int8-ptx.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/i8tma.ptx
+// RUN: %PYTHON -c "import re; t = open('%t/i8tma.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*)', t, re.S).group(1); open('%t/i8tmak.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8', 'wgmma.wait_group', 'cp.async.bulk.tensor.2d', 'mbarrier.try_wait.parity', 'cp.async.cg.shared.global', 'bar.sync', 'mma.sync', 'satfinite', 'st.global.b16', 'st.global.b32')])" | FileCheck %s --check-prefix=COUNT8TMA
+// COUNT8TMA: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 4 wgmma.wait_group 2 cp.async.bulk.tensor.2d 8 mbarrier.try_wait.parity 1 cp.async.cg.shared.global 0 bar.sync 2 mma.sync 0 satfinite 0 st.global.b16 0 st.global.b32 32
+// RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/i8tmak.ptx -o %t/i8tmak.cubin 2>&1 | FileCheck %s --check-prefix=PTXASTMA %}
 func.func @k_proj(%x: tensor<1x?x2048xbf16>, %w: tensor<512x2048xbf16>) -> tensor<1x?x512xbf16> {
   %y = decoda.linear %x, %w : tensor<1x?x2048xbf16>, tensor<512x2048xbf16>
   return %y : tensor<1x?x512xbf16>
