@@ -319,6 +319,7 @@ struct GPUTensorCoreMatmulPass
     decoda::gpu_contraction::WgmmaConfig wgCfg{tileM, tileN, tileK, wgmmaStages};
     wgCfg.tma = wgmma && wgmmaTma;
     wgCfg.tmaStages = tmaStages;
+    wgCfg.warpSpecialize = tmaWarpSpecialize;
     // The cp.async wgmma kernel, for what the TMA kernel does not take (rows not 16-byte
     // aligned), when its own tiling is valid (else those go to mma.sync).
     decoda::gpu_contraction::WgmmaConfig cpAsyncCfg = wgCfg;

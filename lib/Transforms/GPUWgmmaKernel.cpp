@@ -159,8 +159,8 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
     Value gridY = e.div(e.add(rowsM, e.idx(cfg.tileM - 1)), cfg.tileM);
     Value dynamicBytes =
         arith::ConstantIntOp::create(b, loc, b.getI32Type(), cfg.tmaSharedBytes());
-    launch = gpu::LaunchOp::create(b, loc, gridX, gridY, one, e.idx(cfg.threads()), one, one,
-                                   dynamicBytes);
+    launch = gpu::LaunchOp::create(b, loc, gridX, gridY, one, e.idx(cfg.launchThreads()), one,
+                                   one, dynamicBytes);
     b.setInsertionPointToStart(&launch.getBody().front());
     tid = launch.getThreadIds().x;
     m0 = e.mul(launch.getBlockIds().y, cfg.tileM);
@@ -173,6 +173,7 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
     aTiles = tiled.aTiles, bTiles = tiled.bTiles, tid = tiled.tid, m0 = tiled.m0,
     n0 = tiled.n0;
   }
+  const bool ws = cfg.producerWarpgroup();
   Value wg = e.div(tid, 128);
   auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
 
@@ -201,8 +202,9 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
   };
 
   // Shared-window addresses of the stage arrays (TMA: stage s's A tile at aBase + s *
-  // stageBytes, its B tile after it; the mbarriers after the stages), and the descriptor bits
-  // that do not depend on the address (LBO, SBO, swizzle; base offset 0).
+  // stageBytes, its B tile after it; the mbarriers after the stages: "full" ones, then with a
+  // producer warpgroup "empty" ones), and the descriptor bits that do not depend on the
+  // address (LBO, SBO, swizzle; base offset 0).
   auto i64c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v).getResult(); };
   auto addressOf = [&](Value tiles) {
     Value p = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, tiles);
@@ -234,11 +236,119 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
         b, loc, arith::ShRUIOp::create(b, loc, addr, i64c(4)), i64c(0x3FFF));
     return arith::OrIOp::create(b, loc, start, descHigh).getResult();
   };
-  // A's rows of this warpgroup.
+
+  // TMA: pointers into shared memory, the maps, and one stage's load (by one thread): the
+  // stage's full mbarrier expects the two boxes' bytes (counted whole, zero-filled parts too)
+  // and completes when both have landed.
+  auto sharedPtrType = LLVM::LLVMPointerType::get(ctx, 3);
+  auto clusterPtrType = LLVM::LLVMPointerType::get(ctx, 7);
+  auto sharedPtr = [&](Value addr) {
+    return LLVM::IntToPtrOp::create(b, loc, sharedPtrType, addr).getResult();
+  };
+  // Barrier `i` (full: the stage; empty: stages + the stage).
+  auto barrierOf = [&](Value i) {
+    return sharedPtr(
+        arith::AddIOp::create(b, loc, barriers, arith::MulIOp::create(b, loc, i, i64c(8))));
+  };
+  auto i32 = b.getI32Type();
+  auto toI32 = [&](Value v) { return arith::IndexCastUIOp::create(b, loc, i32, v).getResult(); };
+  auto toI64 = [&](Value v) { return arith::IndexCastUIOp::create(b, loc, i64, v).getResult(); };
+  auto fullOf = [&](Value stage) { return barrierOf(toI64(stage)); };
+  auto emptyOf = [&](Value stage) { return barrierOf(toI64(e.add(stage, e.idx(stages)))); };
+  auto wait = [&](Value bar, Value parity) {
+    NVVM::MBarrierTryWaitParityOp::create(
+        b, loc, bar, toI32(parity),
+        arith::ConstantIntOp::create(b, loc, i32, 0x989680)); // suspend hint: 10 ms
+  };
+  auto loadStage = [&](Value stage, Value tile) {
+    Value s64 = toI64(stage);
+    Value bar = fullOf(stage);
+    NVVM::MBarrierArriveExpectTxOp::create(
+        b, loc, Type(), bar,
+        arith::ConstantIntOp::create(b, loc, i32, stageBytes).getResult(),
+        NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA), b.getBoolAttr(false),
+        Value());
+    Value k0 = toI32(e.mul(tile, stageK));
+    auto load = [&](Value base, Value stride, Value map, Value row0) {
+      Value dst = arith::AddIOp::create(b, loc, base, arith::MulIOp::create(b, loc, s64, stride));
+      Value cluster = LLVM::AddrSpaceCastOp::create(b, loc, clusterPtrType, sharedPtr(dst));
+      Value desc = LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx), map);
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          b, loc, cluster, desc, ValueRange{k0, toI32(row0)}, bar, ValueRange{}, Value(),
+          Value(), NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
+          b.getBoolAttr(false), nullptr, Value());
+    };
+    load(aBase, aStride, mapA, m0);
+    load(bBase, bStride, mapB, n0);
+  };
+  auto ifThen = [&](Value cond, llvm::function_ref<void()> body) {
+    auto op = scf::IfOp::create(b, loc, TypeRange{}, cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g3(b);
+    b.setInsertionPointToStart(&op.getThenRegion().front());
+    body();
+  };
+  auto isZero = [&](Value v) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v, e.idx(0)).getResult();
+  };
+  Value thread0 = isZero(tid);
+
+  // With a producer warpgroup, the rest of the kernel is the consumers' (warpgroups 1..).
+  OpBuilder::InsertPoint afterRoles;
+  Value mmaWg = wg;
+  if (cfg.tma) {
+    // A full mbarrier completes a phase on one arrival (the expect_tx) and the transaction
+    // bytes; an empty one on an arrival by each consumer warp.
+    ifThen(thread0, [&] {
+      Value one32 = arith::ConstantIntOp::create(b, loc, i32, 1);
+      Value warps = arith::ConstantIntOp::create(b, loc, i32, 4 * cfg.warpgroups());
+      for (int64_t s = 0; s < stages; ++s) {
+        NVVM::MBarrierInitOp::create(b, loc, fullOf(e.idx(s)), one32, Value());
+        if (ws)
+          NVVM::MBarrierInitOp::create(b, loc, emptyOf(e.idx(s)), warps, Value());
+      }
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    });
+    gpu::BarrierOp::create(b, loc);
+    if (ws) {
+      auto roles = scf::IfOp::create(b, loc, TypeRange{}, isZero(wg), /*withElseRegion=*/true);
+      {
+        // Producer: thread 0 loads every tile, into a stage once its consumers released it
+        // (tile t waits for the release of tile t - stages: phase t / stages - 1).
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(&roles.getThenRegion().front());
+        ifThen(thread0, [&] {
+          auto tiles = scf::ForOp::create(b, loc, e.idx(0), e.idx(kTiles), one);
+          OpBuilder::InsertionGuard g4(b);
+          b.setInsertionPointToStart(tiles.getBody());
+          Value t = tiles.getInductionVar();
+          Value stage = e.rem(t, stages);
+          ifThen(e.lt(e.idx(stages - 1), t), [&] {
+            wait(emptyOf(stage), e.rem(e.add(e.div(t, stages), e.idx(1)), 2));
+          });
+          loadStage(stage, t);
+        });
+      }
+      afterRoles = b.saveInsertionPoint();
+      b.setInsertionPointToStart(&roles.getElseRegion().front());
+      mmaWg = arith::SubIOp::create(b, loc, wg, e.idx(1));
+    } else {
+      ifThen(thread0, [&] {
+        for (int64_t t = 0; t < std::min(lookahead, kTiles); ++t)
+          loadStage(e.idx(t), e.idx(t));
+      });
+    }
+  } else {
+    // Always `lookahead` groups (empty past the last tile), so the waits below count right.
+    for (int64_t t = 0; t < lookahead; ++t) {
+      if (t < kTiles)
+        copyStage(e.idx(t), e.idx(t * stageK));
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
+  }
+
+  // A's rows of this (MMA) warpgroup.
   Value aWarpgroup = arith::AddIOp::create(
-      b, loc, aBase,
-      arith::MulIOp::create(b, loc, arith::IndexCastUIOp::create(b, loc, i64, wg),
-                            i64c(8 * sbo)));
+      b, loc, aBase, arith::MulIOp::create(b, loc, toI64(mmaWg), i64c(8 * sbo)));
 
   // Accumulators: one struct of TN / 2 f32 or i32 (the D fragment).
   Type f32 = m.integer() ? Type(b.getI32Type()) : Type(b.getF32Type());
@@ -246,7 +356,7 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(regs, f32));
   Value lane = e.rem(tid, 32), warpInGroup = e.rem(e.div(tid, 32), 4);
   Value g = e.div(lane, 4), q2 = e.mul(e.rem(lane, 4), 2);
-  Value rowBase = e.add(e.add(m0, e.mul(wg, 64)), e.add(e.mul(warpInGroup, 16), g));
+  Value rowBase = e.add(e.add(m0, e.mul(mmaWg, 64)), e.add(e.mul(warpInGroup, 16), g));
   auto fragRow = [&](int64_t half) { return e.add(rowBase, e.idx(8 * half)); };
   auto fragCol = [&](int64_t i) { return e.add(e.add(n0, e.idx(8 * i)), q2); };
   auto pairType = VectorType::get({2}, f32);
@@ -271,72 +381,6 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
     }
   }
 
-  // TMA: pointers into shared memory, the maps, and one stage's load (by thread 0): the
-  // stage's mbarrier expects the two boxes' bytes (counted whole, zero-filled parts too) and
-  // completes when both have landed.
-  auto sharedPtrType = LLVM::LLVMPointerType::get(ctx, 3);
-  auto clusterPtrType = LLVM::LLVMPointerType::get(ctx, 7);
-  auto sharedPtr = [&](Value addr) {
-    return LLVM::IntToPtrOp::create(b, loc, sharedPtrType, addr).getResult();
-  };
-  auto barrierOf = [&](Value stage) {
-    return sharedPtr(
-        arith::AddIOp::create(b, loc, barriers, arith::MulIOp::create(b, loc, stage, i64c(8))));
-  };
-  auto i32 = b.getI32Type();
-  auto toI32 = [&](Value v) { return arith::IndexCastUIOp::create(b, loc, i32, v).getResult(); };
-  auto loadStage = [&](Value stage, Value tile) {
-    Value s64 = arith::IndexCastUIOp::create(b, loc, i64, stage);
-    Value bar = barrierOf(s64);
-    NVVM::MBarrierArriveExpectTxOp::create(
-        b, loc, Type(), bar,
-        arith::ConstantIntOp::create(b, loc, i32, stageBytes).getResult(),
-        NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA), b.getBoolAttr(false),
-        Value());
-    Value k0 = toI32(e.mul(tile, stageK));
-    auto load = [&](Value base, Value stride, Value map, Value row0) {
-      Value dst = arith::AddIOp::create(b, loc, base, arith::MulIOp::create(b, loc, s64, stride));
-      Value cluster = LLVM::AddrSpaceCastOp::create(b, loc, clusterPtrType, sharedPtr(dst));
-      Value desc = LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx), map);
-      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          b, loc, cluster, desc, ValueRange{k0, toI32(row0)}, bar, ValueRange{}, Value(),
-          Value(), NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
-          b.getBoolAttr(false), nullptr, Value());
-    };
-    load(aBase, aStride, mapA, m0);
-    load(bBase, bStride, mapB, n0);
-  };
-  auto ifThread0 = [&](Value extra, llvm::function_ref<void()> body) {
-    Value cond = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, e.idx(0));
-    if (extra)
-      cond = arith::AndIOp::create(b, loc, cond, extra);
-    auto op = scf::IfOp::create(b, loc, TypeRange{}, cond, /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard g3(b);
-    b.setInsertionPointToStart(&op.getThenRegion().front());
-    body();
-  };
-
-  if (cfg.tma) {
-    // One arrival (thread 0's expect_tx) and the transaction bytes complete a phase.
-    ifThread0(Value(), [&] {
-      Value count = arith::ConstantIntOp::create(b, loc, i32, 1);
-      for (int64_t s = 0; s < stages; ++s)
-        NVVM::MBarrierInitOp::create(b, loc, barrierOf(i64c(s)), count, Value());
-      NVVM::FenceMbarrierInitOp::create(b, loc);
-    });
-    gpu::BarrierOp::create(b, loc);
-    ifThread0(Value(), [&] {
-      for (int64_t t = 0; t < std::min(lookahead, kTiles); ++t)
-        loadStage(e.idx(t), e.idx(t));
-    });
-  } else {
-    // Always `lookahead` groups (empty past the last tile), so the waits below count right.
-    for (int64_t t = 0; t < lookahead; ++t) {
-      if (t < kTiles)
-        copyStage(e.idx(t), e.idx(t * stageK));
-      NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    }
-  }
   auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(kTiles), one, ValueRange{init});
   {
     OpBuilder::InsertionGuard g2(b);
@@ -344,11 +388,8 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
     Value kt = loop.getInductionVar();
     Value stageIndex = e.rem(kt, stages);
     if (cfg.tma) {
-      // The n-th use of a stage waits for phase n of its mbarrier.
-      Value parity = toI32(e.rem(e.div(kt, stages), 2));
-      NVVM::MBarrierTryWaitParityOp::create(
-          b, loc, barrierOf(arith::IndexCastUIOp::create(b, loc, i64, stageIndex)), parity,
-          arith::ConstantIntOp::create(b, loc, i32, 0x989680)); // suspend hint: 10 ms
+      // The n-th use of a stage waits for phase n of its full mbarrier.
+      wait(fullOf(stageIndex), e.rem(e.div(kt, stages), 2));
     } else {
       // Groups committed after tile kt's: stages - 3 (tile t is group t).
       NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 3);
@@ -356,18 +397,12 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
                                  NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
       gpu::BarrierOp::create(b, loc);
       Value next = e.add(kt, e.idx(lookahead));
-      auto prefetch = scf::IfOp::create(b, loc, TypeRange{}, e.lt(next, e.idx(kTiles)),
-                                        /*withElseRegion=*/false);
-      {
-        OpBuilder::InsertionGuard g3(b);
-        b.setInsertionPointToStart(&prefetch.getThenRegion().front());
-        copyStage(e.rem(next, stages), e.mul(next, stageK));
-      }
+      ifThen(e.lt(next, e.idx(kTiles)), [&] { copyStage(e.rem(next, stages), e.mul(next, stageK)); });
       // Always one group per iteration (empty near the end), so the wait above counts right.
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }
 
-    Value stage = arith::IndexCastUIOp::create(b, loc, i64, stageIndex);
+    Value stage = toI64(stageIndex);
     Value aStageAddr = arith::AddIOp::create(b, loc, aWarpgroup,
                                              arith::MulIOp::create(b, loc, stage, aStride));
     Value bStageAddr =
@@ -394,11 +429,20 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-    if (cfg.tma) {
+    if (ws) {
+      // This warp's wgmma of tile kt - 1 is done: lane 0 releases its stage to the producer.
+      Value release = arith::AndIOp::create(b, loc, isZero(lane), e.lt(e.idx(0), kt));
+      ifThen(release, [&] {
+        NVVM::MBarrierArriveOp::create(
+            b, loc, Type(), emptyOf(e.rem(e.add(kt, e.idx(stages - 1)), stages)), Value(),
+            NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+      });
+    } else if (cfg.tma) {
       // Every warpgroup's wgmma of tile kt - 1 is done: its stage takes tile kt + stages - 1.
       gpu::BarrierOp::create(b, loc);
       Value next = e.add(kt, e.idx(lookahead));
-      ifThread0(e.lt(next, e.idx(kTiles)), [&] { loadStage(e.rem(next, stages), next); });
+      ifThen(arith::AndIOp::create(b, loc, thread0, e.lt(next, e.idx(kTiles))),
+             [&] { loadStage(e.rem(next, stages), next); });
     }
     scf::YieldOp::create(b, loc, acc);
   }
@@ -426,6 +470,8 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
                               llvm::MaybeAlign(8));
     }
   }
+  if (ws)
+    b.restoreInsertionPoint(afterRoles);
   gpu::TerminatorOp::create(b, loc);
 }
 

@@ -26,17 +26,25 @@ struct WgmmaConfig {
   /// stage, loads running stages - 1 tiles ahead, dynamic shared memory.
   bool tma = false;
   int64_t tmaStages = 4;
+  /// With `tma`: a producer warpgroup (its thread 0 issues the loads, waiting on one "empty"
+  /// mbarrier per stage) and tile-m / 64 consumer warpgroups that release each stage after
+  /// their wgmma of it completed, without a block-wide barrier per k tile.
+  bool warpSpecialize = false;
   /// Bytes of a TMA stage row: the 128-byte swizzle's span.
   static constexpr int64_t kTmaRowBytes = 128;
   int64_t warpgroups() const { return tileM / 64; }
   int64_t threads() const { return 128 * warpgroups(); }
+  bool producerWarpgroup() const { return tma && warpSpecialize; }
+  /// Threads of a block: the consumer (MMA) warpgroups and the producer's.
+  int64_t launchThreads() const { return threads() + (producerWarpgroup() ? 128 : 0); }
   int64_t sharedBytes(int64_t elementBytes) const {
     return stages * (tileM + tileN) * tileK * elementBytes;
   }
   /// Dynamic shared memory of the TMA kernel: its stages, 1024 bytes to align them to the
   /// swizzle's 1024-byte pattern at run time, and one 8-byte mbarrier per stage.
   int64_t tmaSharedBytes() const {
-    return tmaStages * (tileM + tileN) * kTmaRowBytes + 1024 + 8 * tmaStages;
+    return tmaStages * (tileM + tileN) * kTmaRowBytes + 1024 +
+           8 * tmaStages * (producerWarpgroup() ? 2 : 1);
   }
 };
 

@@ -18,8 +18,9 @@
 #w = affine_map<(b, m, n, k) -> (n, k)>
 #c = affine_map<(b, m, n, k) -> (b, m, n)>
 
-// The zero fill is folded (the accumulators start as llvm.mlir.zero); 2 blocks along N = 136,
-// 256 threads; stages [3][128 * 32] for A and B; one prologue stage; per k tile: wait for it,
+// The zero fill is folded (the accumulators start as llvm.mlir.zero, after the prologue's
+// copies); 2 blocks along N = 136, 256 threads; stages [3][128 * 32] for A and B; one prologue
+// stage; per k tile: wait for it,
 // fence.proxy.async, barrier, refill the next stage, commit, then wgmma.fence, two k16 wgmma on
 // descriptors (LBO 128, SBO 512: 0x2000080000 = 137439477760), commit, wait for all but one;
 // after the loop wait for all, then stores guarded by M and N.
@@ -34,10 +35,10 @@
 // CHECK-SAME: workgroup(%[[AS:.*]] : memref<3x4096xbf16, #gpu.address_space<workgroup>>, %[[BS:.*]] : memref<3x4096xbf16, #gpu.address_space<workgroup>>)
 // CHECK: memref.extract_aligned_pointer_as_index %[[AS]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[BS]]
-// CHECK: %[[ZERO:.*]] = llvm.mlir.zero : !llvm.struct<({{(f32, )+}}f32)>
 // CHECK-COUNT-2: nvgpu.device_async_copy %[[A]][{{.*}}], %[[AS]][{{.*}}], 8, %{{.*}} {bypassL1} : memref<?x64xbf16> to memref<3x4096xbf16, #gpu.address_space<workgroup>>
 // CHECK-COUNT-2: nvgpu.device_async_copy %[[W]][{{.*}}], %[[BS]][{{.*}}], 8, %{{.*}} {bypassL1}
 // CHECK: nvvm.cp.async.commit.group
+// CHECK: %[[ZERO:.*]] = llvm.mlir.zero : !llvm.struct<({{(f32, )+}}f32)>
 // CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (!llvm.struct<
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}

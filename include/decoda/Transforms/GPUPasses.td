@@ -287,6 +287,10 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "ModuleOp"> {
            "decoda-lower-to-cuda for gpu-arch=sm_90a unless gpu-tma=false">,
     Option<"tmaStages", "tma-stages", "int64_t", /*default=*/"4",
            "Shared-memory stages of the TMA wgmma kernel (loads run stages - 1 tiles ahead)">,
+    Option<"tmaWarpSpecialize", "tma-warp-specialize", "bool", /*default=*/"false",
+           "With wgmma-tma: a producer warpgroup issues the loads (waiting on per-stage empty "
+           "mbarriers) and the MMA warpgroups release each stage after its wgmma, with no "
+           "block-wide barrier per k tile">,
     Option<"fuseEpilogue", "fuse-epilogue", "bool", /*default=*/"true",
            "Apply the elementwise consumer of C (bf16/f16 rounding, residual adds, GLU "
            "products, the INT8 dequantisation) in the kernel's stores instead of a following "
