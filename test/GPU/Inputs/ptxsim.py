@@ -1306,7 +1306,7 @@ class Block:
         row i at dst + i * box row bytes, each 16-byte chunk at its swizzled address, and its
         bytes complete_tx the mbarrier. Here the copy lands at once; its bytes become visible to
         a thread when it observed the phase the complete_tx counted toward."""
-        if parts[3:] != ["2d", "shared::cluster", "global", "tile", "mbarrier::complete_tx::bytes"]:
+        if parts[3:] != ["tensor", "2d", "shared::cluster", "global", "tile", "mbarrier::complete_tx::bytes"]:
             raise SimError(f"{op} not supported by the simulator (2d tile loads to shared::cluster with "
                            "mbarrier::complete_tx::bytes only)")
         if len(ops) != 3:
