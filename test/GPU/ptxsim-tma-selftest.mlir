@@ -49,6 +49,24 @@
 // LESSTX: error: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes: the transaction count of the mbarrier at shared offset 24 went negative (-384: more bytes completed than expected in phase 0)
 // RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/k.ptx wgmma --bug badmap | FileCheck %s --check-prefix=BADMAP
 // BADMAP: error: invalid tensor map: box inner dimension of 256 bytes exceeds the 128-byte swizzle span
+// The host side (gpusim_run.py, Inputs/tma_host.mlir): device buffers, two tensor maps from
+// decoda_cuda_tensor_map on memref.extract_aligned_pointer_as_index addresses, a launch of
+// @wgmma_tma with 17408 bytes of dynamic shared memory; a tensor map whose base is not 16-byte
+// aligned, and one whose base lies past its buffer, are errors.
+// RUN: mkdir -p %t/h && cp %S/Inputs/tma_host.mlir %t/h/0-host.mlir && touch %t/h/1-decoda-lower-runtime-checks.mlir
+// RUN: echo "// gpu.binary @m" > %t/host.ptx && cat %t/k.ptx >> %t/host.ptx
+// RUN: %PYTHON %S/Inputs/ptxsim_tma_check.py host-data %t/in.npz %t/out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/h %t/host.ptx --inputs %t/in.npz --expect %t/out.npz | FileCheck %s --check-prefix=HOST
+// HOST: launch m: grid [1, 1, 1] block [128, 1, 1] shared 0 + 17408 dynamic bytes; bar 1, cp 2, mbarrier {{[0-9]+}}, wgmma 7
+// HOST-NEXT: out0: ok (4096 elements
+// HOST-NEXT: 1 launches; bar 1, cp 2, mbarrier {{[0-9]+}}, wgmma 7
+// HOST-NEXT: 2 tensor maps (decoda_cuda_tensor_map)
+// RUN: %PYTHON %S/Inputs/ptxsim_tma_check.py host-data %t/in8.npz %t/out8.npz 8
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/h %t/host.ptx --inputs %t/in8.npz --expect %t/out.npz | FileCheck %s --check-prefix=HOST8
+// HOST8: error: decoda_cuda_tensor_map: invalid tensor map: global address {{0x[0-9a-f]+}} not 16-byte aligned
+// RUN: %PYTHON %S/Inputs/ptxsim_tma_check.py host-data %t/inf.npz %t/outf.npz 1048576
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/h %t/host.ptx --inputs %t/inf.npz --expect %t/out.npz | FileCheck %s --check-prefix=HOSTFAR
+// HOSTFAR: error: decoda_cuda_tensor_map: base {{0x[0-9a-f]+}} is not inside a device buffer (no buffer)
 
 module {
 llvm.mlir.global external @dyn() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>

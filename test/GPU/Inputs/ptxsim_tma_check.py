@@ -14,6 +14,7 @@ A @ B^T in the accumulator fragment layout. BUG: parity1 (waits for parity 1), m
 destination 128 bytes past a 1024-byte boundary), noswizzle (descriptors with swizzle mode 0),
 refill (a TMA refills A while the wgmma reading it is in flight), badmap (box of 128 bf16 with
 swizzle 128).
+  ptxsim_tma_check.py host-data IN.npz OUT.npz [B_BYTE_OFFSET]: the data of Inputs/tma_host.mlir.
 """
 import argparse
 import os
@@ -125,7 +126,28 @@ def wgmma(ptx, bug):
     return 0
 
 
+def host_data(inp, out, boff):
+    """Inputs and expected output of Inputs/tma_host.mlir (gpusim_run.py): A, B, B's byte offset;
+    out0[t][4 i + 2 h + e] = (A @ B^T)[16 v + 8 h + g][8 i + 2 q + e]."""
+    rng = np.random.default_rng(2)
+    A = bf16(rng.standard_normal((64, 64)))
+    B = bf16(rng.standard_normal((64, 64)))
+    D = (f32(A).astype(np.float64) @ f32(B).astype(np.float64).T).astype(np.float32)
+    regs = np.zeros((128, 32), np.float32)
+    for t in range(128):
+        v, g, q = t // 32, (t % 32) // 4, t % 4
+        for i in range(8):
+            for h in range(2):
+                for e in range(2):
+                    regs[t, 4 * i + 2 * h + e] = D[16 * v + 8 * h + g, 8 * i + 2 * q + e]
+    np.savez(inp, arg0=A, arg1=B, arg2=np.array(boff, np.int64))
+    np.savez(out, out0=regs)
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "host-data":
+        host_data(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 0)
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("ptx")
     ap.add_argument("case", choices=["tile-swz128", "tile-none", "wgmma"])
