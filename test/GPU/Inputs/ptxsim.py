@@ -1702,7 +1702,7 @@ def encode_tensor_map(base, elem_bytes, inner, rows, row_stride_bytes, box_inner
     if base % 16:
         bad(f"global address {base:#x} not 16-byte aligned")
     if not (1 <= inner < (1 << 32) and 1 <= rows < (1 << 32)):
-        bad(f"extents {inner} x {rows} outside 1..2^32-1")
+        bad(f"extents {inner} x {rows} outside 1..2^32-1 (this format's u32 fields)")
     if row_stride_bytes % 16 or row_stride_bytes >= (1 << 40):
         bad(f"row stride {row_stride_bytes} bytes not a multiple of 16 below 2^40")
     if row_stride_bytes < inner * elem_bytes:
