@@ -417,6 +417,7 @@ class Block:
         self.mbars = {}
         self.obs = np.full((self.T, 4), -1, dtype=np.int64)
         self.blocked = np.zeros(self.T, dtype=bool)
+        self.parked = np.zeros(self.T, dtype=bool)  # threads waiting in a bar.sync for the others
         self.blocked_on = {}
         # TMA copies (cp.async.bulk.tensor): per shared byte the copy that last wrote it (-1: none
         # or a generic write since); per copy its barrier's index, the phase its complete_tx
@@ -578,7 +579,7 @@ class Block:
             steps += 1
             if steps > max_steps:
                 raise SimError("too many steps (an endless loop?)")
-            runnable = (~done) & (~self.blocked)
+            runnable = (~done) & (~self.blocked) & (~self.parked)
             if not runnable.any():
                 self._deadlock()
             p = pc[runnable].min()
@@ -599,6 +600,17 @@ class Block:
                 # mbarrier changes; when every live thread is blocked, that is a deadlock.
                 ok = self.mbarrier(op, ops, exec_mask, done)
                 nxt = np.where(exec_mask & ~ok, p, p + 1)
+            elif (base == "bar" or base == "barrier") and self.mbars and \
+                    ((exec_mask | self.parked) != ~done).any():
+                # With mbarriers, threads may wait in try_wait while others go on to a bar.sync:
+                # those wait there (parked) until every live thread has arrived.
+                self.parked |= exec_mask
+                nxt = np.where(exec_mask, p, p + 1)
+            elif (base == "bar" or base == "barrier") and self.parked.any():
+                arrived = self.parked.copy()
+                self.parked[:] = False
+                self.execute(op, ops, exec_mask | arrived, ~done, done)
+                pc = np.where(arrived, pc + 1, pc)
             elif base == "ret" or base == "exit":
                 done |= exec_mask
             else:
@@ -610,12 +622,13 @@ class Block:
 
     def _deadlock(self):
         t = int(np.nonzero(self.blocked)[0][0])
+        parked = int(self.parked.sum())
         off, parity = self.blocked_on[t]
         st = self.mbars[off]
         raise SimError(f"mbarrier.try_wait.parity: deadlock: every live thread waits on an mbarrier (thread {t} "
                        f"on the mbarrier at shared offset {off} for the phase of parity {parity}; its phase "
                        f"{st['phase']} has {st['pending']} arrivals and {st['tx']} transaction bytes pending "
-                       "and nothing else can run)")
+                       "and nothing else can run" + (f"; {parked} threads wait in bar.sync" if parked else "") + ")")
 
     # -- mbarrier (PTX ISA "Parallel Synchronization and Communication Instructions: mbarrier") --
     # An 8-byte object in shared memory: its current phase, the expected arrival count, the
@@ -1201,6 +1214,7 @@ class Block:
                         self.shared[d:d + cp] = data
                         self.w_end[d:d + cp] = self.epoch
                         self.generic_dirty[d:d + cp] = True
+                        self.tma_copy[d:d + cp] = -1
         elif base == "bar" or base == "barrier":
             if (self.blocked & ~done).any():
                 t = int(np.nonzero(self.blocked & ~done)[0][0])
