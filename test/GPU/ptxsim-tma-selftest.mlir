@@ -12,8 +12,8 @@
 // for, by ld.shared and by wgmma), the arrive.expect_tx removed (deadlock), the wrong parity
 // (deadlock), a destination 128 bytes past the 1024-byte boundary with swizzle 128, the
 // descriptors' swizzle mode left at 0 (wrong values), a TMA refilling A while the wgmma reading
-// it is in flight, fewer expected transaction bytes than the copies bring, and a tensor map whose
-// 128-element box exceeds the 128-byte swizzle span.
+// it is in flight, fewer expected transaction bytes than the copies bring, a tensor map whose
+// 128-element box exceeds the 128-byte swizzle span, no mbarrier.init, a misaligned mbarrier.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %mlir_opt --convert-nvvm-to-llvm %s | %mlir_translate --mlir-to-llvmir | %llc -march=nvptx64 -mcpu=sm_90a -mattr=+ptx80 -o %t/k.ptx
 // RUN: %PYTHON %S/Inputs/ptxsim_tma_check.py %t/k.ptx tile-swz128 | FileCheck %s --check-prefix=SWZ
@@ -49,6 +49,12 @@
 // LESSTX: error: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes: the transaction count of the mbarrier at shared offset 24 went negative (-384: more bytes completed than expected in phase 0)
 // RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/k.ptx wgmma --bug badmap | FileCheck %s --check-prefix=BADMAP
 // BADMAP: error: invalid tensor map: box inner dimension of 256 bytes exceeds the 128-byte swizzle span
+// RUN: grep -v 'mbarrier.init' %t/k.ptx > %t/noinit.ptx
+// RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/noinit.ptx tile-swz128 | FileCheck %s --check-prefix=NOINIT
+// NOINIT: error: mbarrier.arrive.expect_tx.shared.b64: use of the uninitialised mbarrier at shared offset 24
+// RUN: sed '0,/mbarrier.init.shared.b64 \t\[dyn+8\]/s//mbarrier.init.shared.b64 \t[dyn+12]/' %t/k.ptx > %t/barmis.ptx
+// RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/barmis.ptx tile-swz128 | FileCheck %s --check-prefix=BARMIS
+// BARMIS: error: mbarrier.init.shared.b64: mbarrier at shared offset 28 is not 8-byte aligned
 // The host side (gpusim_run.py, Inputs/tma_host.mlir): device buffers, two tensor maps from
 // decoda_cuda_tensor_map on memref.extract_aligned_pointer_as_index addresses, a launch of
 // @wgmma_tma with 17408 bytes of dynamic shared memory; a tensor map whose base is not 16-byte
