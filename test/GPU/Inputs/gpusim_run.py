@@ -11,7 +11,10 @@ lower-affine, canonicalize and CSE), printed in MLIR's generic form by decoda-op
 is interpreted here -- arith index/integer ops, scf.for/scf.if (with iter_args and results),
 cf.assert, memref views (subview, expand/collapse_shape, cast, dim), memref.get_global and the
 constants' device copies (llvm.call @decoda_cuda_constant and its descriptor), gpu.alloc/memcpy/
-dealloc/wait and gpu.launch_func -- with every launch on the interpreter. Host buffers (arguments,
+dealloc/wait and gpu.launch_func (with its dynamic shared memory) -- with every launch on the interpreter;
+llvm.call @decoda_cuda_tensor_map(base, inner, rows, row_stride_bytes, elem_bytes, box_inner, box_rows,
+swizzle_bytes) encodes a TMA tensor map (ptxsim.encode_tensor_map) of device memory at byte address base
+into a new 128-byte device buffer and returns its address. Host buffers (arguments,
 globals, memref.alloc) and device buffers live in one address space, but a kernel that touches a
 host buffer, or a buffer already freed, is an error, as is a gpu.memcpy between buffers of
 different sizes. Device buffers start as NaN (bf16: 0x7FC0) so that an element nobody wrote shows.

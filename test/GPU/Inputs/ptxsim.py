@@ -16,6 +16,12 @@ shared access inside the block's shared variables; 16-byte cp.async and ldmatrix
 and bar.sync by every thread of the block; and shared memory is checked for races between
 barriers: a thread reading bytes another thread wrote (or has a cp.async pending on) since the
 last bar.sync, or writing bytes another thread read since then, is an error.
+
+sm_90a: wgmma (no-swizzle and 32/64/128-byte-swizzled descriptors), dynamic shared memory (the
+.extern .shared array, sized by run(dyn_shared=...)), generic shared addresses (a window at
+SHARED_WINDOW), mbarriers with deadlock detection, and TMA 2-D tile loads
+(cp.async.bulk.tensor) through tensor maps of this module's format (encode_tensor_map), whose
+bytes are visible to a thread only after it observed the mbarrier phase that completes the copy.
 """
 import re
 
