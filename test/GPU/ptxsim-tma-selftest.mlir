@@ -44,6 +44,12 @@
 // NOSWZ: wgmma: MISMATCH at
 // RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/k.ptx wgmma --bug refill | FileCheck %s --check-prefix=REFILL
 // REFILL: error: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes: shared memory read by an in-flight wgmma.mma_async was overwritten (or has a copy pending into it) before the wgmma.wait_group that completes it
+// The same refill after a wgmma.wait_group 0 but with no bar.sync: a write-after-read race with
+// the wgmma's reads (the warpgroup's other threads).
+// RUN: awk '/wgmma.wait_group.sync.aligned/{next} {print} /wgmma.commit_group.sync.aligned;/{print "\twgmma.wait_group.sync.aligned \t0;"}' %t/k.ptx > %t/war.ptx
+// RUN: %PYTHON %S/Inputs/ptxsim_tma_check.py %t/war.ptx wgmma | FileCheck %s --check-prefix=WG
+// RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/war.ptx wgmma --bug refill | FileCheck %s --check-prefix=WAR
+// WAR: error: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes: shared race: thread 0 writes bytes at 1024 read by another thread since the last barrier
 // RUN: sed "s/, 16384;/, 16000;/" %t/k.ptx > %t/lesstx.ptx
 // RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/lesstx.ptx wgmma | FileCheck %s --check-prefix=LESSTX
 // LESSTX: error: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes: the transaction count of the mbarrier at shared offset 24 went negative (-384: more bytes completed than expected in phase 0)
