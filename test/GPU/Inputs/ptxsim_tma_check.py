@@ -126,6 +126,49 @@ def wgmma(ptx, bug):
     return 0
 
 
+def frag_to_matrix(regs, n):
+    """The m64nN accumulators per thread (128 x n/2) as the 64 x n matrix D (PTX ISA, wgmma
+    .m64nNk16 D fragments: warp v = t // 32, g = lane // 4, q = lane % 4: register 4 i + 2 h + e
+    holds D[16 v + 8 h + g][8 i + 2 q + e])."""
+    got = np.full((64, n), np.nan, np.float32)
+    for t in range(128):
+        v, g, q = t // 32, (t % 32) // 4, t % 4
+        for i in range(n // 8):
+            for h in range(2):
+                for e in range(2):
+                    got[16 * v + 8 * h + g, 8 * i + 2 * q + e] = regs[t, 4 * i + 2 * h + e]
+    return got
+
+
+def pipe(ptx):
+    """@pipe: a 3-stage TMA/mbarrier/wgmma pipeline over K = 384 (six k-tiles of 64, each stage
+    barrier completing phases 0 and 1), A 60 x 384 and B 56 x 384 (rows past them zero-filled)."""
+    rng = np.random.default_rng(3)
+    mem = ptxsim.Memory()
+    M, N, K = 60, 56, 384
+    A = bf16(rng.standard_normal((M, K)))
+    B = bf16(rng.standard_normal((N, K)))
+    ga, gb = mem.alloc(A), mem.alloc(B)
+    tma = mem.alloc(np.frombuffer(ptxsim.encode_tensor_map(ga, 2, K, M, 2 * K, 64, 64, 128), np.uint8))
+    tmb = mem.alloc(np.frombuffer(ptxsim.encode_tensor_map(gb, 2, K, N, 2 * K, 64, 64, 128), np.uint8))
+    out = mem.alloc(np.full(128 * 32, np.nan, np.float32))
+    k = ptxsim.Kernel(ptx, "pipe")
+    stats = {}
+    ptxsim.run(k, mem, (1, 1, 1), (128, 1, 1), params(k, [tma, tmb, out, K // 64]), stats,
+               dyn_shared=1024 + 3 * 16384)
+    got = frag_to_matrix(mem.view(out, np.float32, (128, 32)), 64)
+    want = np.zeros((64, 64), np.float32)
+    want[:M, :N] = (f32(A).astype(np.float64) @ f32(B).astype(np.float64).T).astype(np.float32)
+    err = np.abs(got - want)
+    if not (err <= 1e-3 + 1e-3 * np.abs(want)).all():
+        j = np.unravel_index(np.argmax(np.where(np.isnan(err), np.inf, err)), err.shape)
+        print(f"pipe: MISMATCH at {tuple(int(x) for x in j)}: got {got[j]} want {want[j]}")
+        return 1
+    print(f"pipe: ok (64 x 64 over K = {K}, max abs error {err.max():.3g}; cp {stats.get('cp', 0)}, "
+          f"wgmma {stats.get('wgmma', 0)}, mbarrier {stats.get('mbarrier', 0)}, tma bytes {stats.get('tma_bytes', 0)})")
+    return 0
+
+
 def host_data(inp, out, boff):
     """Inputs and expected output of Inputs/tma_host.mlir (gpusim_run.py): A, B, B's byte offset;
     out0[t][4 i + 2 h + e] = (A @ B^T)[16 v + 8 h + g][8 i + 2 q + e]."""
@@ -150,13 +193,15 @@ def main():
         return
     ap = argparse.ArgumentParser()
     ap.add_argument("ptx")
-    ap.add_argument("case", choices=["tile-swz128", "tile-none", "wgmma"])
+    ap.add_argument("case", choices=["tile-swz128", "tile-none", "wgmma", "pipe"])
     ap.add_argument("--bug", default="")
     args = ap.parse_args()
     ptx = open(args.ptx).read()
     try:
         if args.case == "wgmma":
             status = wgmma(ptx, args.bug)
+        elif args.case == "pipe":
+            status = pipe(ptx)
         else:
             status = tile(ptx, 128 if args.case == "tile-swz128" else 0, args.bug)
     except ptxsim.SimError as e:
