@@ -380,6 +380,7 @@ class Block:
         # 1024-byte aligned, so a kernel that aligns its buffers at run time must do so.
         self.shared_syms = dict(kernel.shared)
         self.shared_size = kernel.shared_size
+        self.shared_gap = (0, 0)  # the unallocated bytes before the dynamic shared memory
         if kernel.dyn_name is not None:
             al = kernel.dyn_align
             if al < 1024:
@@ -388,6 +389,7 @@ class Block:
                 off = (kernel.shared_size + al - 1) // al * al
             self.shared_syms[kernel.dyn_name] = (off, int(dyn_shared))
             self.shared_size = off + int(dyn_shared)
+            self.shared_gap = (kernel.shared_size, off)
         self.T = ntid[0] * ntid[1] * ntid[2]
         t = np.arange(self.T)
         self.special = {
@@ -480,6 +482,11 @@ class Block:
         a = addrs.astype(np.int64)
         if (a < 0).any() or (a + size > self.shared_size).any():
             raise SimError(f"{what}: shared access outside the block's shared memory")
+        g0, g1 = self.shared_gap
+        if g1 > g0 and ((a < g1) & (a + size > g0)).any():
+            bad = int(a[(a < g1) & (a + size > g0)][0])
+            raise SimError(f"{what}: shared access at {bad}, before the dynamic shared memory (at {g1}) and "
+                           "past the static shared variables")
         return a
 
     def shared_read(self, addrs, size, readers, what):
@@ -1363,7 +1370,7 @@ class Block:
         if d % align:
             raise SimError(f"{op}: destination at shared offset {d} is not {align}-byte aligned"
                            + (" (the 128-byte swizzle pattern would not match what wgmma expects)" if swz == 128 else ""))
-        if d < 0 or d + total > self.shared_size:
+        if d < 0 or d + total > self.shared_size or (d < self.shared_gap[1] and d + total > self.shared_gap[0]):
             raise SimError(f"{op}: destination [{d}, {d + total}) outside the block's shared memory "
                            f"({self.shared_size} bytes)")
         a_bar, st = self._mbar(bar, op)
