@@ -658,7 +658,7 @@ class Block:
             raise SimError(f"{what}: mbarrier address {a:#x} is a generic address, not a shared one")
         if a % 8:
             raise SimError(f"{what}: mbarrier at shared offset {a} is not 8-byte aligned")
-        if a < 0 or a + 8 > self.shared_size:
+        if a < 0 or a + 8 > self.shared_size or self.shared_gap[0] <= a < self.shared_gap[1]:
             raise SimError(f"{what}: mbarrier at shared offset {a} outside the block's shared memory "
                            f"({self.shared_size} bytes)")
         st = self.mbars.get(a)
