@@ -1337,11 +1337,13 @@ class Block:
         row i at dst + i * box row bytes, each 16-byte chunk at its swizzled address, and its
         bytes complete_tx the mbarrier. Here the copy lands at once; its bytes become visible to
         a thread when it observed the phase the complete_tx counted toward."""
-        if parts[3:] != ["tensor", "2d", "shared::cluster", "global", "tile", "mbarrier::complete_tx::bytes"]:
+        mods = [x for x in parts[3:] if x != "L2::cache_hint"]  # a cache hint: its operand ignored
+        if mods not in (["tensor", "2d", d, "global", "tile", "mbarrier::complete_tx::bytes"]
+                        for d in ("shared::cluster", "shared::cta")):
             raise SimError(f"{op} not supported by the simulator (2d tile loads to shared::cluster with "
                            "mbarrier::complete_tx::bytes only)")
-        if len(ops) != 3:
-            raise SimError(f"{op}: expected 3 operands")
+        if len(ops) != 3 + ("L2::cache_hint" in parts):
+            raise SimError(f"{op}: expected {3 + ('L2::cache_hint' in parts)} operands")
         dst = self.address(ops[0])
         inner = ops[1].strip()[1:-1]
         tm_name, _, coords = inner.partition(",")
