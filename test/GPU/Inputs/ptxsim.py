@@ -64,11 +64,15 @@ class Kernel:
             data = bytes(int(x) for x in gm.group(3).split(",")) if gm.group(3) else bytes(size)
             self.globals[gm.group(1)] = data
         self.global_bases = {}
-        # The module's .extern .shared array (dynamic shared memory): sized by the launch.
-        self.dyn_name, self.dyn_align = None, 16
+        # The module's .extern .shared array (dynamic shared memory): sized by the launch. MLIR's
+        # gpu.dynamic_shared_memory is a zero-length array global that LLVM may demote into the
+        # kernel, declared without brackets (`.shared .align 16 .b8 __dynamic_shmem__0;`): the
+        # same dynamic shared memory (self.dyn_names: every name of it).
+        self.dyn_name, self.dyn_align, self.dyn_names = None, 16, []
         em = re.search(r"^\.extern\s+\.shared\s+\.align\s+(\d+)\s+\.b8\s+(\w+)\[\];", ptx, flags=re.M)
         if em:
             self.dyn_align, self.dyn_name = int(em.group(1)), em.group(2)
+            self.dyn_names.append(self.dyn_name)
         self.local_name, self.local_size = None, 0
         start = m.end()
         close = ptx.index(")", start)
@@ -121,6 +125,12 @@ class Kernel:
                 if not lm:
                     raise SimError(f"cannot parse {stmt!r}")
                 self.local_name, self.local_size = lm.group(2), int(lm.group(3))
+                continue
+            dm = re.match(r"^\.shared\s+\.align\s+(\d+)\s+\.b8\s+(\w+)$", stmt)
+            if dm:
+                self.dyn_align = max(self.dyn_align, int(dm.group(1))) if self.dyn_names else int(dm.group(1))
+                self.dyn_name = self.dyn_name or dm.group(2)
+                self.dyn_names.append(dm.group(2))
                 continue
             if stmt.startswith(".shared"):
                 sm = re.match(r"\.shared\s+\.align\s+(\d+)\s+\.b8\s+(\w+)\[(\d+)\]", stmt)
@@ -387,7 +397,8 @@ class Block:
                 off = (kernel.shared_size + 1023) // 1024 * 1024 + al
             else:
                 off = (kernel.shared_size + al - 1) // al * al
-            self.shared_syms[kernel.dyn_name] = (off, int(dyn_shared))
+            for name in kernel.dyn_names:
+                self.shared_syms[name] = (off, int(dyn_shared))
             self.shared_size = off + int(dyn_shared)
             self.shared_gap = (kernel.shared_size, off)
         self.T = ntid[0] * ntid[1] * ntid[2]
