@@ -605,7 +605,7 @@ class Block:
                 raise SimError("too many steps (an endless loop?)")
             runnable = (~done) & (~self.blocked) & (~self.parked)
             if not runnable.any():
-                self._deadlock()
+                self._deadlock(pc)
             p = pc[runnable].min()
             mask = runnable & (pc == p)
             pred, op, ops = k.instrs[p]
@@ -613,9 +613,38 @@ class Block:
             if pred is not None:
                 pv = self.reg(pred[1])
                 exec_mask &= (~pv if pred[0] else pv)
+            base = op.split(".")[0]
+            width = self._collective_width(base)
+            if width:
+                # A collective (bar.sync, warp and warpgroup ops) runs once every live thread of
+                # its group is there: threads that reach it first wait (parked) while the others,
+                # diverged at higher program counters (a branch whose join lies at a lower
+                # address, as LLVM lays out loop latches), catch up.
+                arrived = mask | (self.parked & (pc == p) & ~done)
+                ready = np.zeros(self.T, dtype=bool)
+                live = ~done
+                for g0 in range(0, self.T, width):
+                    sl = slice(g0, g0 + width)
+                    if arrived[sl].any() and (arrived[sl] == live[sl]).all():
+                        ready[sl] = True
+                ready &= arrived
+                self.parked = (self.parked | arrived) & ~ready
+                mask = arrived
+                nxt = np.where(ready, p + 1, p)
+                if not ready.any():
+                    pc = np.where(mask, nxt, pc)
+                    continue
+                exec_mask = ready.copy()
+                if pred is not None:
+                    exec_mask &= (~pv if pred[0] else pv)
+                self.stats[base] = self.stats.get(base, 0) + 1
+                if self.wg_busy and base != "wgmma":
+                    self.wgmma_hazard(op, ops, exec_mask)
+                self.execute(op, ops, exec_mask, ready, done)
+                pc = np.where(mask, nxt, pc)
+                continue
             self.stats[op.split(".")[0]] = self.stats.get(op.split(".")[0], 0) + 1
             nxt = np.full(self.T, p + 1, dtype=np.int64)
-            base = op.split(".")[0]
             if base == "bra":
                 target = k.labels[ops[0]]
                 nxt = np.where(exec_mask, target, p + 1)
@@ -624,17 +653,6 @@ class Block:
                 # mbarrier changes; when every live thread is blocked, that is a deadlock.
                 ok = self.mbarrier(op, ops, exec_mask, done)
                 nxt = np.where(exec_mask & ~ok, p, p + 1)
-            elif (base == "bar" or base == "barrier") and self.mbars and \
-                    ((exec_mask | self.parked) != ~done).any():
-                # With mbarriers, threads may wait in try_wait while others go on to a bar.sync:
-                # those wait there (parked) until every live thread has arrived.
-                self.parked |= exec_mask
-                nxt = np.where(exec_mask, p, p + 1)
-            elif (base == "bar" or base == "barrier") and self.parked.any():
-                arrived = self.parked.copy()
-                self.parked[:] = False
-                self.execute(op, ops, exec_mask | arrived, ~done, done)
-                pc = np.where(arrived, pc + 1, pc)
             elif base == "ret" or base == "exit":
                 done |= exec_mask
             else:
@@ -644,7 +662,24 @@ class Block:
             pc = np.where(mask, nxt, pc)
         return steps
 
-    def _deadlock(self):
+    def _collective_width(self, base):
+        if base in ("bar", "barrier"):
+            return self.T
+        if base == "wgmma":
+            return 128 if self.T % 128 == 0 else self.T
+        if base in ("ldmatrix", "mma", "shfl"):
+            return 32
+        return 0
+
+    def _deadlock(self, pc):
+        if not self.blocked.any():
+            # Only threads waiting at collectives whose groups never complete.
+            t = int(np.nonzero(self.parked)[0][0])
+            op = self.k.instrs[int(pc[t])][1]
+            width = self._collective_width(op.split(".")[0])
+            group = {32: "warp", 128: "warpgroup"}.get(width, "block") if width != self.T else "block"
+            raise SimError(f"{op}: reached by only some threads of a {group} (thread {t} waits there; "
+                           "the others of its group have left or wait elsewhere)")
         t = int(np.nonzero(self.blocked)[0][0])
         parked = int(self.parked.sum())
         off, parity = self.blocked_on[t]
@@ -652,7 +687,7 @@ class Block:
         raise SimError(f"mbarrier.try_wait.parity: deadlock: every live thread waits on an mbarrier (thread {t} "
                        f"on the mbarrier at shared offset {off} for the phase of parity {parity}; its phase "
                        f"{st['phase']} has {st['pending']} arrivals and {st['tx']} transaction bytes pending "
-                       "and nothing else can run" + (f"; {parked} threads wait in bar.sync" if parked else "") + ")")
+                       "and nothing else can run" + (f"; {parked} threads wait at a collective (bar.sync, wgmma, ...)" if parked else "") + ")")
 
     # -- mbarrier (PTX ISA "Parallel Synchronization and Communication Instructions: mbarrier") --
     # An 8-byte object in shared memory: its current phase, the expected arrival count, the
@@ -663,7 +698,7 @@ class Block:
     # whose wait succeeds has observed the phase before the current one (TMA bytes it helped
     # complete become visible to that thread; bar.sync passes what a thread observed on to the
     # block).
-    def _mbar(self, addr, what, init=False):
+    def _mbar(self, addr, what, init=False, t=None):
         a = int(addr)
         if a >= SHARED_WINDOW:
             raise SimError(f"{what}: mbarrier address {a:#x} is a generic address, not a shared one")
@@ -675,6 +710,9 @@ class Block:
         st = self.mbars.get(a)
         if not init and (st is None or not st["init"]):
             raise SimError(f"{what}: use of the uninitialised mbarrier at shared offset {a}")
+        if not init and t is not None and st["init_epoch"] == self.epoch and int(t) != st["init_thread"]:
+            raise SimError(f"{what}: thread {int(t)} uses the mbarrier at shared offset {a} that thread "
+                           f"{st['init_thread']} initialised with no bar.sync in between")
         return a, st
 
     def _mbar_changed(self, a, st, what):
@@ -705,7 +743,7 @@ class Block:
                 raise SimError(f"{op} not supported by the simulator (the .parity form only)")
             pred, addr, par = ops[0], self.address(ops[1]), self.value(ops[2])
             for t in idx:
-                a, st = self._mbar(addr[t], op)
+                a, st = self._mbar(addr[t], op, t=t)
                 want = int(par[t]) & 1
                 if (st["phase"] & 1) != want:
                     ok[t] = True
@@ -731,13 +769,14 @@ class Block:
                 if i >= self.obs.shape[1]:
                     self.obs = np.concatenate([self.obs, np.full_like(self.obs, -1)], axis=1)
                 self.obs[:, i] = -1
-                self.mbars[a] = dict(idx=i, init=True, count=c, pending=c, tx=0, phase=0)
+                self.mbars[a] = dict(idx=i, init=True, count=c, pending=c, tx=0, phase=0, init_thread=int(t),
+                                     init_epoch=self.epoch)
             self.blocked[:] = False
             return ok
         if sub == "inval":
             addr = self.address(ops[0])
             for t in idx:
-                a, st = self._mbar(addr[t], op)
+                a, st = self._mbar(addr[t], op, t=t)
                 st["init"] = False
             return ok
         if sub in ("arrive", "expect_tx"):
@@ -748,7 +787,7 @@ class Block:
             arg = self.value(rest[1]) if len(rest) > 1 else None
             state = np.zeros(self.T, dtype=np.uint64)
             for t in idx:
-                a, st = self._mbar(addr[t], op)
+                a, st = self._mbar(addr[t], op, t=t)
                 state[t] = st["phase"]
                 if expect:
                     st["tx"] += int(arg[t]) & _u(32)
@@ -1386,7 +1425,7 @@ class Block:
         if d < 0 or d + total > self.shared_size or (d < self.shared_gap[1] and d + total > self.shared_gap[0]):
             raise SimError(f"{op}: destination [{d}, {d + total}) outside the block's shared memory "
                            f"({self.shared_size} bytes)")
-        a_bar, st = self._mbar(bar, op)
+        a_bar, st = self._mbar(bar, op, t=t)
         box = np.zeros((tm["box_rows"], rowb), dtype=np.uint8)
         i0, i1 = max(0, -c1), min(tm["box_rows"], tm["rows"] - c1)
         j0, j1 = max(0, -c0), min(tm["box_inner"], tm["inner"] - c0)
