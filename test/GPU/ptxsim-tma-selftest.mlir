@@ -70,6 +70,13 @@
 // PIPE: pipe: ok (64 x 64 over K = 384, max abs error {{.*}}; cp 12, wgmma 43, mbarrier 19, tma bytes 98304)
 // RUN: sed 's/wgmma.wait_group.sync.aligned \t1;/wgmma.wait_group.sync.aligned \t2;/' %t/k.ptx > %t/pipe2.ptx
 // RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/pipe2.ptx pipe | FileCheck %s --check-prefix=REFILL
+// RUN: sed '/mbarrier.arrive.expect_tx.shared.b64 %rd8/a mbarrier.init.shared.b64 [dyn+8], %r5;' %t/k.ptx > %t/reinit.ptx
+// RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/reinit.ptx tile-swz128 | FileCheck %s --check-prefix=REINIT
+// REINIT: error: mbarrier.init.shared.b64: init of the mbarrier at shared offset 24 while it is in use (phase 0: 1 arrivals, 4096 transaction bytes pending)
+// Without the bar.sync after thread 0's init, another thread's wait uses the barrier too early.
+// RUN: awk '/^.visible .entry tile/{on=1} /^.visible .entry wgmma_tma/{on=0} on && /bar.sync/{next} {print}' %t/k.ptx > %t/nosync.ptx
+// RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/nosync.ptx tile-swz128 | FileCheck %s --check-prefix=NOSYNC
+// NOSYNC: error: mbarrier.try_wait.parity.shared.b64: thread 1 uses the mbarrier at shared offset 24 that thread 0 initialised with no bar.sync in between
 // The host side (gpusim_run.py, Inputs/tma_host.mlir): device buffers, two tensor maps from
 // decoda_cuda_tensor_map on memref.extract_aligned_pointer_as_index addresses, a launch of
 // @wgmma_tma with 17408 bytes of dynamic shared memory; a tensor map whose base is not 16-byte

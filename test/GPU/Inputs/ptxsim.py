@@ -621,12 +621,16 @@ class Block:
                 # diverged at higher program counters (a branch whose join lies at a lower
                 # address, as LLVM lays out loop latches), catch up.
                 arrived = mask | (self.parked & (pc == p) & ~done)
-                ready = np.zeros(self.T, dtype=bool)
                 live = ~done
-                for g0 in range(0, self.T, width):
-                    sl = slice(g0, g0 + width)
-                    if arrived[sl].any() and (arrived[sl] == live[sl]).all():
-                        ready[sl] = True
+                if self.T % width == 0:
+                    ag, lg = arrived.reshape(-1, width), live.reshape(-1, width)
+                    ready = np.repeat(ag.any(axis=1) & (ag == lg).all(axis=1), width)
+                else:
+                    ready = np.zeros(self.T, dtype=bool)
+                    for g0 in range(0, self.T, width):
+                        sl = slice(g0, g0 + width)
+                        if arrived[sl].any() and (arrived[sl] == live[sl]).all():
+                            ready[sl] = True
                 ready &= arrived
                 self.parked = (self.parked | arrived) & ~ready
                 mask = arrived
