@@ -22,6 +22,10 @@ sm_90a: wgmma (no-swizzle and 32/64/128-byte-swizzled descriptors), dynamic shar
 SHARED_WINDOW), mbarriers with deadlock detection, and TMA 2-D tile loads
 (cp.async.bulk.tensor) through tensor maps of this module's format (encode_tensor_map), whose
 bytes are visible to a thread only after it observed the mbarrier phase that completes the copy.
+A collective (bar.sync, wgmma, ldmatrix, mma, shfl) runs once all live threads of its group
+(block, warpgroup, warp) are there: threads that reach it first wait for the others, which may
+have diverged past a join that LLVM laid out at a lower address (a loop latch); a group that
+never completes is reported as reached by only some of its threads.
 """
 import re
 
