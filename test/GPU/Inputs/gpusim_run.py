@@ -11,7 +11,10 @@ lower-affine, canonicalize and CSE), printed in MLIR's generic form by decoda-op
 is interpreted here -- arith index/integer ops, scf.for/scf.if (with iter_args and results),
 cf.assert, memref views (subview, expand/collapse_shape, cast, dim), memref.get_global and the
 constants' device copies (llvm.call @decoda_cuda_constant and its descriptor), gpu.alloc/memcpy/
-dealloc/wait and gpu.launch_func -- with every launch on the interpreter. Host buffers (arguments,
+dealloc/wait and gpu.launch_func (with its dynamic shared memory) -- with every launch on the interpreter;
+llvm.call @decoda_cuda_tensor_map(base, inner, rows, row_stride_bytes, elem_bytes, box_inner, box_rows,
+swizzle_bytes) encodes a TMA tensor map (ptxsim.encode_tensor_map) of device memory at byte address base
+into a new 128-byte device buffer and returns its address. Host buffers (arguments,
 globals, memref.alloc) and device buffers live in one address space, but a kernel that touches a
 host buffer, or a buffer already freed, is an error, as is a gpu.memcpy between buffers of
 different sizes. Device buffers start as NaN (bf16: 0x7FC0) so that an element nobody wrote shows.
@@ -324,6 +327,7 @@ class Host:
         self.global_bufs = {}
         self.constants = {}  # slot -> device address
         self.launches = 0
+        self.tensor_maps = 0  # decoda_cuda_tensor_map calls
         self.finishes = 0  # decoda_cuda_finish calls (one per return)
         self.stats = {}
 
@@ -424,6 +428,26 @@ class Host:
             setr(0 if self.mem.host[self.mem._index(ins[0])] else 1)
         elif n == "llvm.call" and op.attr("callee") == "@decoda_cuda_finish":
             self.finishes += 1
+        elif n == "llvm.call" and op.attr("callee") == "@decoda_cuda_tensor_map":
+            # (base, inner, rows, row_stride_bytes, elem_bytes, box_inner, box_rows, swizzle_bytes):
+            # a 2-D tiled tensor map of device memory at byte address base, in a new 128-byte
+            # device buffer (ptxsim's format); its address is the result.
+            if len(ins) != 8:
+                raise HostError(f"decoda_cuda_tensor_map: {len(ins)} arguments, 8 expected")
+            base, inner, rows, stride, eb, box_inner, box_rows, swz = [int(x) for x in ins]
+            bases = self.mem.bases
+            i = max((j for j, b in enumerate(bases) if b <= base), key=lambda j: bases[j], default=None)
+            if i is None or base >= bases[i] + self.mem.arrays[i].size or self.mem.host[i] or self.mem.freed[i]:
+                what = "a host buffer" if i is not None and base < bases[i] + self.mem.arrays[i].size and \
+                    self.mem.host[i] else "a freed buffer" if i is not None and \
+                    base < bases[i] + self.mem.arrays[i].size else "no buffer"
+                raise HostError(f"decoda_cuda_tensor_map: base {base:#x} is not inside a device buffer ({what})")
+            try:
+                raw = ptxsim.encode_tensor_map(base, eb, inner, rows, stride, box_inner, box_rows, swz)
+            except ptxsim.SimError as e:
+                raise HostError(f"decoda_cuda_tensor_map: {e}") from None
+            self.tensor_maps += 1
+            setr(self.mem.alloc(np.frombuffer(raw, dtype=np.uint8), host=False))
         elif n == "llvm.call":
             callee = op.attr("callee")
             if callee != "@decoda_cuda_constant":
@@ -585,8 +609,7 @@ class Host:
         v = lambda x: env[x]
         grid = [v(seg[1][0]), v(seg[2][0]), v(seg[3][0])]
         block = [v(seg[4][0]), v(seg[5][0]), v(seg[6][0])]
-        if seg[10]:
-            raise HostError("dynamic shared memory is not supported")
+        dyn = int(v(seg[10][0])) if seg[10] else 0
         mod, entry = re.match(r"@([\w$.]+)::@([\w$.]+)", op.attr("kernel")).groups()
         flat = []
         for a in seg[11]:
@@ -599,13 +622,14 @@ class Host:
         stats = {}
         if min(grid) > 0:
             try:
-                ptxsim.run(kernel, self.mem, grid, block, params, stats)
+                ptxsim.run(kernel, self.mem, grid, block, params, stats, dyn_shared=dyn)
             except ptxsim.SimError as e:
                 raise ptxsim.SimError(f"kernel {mod}: {e}") from None
         self.launches += 1
         if not self.quiet:
-            print(f"launch {mod}: grid {grid} block {block} shared {kernel.shared_bytes} bytes; "
-                  + ", ".join(f"{k} {c}" for k, c in sorted(stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "shfl", "wgmma")))
+            dyn_s = f" + {dyn} dynamic" if kernel.dyn_name is not None or dyn else ""
+            print(f"launch {mod}: grid {grid} block {block} shared {kernel.shared_bytes}{dyn_s} bytes; "
+                  + ", ".join(f"{k} {c}" for k, c in sorted(stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "shfl", "wgmma", "mbarrier")))
         for k, c in stats.items():
             self.stats[k] = self.stats.get(k, 0) + c
 
@@ -712,7 +736,9 @@ def main():
         else:
             print(f"{name}: ok ({got.size} elements, max abs error {np.nanmax(err) if err.size else 0:.3g})")
     print(f"{host.launches} launches; "
-          + ", ".join(f"{k} {c}" for k, c in sorted(host.stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "shfl", "wgmma")))
+          + ", ".join(f"{k} {c}" for k, c in sorted(host.stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "shfl", "wgmma", "mbarrier")))
+    if host.tensor_maps:
+        print(f"{host.tensor_maps} tensor maps (decoda_cuda_tensor_map)")
     sys.exit(status)
 
 

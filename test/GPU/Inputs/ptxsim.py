@@ -16,12 +16,25 @@ shared access inside the block's shared variables; 16-byte cp.async and ldmatrix
 and bar.sync by every thread of the block; and shared memory is checked for races between
 barriers: a thread reading bytes another thread wrote (or has a cp.async pending on) since the
 last bar.sync, or writing bytes another thread read since then, is an error.
+
+sm_90a: wgmma (no-swizzle and 32/64/128-byte-swizzled descriptors), dynamic shared memory (the
+.extern .shared array, sized by run(dyn_shared=...)), generic shared addresses (a window at
+SHARED_WINDOW), mbarriers with deadlock detection, and TMA 2-D tile loads
+(cp.async.bulk.tensor) through tensor maps of this module's format (encode_tensor_map), whose
+bytes are visible to a thread only after it observed the mbarrier phase that completes the copy.
+A collective (bar.sync, wgmma, ldmatrix, mma, shfl) runs once all live threads of its group
+(block, warpgroup, warp) are there: threads that reach it first wait for the others, which may
+have diverged past a join that LLVM laid out at a lower address (a loop latch); a group that
+never completes is reported as reached by only some of its threads.
 """
 import re
 
 import numpy as np
 
 INF = 1 << 62
+# Generic addresses of shared memory (cvta.shared): the block's shared window starts here, far
+# above every global buffer (Memory hands those out from 1 << 40 up), so the two never mix.
+SHARED_WINDOW = 1 << 60
 
 
 # Lane l's groupID and threadID_in_group of the PTX ISA's mma fragment tables.
@@ -55,6 +68,15 @@ class Kernel:
             data = bytes(int(x) for x in gm.group(3).split(",")) if gm.group(3) else bytes(size)
             self.globals[gm.group(1)] = data
         self.global_bases = {}
+        # The module's .extern .shared array (dynamic shared memory): sized by the launch. MLIR's
+        # gpu.dynamic_shared_memory is a zero-length array global that LLVM may demote into the
+        # kernel, declared without brackets (`.shared .align 16 .b8 __dynamic_shmem__0;`): the
+        # same dynamic shared memory (self.dyn_names: every name of it).
+        self.dyn_name, self.dyn_align, self.dyn_names = None, 16, []
+        em = re.search(r"^\.extern\s+\.shared\s+\.align\s+(\d+)\s+\.b8\s+(\w+)\[\];", ptx, flags=re.M)
+        if em:
+            self.dyn_align, self.dyn_name = int(em.group(1)), em.group(2)
+            self.dyn_names.append(self.dyn_name)
         self.local_name, self.local_size = None, 0
         start = m.end()
         close = ptx.index(")", start)
@@ -108,6 +130,12 @@ class Kernel:
                     raise SimError(f"cannot parse {stmt!r}")
                 self.local_name, self.local_size = lm.group(2), int(lm.group(3))
                 continue
+            dm = re.match(r"^\.shared\s+\.align\s+(\d+)\s+\.b8\s+(\w+)$", stmt)
+            if dm:
+                self.dyn_align = max(self.dyn_align, int(dm.group(1))) if self.dyn_names else int(dm.group(1))
+                self.dyn_name = self.dyn_name or dm.group(2)
+                self.dyn_names.append(dm.group(2))
+                continue
             if stmt.startswith(".shared"):
                 sm = re.match(r"\.shared\s+\.align\s+(\d+)\s+\.b8\s+(\w+)\[(\d+)\]", stmt)
                 if not sm:
@@ -135,14 +163,35 @@ class Kernel:
 
 def _inline_asm_scopes(body):
     """The inline-asm blocks of MLIR's NVVM ops (`{ .reg .pred p; setp.ne.b32 p, 1, 0;
-    wgmma.mma_async ... p, ...; }`): the braces go and each scoped predicate gets a name of its
-    own, %p_asm_<name> (every block writes it before its use, so blocks may share it)."""
-    def unwrap(mt):
-        inner = mt.group(1)
+    wgmma.mma_async ... p, ...; }`, or mbarrier.try_wait.parity's wait loop with its labels
+    LAB_WAIT and DONE): the braces go, each scoped predicate gets a name of its own,
+    %p_asm_<name> (every block writes it before its use, so blocks may share it), and each label
+    defined inside a block is renamed <label>_asm<k>, k counting the blocks (the same loop
+    is pasted once per wait)."""
+    out, pos, k = [], 0, 0
+    for mt in re.finditer(r"\{\s*\.reg\s+\.pred\s+\w+\s*;", body):
+        if mt.start() < pos:
+            continue
+        depth, i = 0, mt.start()
+        while True:
+            if body[i] == "{":
+                depth += 1
+            elif body[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        inner = body[mt.start() + 1:i]
         for name in re.findall(r"\.reg\s+\.pred\s+(\w+)\s*;", inner):
             inner = re.sub(rf"(?<![%\w.$]){name}\b", f"%p_asm_{name}", inner)
-        return inner
-    return re.sub(r"\{(\s*\.reg\s+\.pred\s+\w+\s*;.*?;)\s*\}", unwrap, body, flags=re.S)
+        for name in set(re.findall(r"(?:^|(?<=[;\s{]))([A-Za-z_$][\w$]*):(?!:)", inner)):
+            inner = re.sub(rf"(?<![\w.$%:]){re.escape(name)}(?![\w$])", f"{name}_asm{k}", inner)
+        k += 1
+        out.append(body[pos:mt.start()])
+        out.append(inner)
+        pos = i + 1
+    out.append(body[pos:])
+    return "".join(out)
 
 
 def _split_operands(s):
@@ -338,8 +387,24 @@ FLOAT_OPS = ("add", "sub", "mul", "fma", "mad", "div", "max", "min", "neg", "abs
 
 
 class Block:
-    def __init__(self, kernel, mem, params, ctaid, nctaid, ntid, stats):
+    def __init__(self, kernel, mem, params, ctaid, nctaid, ntid, stats, dyn_shared=0):
         self.k, self.mem, self.stats = kernel, mem, stats
+        # Dynamic shared memory (the .extern .shared array, sized by the launch): after the static
+        # variables at an offset that is 16-byte aligned (or the declared alignment) but not
+        # 1024-byte aligned, so a kernel that aligns its buffers at run time must do so.
+        self.shared_syms = dict(kernel.shared)
+        self.shared_size = kernel.shared_size
+        self.shared_gap = (0, 0)  # the unallocated bytes before the dynamic shared memory
+        if kernel.dyn_name is not None:
+            al = kernel.dyn_align
+            if al < 1024:
+                off = (kernel.shared_size + 1023) // 1024 * 1024 + al
+            else:
+                off = (kernel.shared_size + al - 1) // al * al
+            for name in kernel.dyn_names:
+                self.shared_syms[name] = (off, int(dyn_shared))
+            self.shared_size = off + int(dyn_shared)
+            self.shared_gap = (kernel.shared_size, off)
         self.T = ntid[0] * ntid[1] * ntid[2]
         t = np.arange(self.T)
         self.special = {
@@ -351,7 +416,7 @@ class Block:
         }
         self.params = params
         self.regs = {}
-        self.shared = np.zeros(max(kernel.shared_size, 1), dtype=np.uint8)
+        self.shared = np.zeros(max(self.shared_size, 1), dtype=np.uint8)
         n = self.shared.size
         self.w_thread = np.full(n, -1, dtype=np.int64)
         self.w_end = np.full(n, -1, dtype=np.int64)
@@ -368,6 +433,22 @@ class Block:
         self.wgs = [{"fenced": False, "open": [], "groups": []} for _ in range((self.T + 127) // 128)]
         self.wg_busy = {}
         self.generic_dirty = np.zeros(n, dtype=bool)
+        self.wg_reading = np.zeros(n, dtype=bool)  # shared bytes an in-flight wgmma reads
+        # mbarriers (see mbarrier()): shared offset -> state; per thread and barrier the latest
+        # phase the thread observed (a successful try_wait.parity); the threads blocked in a
+        # try_wait (they retry when a barrier changes).
+        self.mbars = {}
+        self.obs = np.full((self.T, 4), -1, dtype=np.int64)
+        self.blocked = np.zeros(self.T, dtype=bool)
+        self.parked = np.zeros(self.T, dtype=bool)  # threads waiting in a bar.sync for the others
+        self.blocked_on = {}
+        # TMA copies (cp.async.bulk.tensor): per shared byte the copy that last wrote it (-1: none
+        # or a generic write since); per copy its barrier's index, the phase its complete_tx
+        # counts toward, and the issuing thread.
+        self.tma_copy = np.full(n, -1, dtype=np.int64)
+        self.copy_bar = np.zeros(0, dtype=np.int64)
+        self.copy_phase = np.zeros(0, dtype=np.int64)
+        self.copy_thread = np.zeros(0, dtype=np.int64)
 
     # -- operands ---------------------------------------------------------------------------
     def reg(self, name):
@@ -380,8 +461,8 @@ class Block:
             return self.special[s].astype(np.uint64)
         if s.startswith("%"):
             return self.reg(s)
-        if s in self.k.shared:
-            return np.full(self.T, self.k.shared[s][0], dtype=np.uint64)
+        if s in self.shared_syms:
+            return np.full(self.T, self.shared_syms[s][0], dtype=np.uint64)
         if s == self.k.local_name:
             return np.zeros(self.T, dtype=np.uint64)
         if s in self.k.globals:
@@ -414,8 +495,13 @@ class Block:
     # -- shared memory with race checks --------------------------------------------------
     def _shared_span(self, addrs, size, what):
         a = addrs.astype(np.int64)
-        if (a < 0).any() or (a + size > self.k.shared_size).any():
+        if (a < 0).any() or (a + size > self.shared_size).any():
             raise SimError(f"{what}: shared access outside the block's shared memory")
+        g0, g1 = self.shared_gap
+        if g1 > g0 and ((a < g1) & (a + size > g0)).any():
+            bad = int(a[(a < g1) & (a + size > g0)][0])
+            raise SimError(f"{what}: shared access at {bad}, before the dynamic shared memory (at {g1}) and "
+                           "past the static shared variables")
         return a
 
     def shared_read(self, addrs, size, readers, what):
@@ -434,6 +520,7 @@ class Block:
             k = int(np.argmax(bad))
             raise SimError(f"{what}: shared race: thread {int(T[k])} reads bytes at {int(B[k])} that "
                            f"thread {int(w[k])} wrote (or is copying into) since the last barrier")
+        self._tma_visible(B, T, what)
         self._note_readers(B, T)
         return self.shared[a[:, None] + span]
 
@@ -487,6 +574,28 @@ class Block:
         self.w_thread[B] = T
         self.w_end[B] = self.epoch
         self.generic_dirty[B] = True
+        self.tma_copy[B] = -1
+
+    def _tma_visible(self, B, T, what, obs=None):
+        """Bytes B read by threads T (or by a warpgroup whose per-barrier observed phases are
+        `obs`): bytes a TMA copy wrote are visible only once the reader observed the mbarrier
+        phase the copy's complete_tx counted toward."""
+        c = self.tma_copy[B]
+        sel = c >= 0
+        if not sel.any():
+            return
+        c = c[sel]
+        bar, ph = self.copy_bar[c], self.copy_phase[c]
+        seen = obs[bar] if obs is not None else self.obs[np.asarray(T)[sel], bar]
+        bad = seen < ph
+        if bad.any():
+            j = int(np.argmax(bad))
+            off = [o for o, st in self.mbars.items() if st["idx"] == int(bar[j])]
+            who = f"thread {int(np.asarray(T)[sel][j])}" if obs is None else T
+            raise SimError(f"{what}: {who} reads shared bytes at {int(B[sel][j])} written by the TMA copy "
+                           f"(cp.async.bulk.tensor) of thread {int(self.copy_thread[c[j]])}: read before the "
+                           f"mbarrier phase that completes its TMA copy was waited for (mbarrier at "
+                           f"{off[0] if off else '?'}, phase {int(ph[j])})")
 
     # -- execution -------------------------------------------------------------------------
     def run(self, max_steps=5_000_000):
@@ -498,19 +607,60 @@ class Block:
             steps += 1
             if steps > max_steps:
                 raise SimError("too many steps (an endless loop?)")
-            p = pc[~done].min()
-            mask = (~done) & (pc == p)
+            runnable = (~done) & (~self.blocked) & (~self.parked)
+            if not runnable.any():
+                self._deadlock(pc)
+            p = pc[runnable].min()
+            mask = runnable & (pc == p)
             pred, op, ops = k.instrs[p]
             exec_mask = mask.copy()
             if pred is not None:
                 pv = self.reg(pred[1])
                 exec_mask &= (~pv if pred[0] else pv)
+            base = op.split(".")[0]
+            width = self._collective_width(base)
+            if width:
+                # A collective (bar.sync, warp and warpgroup ops) runs once every live thread of
+                # its group is there: threads that reach it first wait (parked) while the others,
+                # diverged at higher program counters (a branch whose join lies at a lower
+                # address, as LLVM lays out loop latches), catch up.
+                arrived = mask | (self.parked & (pc == p) & ~done)
+                live = ~done
+                if self.T % width == 0:
+                    ag, lg = arrived.reshape(-1, width), live.reshape(-1, width)
+                    ready = np.repeat(ag.any(axis=1) & (ag == lg).all(axis=1), width)
+                else:
+                    ready = np.zeros(self.T, dtype=bool)
+                    for g0 in range(0, self.T, width):
+                        sl = slice(g0, g0 + width)
+                        if arrived[sl].any() and (arrived[sl] == live[sl]).all():
+                            ready[sl] = True
+                ready &= arrived
+                self.parked = (self.parked | arrived) & ~ready
+                mask = arrived
+                nxt = np.where(ready, p + 1, p)
+                if not ready.any():
+                    pc = np.where(mask, nxt, pc)
+                    continue
+                exec_mask = ready.copy()
+                if pred is not None:
+                    exec_mask &= (~pv if pred[0] else pv)
+                self.stats[base] = self.stats.get(base, 0) + 1
+                if self.wg_busy and base != "wgmma":
+                    self.wgmma_hazard(op, ops, exec_mask)
+                self.execute(op, ops, exec_mask, ready, done)
+                pc = np.where(mask, nxt, pc)
+                continue
             self.stats[op.split(".")[0]] = self.stats.get(op.split(".")[0], 0) + 1
             nxt = np.full(self.T, p + 1, dtype=np.int64)
-            base = op.split(".")[0]
             if base == "bra":
                 target = k.labels[ops[0]]
                 nxt = np.where(exec_mask, target, p + 1)
+            elif base == "mbarrier" and op.split(".")[1] in ("try_wait", "test_wait"):
+                # A failed wait blocks its thread at the wait (the wait loop's retry) until some
+                # mbarrier changes; when every live thread is blocked, that is a deadlock.
+                ok = self.mbarrier(op, ops, exec_mask, done)
+                nxt = np.where(exec_mask & ~ok, p, p + 1)
             elif base == "ret" or base == "exit":
                 done |= exec_mask
             else:
@@ -519,6 +669,148 @@ class Block:
                 self.execute(op, ops, exec_mask, mask, done)
             pc = np.where(mask, nxt, pc)
         return steps
+
+    def _collective_width(self, base):
+        if base in ("bar", "barrier"):
+            return self.T
+        if base == "wgmma":
+            return 128 if self.T % 128 == 0 else self.T
+        if base in ("ldmatrix", "mma", "shfl"):
+            return 32
+        return 0
+
+    def _deadlock(self, pc):
+        if not self.blocked.any():
+            # Only threads waiting at collectives whose groups never complete.
+            t = int(np.nonzero(self.parked)[0][0])
+            op = self.k.instrs[int(pc[t])][1]
+            width = self._collective_width(op.split(".")[0])
+            group = {32: "warp", 128: "warpgroup"}.get(width, "block") if width != self.T else "block"
+            raise SimError(f"{op}: reached by only some threads of a {group} (thread {t} waits there; "
+                           "the others of its group have left or wait elsewhere)")
+        t = int(np.nonzero(self.blocked)[0][0])
+        parked = int(self.parked.sum())
+        off, parity = self.blocked_on[t]
+        st = self.mbars[off]
+        raise SimError(f"mbarrier.try_wait.parity: deadlock: every live thread waits on an mbarrier (thread {t} "
+                       f"on the mbarrier at shared offset {off} for the phase of parity {parity}; its phase "
+                       f"{st['phase']} has {st['pending']} arrivals and {st['tx']} transaction bytes pending "
+                       "and nothing else can run" + (f"; {parked} threads wait at a collective (bar.sync, wgmma, ...)" if parked else "") + ")")
+
+    # -- mbarrier (PTX ISA "Parallel Synchronization and Communication Instructions: mbarrier") --
+    # An 8-byte object in shared memory: its current phase, the expected arrival count, the
+    # arrivals still pending in this phase and the transaction count (tx). The phase completes
+    # when no arrivals and no transaction bytes are pending; then the phase number increases and
+    # the pending count is reset to the expected count. try_wait.parity P succeeds when the
+    # phase of parity P has completed, i.e. the current phase's parity differs from P; a thread
+    # whose wait succeeds has observed the phase before the current one (TMA bytes it helped
+    # complete become visible to that thread; bar.sync passes what a thread observed on to the
+    # block).
+    def _mbar(self, addr, what, init=False, t=None):
+        a = int(addr)
+        if a >= SHARED_WINDOW:
+            raise SimError(f"{what}: mbarrier address {a:#x} is a generic address, not a shared one")
+        if a % 8:
+            raise SimError(f"{what}: mbarrier at shared offset {a} is not 8-byte aligned")
+        if a < 0 or a + 8 > self.shared_size or self.shared_gap[0] <= a < self.shared_gap[1]:
+            raise SimError(f"{what}: mbarrier at shared offset {a} outside the block's shared memory "
+                           f"({self.shared_size} bytes)")
+        st = self.mbars.get(a)
+        if not init and (st is None or not st["init"]):
+            raise SimError(f"{what}: use of the uninitialised mbarrier at shared offset {a}")
+        if not init and t is not None and st["init_epoch"] == self.epoch and int(t) != st["init_thread"]:
+            raise SimError(f"{what}: thread {int(t)} uses the mbarrier at shared offset {a} that thread "
+                           f"{st['init_thread']} initialised with no bar.sync in between")
+        return a, st
+
+    def _mbar_changed(self, a, st, what):
+        # The transaction count may be negative for a while (PTX ISA: -(2^20-1) .. 2^20-1: a
+        # complete_tx may come before its expect_tx), not once every arrival is in.
+        if st["tx"] < 0 and (st["pending"] == 0 or st["tx"] <= -(1 << 20)):
+            raise SimError(f"{what}: the transaction count of the mbarrier at shared offset {a} went negative "
+                           f"({st['tx']}: more bytes completed than expected in phase {st['phase']})")
+        if st["tx"] >= (1 << 20):
+            raise SimError(f"{what}: the transaction count of the mbarrier at shared offset {a} exceeds 2^20-1")
+        if st["pending"] < 0:
+            raise SimError(f"{what}: more arrivals than the expected count {st['count']} on the mbarrier at "
+                           f"shared offset {a} in phase {st['phase']}")
+        if st["pending"] == 0 and st["tx"] == 0:
+            st["phase"] += 1
+            st["pending"] = st["count"]
+        self.blocked[:] = False
+
+    def mbarrier(self, op, ops, m, done):
+        """mbarrier.init / arrive / arrive.expect_tx / expect_tx / try_wait.parity / inval; returns
+        the threads whose wait succeeded (try_wait)."""
+        parts = op.split(".")
+        sub = parts[1]
+        idx = np.nonzero(m)[0]
+        ok = np.zeros(self.T, dtype=bool)
+        if sub == "try_wait" or sub == "test_wait":
+            if "parity" not in parts:
+                raise SimError(f"{op} not supported by the simulator (the .parity form only)")
+            pred, addr, par = ops[0], self.address(ops[1]), self.value(ops[2])
+            for t in idx:
+                a, st = self._mbar(addr[t], op, t=t)
+                want = int(par[t]) & 1
+                if (st["phase"] & 1) != want:
+                    ok[t] = True
+                    i = st["idx"]
+                    self.obs[t, i] = max(self.obs[t, i], st["phase"] - 1)
+                else:
+                    self.blocked[t] = True
+                    self.blocked_on[int(t)] = (a, want)
+            self.set(pred, ok, m, 1)
+            return ok
+        if sub == "init":
+            addr, cnt = self.address(ops[0]), self.value(ops[1])
+            for t in idx:
+                a, st = self._mbar(addr[t], op, init=True)
+                if st is not None and st["init"] and (st["tx"] != 0 or st["pending"] != st["count"]):
+                    raise SimError(f"{op}: init of the mbarrier at shared offset {a} while it is in use (phase "
+                                   f"{st['phase']}: {st['count'] - st['pending']} arrivals, {st['tx']} transaction "
+                                   "bytes pending)")
+                c = int(cnt[t]) & _u(32)
+                if not 1 <= c < (1 << 20):
+                    raise SimError(f"{op}: mbarrier count {c} outside 1..2^20-1")
+                i = st["idx"] if st is not None else len(self.mbars)
+                if i >= self.obs.shape[1]:
+                    self.obs = np.concatenate([self.obs, np.full_like(self.obs, -1)], axis=1)
+                self.obs[:, i] = -1
+                self.mbars[a] = dict(idx=i, init=True, count=c, pending=c, tx=0, phase=0, init_thread=int(t),
+                                     init_epoch=self.epoch)
+            self.blocked[:] = False
+            return ok
+        if sub == "inval":
+            addr = self.address(ops[0])
+            for t in idx:
+                a, st = self._mbar(addr[t], op, t=t)
+                st["init"] = False
+            return ok
+        if sub in ("arrive", "expect_tx"):
+            expect = sub == "expect_tx" or "expect_tx" in parts
+            rest = ops if sub == "expect_tx" else ops[1:]
+            dst = None if sub == "expect_tx" else ops[0]
+            addr = self.address(rest[0])
+            arg = self.value(rest[1]) if len(rest) > 1 else None
+            state = np.zeros(self.T, dtype=np.uint64)
+            for t in idx:
+                a, st = self._mbar(addr[t], op, t=t)
+                state[t] = st["phase"]
+                if expect:
+                    st["tx"] += int(arg[t]) & _u(32)
+                    if sub == "expect_tx":
+                        self._mbar_changed(a, st, op)
+                        continue
+                    n = 1
+                else:
+                    n = int(arg[t]) & _u(32) if arg is not None else 1
+                st["pending"] -= n
+                self._mbar_changed(a, st, op)
+            if dst not in (None, "_"):
+                self.set(dst, state, m, 64)
+            return ok
+        raise SimError(f"{op} not supported by the simulator")
 
     def convert(self, op, parts, ops, m):
         dty, sty = parts[-2], parts[-1]
@@ -721,7 +1013,23 @@ class Block:
                 else:
                     self.local[idx[:, None], a[:, None] + span] = _uint_to_bytes(self.value(r)[idx], size)
         elif base == "cvta":
-            self.set(ops[0], src(1), m, 64)
+            # Shared addresses: cvta.shared moves them into the generic shared window,
+            # cvta.to.shared(::cta / ::cluster: a one-CTA cluster, the CTA's own window) back.
+            space = parts[2] if parts[1] == "to" else parts[1]
+            a = src(1)
+            if space.startswith("shared"):
+                idx = np.nonzero(m)[0]
+                if parts[1] == "to":
+                    bad = (a[idx] < np.uint64(SHARED_WINDOW)) | (a[idx] > np.uint64(SHARED_WINDOW + self.shared_size))
+                    if bad.any():
+                        raise SimError(f"{op}: {int(a[idx][bad][0]):#x} is not a generic address of the block's "
+                                       "shared memory")
+                    a = a - np.uint64(SHARED_WINDOW)
+                else:
+                    if (a[idx] > np.uint64(self.shared_size)).any():
+                        raise SimError(f"{op}: {int(a[idx].max()):#x} is not a shared address of the block")
+                    a = a + np.uint64(SHARED_WINDOW)
+            self.set(ops[0], a, m, 64 if ty.endswith("64") else 32)
         elif base == "mad" and "cc" in parts or base == "madc":
             # Extended-precision multiply-add with the carry flag (libdevice's inline asm).
             a, b, c = (src(i) & np.uint64(_u(bits)) for i in (1, 2, 3))
@@ -891,8 +1199,25 @@ class Block:
             self.set(ops[0], r, m, 1)
         elif ty in ("f32", "f64", "bf16", "f16", "bf16x2", "f16x2") and base in FLOAT_OPS:
             self.float_op(op, parts, ops, m)
-        elif base in ("ld", "st") and parts[1] in ("global", "shared"):
-            space = parts[1]
+        elif base in ("ld", "st") and (parts[1] in ("global", "shared", "shared::cta") or
+                                       re.fullmatch(r"v\d|[bsuf]\d+", parts[1])):
+            space = "shared" if parts[1].startswith("shared") else parts[1]
+            if space not in ("global", "shared"):
+                # A generic address: the shared window or global memory (one of them per access).
+                idx = np.nonzero(m)[0]
+                a = self.address(ops[1] if base == "ld" else ops[0])[idx]
+                win = a >= np.uint64(SHARED_WINDOW)
+                if win.any() and not win.all():
+                    raise SimError(f"{op}: generic accesses to shared and global memory in one instruction "
+                                   "(not supported by the simulator)")
+                space = "shared" if win.any() else "global"
+                if win.any():
+                    k_ = 1 if base == "ld" else 0
+                    ops = list(ops)
+                    mm_ = re.match(r"^\[([^\]+]+)(?:\+(-?\d+))?\]$", ops[k_])
+                    tmp = "%__generic_shared"
+                    self.set(tmp, self.value(mm_.group(1)) - np.uint64(SHARED_WINDOW), m, 64)
+                    ops[k_] = f"[{tmp}+{mm_.group(2) or 0}]"
             vec = 4 if "v4" in parts else 2 if "v2" in parts else 1
             size = bits // 8
             idx = np.nonzero(m)[0]
@@ -936,7 +1261,7 @@ class Block:
                 d = int(dst[t])
                 if d % cp or int(srcs[t]) % cp:
                     raise SimError(f"{op}: unaligned {cp}-byte copy")
-                if d < 0 or d + cp > self.k.shared_size:
+                if d < 0 or d + cp > self.shared_size:
                     raise SimError(f"{op}: destination outside shared memory")
                 n = int(ssz[t])
                 data = self.mem.read(np.array([srcs[t]], dtype=np.uint64), n)[0] if n else np.zeros(0, np.uint8)
@@ -960,9 +1285,19 @@ class Block:
                         self.shared[d:d + cp] = data
                         self.w_end[d:d + cp] = self.epoch
                         self.generic_dirty[d:d + cp] = True
+                        self.tma_copy[d:d + cp] = -1
         elif base == "bar" or base == "barrier":
+            if (self.blocked & ~done).any():
+                t = int(np.nonzero(self.blocked & ~done)[0][0])
+                off, parity = self.blocked_on[t]
+                st = self.mbars[off]
+                raise SimError(f"{op}: deadlock: waits for thread {t}, which waits on the mbarrier at shared offset "
+                               f"{off} for the phase of parity {parity} (its phase {st['phase']} has "
+                               f"{st['pending']} arrivals and {st['tx']} transaction bytes pending)")
             self.collective(m, done, self.T, op)
             self.epoch += 1
+            # What each thread observed of the mbarriers is passed on to the whole block.
+            self.obs[:] = self.obs.max(axis=0)
         elif base == "ldmatrix":
             self.collective(m, done, 32, op)
             num = int([p for p in parts if p.startswith("x")][0][1:])
@@ -1037,6 +1372,12 @@ class Block:
             self.set(dst, out, m, 32)
         elif base == "wgmma":
             self.wgmma(op, parts, ops, m, done)
+        elif base == "mbarrier":
+            self.mbarrier(op, ops, m, done)
+        elif base == "fence" and parts[1] == "mbarrier_init":
+            pass  # orders the inits before the async proxy's (TMA's) complete_tx: nothing to model
+        elif base == "cp" and parts[1:3] == ["async", "bulk"]:
+            self.tma(op, parts, ops, m)
         elif base == "fence" and parts[1:3] == ["proxy", "async"]:
             # Orders this thread's generic-proxy writes of shared memory before later
             # async-proxy accesses (wgmma operands).
@@ -1045,6 +1386,85 @@ class Block:
         else:
             raise SimError(f"instruction {op!r} not supported by the simulator")
 
+
+    # -- TMA (cp.async.bulk.tensor) -----------------------------------------------------------
+    def tma(self, op, parts, ops, m):
+        """cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+        [dst], [tensor map, {c0, c1}], [mbar]: the box of the tensor map (encode_tensor_map) at
+        element c0 of row c1 (signed; elements outside the tensor read as zero) lands at dst,
+        row i at dst + i * box row bytes, each 16-byte chunk at its swizzled address, and its
+        bytes complete_tx the mbarrier. Here the copy lands at once; its bytes become visible to
+        a thread when it observed the phase the complete_tx counted toward."""
+        mods = [x for x in parts[3:] if x != "L2::cache_hint"]  # a cache hint: its operand ignored
+        if mods not in (["tensor", "2d", d, "global", "tile", "mbarrier::complete_tx::bytes"]
+                        for d in ("shared::cluster", "shared::cta")):
+            raise SimError(f"{op} not supported by the simulator (2d tile loads to shared::cluster with "
+                           "mbarrier::complete_tx::bytes only)")
+        if len(ops) != 3 + ("L2::cache_hint" in parts):
+            raise SimError(f"{op}: expected {3 + ('L2::cache_hint' in parts)} operands")
+        dst = self.address(ops[0])
+        inner = ops[1].strip()[1:-1]
+        tm_name, _, coords = inner.partition(",")
+        coords = [c.strip() for c in coords.strip().strip("{}").split(",")]
+        if len(coords) != 2:
+            raise SimError(f"{op}: expected 2 coordinates")
+        tmap = self.value(tm_name.strip())
+        cv = [self.value(c) for c in coords]
+        bar = self.address(ops[2])
+        for t in np.nonzero(m)[0]:
+            ta = int(tmap[t])
+            if ta % 64:
+                raise SimError(f"{op}: tensor map address {ta:#x} is not 64-byte aligned")
+            raw = self.mem.read(np.array([ta], dtype=np.uint64), 128)[0].tobytes()
+            tm = decode_tensor_map(raw, f"{op}: tensor map at {ta:#x}")
+            c0, c1 = [((int(c[t]) & _u(32)) ^ (1 << 31)) - (1 << 31) for c in cv]
+            self._tma_one(op, int(t), int(dst[t]), tm, c0, c1, int(bar[t]))
+
+    def _tma_one(self, op, t, d, tm, c0, c1, bar):
+        eb, rowb = tm["elem_bytes"], tm["box_inner"] * tm["elem_bytes"]
+        total = rowb * tm["box_rows"]
+        swz = tm["swizzle"]
+        align = 1024 if swz == 128 else 128
+        if d >= SHARED_WINDOW:
+            raise SimError(f"{op}: destination {d:#x} is a generic address, not a shared::cluster one")
+        if d % align:
+            raise SimError(f"{op}: destination at shared offset {d} is not {align}-byte aligned"
+                           + (" (the 128-byte swizzle pattern would not match what wgmma expects)" if swz == 128 else ""))
+        if d < 0 or d + total > self.shared_size or (d < self.shared_gap[1] and d + total > self.shared_gap[0]):
+            raise SimError(f"{op}: destination [{d}, {d + total}) outside the block's shared memory "
+                           f"({self.shared_size} bytes)")
+        a_bar, st = self._mbar(bar, op, t=t)
+        box = np.zeros((tm["box_rows"], rowb), dtype=np.uint8)
+        i0, i1 = max(0, -c1), min(tm["box_rows"], tm["rows"] - c1)
+        j0, j1 = max(0, -c0), min(tm["box_inner"], tm["inner"] - c0)
+        if i1 > i0 and j1 > j0:
+            rows = np.arange(i0, i1, dtype=np.int64) + c1
+            addrs = (tm["base"] + rows * tm["row_stride"] + (c0 + j0) * eb).astype(np.uint64)
+            try:
+                box[i0:i1, j0 * eb:j1 * eb] = self.mem.read(addrs, (j1 - j0) * eb)
+            except SimError as e:
+                raise SimError(f"{op}: tensor map source: {e}") from None
+        logical = d + 16 * np.arange(total // 16, dtype=np.int64)
+        phys = logical ^ (((logical >> 7) & (swz // 16 - 1)) << 4) if swz else logical
+        B = (phys[:, None] + np.arange(16)).ravel()
+        if self.wg_reading[B].any():
+            raise SimError(f"{op}: shared memory read by an in-flight wgmma.mma_async was overwritten (or has a "
+                           "copy pending into it) before the wgmma.wait_group that completes it")
+        self._write_check(B, np.full(B.size, t, dtype=np.int64), op)
+        if d <= a_bar < d + total:
+            raise SimError(f"{op}: the copy overwrites its own mbarrier at shared offset {a_bar}")
+        self.shared[B] = box.reshape(-1)
+        self.w_thread[B] = -1
+        self.w_end[B] = -1
+        self.generic_dirty[B] = False
+        cid = len(self.copy_bar)
+        self.copy_bar = np.append(self.copy_bar, st["idx"])
+        self.copy_phase = np.append(self.copy_phase, st["phase"])
+        self.copy_thread = np.append(self.copy_thread, t)
+        self.tma_copy[B] = cid
+        self.stats["tma_bytes"] = self.stats.get("tma_bytes", 0) + total
+        st["tx"] -= total
+        self._mbar_changed(a_bar, st, op)
 
     def warps(self, m):
         """The lane slices of the warps that execute (`m`: the active threads)."""
@@ -1150,12 +1570,24 @@ class Block:
         start = (desc & 0x3FFF) << 4
         lbo, sbo = ((desc >> 16) & 0x3FFF) << 4, ((desc >> 32) & 0x3FFF) << 4
         swizzle, base = desc >> 62, (desc >> 49) & 7
-        if swizzle or base:
-            raise SimError(f"{what}: swizzle mode {swizzle} / base offset {base} not supported by "
-                           "the simulator")
         r = np.arange(rows)[:, None]
         c = np.arange(k * ebytes // 16)[None, :]
-        addrs = (start + (r // 8) * sbo + c * lbo + (r % 8) * 16).ravel().astype(np.int64)
+        if base:
+            raise SimError(f"{what}: matrix base offset {base} not supported by the simulator")
+        if swizzle == 0:
+            addrs = (start + (r // 8) * sbo + c * lbo + (r % 8) * 16).ravel().astype(np.int64)
+        else:
+            # Swizzled K-major (128B: mode 1, 64B: 2, 32B: 3): atoms of 8 rows x S bytes, row r at
+            # (r % 8) * S, atoms SBO apart; the 32 bytes of K a k16 slice reads lie in one row
+            # (LBO unused); each 16-byte chunk's address has bits 4.. XORed with bits 7.. (3, 2,
+            # 1 bits), the pattern TMA's swizzle writes. The atoms must be aligned to 8 S bytes
+            # (base offset 0).
+            S = {1: 128, 2: 64, 3: 32}[swizzle]
+            if start % (8 * S) + k * ebytes > S or (rows > 8 and sbo % (8 * S)):
+                raise SimError(f"{what}: {S}-byte swizzled operand at {start} (SBO {sbo}) not in "
+                               f"{8 * S}-byte aligned atoms of 8 rows x {S} bytes (base offset 0)")
+            logical = (start + (r // 8) * sbo + (r % 8) * S + c * 16).ravel().astype(np.int64)
+            addrs = logical ^ (((logical >> 7) & (S // 16 - 1)) << 4)
         a = self._shared_span(addrs.astype(np.uint64), 16, what)
         B = (a[:, None] + np.arange(16)).ravel()
         pending = self.w_end[B] == INF
@@ -1169,6 +1601,7 @@ class Block:
             j = int(np.argmax(self.generic_dirty[B]))
             raise SimError(f"{what}: reads shared bytes at {int(B[j])} written through the generic proxy "
                            f"by thread {int(self.w_thread[B[j]])} without a fence.proxy.async after the write")
+        self._tma_visible(B, f"warpgroup {w}", what, obs=self.obs[128 * w:128 * w + 128].min(axis=0))
         # Read by the whole warpgroup: a later write by anyone before the next barrier races.
         self.r_thread[B] = -2
         self.r_epoch[B] = self.epoch
@@ -1233,8 +1666,11 @@ class Block:
 
     def _wgmma_busy(self):
         busy = {}
+        self.wg_reading[:] = False
         for w, st in enumerate(self.wgs):
             for mma in st["open"] + [x for g in st["groups"] for x in g]:
+                for key in ("a", "b"):
+                    self.wg_reading[(mma[key][0][:, None] + np.arange(16)).ravel()] = True
                 for r in mma["D"]:
                     mask = busy.setdefault(r, np.zeros(self.T, dtype=bool))
                     mask[128 * w:128 * w + 128] = True
@@ -1302,14 +1738,15 @@ class Block:
                     self.reg(mma["D"][4 * i + 2 * h + e])[sl] = _from_f32(Dm[16 * v + 8 * h + g, 8 * i + 2 * q + e])
 
 
-def run(kernel, mem, grid, block, params, stats=None):
-    """Runs `kernel` over the grid; `params` maps parameter names to bytes."""
+def run(kernel, mem, grid, block, params, stats=None, dyn_shared=0):
+    """Runs `kernel` over the grid; `params` maps parameter names to bytes; `dyn_shared`: the
+    bytes of dynamic shared memory (the kernel's .extern .shared array)."""
     stats = {} if stats is None else stats
     steps = 0
     for z in range(grid[2]):
         for y in range(grid[1]):
             for x in range(grid[0]):
-                b = Block(kernel, mem, params, (x, y, z), grid, block, stats)
+                b = Block(kernel, mem, params, (x, y, z), grid, block, stats, dyn_shared)
                 steps += b.run()
     return steps
 
@@ -1331,3 +1768,50 @@ def memref_params(kernel, values):
     if len(flat) != len(kernel.params):
         raise SimError(f"{len(flat)} parameter values for {len(kernel.params)} parameters")
     return {name: int(val & _u(64)).to_bytes(8, "little") for (name, _), val in zip(kernel.params, flat)}
+
+
+# -- tensor maps (TMA descriptors) --------------------------------------------------------------
+# The simulator's own 128-byte format (a real CUtensorMap is opaque), little-endian:
+#   0: magic b"PTXSIMTM"; 8: base (u64, byte address); 16: elem_bytes (u32); 20: inner (u32,
+#   elements of the contiguous dimension); 24: rows (u32); 28: box_inner (u32); 32: box_rows
+#   (u32); 36: swizzle_bytes (u32: 0, 32, 64, 128); 40: row_stride_bytes (u64); 48..127: zero.
+TMAP_MAGIC = b"PTXSIMTM"
+_TMAP_FMT = "<8sQIIIIIIQ"
+
+
+def encode_tensor_map(base, elem_bytes, inner, rows, row_stride_bytes, box_inner, box_rows, swizzle_bytes):
+    """A 2-D tiled tensor map, validated as cuTensorMapEncodeTiled does."""
+    import struct
+    def bad(msg):
+        raise SimError(f"invalid tensor map: {msg}")
+    if elem_bytes not in (1, 2, 4, 8):
+        bad(f"element size {elem_bytes} bytes (1, 2, 4 or 8)")
+    if base % 16:
+        bad(f"global address {base:#x} not 16-byte aligned")
+    if not (1 <= inner < (1 << 32) and 1 <= rows < (1 << 32)):
+        bad(f"extents {inner} x {rows} outside 1..2^32-1 (this format's u32 fields)")
+    if row_stride_bytes % 16 or row_stride_bytes >= (1 << 40):
+        bad(f"row stride {row_stride_bytes} bytes not a multiple of 16 below 2^40")
+    if row_stride_bytes < inner * elem_bytes:
+        bad(f"row stride {row_stride_bytes} bytes below the row's {inner * elem_bytes} bytes")
+    if not (1 <= box_inner <= 256 and 1 <= box_rows <= 256):
+        bad(f"box {box_inner} x {box_rows} outside 1..256")
+    if box_inner * elem_bytes % 16:
+        bad(f"box inner dimension of {box_inner * elem_bytes} bytes not a multiple of 16")
+    if swizzle_bytes not in (0, 32, 64, 128):
+        bad(f"swizzle {swizzle_bytes} (0, 32, 64 or 128 bytes)")
+    if swizzle_bytes and box_inner * elem_bytes > swizzle_bytes:
+        bad(f"box inner dimension of {box_inner * elem_bytes} bytes exceeds the {swizzle_bytes}-byte swizzle span")
+    raw = struct.pack(_TMAP_FMT, TMAP_MAGIC, base, elem_bytes, inner, rows, box_inner, box_rows,
+                      swizzle_bytes, row_stride_bytes)
+    return raw + bytes(128 - len(raw))
+
+
+def decode_tensor_map(raw, what):
+    import struct
+    n = struct.calcsize(_TMAP_FMT)
+    f = struct.unpack(_TMAP_FMT, bytes(raw[:n]))
+    if f[0] != TMAP_MAGIC:
+        raise SimError(f"{what}: not a tensor map (no magic word; made by encode_tensor_map?)")
+    keys = ("base", "elem_bytes", "inner", "rows", "box_inner", "box_rows", "swizzle", "row_stride")
+    return dict(zip(keys, f[1:]))
