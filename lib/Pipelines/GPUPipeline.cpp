@@ -113,6 +113,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   // Warpgroup MMA exists on sm_90a only (not sm_90, nor sm_100a / sm_120a).
   tensorCores.wgmma = options.gpuArch == "sm_90a";
   tensorCores.wgmmaTma = options.gpuArch == "sm_90a" && options.tma;
+  tensorCores.tmaWarpSpecialize = options.warpSpecialize;
   pm.addPass(createGPUTensorCoreMatmulPass(tensorCores)); // module: declares the map function
   // Every other linalg op (and copy) is a parallel loop nest; each nest is one kernel.
   pm.addNestedPass<func::FuncOp>(createGPUCopiesToLinalgPass());

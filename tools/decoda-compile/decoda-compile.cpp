@@ -85,6 +85,11 @@ cl::opt<bool> gpuTma("gpu-tma",
                      cl::desc("sm_90a: fill the wgmma kernels' shared-memory stages by TMA "
                               "(tensor maps, 128-byte swizzle, mbarriers); false: cp.async"),
                      cl::init(true), cl::cat(category));
+cl::opt<bool> gpuWarpSpecialize(
+    "gpu-warp-specialize",
+    cl::desc("sm_90a with --gpu-tma: a producer warpgroup loads the wgmma kernels' stages, the "
+             "MMA warpgroups release them through mbarriers"),
+    cl::init(false), cl::cat(category));
 cl::opt<std::string> dumpDir("dump-ir-after-each",
                              cl::desc("Write the IR after every pass to DIR/NN-<pass>.mlir"),
                              cl::value_desc("DIR"), cl::cat(category));
@@ -326,6 +331,8 @@ int main(int argc, char **argv) {
     return fail(unknown, "--gpu-arch needs --target=cuda");
   if (!cuda && gpuTma.getNumOccurrences())
     return fail(unknown, "--gpu-tma needs --target=cuda");
+  if (!cuda && gpuWarpSpecialize.getNumOccurrences())
+    return fail(unknown, "--gpu-warp-specialize needs --target=cuda");
   if (!cuda && emit == Emit::PTX)
     return fail(unknown, "--emit=ptx needs --target=cuda");
   if (attentionKeyTile < 1)
@@ -465,6 +472,7 @@ int main(int argc, char **argv) {
     cudaOptions.attentionKeyTile = attentionKeyTile;
     cudaOptions.donateInputs = donateCaches;
     cudaOptions.tma = gpuTma;
+    cudaOptions.warpSpecialize = gpuWarpSpecialize;
     buildCUDALoweringPassPipeline(pm, cudaOptions);
   } else {
     CPULoweringPipelineOptions cpuOptions;

@@ -50,6 +50,12 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
       llvm::cl::desc("sm_90a: fill the wgmma kernels' shared-memory stages by TMA "
                      "(cp.async.bulk.tensor, 128-byte swizzle, mbarriers) rather than cp.async"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> warpSpecialize{
+      *this, "gpu-warp-specialize",
+      llvm::cl::desc("sm_90a with gpu-tma: a producer warpgroup loads the wgmma kernels' stages "
+                     "and the MMA warpgroups release them through mbarriers (no block-wide "
+                     "barrier per k tile)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> fuseEpilogue{
       *this, "fuse-epilogue",
       llvm::cl::desc("Apply the elementwise consumer of each projection (rounding, residual, "

@@ -2,7 +2,7 @@
 the functions of gemv_cases.mlir, gemv-sim.mlir (the contraction in float64 from the rounded
 inputs, then rounded to the storage type).
 
-  matmul_data.py linear-bf16|linear-f16-bias|accumulate-bf16|linear-f16-long IN.npz OUT.npz
+  matmul_data.py linear-bf16|linear-f16-bias|accumulate-bf16|linear-f16-long|linear-bf16-deep IN.npz OUT.npz
   matmul_data.py bf16_m1|bf16_m4|f32_m1|f32_m4_acc|f16_m8|dyn_bf16_t1|dyn_bf16_t5 IN.npz OUT.npz
 """
 import sys
@@ -51,6 +51,11 @@ elif kind == "linear-f16-long":  # [2, 45, 224] x [200, 224]^T: 7 k-steps, M and
     acc = np.einsum("btk,nk->btn", x.astype(np.float64), w.astype(np.float64)).astype(np.float32)
     np.savez(inp, arg0=x, arg1=w)
     np.savez(out, out0=acc.astype(np.float16))
+elif kind == "linear-bf16-deep":  # [1, 150, 648] x [264, 648]^T: 11 TMA k tiles (the last
+    # 8 of 64 wide) through a 4-stage ring, M = 150 and N = 264 ragged over 128 x 128
+    x, w = bf16(rng.standard_normal((1, 150, 648))), bf16(rng.standard_normal((264, 648)) * 0.1)
+    np.savez(inp, arg0=x, arg1=w)
+    np.savez(out, out0=bf16(np.einsum("btk,nk->btn", f(x), f(w))))
 elif kind in GEMV:
     xs, ws = GEMV[kind]
     x, w = rng.standard_normal(xs), rng.standard_normal(ws) * 0.2

@@ -422,6 +422,12 @@ class Block:
         self.w_end = np.full(n, -1, dtype=np.int64)
         self.r_thread = np.full(n, -1, dtype=np.int64)
         self.r_epoch = np.full(n, -1, dtype=np.int64)
+        # When each byte was last read (the step), and by which warpgroup when a wgmma read it
+        # (-1: a thread's read, r_thread): a write after the read is ordered by an mbarrier the
+        # readers arrived on after reading and the writer then waited on (see _released).
+        self.r_time = np.full(n, -1, dtype=np.int64)
+        self.r_wg = np.full(n, -1, dtype=np.int64)
+        self.clock = 0
         self.epoch = 0
         self.local = np.zeros((self.T, max(kernel.local_size, 1)), dtype=np.uint8)
         self.carry = np.zeros(self.T, dtype=np.uint64)
@@ -439,6 +445,9 @@ class Block:
         # try_wait (they retry when a barrier changes).
         self.mbars = {}
         self.obs = np.full((self.T, 4), -1, dtype=np.int64)
+        # Per thread and thread: the latest step of that thread's mbarrier arrivals this thread
+        # has acquired (a successful try_wait on a phase they completed): see _released.
+        self.acq = np.full((self.T, self.T), -1, dtype=np.int64)
         self.blocked = np.zeros(self.T, dtype=bool)
         self.parked = np.zeros(self.T, dtype=bool)  # threads waiting in a bar.sync for the others
         self.blocked_on = {}
@@ -534,10 +543,33 @@ class Block:
         single = (tmin == tmax) & ((prev_e != self.epoch) | (prev_r == tmin))
         self.r_thread[ub] = np.where(single, tmin, -2)
         self.r_epoch[ub] = self.epoch
+        self.r_time[ub] = self.clock
+        self.r_wg[ub] = -1
+
+    def _released(self, B, T):
+        """Whether the reads of bytes B (since the last barrier) happen before writes by threads
+        T through an mbarrier: the reader (every warp of the reading warpgroup, for a wgmma's
+        read) arrived on an mbarrier after the read, and the writer then observed a phase that
+        arrival completed (acq: per writer and thread, the latest step of that thread's arrivals
+        the writer has acquired)."""
+        rt, rw, tm = self.r_thread[B], self.r_wg[B], self.r_time[B]
+        ok = np.zeros(B.size, dtype=bool)
+        single = rt >= 0
+        if single.any():
+            ok[single] = self.acq[T[single], rt[single]] >= tm[single]
+        byw = (rt == -2) & (rw >= 0)
+        if byw.any():
+            warps = self.acq.reshape(self.T, -1, 32).max(axis=2) if self.T % 32 == 0 else None
+            if warps is not None:
+                w4 = rw[byw][:, None] * 4 + np.arange(4)
+                ok[byw] = (warps[T[byw][:, None], w4] >= tm[byw][:, None]).all(axis=1)
+        return ok
 
     def _write_check(self, B, T, what):
         rt = self.r_thread[B]
         bad = (self.r_epoch[B] == self.epoch) & (rt != T)
+        if bad.any():
+            bad &= ~self._released(B, T)
         if bad.any():
             k = int(np.argmax(bad))
             raise SimError(f"{what}: shared race: thread {int(T[k])} writes bytes at {int(B[k])} read by another "
@@ -605,6 +637,7 @@ class Block:
         steps = 0
         while not done.all():
             steps += 1
+            self.clock = steps
             if steps > max_steps:
                 raise SimError("too many steps (an endless loop?)")
             runnable = (~done) & (~self.blocked) & (~self.parked)
@@ -737,6 +770,8 @@ class Block:
         if st["pending"] == 0 and st["tx"] == 0:
             st["phase"] += 1
             st["pending"] = st["count"]
+            np.maximum(st["released"], st["arrived"], out=st["released"])
+            st["arrived"][:] = -1
         self.blocked[:] = False
 
     def mbarrier(self, op, ops, m, done):
@@ -757,6 +792,8 @@ class Block:
                     ok[t] = True
                     i = st["idx"]
                     self.obs[t, i] = max(self.obs[t, i], st["phase"] - 1)
+                    # What the arrivals of the completed phases released.
+                    np.maximum(self.acq[t], st["released"], out=self.acq[t])
                 else:
                     self.blocked[t] = True
                     self.blocked_on[int(t)] = (a, want)
@@ -778,7 +815,11 @@ class Block:
                     self.obs = np.concatenate([self.obs, np.full_like(self.obs, -1)], axis=1)
                 self.obs[:, i] = -1
                 self.mbars[a] = dict(idx=i, init=True, count=c, pending=c, tx=0, phase=0, init_thread=int(t),
-                                     init_epoch=self.epoch)
+                                     init_epoch=self.epoch,
+                                     # per thread: the step of its latest arrival in the current
+                                     # phase, and in the completed ones
+                                     arrived=np.full(self.T, -1, dtype=np.int64),
+                                     released=np.full(self.T, -1, dtype=np.int64))
             self.blocked[:] = False
             return ok
         if sub == "inval":
@@ -806,6 +847,7 @@ class Block:
                 else:
                     n = int(arg[t]) & _u(32) if arg is not None else 1
                 st["pending"] -= n
+                st["arrived"][t] = self.clock
                 self._mbar_changed(a, st, op)
             if dst not in (None, "_"):
                 self.set(dst, state, m, 64)
@@ -1602,9 +1644,12 @@ class Block:
             raise SimError(f"{what}: reads shared bytes at {int(B[j])} written through the generic proxy "
                            f"by thread {int(self.w_thread[B[j]])} without a fence.proxy.async after the write")
         self._tma_visible(B, f"warpgroup {w}", what, obs=self.obs[128 * w:128 * w + 128].min(axis=0))
-        # Read by the whole warpgroup: a later write by anyone before the next barrier races.
+        # Read by the whole warpgroup: a later write by anyone before the next barrier races,
+        # unless an mbarrier orders it after the read (_released).
         self.r_thread[B] = -2
         self.r_epoch[B] = self.epoch
+        self.r_time[B] = self.clock
+        self.r_wg[B] = w
         return a, self.shared[a[:, None] + np.arange(16)].copy()
 
     def wgmma(self, op, parts, ops, m, done):
