@@ -6,7 +6,8 @@
 // transposed B fragment, the f16 instead of the bf16 mma. The INT8 kernel (mma.sync m16n8k32
 // .s8, Inputs/qlinear_epilogue.mlir, exact when unbroken): A's registers 1 and 2 swapped (rows
 // g + 8 and k + 16 confused: a wrong fragment layout), B's two registers swapped, A read as
-// u8 instead of s8. The sm_90a wgmma kernel (tensorcore-wgmma-sim.mlir): its descriptors' leading
+// u8 instead of s8. The sm_90a wgmma kernel with cp.async loads (--gpu-tma=false,
+// tensorcore-wgmma-sim.mlir; the TMA kernel: ptxsim-tma-selftest.mlir, tma-sim.mlir): its descriptors' leading
 // and stride byte offsets swapped (a wrong core-matrix layout), bf16 operands read as f16, the
 // accumulators stored before the final wgmma.wait_group, no fence.proxy.async between the
 // cp.async writes and the wgmma reads, no wgmma.fence, and two wgmma groups left in flight
@@ -38,7 +39,7 @@
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/q %t/qb.ptx --inputs %t/q-in.npz --expect %t/q-out.npz --rtol 0 --atol 0 2>&1 | FileCheck %s --check-prefix=WRONG
 // RUN: sed '0,/row.col.s32.s8.s8.s32/s//row.col.s32.u8.s8.s32/' %t/q.ptx > %t/qu.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/q %t/qu.ptx --inputs %t/q-in.npz --expect %t/q-out.npz --rtol 0 --atol 0 2>&1 | FileCheck %s --check-prefix=WRONG
-// RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/w.ptx --dump-ir-after-each=%t/w
+// RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --gpu-tma=false --emit=ptx -o %t/w.ptx --dump-ir-after-each=%t/w
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/w %t/w.ptx --inputs %t/in.npz --expect %t/out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=GOOD
 // RUN: grep -c 137439477760 %t/w.ptx | FileCheck %s --check-prefix=DESC
 // DESC: 4
