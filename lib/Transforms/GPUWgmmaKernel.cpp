@@ -310,6 +310,13 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
     });
     gpu::BarrierOp::create(b, loc);
     if (ws) {
+      // The role branch on the warpgroup index broadcast from lane 0 (shfl.sync.idx): ptxas
+      // then knows it is warp-uniform and keeps the wgmma inside it asynchronous (on tid / 128
+      // it serialises them: "compiler-inserted WG.AR in divergent path").
+      Value wg32 = arith::IndexCastUIOp::create(b, loc, i32, wg);
+      Value uniform = gpu::ShuffleOp::create(b, loc, wg32, 0, 32, gpu::ShuffleMode::IDX)
+                          .getShuffleResult();
+      wg = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), uniform);
       auto roles = scf::IfOp::create(b, loc, TypeRange{}, isZero(wg), /*withElseRegion=*/true);
       {
         // Producer: thread 0 loads every tile, into a stage once its consumers released it

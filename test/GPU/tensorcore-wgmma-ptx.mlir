@@ -122,6 +122,14 @@
 // PTXASTMA: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXASTMA: Used {{([0-9]|[0-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])}} registers, used 1 barriers
 // PTXASTMA-NOT: serialized
+// Warp-specialised (--gpu-warp-specialize): 384 threads; 8 mbarrier inits (full and empty per
+// stage), one bar.sync (after them); the producer's loop (its one empty wait, expect_tx and two
+// loads); the MMA loop, which LLVM peels once (8 = 2 x 4 wgmma, 2 full waits, one release per
+// warp after wgmma.wait_group 1); ptxas as above.
+// RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --gpu-warp-specialize --emit=ptx -o %t/ws.ptx
+// RUN: %PYTHON -c "import re; t = open('%t/ws.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*?)(?=// gpu.binary|\Z)', t, re.S).group(1); open('%t/wsk.ptx', 'w').write(m); print(re.search(r'\.maxntid [0-9]+', m).group(0), *[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async', 'cp.async.bulk.tensor.2d', 'mbarrier.init', 'mbarrier.arrive.expect_tx', 'mbarrier.arrive.shared', 'mbarrier.try_wait.parity', 'bar.sync')])" | FileCheck %s --check-prefix=WSCOUNT
+// WSCOUNT: .maxntid 384 wgmma.mma_async 8 cp.async.bulk.tensor.2d 2 mbarrier.init 8 mbarrier.arrive.expect_tx 1 mbarrier.arrive.shared 1 mbarrier.try_wait.parity 3 bar.sync 1
+// RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/wsk.ptx -o %t/wsk.cubin 2>&1 | FileCheck %s --check-prefix=PTXASTMA %}
 // INT8 with TMA loads (K = 2048 of i8 is 16 tiles of 128; four k32 .s8 wgmma per tile, the same loads).
 // RUN: decoda-compile %S/tensorcore-int8-ptx.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/i8tma.ptx
 // RUN: %PYTHON -c "import re; t = open('%t/i8tma.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*)', t, re.S).group(1); open('%t/i8tmak.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8', 'wgmma.wait_group', 'cp.async.bulk.tensor.2d', 'mbarrier.try_wait.parity', 'cp.async.cg.shared.global', 'bar.sync', 'mma.sync', 'satfinite', 'st.global.b16', 'st.global.b32')])" | FileCheck %s --check-prefix=COUNT8TMA

@@ -63,19 +63,20 @@
 //
 // Warp-specialised (--gpu-warp-specialize): 384 threads (the producer warpgroup and two MMA
 // warpgroups), 32 more bytes (the empty mbarriers), one bar.sync per block (after the init):
-// the stages are handed over through mbarriers only. The same counts of loads and wgmma-family
-// ops (the MMA warpgroups run in step).
+// the stages are handed over through mbarriers only; one shfl.sync per block (the warpgroup
+// index broadcast that makes the role branch warp-uniform for ptxas). The same counts of loads
+// and wgmma-family ops (the MMA warpgroups run in step).
 // RUN: decoda-compile %S/Inputs/linear_bf16_deep.mlir --target=cuda --gpu-arch=sm_90a --gpu-warp-specialize --emit=ptx -o %t/we.ptx --dump-ir-after-each=%t/we
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/we %t/we.ptx --inputs %t/e-in.npz --expect %t/e-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=WDEEP
-// WDEEP: launch linear_kernel{{(_[0-9]+)?}}: grid [3, 2, 1] block [384, 1, 1] shared 0 + 132160 dynamic bytes; bar 6, cp 132, mbarrier {{[0-9]+}}, wgmma 468
+// WDEEP: launch linear_kernel{{(_[0-9]+)?}}: grid [3, 2, 1] block [384, 1, 1] shared 0 + 132160 dynamic bytes; bar 6, cp 132, mbarrier {{[0-9]+}}, shfl 6, wgmma 468
 // WDEEP: out0: ok (39600 elements
 // RUN: decoda-compile %S/Inputs/accumulate_bf16.mlir --target=cuda --gpu-arch=sm_90a --gpu-warp-specialize --emit=ptx -o %t/wc.ptx --dump-ir-after-each=%t/wc
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/wc %t/wc.ptx --inputs %t/c-in.npz --expect %t/c-out.npz --rtol 1e-6 --atol 1e-6 | FileCheck %s --check-prefix=WACC
-// WACC: block [384, 1, 1] shared 0 + 132160 dynamic bytes; bar 2, cp 8, mbarrier {{[0-9]+}}, wgmma 30
+// WACC: block [384, 1, 1] shared 0 + 132160 dynamic bytes; bar 2, cp 8, mbarrier {{[0-9]+}}, shfl 2, wgmma 30
 // WACC: out0: ok (5200 elements
 // RUN: decoda-compile %S/Inputs/qlinear_acc.mlir --target=cuda --gpu-arch=sm_90a --gpu-warp-specialize --emit=ptx -o %t/wq.ptx --dump-ir-after-each=%t/wq
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/wq %t/wq.ptx --inputs %t/q-in.npz --expect %t/q-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=WQACC
-// WQACC: block [384, 1, 1] shared 0 + 132160 dynamic bytes; bar 4, cp 16, mbarrier {{[0-9]+}}, wgmma 60
+// WQACC: block [384, 1, 1] shared 0 + 132160 dynamic bytes; bar 4, cp 16, mbarrier {{[0-9]+}}, shfl 4, wgmma 60
 // WQACC: out0: ok (17680 elements, max abs error 0)
 //
 // Broken kernels the interpreter must reject. The default kernel: the k loop's bar.sync
