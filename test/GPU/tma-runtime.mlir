@@ -29,9 +29,17 @@
 // RUN: env FAKE_CUDA_LOG=%t/log2 DECODA_CUDA_DRIVER=%t/fake_cuda_old.so decoda-run %t/m2.so --input arg0=%t/x.npy --input arg1=%t/w.npy > /dev/null
 // RUN: %PYTHON -c "import collections; c = collections.Counter(l.strip() for l in open('%t/log2')); print('maps', sum(v for k, v in c.items() if k.startswith('tensor map')), 'attributes', c['func attribute 8'], 'launches', sum(v for k, v in c.items() if k.startswith('launch shared=')), 'dynamic', sum(v for k, v in c.items() if k.startswith('launch shared=') and k != 'launch shared=0'))" | FileCheck %s --check-prefix=CPASYNC
 // CPASYNC: maps 0 attributes 0 launches 1 dynamic 0
-// --gpu-tma without --target=cuda is refused.
+// The flags are refused where they would do nothing: without --target=cuda, TMA on another
+// architecture, warp specialisation without TMA.
 // RUN: not decoda-compile %s --gpu-tma=false -o %t/cpu.so 2>&1 | FileCheck %s --check-prefix=FLAG
 // FLAG: --gpu-tma needs --target=cuda
+// RUN: not decoda-compile %s --target=cuda --gpu-arch=sm_80 --gpu-tma -o %t/80.so 2>&1 | FileCheck %s --check-prefix=FLAG80
+// FLAG80: --gpu-tma needs --gpu-arch=sm_90a (TMA-fed wgmma kernels; --gpu-arch=sm_80 has none)
+// RUN: not decoda-compile %s --target=cuda --gpu-tma=false --gpu-warp-specialize -o %t/ws.so 2>&1 | FileCheck %s --check-prefix=FLAGWS
+// RUN: not decoda-compile %s --target=cuda --gpu-arch=sm_90 --gpu-warp-specialize -o %t/ws.so 2>&1 | FileCheck %s --check-prefix=FLAGWS
+// FLAGWS: --gpu-warp-specialize needs --gpu-arch=sm_90a and --gpu-tma (it specialises the TMA wgmma kernel)
+// RUN: not decoda-compile %s --gpu-warp-specialize -o %t/cpu.so 2>&1 | FileCheck %s --check-prefix=FLAGCPU
+// FLAGCPU: --gpu-warp-specialize needs --target=cuda
 func.func @k_proj(%x: tensor<1x?x2048xbf16>, %w: tensor<512x2048xbf16>) -> tensor<1x?x512xbf16> {
   %y = decoda.linear %x, %w : tensor<1x?x2048xbf16>, tensor<512x2048xbf16>
   return %y : tensor<1x?x512xbf16>

@@ -333,6 +333,13 @@ int main(int argc, char **argv) {
     return fail(unknown, "--gpu-tma needs --target=cuda");
   if (!cuda && gpuWarpSpecialize.getNumOccurrences())
     return fail(unknown, "--gpu-warp-specialize needs --target=cuda");
+  // TMA and warpgroup MMA are sm_90a's: elsewhere the flags would do nothing.
+  if (cuda && gpuArch != "sm_90a" && gpuTma.getNumOccurrences() && gpuTma)
+    return fail(unknown, "--gpu-tma needs --gpu-arch=sm_90a (TMA-fed wgmma kernels; --gpu-arch=" +
+                             gpuArch + " has none)");
+  if (cuda && gpuWarpSpecialize && (gpuArch != "sm_90a" || !gpuTma))
+    return fail(unknown, "--gpu-warp-specialize needs --gpu-arch=sm_90a and --gpu-tma (it "
+                         "specialises the TMA wgmma kernel)");
   if (!cuda && emit == Emit::PTX)
     return fail(unknown, "--emit=ptx needs --target=cuda");
   if (attentionKeyTile < 1)
