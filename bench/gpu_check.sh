@@ -14,7 +14,8 @@
 #       compiled for both targets too: its CUDA artifact runs the integer tensor-core kernel,
 #       and its static T = 1 build (int8_proj_decode) the dp4a GEMV kernel. The small bf16 block
 #       and the Llama-3.2-1B-shaped block are also built with --gpu-tma=false (NAME_cpasync: the
-#       wgmma kernels' cp.async loads instead of TMA), checked and timed beside the default.
+#       wgmma kernels' cp.async loads instead of TMA) and --gpu-warp-specialize (NAME_ws: the
+#       producer/consumer TMA kernel), checked and timed beside the default.
 #   bash DIR/gpu_check.sh run DIR          on the GPU machine: SASS instruction counts of the
 #       tensor-core kernels (HMMA expected; IMMA for the INT8 one), numerical check of every CUDA artifact against the
 #       CPU reference outputs (decoda-run --check; bf16 models at rtol/atol 3e-2, others 2e-3 /
@@ -62,17 +63,20 @@ if [[ "$mode" == prepare ]]; then
   # PATH:decode is the program as a decode step, a static T = 1 (--static-dims), named
   # NAME_decode: its projections are GEMV kernels (decoda-gpu-gemv), not 128-row tensor-core
   # tiles. PATH:cpasync is the program with the wgmma kernels' cp.async loads instead of TMA
-  # (--gpu-tma=false), named NAME_cpasync: checked and timed side by side with the default.
+  # (--gpu-tma=false), named NAME_cpasync, and PATH:ws the warp-specialised TMA kernel
+  # (--gpu-warp-specialize), NAME_ws: checked and timed side by side with the default.
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
-            "$here/gpu/llama32_1b_block.mlir" "$here/gpu/llama32_1b_block.mlir:decode"
-            "$here/gpu/llama32_1b_block.mlir:cpasync" "$here/gpu/llama32_1b_step.mlir"
+            "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
+            "$here/gpu/llama32_1b_block.mlir:decode" "$here/gpu/llama32_1b_block.mlir:cpasync"
+            "$here/gpu/llama32_1b_block.mlir:ws" "$here/gpu/llama32_1b_step.mlir"
             "$here/gpu/attention_d128.mlir" "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir" "$gen/int8_proj.mlir"
             "$gen/int8_proj.mlir:decode")
   for entry in "${programs[@]}"; do
     p=${entry%:decode}
     p=${p%:cpasync}
+    p=${p%:ws}
     name=$(basename "$p" .mlir)
     dims=()
     gpuflags=()
@@ -82,6 +86,9 @@ if [[ "$mode" == prepare ]]; then
     elif [[ "$entry" == *:cpasync ]]; then
       name=${name}_cpasync
       gpuflags=(--gpu-tma=false)
+    elif [[ "$entry" == *:ws ]]; then
+      name=${name}_ws
+      gpuflags=(--gpu-warp-specialize)
     fi
     case "$name" in int8_*) dims+=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
     if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
@@ -294,9 +301,10 @@ if os.path.exists(block):
     T = 2048
     flops = 2 * T * (2 * H * H + 2 * KV * D * H + 3 * F * H) + 2 * 2 * T * T * H / 2
     bench(block, inputs(T), "prefill_T2048", flops=flops, device=True)
-    cpasync = os.path.join(d, "models", "llama32_1b_block_cpasync.cuda.so")
-    if os.path.exists(cpasync):
-        bench(cpasync, inputs(T), "prefill_T2048_cpasync", flops=flops, device=True)
+    for variant in ("cpasync", "ws"):
+        other = os.path.join(d, "models", f"llama32_1b_block_{variant}.cuda.so")
+        if os.path.exists(other):
+            bench(other, inputs(T), f"prefill_T2048_{variant}", flops=flops, device=True)
     # Decode: the static T = 1 build (GEMV projections) when there is one.
     dec = os.path.join(d, "models", "llama32_1b_block_decode.cuda.so")
     bench(dec if os.path.exists(dec) else block, inputs(1), "decode_T1", bytes_=weights,
