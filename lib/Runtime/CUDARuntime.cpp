@@ -80,7 +80,18 @@ int moduleLoad(void **module, const void *image, size_t) {
     return rc;
   return call(gDriver.cuModuleLoadData(module, image));
 }
-int moduleUnload(void *module) { return enter() ? 1 : call(gDriver.cuModuleUnload(module)); }
+// Dynamic shared memory allowed per function (cuFuncSetAttribute, launch). A module unload
+// forgets them all: its functions' handles may come back as another module's.
+std::mutex gSharedAllowedLock;
+std::unordered_map<void *, int32_t> gSharedAllowed;
+
+int moduleUnload(void *module) {
+  {
+    std::lock_guard<std::mutex> guard(gSharedAllowedLock);
+    gSharedAllowed.clear();
+  }
+  return enter() ? 1 : call(gDriver.cuModuleUnload(module));
+}
 int getFunction(void **function, void *module, const char *name) {
   if (int rc = enter())
     return rc;
@@ -99,10 +110,8 @@ int launch(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64
   // Over 48 KiB of dynamic shared memory (the TMA kernels) must be allowed per function,
   // once.
   if (sharedBytes > 48 * 1024) {
-    static std::mutex lock;
-    static std::unordered_map<void *, int32_t> allowed;
-    std::lock_guard<std::mutex> guard(lock);
-    int32_t &bytes = allowed[function];
+    std::lock_guard<std::mutex> guard(gSharedAllowedLock);
+    int32_t &bytes = gSharedAllowed[function];
     if (bytes < sharedBytes) {
       if (int rc = call(gDriver.cuFuncSetAttribute(
               function, /*CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES=*/8, sharedBytes))) {

@@ -530,7 +530,8 @@ rewriteProjections(Operation *root, llvm::function_ref<std::string(const Match &
 }
 
 /// The launch of a tensor-core kernel: grid (ceil(N / tileN), ceil(M / tileM)) of `threads`
-/// threads, with two shared-memory tile buffers of the element type (A's and B's stages);
+/// threads, with two shared-memory tile buffers of the element type (A's and B's stages), or
+/// none when `aShape` is empty (a kernel on `dynamicSharedBytes` of dynamic shared memory);
 /// the insertion point is left at the start of its body.
 struct TiledLaunch {
   gpu::LaunchOp launch;
@@ -539,7 +540,7 @@ struct TiledLaunch {
 inline TiledLaunch createTiledLaunch(OpBuilder &b, Location loc, Value rowsM, int64_t n,
                                      int64_t tileM, int64_t tileN, int64_t threads,
                                      ArrayRef<int64_t> aShape, ArrayRef<int64_t> bShape,
-                                     Type elementType) {
+                                     Type elementType, Value dynamicSharedBytes = nullptr) {
   auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
   Value gridX = c((n + tileN - 1) / tileN);
   Value gridY = arith::DivUIOp::create(
@@ -549,12 +550,16 @@ inline TiledLaunch createTiledLaunch(OpBuilder &b, Location loc, Value rowsM, in
   auto aType = MemRefType::get(aShape, elementType, MemRefLayoutAttrInterface(), shared);
   auto bType = MemRefType::get(bShape, elementType, MemRefLayoutAttrInterface(), shared);
   TiledLaunch t;
+  SmallVector<Type> tiles;
+  if (!aShape.empty())
+    tiles = {aType, bType};
   t.launch = gpu::LaunchOp::create(b, loc, gridX, gridY, one, c(threads), one, one,
-                                   /*dynamicSharedMemorySize=*/nullptr,
-                                   /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
-                                   TypeRange{aType, bType});
-  t.aTiles = t.launch.getWorkgroupAttributions()[0];
-  t.bTiles = t.launch.getWorkgroupAttributions()[1];
+                                   dynamicSharedBytes, /*asyncTokenType=*/nullptr,
+                                   /*asyncDependencies=*/{}, tiles);
+  if (!aShape.empty()) {
+    t.aTiles = t.launch.getWorkgroupAttributions()[0];
+    t.bTiles = t.launch.getWorkgroupAttributions()[1];
+  }
   b.setInsertionPointToStart(&t.launch.getBody().front());
   t.tid = t.launch.getThreadIds().x;
   t.m0 = arith::MulIOp::create(b, loc, t.launch.getBlockIds().y, c(tileM));

@@ -114,10 +114,12 @@ std::string refuse(const ProjectionMatch &m, const Config &cfg, bool tma) {
   if (m.elementType.isF32())
     return "operands are not bf16, f16 or i8 (f32 contractions stay SIMT: TF32 would change "
            "the numerics)";
-  int64_t stageK = stageKFor(m, cfg);
   // The TMA kernel zero-fills past K: any K whose rows are 16-byte aligned.
-  bool tmaTakes = tma && decoda::gpu_contraction::tmaAccepts(m);
-  if (m.k % stageK != 0 && !tmaTakes)
+  if (tma && !decoda::gpu_contraction::tmaAccepts(m))
+    return "K = " + std::to_string(m.k) + ": rows of " + std::to_string(m.k * m.elementBytes()) +
+           " bytes are not 16-byte aligned (TMA tensor maps need it)";
+  int64_t stageK = stageKFor(m, cfg);
+  if (!tma && m.k % stageK != 0)
     return "K = " + std::to_string(m.k) + " is not a multiple of " +
            (m.integer() ? std::to_string(stageK) + " (the shortest i8 stage)"
                         : "tile-k = " + std::to_string(stageK));
@@ -320,13 +322,8 @@ struct GPUTensorCoreMatmulPass
     wgCfg.tma = wgmma && wgmmaTma;
     wgCfg.tmaStages = tmaStages;
     wgCfg.warpSpecialize = tmaWarpSpecialize;
-    // The cp.async wgmma kernel, for what the TMA kernel does not take (rows not 16-byte
-    // aligned), when its own tiling is valid (else those go to mma.sync).
-    decoda::gpu_contraction::WgmmaConfig cpAsyncCfg = wgCfg;
-    cpAsyncCfg.tma = false;
-    bool cpAsyncWgmma =
-        wgmma && (!wgCfg.tma || decoda::gpu_contraction::invalidWgmmaConfig(cpAsyncCfg).empty());
-    // The wgmma tiling first (INT8 still takes the mma.sync kernel, checked next).
+    // The wgmma tiling first (without TMA INT8 may still take the mma.sync kernel, checked
+    // next).
     if (wgmma) {
       std::string why = decoda::gpu_contraction::invalidWgmmaConfig(wgCfg);
       if (!why.empty()) {
@@ -356,13 +353,12 @@ struct GPUTensorCoreMatmulPass
       mmaWhy = "the tiles need " + std::to_string(sharedBytes) +
                " bytes of shared memory, over the 48 KiB static limit";
     }
-    // With TMA every contraction taken goes to the wgmma kernel (any K with 16-byte aligned
-    // rows), so the mma.sync tiling matters only to a contraction that reaches it.
+    // With TMA every contraction taken goes to the TMA wgmma kernel: the mma.sync tiling is
+    // not used.
     if (!mmaWhy.empty() && !wgCfg.tma) {
       getOperation().emitError() << "decoda-gpu-tensorcore-matmul: " << mmaWhy;
       return signalPassFailure();
     }
-    bool anyFailed = false;
     auto remarkEpilogue = [&](linalg::GenericOp op, const std::string &why) {
       if (report)
         op.emitRemark() << "decoda-gpu-tensorcore-matmul: epilogue not fused: " << why;
@@ -381,12 +377,9 @@ struct GPUTensorCoreMatmulPass
             epilogue = decoda::gpu_contraction::fusableEpilogue(pm, remarkEpilogue);
           auto alloc = pm.c.getDefiningOp<memref::AllocOp>();
           OpBuilder b(epilogue ? epilogue.op.getOperation() : m.op.getOperation());
-          // TMA when its maps can describe the operands, else cp.async (INT8 there when K is
-          // a multiple of its stage, 2 * tile-k i8, else mma.sync).
-          decoda::gpu_contraction::WgmmaConfig kernelCfg = wgCfg;
-          kernelCfg.tma = wgCfg.tma && decoda::gpu_contraction::tmaAccepts(pm);
-          if (kernelCfg.tma ||
-              (cpAsyncWgmma && (!pm.integer() || pm.k % (2 * tileK) == 0))) {
+          // TMA (refuse() took only what its maps describe), else cp.async: INT8 there when K
+          // is a multiple of its stage (2 * tile-k i8), else mma.sync.
+          if (wgCfg.tma || (wgmma && (!pm.integer() || pm.k % (2 * tileK) == 0))) {
             SmallVector<Value> leadDims;
             if (epilogue)
               leadDims = decoda::gpu_contraction::leadExtents(b, m.op.getLoc(), pm, epilogue);
@@ -399,19 +392,11 @@ struct GPUTensorCoreMatmulPass
                                                             leadDims, out2, accs, row, col);
             };
             decoda::gpu_contraction::emitWgmmaKernel(
-                b, pm, kernelCfg, zeroInit,
+                b, pm, wgCfg, zeroInit,
                 epilogue ? decoda::gpu_contraction::outputAsC(b, m.op.getLoc(), epilogue, pm.lead)
                          : pm.c,
                 epilogue ? decoda::gpu_contraction::StorePairFn(store) : nullptr);
             ++numWgmma;
-            if (kernelCfg.tma)
-              ++numTma;
-          } else if (!mmaWhy.empty()) {
-            m.op.emitError() << "decoda-gpu-tensorcore-matmul: this contraction needs the "
-                                "mma.sync kernel: "
-                             << mmaWhy;
-            anyFailed = true;
-            return;
           } else {
             m.stageK = stageKFor(pm, cfg);
             emitKernel(b, m, cfg, zeroInit, epilogue);
@@ -429,8 +414,6 @@ struct GPUTensorCoreMatmulPass
     // C is no longer written nor read once its epilogue is fused.
     for (memref::AllocOp alloc : fusedTemporaries)
       decoda::gpu_contraction::eraseIfUnused(alloc);
-    if (anyFailed)
-      return signalPassFailure();
     numRewritten += counts.rewritten;
     numFillsFolded += counts.fillsFolded;
   }

@@ -151,28 +151,16 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
     mapB = tensorMap(b, loc, m.b, eb, stageK, cfg.tileN);
   }
   OpBuilder::InsertionGuard guard(b);
-  gpu::LaunchOp launch;
-  Value aTiles, bTiles, tid, m0, n0;
-  if (cfg.tma) {
-    // No static shared memory: the stages, aligned at run time, and the mbarriers.
-    Value gridX = e.idx((m.n + cfg.tileN - 1) / cfg.tileN);
-    Value gridY = e.div(e.add(rowsM, e.idx(cfg.tileM - 1)), cfg.tileM);
-    Value dynamicBytes =
-        arith::ConstantIntOp::create(b, loc, b.getI32Type(), cfg.tmaSharedBytes());
-    launch = gpu::LaunchOp::create(b, loc, gridX, gridY, one, e.idx(cfg.launchThreads()), one,
-                                   one, dynamicBytes);
-    b.setInsertionPointToStart(&launch.getBody().front());
-    tid = launch.getThreadIds().x;
-    m0 = e.mul(launch.getBlockIds().y, cfg.tileM);
-    n0 = e.mul(launch.getBlockIds().x, cfg.tileN);
-  } else {
-    decoda::gpu_contraction::TiledLaunch tiled = decoda::gpu_contraction::createTiledLaunch(
-        b, loc, rowsM, m.n, cfg.tileM, cfg.tileN, cfg.threads(), {stages, aStage},
-        {stages, bStage}, m.elementType);
-    launch = tiled.launch;
-    aTiles = tiled.aTiles, bTiles = tiled.bTiles, tid = tiled.tid, m0 = tiled.m0,
-    n0 = tiled.n0;
-  }
+  // TMA: no static shared memory but the stages, aligned at run time, and the mbarriers.
+  decoda::gpu_contraction::TiledLaunch tiled = decoda::gpu_contraction::createTiledLaunch(
+      b, loc, rowsM, m.n, cfg.tileM, cfg.tileN, cfg.launchThreads(),
+      cfg.tma ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{stages, aStage},
+      {stages, bStage}, m.elementType,
+      cfg.tma ? arith::ConstantIntOp::create(b, loc, b.getI32Type(), cfg.tmaSharedBytes())
+                    .getResult()
+              : Value());
+  Value aTiles = tiled.aTiles, bTiles = tiled.bTiles, tid = tiled.tid, m0 = tiled.m0,
+        n0 = tiled.n0;
   const bool ws = cfg.producerWarpgroup();
   Value wg = e.div(tid, 128);
   auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);

@@ -60,7 +60,7 @@ using StorePairFn =
     llvm::function_ref<void(OpBuilder &b, Value pair, Value row, Value col, Value out2)>;
 
 /// Whether the TMA kernel takes `m`: the tensor maps need 16-byte aligned rows (K * element
-/// bytes a multiple of 16) and unit-stride k; any K otherwise (TMA zero-fills past K).
+/// bytes a multiple of 16); any K otherwise (TMA zero-fills past K).
 bool tmaAccepts(const Match &m);
 
 /// Replaces nothing: builds, at `b`'s insertion point, the gpu.launch computing the bf16/f16

@@ -134,7 +134,7 @@ func.func @qlinear(%x: memref<?x48xi8>, %w: memref<64x48xi8>, %y: memref<?x64xi3
 // K = 100 bf16: 200-byte rows, not 16-byte aligned: no tensor map can describe A; the
 // cp.async kernel cannot take K = 100 either (not a multiple of tile-k): SIMT.
 func.func @unaligned(%x: memref<?x100xbf16>, %w: memref<64x100xbf16>, %y: memref<?x64xf32>) {
-  // expected-remark @below {{left to the SIMT path: K = 100 is not a multiple of tile-k = 32}}
+  // expected-remark @below {{left to the SIMT path: K = 100: rows of 200 bytes are not 16-byte aligned (TMA tensor maps need it)}}
   linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%x, %w : memref<?x100xbf16>, memref<64x100xbf16>) outs(%y : memref<?x64xf32>) {
   ^bb0(%p: bf16, %q: bf16, %o: f32):

@@ -247,7 +247,8 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "ModuleOp"> {
     32 bytes per k slice), and after `wgmma.wait_group 1` and a barrier the stage of the
     previous tile is refilled. Rows past M or N and k past K are zero-filled by the TMA, so
     any K whose rows are 16-byte aligned (K * element bytes a multiple of 16) takes it, INT8
-    included; other contractions take the cp.async kernel.
+    included; the others are left to the SIMT loops (the cp.async kernel, which needs K a
+    multiple of its stage, would not take them either).
 
     The fragment coordinates are those of the PTX ISA for mma.m16n8k16 with .bf16/.f16 (one
     layout for both); those of mma.m16n8k32 with .s8 are the same bytes. With
@@ -301,7 +302,6 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "ModuleOp"> {
   let statistics = [
     Statistic<"numRewritten", "num-rewritten", "contractions turned into tensor-core kernels">,
     Statistic<"numWgmma", "num-wgmma", "of them, wgmma (sm_90a) kernels">,
-    Statistic<"numTma", "num-tma", "of them, with TMA loads">,
     Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">,
     Statistic<"numEpiloguesFused", "num-epilogues-fused",
               "elementwise consumers of C computed in the kernels' stores">
