@@ -74,6 +74,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   DecodaToLinalgPassOptions toLinalg;
   toLinalg.attentionKeyTile = options.attentionKeyTile;
   toLinalg.gpuKernelCalls = true; // attention and norms: one kernel each, below
+  toLinalg.int8AttentionCalls = true; // INT8 attention: the integer tensor-core kernel
   pm.addPass(createDecodaToLinalgPass(toLinalg));
   addTextual(pm, "func.func(convert-elementwise-to-linalg)"); // arith/math on tensors
   pm.addPass(createCanonicalizerPass());

@@ -74,6 +74,10 @@ struct SplitOptions {
 };
 
 struct Config : mlir::decoda::AttentionCallConfig {
+  /// A decoda.int8_attention function (q, k, v, keyLen, q_scale, k_scale, v_scale, extras).
+  bool int8 = false;
+  /// The index of the first extra argument (mask / segment_ids / sinks).
+  unsigned firstExtra() const { return int8 ? 7 : 4; }
   /// Split the keys over several blocks when all rows of a (batch, K/V head) fit one block (a
   /// decode step), partials combined by a second kernel: never, always (a static query count
   /// small enough), or decided at run time (a dynamic query count).
@@ -116,13 +120,14 @@ bool identityMemRef(Type t) {
 
 /// The configuration of a tagged function, or the reason the kernel does not handle it.
 FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOptions &split,
-                             std::string &why) {
+                             bool int8, std::string &why) {
   Config c;
+  c.int8 = int8;
   if (failed(mlir::decoda::readAttentionCallAttrs(dict, c, why)))
     return failure();
 
   FunctionType type = fn.getFunctionType();
-  unsigned expected = 4 + c.mask + c.segmentIds + c.sinks;
+  unsigned expected = c.firstExtra() + c.mask + c.segmentIds + c.sinks;
   if (type.getNumInputs() != expected || type.getNumResults() != 1 || fn.isExternal()) {
     why = "unexpected signature";
     return failure();
@@ -165,11 +170,20 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
   }
   // A static query count whose rows (query, head of the group) fit one block: the grid would
   // be B * Hkv blocks only (8 for Llama-3.2-1B at batch 1), so the keys are split instead.
-  if (split.maxSplits > 1)
+  if (int8) {
+    for (unsigned i = 4; i < 7; ++i) {
+      auto st = dyn_cast<MemRefType>(type.getInput(i));
+      if (!st || st.getRank() != 0 || !st.getElementType().isF32()) {
+        why = "unexpected quantisation scale operand (expected rank-0 f32 buffers)";
+        return failure();
+      }
+    }
+  }
+  if (split.maxSplits > 1 && !int8)
     c.split = q.isDynamicDim(1)                       ? Config::Split::AtRunTime
               : q.getDimSize(1) * c.group <= kRows ? Config::Split::Always
                                                     : Config::Split::Never;
-  unsigned next = 4;
+  unsigned next = c.firstExtra();
   if (c.mask) {
     auto mt = dyn_cast<MemRefType>(type.getInput(next++));
     if (!mt || mt.getRank() != 4 || !isa<FloatType>(mt.getElementType())) {
@@ -211,7 +225,12 @@ public:
     k = entry.getArgument(1);
     v = entry.getArgument(2);
     keyLen = entry.getArgument(3);
-    unsigned next = 4;
+    if (c.int8) {
+      qScaleArg = entry.getArgument(4);
+      kScaleArg = entry.getArgument(5);
+      vScaleArg = entry.getArgument(6);
+    }
+    unsigned next = c.firstExtra();
     if (c.mask)
       mask = entry.getArgument(next++);
     if (c.segmentIds)
@@ -349,7 +368,7 @@ protected:
   /// additive mask, and -inf where the key is not visible (causal, window, chunk, segments).
   Value logit(Value s, const Row &rw, Value j, Value inRange) {
     Value jSafe = select(inRange, j, idx(0));
-    Value x = fmul(s, fc(c.scale));
+    Value x = fmul(s, logitScale ? logitScale : fc(c.scale));
     if (c.softcap && !std::isinf(*c.softcap)) {
       Value t = math::TanhOp::create(b, loc, fmul(x, fc(1.0 / *c.softcap)));
       x = fmul(fc(*c.softcap), t);
@@ -430,8 +449,10 @@ protected:
   int64_t rows; // (query, head) rows per block
   Type f32;
   Value q, k, v, keyLen, mask, seg, sinks, out, tq, rowsTotal;
+  Value qScaleArg, kScaleArg, vScaleArg; // INT8: the rank-0 scale buffers
   // Inside the launch.
   Value tid, warp, lane, p0, kvh, bIdx, qOff;
+  Value logitScale; // the scale of the raw scores when not the constant c.scale (INT8)
 };
 
 /// The f32 SIMT kernel (any storage type, head dims within the shared-memory limit).
@@ -776,37 +797,43 @@ public:
   TensorCoreKernel(func::FuncOp fn, const Config &c, const SplitOptions &so)
       : SimtKernel(fn, c, so, kTcRows) {}
 
-private:
-  int64_t keys() const { return c.tcKeys(); }
-
+protected:
   /// cp.async of `rowsCount` rows of `width` elements of `src` into `dst[dstRow(r)..][col]`,
-  /// in 16-byte chunks spread over the threads; `source(r, col)` gives whether row r is read
-  /// and the indices of its chunk (safe ones when not: zero fill from a valid address).
+  /// in 16-byte chunks of `perChunk` elements spread over the threads; `source(r, col)` gives
+  /// whether row r is read and the indices of its chunk (safe ones when not: zero fill from a
+  /// valid address).
   void copyRows(SmallVectorImpl<Value> &tokens, Value src, Value dst, int64_t rowsCount,
                 int64_t width, function_ref<SmallVector<Value>(Value r)> dstRow,
-                function_ref<std::pair<Value, SmallVector<Value>>(Value r, Value col)> source) {
+                function_ref<std::pair<Value, SmallVector<Value>>(Value r, Value col)> source,
+                int64_t perChunk = 8) {
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
-    int64_t perRow = width / 8;
-    int64_t chunks = rowsCount * perRow; // a multiple of the threads (tensorCoreRefusal)
+    int64_t perRow = width / perChunk;
+    int64_t chunks = rowsCount * perRow; // a multiple of the threads (the refusals)
     for (int64_t i = 0; i < chunks / kThreads; ++i) {
       Value ch = add(tid, idx(i * kThreads));
       Value r = div(ch, perRow);
-      Value col = mul(rem(ch, perRow), 8);
+      Value col = mul(rem(ch, perRow), perChunk);
       auto [inside, srcIdx] = source(r, col);
-      Value count = select(inside, idx(8), idx(0));
+      Value count = select(inside, idx(perChunk), idx(0));
       SmallVector<Value> dstIdx = dstRow(r);
       dstIdx.push_back(col);
       auto copy = nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, dst, dstIdx, src, srcIdx,
-                                                   b.getIndexAttr(8), count, b.getUnitAttr());
+                                                   b.getIndexAttr(perChunk), count,
+                                                   b.getUnitAttr());
       tokens.push_back(copy.getAsyncToken());
     }
   }
 
+private:
+  int64_t keys() const { return c.tcKeys(); }
+
+protected:
   Value group(ArrayRef<Value> tokens) {
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
     return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, tokenType, tokens).getAsyncToken();
   }
 
+private:
   /// The copies of key tile `j0` (keys j0 .. j0 + keys - 1, zero past jhi) into `stage`.
   Value copyTile(Value stage, Value j0, Value jhi) {
     SmallVector<Value> tokens;
@@ -1020,6 +1047,403 @@ private:
   Value ks, vs;
 };
 
+/// Why the INT8 kernel does not take `c` ("" when it does).
+std::string int8Refusal(const Config &c) {
+  int64_t dp = (c.d + 31) / 32 * 32, dvp = (c.dv + 31) / 32 * 32;
+  if (dp > kTcMaxHeadDim || dvp > kTcMaxHeadDim)
+    return "head dims " + std::to_string(c.d) + ", " + std::to_string(c.dv) +
+           " over 128 (Q fragments and accumulators would not fit in registers)";
+  return "";
+}
+
+/// The INT8 attention kernel (decoda.int8_attention: q, k, v quantised per tensor to s8 with
+/// q_scale, k_scale, v_scale, an exact integer q·k, the softmax in f32, the unnormalised
+/// probabilities exp(s - m) quantised to u8 with scale 1/255 against the row's final max m,
+/// an exact integer P·V; reference.py _masked_softmax_attend_int8) on integer tensor cores,
+/// two launches:
+///
+///   Kq [B][Hkv][Jpad][Dp] i8, Vt [B][Hkv][Jpad / 64][Dvp][16] i32   Jpad = keys rounded up to
+///     64, Dp = D and Dvp = Dv rounded up to 32 (zeros past D, Dv and the keys)
+///   quantisation: grid (Jpad / 64, Hkv, B), 128 threads; x -> clamp(rint(x / scale), -127,
+///     127); Kq rows as they are, V transposed per 64-key tile, word 8s + 4h + t (t < 4) of a
+///     dv row holding the bytes of keys 32s + 16h + {2t, 2t + 1, 2t + 8, 2t + 9}
+///   attention: grid (ceil(Tq * G / 64), Hkv, B), 128 threads, warp w rows 16w .. 16w + 15
+///     (one m16 fragment), Ks [2][64][Dp + 16] i8 and Vs [2][Dvp][20] i32 in shared memory
+///     (two stages by cp.async; the pitches put the rows of an ldmatrix matrix and the eight
+///     groups of a B fragment load in distinct banks)
+///     Q quantised into the s8 A fragments of mma.m16n8k32 (registers, the whole kernel)
+///     pass 1, K tiles only: S = Q·Kᵀ (mma.sync.m16n8k32.s8.s8, K rows as the "col" B operand
+///       by ldmatrix.x4), logits as the bf16 kernel's with the factor (scale · q_scale) ·
+///       k_scale, running max per thread, the row max over the quad at the end;
+///       base = max(m, sink) (0 for -inf)
+///     pass 2, K and V tiles: S again (exact integers: the same logits), p = exp(x - base),
+///       l += p, P = clamp(rint(255 p), 0, 255) as u8, acc += P·V (mma.sync.m16n8k32.u8.s8,
+///       i32 accumulators, wrapping as the CPU's sums)
+///     out = acc · v_scale / (255 · den), den = quad sum of l (+ exp(sink - base)); 0 for a row
+///     without visible keys; rounded to the storage type.
+///
+/// The C fragment of an n8 score tile gives lane (g, t) keys 8n + 2t, 8n + 2t + 1 of rows g,
+/// g + 8; the u8 A fragment of k slice s wants, in k order, (a0) row g k = 4t .. 4t + 3, (a1)
+/// row g + 8, (a2, a3) k = 16 + 4t .. for the same rows. Taking for a0 the pairs of tiles 4s and
+/// 4s + 1 (keys 32s + {2t, 2t + 1, 2t + 8, 2t + 9}) and for a2 those of tiles 4s + 2, 4s + 3
+/// permutes the keys of the slice; Vt's word order is that permutation, so b0, b1 of a dv
+/// column are words 8s + t and 8s + 4 + t of its row: two 32-bit shared loads.
+class Int8Kernel : public TensorCoreKernel {
+public:
+  Int8Kernel(func::FuncOp fn, const Config &c, const SplitOptions &so)
+      : TensorCoreKernel(fn, c, so) {}
+
+private:
+  static constexpr int64_t kTile = 64;   // keys per tile
+  static constexpr int64_t kVWords = 16; // i32 words of a dv row of one tile
+  static constexpr int64_t kVPitch = 20; // words per dv row in shared memory
+  int64_t dp() const { return (c.d + 31) / 32 * 32; }
+  int64_t dvp() const { return (c.dv + 31) / 32 * 32; }
+
+  /// clamp(rint(x / scale), lo, hi) as i8 (reference.py _quantize_sym; i8 bits for u8).
+  Value quantize(Value x, Value scale, double lo = -127.0, double hi = 127.0) {
+    Value r = math::RoundEvenOp::create(b, loc, arith::DivFOp::create(b, loc, x, scale));
+    return toByte(r, lo, hi);
+  }
+  Value toByte(Value r, double lo, double hi) {
+    r = arith::MinimumFOp::create(b, loc, arith::MaximumFOp::create(b, loc, r, fc(lo)), fc(hi));
+    Value i = arith::FPToSIOp::create(b, loc, i32, r);
+    return arith::TruncIOp::create(b, loc, i8, i);
+  }
+
+  void emitLaunch(Value batch) override {
+    i8 = b.getI8Type();
+    i32 = b.getI32Type();
+    // keyLen >= Tq > 0 inside the entry's guard; at least one tile either way.
+    Value tiles = maxs(arith::CeilDivUIOp::create(b, loc, keyLen, idx(kTile)), idx(1));
+    int64_t dyn = ShapedType::kDynamic;
+    kq = memref::AllocOp::create(b, loc, MemRefType::get({dyn, c.numKvHeads, dyn, dp()}, i8),
+                                 ValueRange{batch, mul(tiles, kTile)});
+    vt = memref::AllocOp::create(
+        b, loc, MemRefType::get({dyn, c.numKvHeads, dyn, dvp(), kVWords}, i32),
+        ValueRange{batch, tiles});
+    emitQuantize(batch, tiles);
+    emitAttention();
+    memref::DeallocOp::create(b, loc, kq);
+    memref::DeallocOp::create(b, loc, vt);
+  }
+
+  /// Kq and Vt from K and V: a block per (64-key tile, K/V head, batch).
+  void emitQuantize(Value batch, Value tiles) {
+    Value one = idx(1);
+    auto launch = gpu::LaunchOp::create(b, loc, tiles, idx(c.numKvHeads), batch, idx(kThreads),
+                                        one, one);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    tid = launch.getThreadIds().x;
+    Value tile = launch.getBlockIds().x, h = launch.getBlockIds().y, bb = launch.getBlockIds().z;
+    Value kScale = memref::LoadOp::create(b, loc, kScaleArg, ValueRange{});
+    Value vScale = memref::LoadOp::create(b, loc, vScaleArg, ValueRange{});
+    Value j0 = mul(tile, kTile);
+
+    // K: four bytes of a row per thread and step (dp / 8 steps).
+    int64_t words = dp() / 4;
+    for (int64_t i = 0; i < kTile * words / kThreads; ++i) {
+      Value e = add(tid, idx(i * kThreads));
+      Value j = add(j0, div(e, words)), d0 = mul(rem(e, words), 4);
+      Value live = cmp(arith::CmpIPredicate::ult, j, keyLen);
+      for (int64_t x = 0; x < 4; ++x) {
+        Value d = add(d0, idx(x));
+        Value valid = live;
+        if (dp() != c.d)
+          valid = andi(valid, cmp(arith::CmpIPredicate::ult, d, idx(c.d)));
+        Value byte = quantize(guardedLoad(valid, k, ValueRange{bb, j, h, d}), kScale);
+        memref::StoreOp::create(b, loc, byte, kq, ValueRange{bb, h, j, d});
+      }
+    }
+    // V: one word (four keys of a dv row) per thread and step (dvp / 8 steps).
+    for (int64_t i = 0; i < dvp() * kVWords / kThreads; ++i) {
+      Value e = add(tid, idx(i * kThreads));
+      Value row = div(e, kVWords), w = rem(e, kVWords);
+      Value first = add(add(j0, mul(div(w, 8), 32)),
+                        add(mul(rem(div(w, 4), 2), 16), mul(rem(w, 4), 2)));
+      Value inRow = dvp() != c.dv ? cmp(arith::CmpIPredicate::ult, row, idx(c.dv)) : Value();
+      Value word = i32c(0);
+      for (auto [x, off] : llvm::enumerate(std::array<int64_t, 4>{0, 1, 8, 9})) {
+        Value j = add(first, idx(off));
+        Value valid = cmp(arith::CmpIPredicate::ult, j, keyLen);
+        if (inRow)
+          valid = andi(valid, inRow);
+        Value byte = quantize(guardedLoad(valid, v, ValueRange{bb, j, h, row}), vScale);
+        Value wide = arith::ExtUIOp::create(b, loc, i32, byte);
+        if (x)
+          wide = arith::ShLIOp::create(b, loc, wide, i32c(8 * x));
+        word = arith::OrIOp::create(b, loc, word, wide);
+      }
+      memref::StoreOp::create(b, loc, word, vt, ValueRange{bb, h, tile, row, w});
+    }
+    gpu::TerminatorOp::create(b, loc);
+  }
+
+  /// The copies of key tile `tIdx` (K, and V with `withV`) into `stage`; nothing is read when
+  /// `live` is false (zero fill from tile 0).
+  Value copyTile(Value stage, Value tIdx, Value live, bool withV) {
+    SmallVector<Value> tokens;
+    Value tSafe = select(live, tIdx, idx(0));
+    copyRows(
+        tokens, kq, ks, kTile, dp(), [&](Value r) { return SmallVector<Value>{stage, r}; },
+        [&](Value r, Value col) {
+          return std::pair{live, SmallVector<Value>{bIdx, kvh, add(mul(tSafe, kTile), r), col}};
+        },
+        /*perChunk=*/16);
+    if (withV)
+      copyRows(
+          tokens, vt, vs, dvp(), kVWords, [&](Value r) { return SmallVector<Value>{stage, r}; },
+          [&](Value r, Value col) {
+            return std::pair{live, SmallVector<Value>{bIdx, kvh, tSafe, r, col}};
+          },
+          /*perChunk=*/4);
+    return group(tokens);
+  }
+
+  /// for t < numTiles: tile tLo + t through the two stages, the next one's copy in flight;
+  /// body(j0, stage, iterArgs) gives the values to yield.
+  scf::ForOp streamTiles(
+      bool withV, Value tLo, Value numTiles, ValueRange init,
+      function_ref<SmallVector<Value>(Value j0, Value stage, ValueRange it)> body) {
+    Value first =
+        copyTile(idx(0), tLo, cmp(arith::CmpIPredicate::sgt, numTiles, idx(0)), withV);
+    auto loop = scf::ForOp::create(b, loc, idx(0), numTiles, idx(1), init);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value t = loop.getInductionVar();
+      Value next = add(t, idx(1));
+      auto prefetch = scf::IfOp::create(b, loc, TypeRange{},
+                                        cmp(arith::CmpIPredicate::ult, next, numTiles), true);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(&prefetch.getThenRegion().front());
+        Value grp = copyTile(rem(next, 2), add(tLo, next),
+                             arith::ConstantOp::create(b, loc, b.getBoolAttr(true)), withV);
+        nvgpu::DeviceAsyncWaitOp::create(b, loc, grp, b.getI32IntegerAttr(1));
+        b.setInsertionPointToStart(&prefetch.getElseRegion().front());
+        nvgpu::DeviceAsyncWaitOp::create(b, loc, first, b.getI32IntegerAttr(0));
+      }
+      gpu::BarrierOp::create(b, loc);
+      SmallVector<Value> yielded =
+          body(mul(add(tLo, t), kTile), rem(t, 2), loop.getRegionIterArgs());
+      // Nobody refills this stage (the next iteration's prefetch) before every warp is done.
+      gpu::BarrierOp::create(b, loc);
+      scf::YieldOp::create(b, loc, yielded);
+    }
+    // Nothing is left in flight (the zero fill of an empty range included).
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, first, b.getI32IntegerAttr(0));
+    return loop;
+  }
+
+  /// S = Q·Kᵀ of the tile in `stage`: kTile / 8 n8 fragments of i32.
+  SmallVector<Value> scores(Value stage) {
+    auto accType = VectorType::get({2, 2}, i32);
+    Value zero = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
+    SmallVector<Value> sAcc(kTile / 8, zero);
+    Value r = add(rem(lane, 8), mul(div(lane, 16), 8));
+    Value col = mul(rem(div(lane, 8), 2), 16);
+    for (int64_t s = 0; s < dp() / 32; ++s)
+      for (int64_t n = 0; n < kTile / 8; n += 2) {
+        Value x4 = mlir::decoda::gpu_mma::ldmatrix(
+            b, loc, fragType, ks, {stage, add(r, idx(8 * n)), add(col, idx(32 * s))},
+            /*transpose=*/false, 4);
+        auto [b0, b1] = mlir::decoda::gpu_mma::splitX4(b, loc, x4);
+        sAcc[n] = mma(qFrags[s], b0, sAcc[n]);
+        sAcc[n + 1] = mma(qFrags[s], b1, sAcc[n + 1]);
+      }
+    return sAcc;
+  }
+
+  Value mma(Value a, Value bFrag, Value acc) {
+    return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, acc, ArrayRef<int64_t>{16, 8, 32});
+  }
+
+  /// The logits x[n][h][e] of the tile at j0 (key j0 + 8n + 2t + e of the thread's row h).
+  SmallVector<std::array<std::array<Value, 2>, 2>> logits(ArrayRef<Value> sAcc, Value j0,
+                                                          Value jhi) {
+    SmallVector<std::array<std::array<Value, 2>, 2>> x(sAcc.size());
+    for (auto [n, frag] : llvm::enumerate(sAcc))
+      for (int64_t h = 0; h < 2; ++h) {
+        Value pair = vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{h});
+        for (int64_t e = 0; e < 2; ++e) {
+          Value j = add(j0, add(q2, idx(8 * n + e)));
+          Value s = vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{e});
+          Value sf = arith::SIToFPOp::create(b, loc, f32, s);
+          x[n][h][e] = logit(sf, rowsOfThread[h], j, cmp(arith::CmpIPredicate::ult, j, jhi));
+        }
+      }
+    return x;
+  }
+
+  void emitAttention() {
+    MLIRContext *ctx = b.getContext();
+    auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto ksType =
+        MemRefType::get({2, kTile, dp() + 16}, i8, MemRefLayoutAttrInterface(), shared);
+    auto vsType = MemRefType::get({2, dvp(), kVPitch}, i32, MemRefLayoutAttrInterface(), shared);
+    auto launch = createLaunch({ksType, vsType});
+    ks = launch.getWorkgroupAttributions()[0];
+    vs = launch.getWorkgroupAttributions()[1];
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    readIds(launch);
+    Value g8 = div(lane, 4), t4 = rem(lane, 4);
+    q2 = mul(t4, 2);
+    fragType = VectorType::get({4, 4}, i8);
+    Value qScale = memref::LoadOp::create(b, loc, qScaleArg, ValueRange{});
+    Value kScale = memref::LoadOp::create(b, loc, kScaleArg, ValueRange{});
+    Value vScale = memref::LoadOp::create(b, loc, vScaleArg, ValueRange{});
+    logitScale = fmul(fmul(fc(c.scale), qScale), kScale);
+    for (int64_t h = 0; h < 2; ++h)
+      rowsOfThread[h] = row(add(p0, add(mul(warp, 16), add(g8, idx(8 * h)))));
+
+    // Q: the A fragments of each k32 slice, quantised from global memory (register r: row
+    // g + 8 (r % 2), d = 32s + 16 (r / 2) + 4t + 0..3).
+    qFrags.clear();
+    for (int64_t s = 0; s < dp() / 32; ++s) {
+      SmallVector<Value> bytes;
+      for (int64_t r = 0; r < 4; ++r) {
+        const Row &rw = rowsOfThread[r % 2];
+        for (int64_t x = 0; x < 4; ++x) {
+          Value d = add(mul(t4, 4), idx(32 * s + 16 * (r / 2) + x));
+          Value valid = rw.valid;
+          if (dp() != c.d)
+            valid = andi(valid, cmp(arith::CmpIPredicate::ult, d, idx(c.d)));
+          bytes.push_back(quantize(
+              guardedLoad(valid, q, ValueRange{bIdx, rw.query, rw.head, d}), qScale));
+        }
+      }
+      qFrags.push_back(vector::FromElementsOp::create(b, loc, fragType, bytes));
+    }
+
+    // Whole 64-key tiles covering the keys the block's rows can see.
+    auto [jlo, jhi] = keyRange();
+    Value tLo = div(jlo, kTile);
+    Value tHi = arith::CeilDivUIOp::create(b, loc, jhi, idx(kTile));
+    Value numTiles =
+        select(cmp(arith::CmpIPredicate::sgt, jhi, jlo), sub(tHi, tLo), idx(0));
+
+    // Pass 1: the row max.
+    auto maxLoop = streamTiles(
+        /*withV=*/false, tLo, numTiles, ValueRange{negInf(), negInf()},
+        [&](Value j0, Value stage, ValueRange it) {
+          auto x = logits(scores(stage), j0, jhi);
+          SmallVector<Value> m(it.begin(), it.end());
+          for (auto &tileX : x)
+            for (int64_t h = 0; h < 2; ++h)
+              for (int64_t e = 0; e < 2; ++e)
+                m[h] = fmax(m[h], tileX[h][e]);
+          return m;
+        });
+    std::array<Value, 2> mRow, base, sink;
+    for (int64_t h = 0; h < 2; ++h) {
+      mRow[h] = butterfly(maxLoop.getResult(h), /*isMax=*/true, 2);
+      Value top = mRow[h];
+      if (c.sinks) {
+        sink[h] = widen(memref::LoadOp::create(b, loc, sinks, ValueRange{rowsOfThread[h].head}));
+        top = fmax(top, sink[h]);
+      }
+      base[h] = safe(top);
+    }
+
+    // Pass 2: the sums and P·V.
+    auto accType = VectorType::get({2, 2}, i32);
+    auto bType = VectorType::get({2, 4}, i8);
+    auto wordType = VectorType::get({1}, i32);
+    auto bytesType = VectorType::get({4}, i8);
+    Value zeroAcc = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
+    Value zeroB = arith::ConstantOp::create(b, loc, bType, b.getZeroAttr(bType));
+    int64_t accFrags = dvp() / 8;
+    SmallVector<Value> init = {fc(0.0), fc(0.0)};
+    init.append(accFrags, zeroAcc);
+    auto sumLoop = streamTiles(
+        /*withV=*/true, tLo, numTiles, init, [&](Value j0, Value stage, ValueRange it) {
+          SmallVector<Value> l(it.begin(), it.begin() + 2), acc(it.begin() + 2, it.end());
+          auto x = logits(scores(stage), j0, jhi);
+          SmallVector<std::array<std::array<Value, 2>, 2>> pu(x.size());
+          for (auto [n, tileX] : llvm::enumerate(x))
+            for (int64_t h = 0; h < 2; ++h)
+              for (int64_t e = 0; e < 2; ++e) {
+                Value p = fexp(arith::SubFOp::create(b, loc, tileX[h][e], base[h]));
+                l[h] = fadd(l[h], p);
+                pu[n][h][e] = toByte(math::RoundEvenOp::create(b, loc, fmul(p, fc(255.0))),
+                                     0.0, 255.0);
+              }
+          for (int64_t s = 0; s < kTile / 32; ++s) {
+            // a0 / a1: tiles 4s, 4s + 1 of rows g / g + 8; a2 / a3: tiles 4s + 2, 4s + 3.
+            SmallVector<Value> bytes;
+            for (int64_t r = 0; r < 4; ++r)
+              for (int64_t tile = 0; tile < 2; ++tile)
+                for (int64_t e = 0; e < 2; ++e)
+                  bytes.push_back(pu[4 * s + 2 * (r / 2) + tile][r % 2][e]);
+            Value pFrag = vector::FromElementsOp::create(b, loc, fragType, bytes);
+            for (int64_t nv = 0; nv < accFrags; ++nv) {
+              Value frag = zeroB;
+              for (int64_t reg = 0; reg < 2; ++reg) {
+                Value word = memref::LoadOp::create(
+                    b, loc, vs,
+                    ValueRange{stage, add(g8, idx(8 * nv)), add(t4, idx(8 * s + 4 * reg))});
+                Value asBytes = vector::BitCastOp::create(
+                    b, loc, bytesType, vector::FromElementsOp::create(b, loc, wordType, word));
+                frag = vector::InsertOp::create(b, loc, asBytes, frag, ArrayRef<int64_t>{reg});
+              }
+              auto pv = nvgpu::MmaSyncOp::create(b, loc, pFrag, frag, acc[nv],
+                                                 ArrayRef<int64_t>{16, 8, 32});
+              // A holds u8 (decoda-gpu-lower-bf16-mma emits the .u8.s8 form).
+              pv->setAttr(mlir::decoda::gpu_mma::kUnsignedAAttr, b.getUnitAttr());
+              acc[nv] = pv;
+            }
+          }
+          SmallVector<Value> yielded(l);
+          yielded.append(acc);
+          return yielded;
+        });
+
+    // out = acc · v_scale / (255 · den), 0 for rows without a visible key.
+    for (int64_t h = 0; h < 2; ++h) {
+      const Row &rw = rowsOfThread[h];
+      Value den = butterfly(sumLoop.getResult(h), /*isMax=*/false, 2);
+      if (c.sinks)
+        den = fadd(den, fexp(arith::SubFOp::create(b, loc, sink[h], base[h])));
+      Value dead = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mRow[h], negInf());
+      Value den255 = fmul(fc(255.0), den);
+      auto store = scf::IfOp::create(b, loc, TypeRange{}, rw.valid, false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&store.getThenRegion().front());
+      for (int64_t nv = 0; nv < accFrags; ++nv) {
+        Value pair =
+            vector::ExtractOp::create(b, loc, sumLoop.getResult(2 + nv), ArrayRef<int64_t>{h});
+        for (int64_t e = 0; e < 2; ++e) {
+          Value col = add(q2, idx(8 * nv + e));
+          Value a = arith::SIToFPOp::create(
+              b, loc, f32, vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{e}));
+          Value y = arith::DivFOp::create(b, loc, fmul(a, vScale), den255);
+          y = select(dead, fc(0.0), y);
+          if (c.elem != f32)
+            y = arith::TruncFOp::create(b, loc, c.elem, y);
+          OpBuilder::InsertionGuard g3(b);
+          if (8 * nv + 8 > c.dv) {
+            auto inside = scf::IfOp::create(
+                b, loc, TypeRange{}, cmp(arith::CmpIPredicate::ult, col, idx(c.dv)), false);
+            b.setInsertionPointToStart(&inside.getThenRegion().front());
+          }
+          memref::StoreOp::create(b, loc, y, out, ValueRange{bIdx, rw.query, rw.head, col});
+        }
+      }
+    }
+    gpu::TerminatorOp::create(b, loc);
+  }
+
+  Type i8, i32;
+  VectorType fragType;  // vector<4x4xi8>: an A fragment (or two B fragments) of m16n8k32
+  Value kq, vt, ks, vs; // the quantised K / V and their shared-memory stages
+  Value q2;             // 2 (lane % 4)
+  std::array<Row, 2> rowsOfThread;
+  SmallVector<Value> qFrags;
+};
+
 /// The tensor-core kernel's nvgpu ops (ldmatrix, mma.sync, cp.async) inside the tagged
 /// function: upstream NVGPU has no inliner interface (LLVM 22), so without this the pipeline's
 /// `inline` would leave the function a call. They are plain data and memory operations with no
@@ -1043,10 +1467,13 @@ struct GPUFlashAttentionPass
 
   void runOnOperation() override {
     for (auto fn : llvm::to_vector(getOperation().getOps<func::FuncOp>())) {
-      auto dict = fn->getAttrOfType<DictionaryAttr>(decoda::kGPUAttentionAttr);
+      bool int8 = fn->hasAttr(decoda::kInt8AttentionAttr);
+      auto dict = fn->getAttrOfType<DictionaryAttr>(int8 ? decoda::kInt8AttentionAttr
+                                                         : decoda::kGPUAttentionAttr);
       if (!dict)
         continue;
       StringAttr op = dict.getAs<StringAttr>("op");
+      StringRef opName = op ? op.getValue() : int8 ? "INT8 attention" : "attention";
       std::string why;
       SplitOptions split{decodeSplits, decodeTargetBlocks, decodeMinKeys};
       if (split.targetBlocks < 1 || split.minKeys < 1) {
@@ -1056,12 +1483,21 @@ struct GPUFlashAttentionPass
             << split.targetBlocks << ", " << split.minKeys << ")";
         return signalPassFailure();
       }
-      FailureOr<Config> c = readConfig(fn, dict, split, why);
-      if (failed(c)) {
-        mlir::emitRemark(fn.getLoc()) << "decoda-gpu-flash-attention: " << (op ? op.getValue() : "attention")
-                        << " keeps the target-neutral lowering (key-tile loop of kernels): "
-                        << why;
+      FailureOr<Config> c = readConfig(fn, dict, split, int8, why);
+      if (succeeded(c) && int8)
+        why = tensorCores ? int8Refusal(*c) : "disabled (tensor-cores=false)";
+      if (failed(c) || !why.empty()) {
+        mlir::emitRemark(fn.getLoc())
+            << "decoda-gpu-flash-attention: " << opName
+            << " keeps the target-neutral lowering (key-tile loop of kernels): " << why;
         ++numLeft;
+        continue;
+      }
+      if (int8) {
+        Int8Kernel(fn, *c, split).emit();
+        fn->removeAttr(decoda::kInt8AttentionAttr);
+        ++numKernels;
+        ++numInt8;
         continue;
       }
       std::string tcWhy = tensorCores ? tensorCoreRefusal(*c) : "disabled (tensor-cores=false)";
@@ -1075,7 +1511,7 @@ struct GPUFlashAttentionPass
         c->split = Config::Split::Never;
       if (!tcWhy.empty() && c->sharedBytes() > kSharedLimit) {
         mlir::emitRemark(fn.getLoc())
-            << "decoda-gpu-flash-attention: " << (op ? op.getValue() : "attention")
+            << "decoda-gpu-flash-attention: " << opName
             << " keeps the target-neutral lowering (key-tile loop of kernels): the tiles need "
             << c->sharedBytes() << " bytes of shared memory, over the 48 KiB static limit (head dims "
             << c->d << ", " << c->dv << "); no tensor-core kernel: " << tcWhy;
@@ -1088,7 +1524,7 @@ struct GPUFlashAttentionPass
       } else {
         if (report)
           mlir::emitRemark(fn.getLoc())
-              << "decoda-gpu-flash-attention: " << (op ? op.getValue() : "attention")
+              << "decoda-gpu-flash-attention: " << opName
               << " takes the f32 SIMT kernel, not the tensor-core one: " << tcWhy;
         SimtKernel(fn, *c, split).emit();
       }

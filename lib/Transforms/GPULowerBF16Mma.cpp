@@ -6,11 +6,14 @@
 // form (the accumulator clamps at the i32 range); the INT8 contraction's reference (the
 // linalg body, the CPU kernels) wraps, so i8 m16n8k32 is lowered here as well, to
 // mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 (four i8 per i32 register, four i32
-// results). Within the range decoda.qlinear calls exact (K < 2^17) the two forms agree.
+// results), or .u8.s8 where the op carries decoda.unsigned_a (the INT8 attention's
+// probabilities). Within the range decoda.qlinear calls exact (K < 2^17) the two forms agree.
 //
 //===----------------------------------------------------------------------===//
 
 #include "decoda/Transforms/Passes.h"
+
+#include "GPUMmaFragments.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -83,13 +86,16 @@ struct GPULowerBF16MmaPass
           c.push_back(vector::ExtractOp::create(b, loc, op.getMatrixC(), ArrayRef<int64_t>{r, i}));
       auto resultType = LLVM::LLVMStructType::getLiteral(&getContext(), {acc, acc, acc, acc});
       NVVM::MMATypes ptxType = s8 ? NVVM::MMATypes::s8 : NVVM::MMATypes::bf16;
+      // u8 x s8 (the INT8 attention's P·V): A's bytes are unsigned.
+      NVVM::MMATypes aPtxType =
+          s8 && op->hasAttr(mlir::decoda::gpu_mma::kUnsignedAAttr) ? NVVM::MMATypes::u8 : ptxType;
       // s8: the wrapping (not .satfinite) form.
       std::optional<NVVM::MMAIntOverflow> overflow;
       if (s8)
         overflow = NVVM::MMAIntOverflow::wrapped;
       auto mma = NVVM::MmaOp::create(
           b, loc, resultType, a, bRegs, c, ArrayRef<int64_t>{16, 8, s8 ? 32 : 16}, std::nullopt,
-          overflow, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+          overflow, std::array<NVVM::MMATypes, 2>{aPtxType, ptxType},
           std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
       SmallVector<Value> d;
       for (int64_t i = 0; i < 4; ++i)

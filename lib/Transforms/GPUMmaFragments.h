@@ -18,6 +18,10 @@
 
 namespace mlir::decoda::gpu_mma {
 
+/// On an i8 nvgpu.mma.sync: A holds u8 (decoda-gpu-lower-bf16-mma emits mma.sync.m16n8k32
+/// .u8.s8 for it; nvgpu has no unsigned operand types).
+constexpr llvm::StringLiteral kUnsignedAAttr = "decoda.unsigned_a";
+
 /// ldmatrix.sync.aligned.m8n8.x`tiles`{.trans}.shared.b16 at `mem[indices]` (lane l gives the
 /// address of row l % 8 of matrix l / 8).
 inline Value ldmatrix(OpBuilder &b, Location loc, Type type, Value mem, ValueRange indices,

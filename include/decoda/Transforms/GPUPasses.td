@@ -425,6 +425,7 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
   let statistics = [
     Statistic<"numKernels", "num-kernels", "attention functions given a flash-attention kernel">,
     Statistic<"numTensorCore", "num-tensor-core", "of those, given the tensor-core kernel">,
+    Statistic<"numInt8", "num-int8", "of those, INT8 attention (integer tensor cores)">,
     Statistic<"numSplit", "num-split", "of those, decode steps with the keys split over blocks">,
     Statistic<"numLeft", "num-left", "attention functions left to the target-neutral body">
   ];

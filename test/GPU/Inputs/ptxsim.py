@@ -483,7 +483,7 @@ class Block:
             return np.full(self.T, int(s[2:], 16), dtype=np.uint64)
         if s.startswith("0d"):
             return np.full(self.T, int(s[2:], 16), dtype=np.uint64)
-        v = int(s, 0)
+        v = int(s[:-1] if s.endswith("U") else s, 0)  # PTX integer literals: 0x3340U
         return np.full(self.T, v & _u(64), dtype=np.uint64)
 
     def set(self, name, val, mask, bits):
@@ -1187,6 +1187,22 @@ class Block:
             r = [(cc + sum(x * y for x, y in zip(aa, bb))) & 0xFFFFFFFF
                  for aa, bb, cc in zip(av, bv, cv)]
             self.set(ops[0], np.array(r, dtype=np.uint64), m, 32)
+        elif base == "prmt":
+            # PTX ISA "prmt" (default mode only): the eight bytes {b, a} (a bytes 0-3, b bytes
+            # 4-7); result byte i is the byte selected by bits 4i .. 4i + 2 of c, or, with bit
+            # 4i + 3 set, that byte's sign bit replicated.
+            if len(parts) != 2 or parts[1] != "b32":
+                raise SimError(f"prmt: only the default mode of prmt.b32 is supported ({op})")
+            a, bb, c = (src(i) & np.uint64(0xFFFFFFFF) for i in (1, 2, 3))
+            both = a | (bb << np.uint64(32))
+            r = np.zeros_like(a)
+            for i in range(4):
+                sel = (c >> np.uint64(4 * i)) & np.uint64(0xF)
+                byte = (both >> ((sel & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)
+                sign = np.where((byte >> np.uint64(7)) & np.uint64(1) == 1, np.uint64(0xFF), np.uint64(0))
+                byte = np.where(sel & np.uint64(8) != 0, sign, byte)
+                r |= byte << np.uint64(8 * i)
+            self.set(ops[0], r, m, 32)
         elif base == "bfe":
             a, pos, ln = src(1), src(2) & np.uint64(0xFF), src(3) & np.uint64(0xFF)
             ln = np.minimum(ln, np.uint64(bits))
