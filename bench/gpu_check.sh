@@ -70,7 +70,8 @@ if [[ "$mode" == prepare ]]; then
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
             "$here/gpu/llama32_1b_block.mlir:decode" "$here/gpu/llama32_1b_block.mlir:cpasync"
             "$here/gpu/llama32_1b_block.mlir:ws" "$here/gpu/llama32_1b_step.mlir"
-            "$here/gpu/attention_d128.mlir" "$here/gpu/add_rms_norm_2048.mlir"
+            "$here/gpu/attention_d128.mlir" "$here/gpu/attention_int8_d128.mlir"
+            "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir" "$gen/int8_proj.mlir"
             "$gen/int8_proj.mlir:decode")
   for entry in "${programs[@]}"; do
@@ -337,6 +338,15 @@ if os.path.exists(attn):
     T = 4096
     bench(attn, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
           "attention_T4096_d128_causal", flops=4 * T * T * 32 * 128 / 2)
+# The same attention in INT8 (two passes over K: the Q·Kᵀ of the row max is computed twice, so
+# the integer tensor cores do 6 T² H D / 2 operations; the figure counts the 4 T² H D / 2 of the
+# attention, against the 1979 dense INT8 TOPS).
+attn8 = os.path.join(d, "models", "attention_int8_d128.cuda.so")
+if os.path.exists(attn8):
+    T = 4096
+    bench(attn8, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
+          "attention_int8_T4096_d128_causal", flops=4 * T * T * 32 * 128 / 2)
+    print("  (INT8: the TFLOP/s above are TOPS; H200 dense INT8 peak 1979)")
 # The row-norm kernel alone (fused residual add + RMSNorm, T = 2048, hidden 2048): GB/s of the
 # two inputs read and two outputs written. Like every decoda-run timing on CUDA this includes
 # the per-call copies of inputs and outputs between host and device (docs/GPU.md).

@@ -1237,21 +1237,22 @@ private:
     return loop;
   }
 
-  /// S = Q·Kᵀ of the tile in `stage`: kTile / 8 n8 fragments of i32.
-  SmallVector<Value> scores(Value stage) {
+  /// S = Q·Kᵀ of keys 8 nLo .. 8 nHi - 1 of the tile in `stage`: nHi - nLo n8 fragments of
+  /// i32 (nLo, nHi even).
+  SmallVector<Value> scores(Value stage, int64_t nLo, int64_t nHi) {
     auto accType = VectorType::get({2, 2}, i32);
     Value zero = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
-    SmallVector<Value> sAcc(kTile / 8, zero);
+    SmallVector<Value> sAcc(nHi - nLo, zero);
     Value r = add(rem(lane, 8), mul(div(lane, 16), 8));
     Value col = mul(rem(div(lane, 8), 2), 16);
     for (int64_t s = 0; s < dp() / 32; ++s)
-      for (int64_t n = 0; n < kTile / 8; n += 2) {
+      for (int64_t n = nLo; n < nHi; n += 2) {
         Value x4 = mlir::decoda::gpu_mma::ldmatrix(
             b, loc, fragType, ks, {stage, add(r, idx(8 * n)), add(col, idx(32 * s))},
             /*transpose=*/false, 4);
         auto [b0, b1] = mlir::decoda::gpu_mma::splitX4(b, loc, x4);
-        sAcc[n] = mma(qFrags[s], b0, sAcc[n]);
-        sAcc[n + 1] = mma(qFrags[s], b1, sAcc[n + 1]);
+        sAcc[n - nLo] = mma(qFrags[s], b0, sAcc[n - nLo]);
+        sAcc[n - nLo + 1] = mma(qFrags[s], b1, sAcc[n - nLo + 1]);
       }
     return sAcc;
   }
@@ -1260,7 +1261,8 @@ private:
     return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, acc, ArrayRef<int64_t>{16, 8, 32});
   }
 
-  /// The logits x[n][h][e] of the tile at j0 (key j0 + 8n + 2t + e of the thread's row h).
+  /// The logits x[n][h][e] of the fragments of keys from j0 (key j0 + 8n + 2t + e of the
+  /// thread's row h).
   SmallVector<std::array<std::array<Value, 2>, 2>> logits(ArrayRef<Value> sAcc, Value j0,
                                                           Value jhi) {
     SmallVector<std::array<std::array<Value, 2>, 2>> x(sAcc.size());
@@ -1268,7 +1270,7 @@ private:
       for (int64_t h = 0; h < 2; ++h) {
         Value pair = vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{h});
         for (int64_t e = 0; e < 2; ++e) {
-          Value j = add(j0, add(q2, idx(8 * n + e)));
+          Value j = add(j0, add(q2, idx(8 * int64_t(n) + e)));
           Value s = vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{e});
           Value sf = arith::SIToFPOp::create(b, loc, f32, s);
           x[n][h][e] = logit(sf, rowsOfThread[h], j, cmp(arith::CmpIPredicate::ult, j, jhi));
@@ -1329,7 +1331,7 @@ private:
     auto maxLoop = streamTiles(
         /*withV=*/false, tLo, numTiles, ValueRange{negInf(), negInf()},
         [&](Value j0, Value stage, ValueRange it) {
-          auto x = logits(scores(stage), j0, jhi);
+          auto x = logits(scores(stage, 0, kTile / 8), j0, jhi);
           SmallVector<Value> m(it.begin(), it.end());
           for (auto &tileX : x)
             for (int64_t h = 0; h < 2; ++h)
@@ -1361,23 +1363,24 @@ private:
     auto sumLoop = streamTiles(
         /*withV=*/true, tLo, numTiles, init, [&](Value j0, Value stage, ValueRange it) {
           SmallVector<Value> l(it.begin(), it.begin() + 2), acc(it.begin() + 2, it.end());
-          auto x = logits(scores(stage), j0, jhi);
-          SmallVector<std::array<std::array<Value, 2>, 2>> pu(x.size());
-          for (auto [n, tileX] : llvm::enumerate(x))
-            for (int64_t h = 0; h < 2; ++h)
-              for (int64_t e = 0; e < 2; ++e) {
-                Value p = fexp(arith::SubFOp::create(b, loc, tileX[h][e], base[h]));
-                l[h] = fadd(l[h], p);
-                pu[n][h][e] = toByte(math::RoundEvenOp::create(b, loc, fmul(p, fc(255.0))),
-                                     0.0, 255.0);
-              }
+          // A k32 slice of keys at a time (fewer live score registers).
           for (int64_t s = 0; s < kTile / 32; ++s) {
+            auto x = logits(scores(stage, 4 * s, 4 * s + 4), add(j0, idx(32 * s)), jhi);
+            SmallVector<std::array<std::array<Value, 2>, 2>> pu(x.size());
+            for (auto [n, tileX] : llvm::enumerate(x))
+              for (int64_t h = 0; h < 2; ++h)
+                for (int64_t e = 0; e < 2; ++e) {
+                  Value p = fexp(arith::SubFOp::create(b, loc, tileX[h][e], base[h]));
+                  l[h] = fadd(l[h], p);
+                  pu[n][h][e] = toByte(
+                      math::RoundEvenOp::create(b, loc, fmul(p, fc(255.0))), 0.0, 255.0);
+                }
             // a0 / a1: tiles 4s, 4s + 1 of rows g / g + 8; a2 / a3: tiles 4s + 2, 4s + 3.
             SmallVector<Value> bytes;
             for (int64_t r = 0; r < 4; ++r)
               for (int64_t tile = 0; tile < 2; ++tile)
                 for (int64_t e = 0; e < 2; ++e)
-                  bytes.push_back(pu[4 * s + 2 * (r / 2) + tile][r % 2][e]);
+                  bytes.push_back(pu[2 * (r / 2) + tile][r % 2][e]);
             Value pFrag = vector::FromElementsOp::create(b, loc, fragType, bytes);
             for (int64_t nv = 0; nv < accFrags; ++nv) {
               Value frag = zeroB;

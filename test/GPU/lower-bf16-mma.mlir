@@ -70,6 +70,21 @@ gpu.module @kernels {
 
 // -----
 
+// decoda.unsigned_a (the INT8 attention's u8 probabilities): A is u8, B stays s8.
+// CHECK-LABEL: gpu.func @u8s8(
+// CHECK: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {intOverflowBehavior = #nvvm.mma_int_overflow<wrapped>, layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<u8>, multiplicandBPtxType = #nvvm.mma_type<s8>, shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NOT: nvgpu.mma.sync
+gpu.module @kernels {
+  gpu.func @u8s8(%a: vector<4x4xi8>, %b: vector<2x4xi8>, %c: vector<2x2xi32>, %o: memref<2x2xi32>) kernel {
+    %d = nvgpu.mma.sync(%a, %b, %c) {decoda.unsigned_a, mmaShape = [16, 8, 32]} : (vector<4x4xi8>, vector<2x4xi8>, vector<2x2xi32>) -> vector<2x2xi32>
+    %c0 = arith.constant 0 : index
+    vector.store %d, %o[%c0, %c0] : memref<2x2xi32>, vector<2x2xi32>
+    gpu.return
+  }
+}
+
+// -----
+
 // i8 m8n8k16 is refused by name.
 gpu.module @kernels {
   gpu.func @s8k16(%a: vector<1x4xi8>, %b: vector<1x4xi8>, %c: vector<1x2xi32>, %o: memref<1x2xi32>) kernel {

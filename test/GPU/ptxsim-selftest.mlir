@@ -12,6 +12,13 @@
 // accumulators stored before the final wgmma.wait_group, no fence.proxy.async between the
 // cp.async writes and the wgmma reads, no wgmma.fence, and two wgmma groups left in flight
 // (wgmma.wait_group 2), so a stage is refilled while a wgmma still reads it.
+// The byte permute LLVM emits to pack bytes (prmt.b32, default mode: the INT8 attention's Q
+// and P fragments) against values worked out by hand from the PTX ISA, and a wrong expected
+// value reported (Inputs/ptxsim_prmt_check.py).
+// RUN: %PYTHON %S/Inputs/ptxsim_prmt_check.py | FileCheck %s --check-prefix=PRMT
+// PRMT-COUNT-8: : ok 0x
+// RUN: not %PYTHON %S/Inputs/ptxsim_prmt_check.py --wrong | FileCheck %s --check-prefix=PRMTBAD
+// PRMTBAD: prmt 0x3340: MISMATCH got 0x44445511 want 0x44455511
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/k.ptx --dump-ir-after-each=%t/d
 // RUN: %PYTHON %S/Inputs/matmul_data.py linear-bf16 %t/in.npz %t/out.npz

@@ -9,16 +9,17 @@ func.func @i8_gqa_causal_bf16(%q: tensor<1x?x4x64xbf16>, %k: tensor<1x?x2x64xbf1
   return %o : tensor<1x?x4x64xbf16>
 }
 
-// f32, MQA (3 heads over 1), causal with a window of 20 and sinks, batch 2, T = 45,
-// D = Dv = 40 (padded to 64 bytes per K row and 64 value columns).
-func.func @i8_window_sinks_f32(%q: tensor<2x45x3x40xf32>, %k: tensor<2x45x1x40xf32>, %v: tensor<2x45x1x40xf32>, %s: tensor<3xf32>, %qs: tensor<f32>, %ks: tensor<f32>, %vs: tensor<f32>) -> tensor<2x45x3x40xf32> {
-  %o = decoda.attention %q, %k, %v sinks(%s : tensor<3xf32>) quantize(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) {num_heads = 3 : i64, num_kv_heads = 1 : i64, causal, window = 20 : i64}
-      : tensor<2x45x3x40xf32>, tensor<2x45x1x40xf32>, tensor<2x45x1x40xf32>
-  return %o : tensor<2x45x3x40xf32>
+// f32, MQA (3 heads over 1), causal with a window of 40 and sinks, batch 2, T = 150,
+// D = Dv = 40 (padded to 64 bytes per K row and 64 value columns): the later row blocks start at
+// key tile 1 or 2 (tiles wholly outside the window are skipped).
+func.func @i8_window_sinks_f32(%q: tensor<2x150x3x40xf32>, %k: tensor<2x150x1x40xf32>, %v: tensor<2x150x1x40xf32>, %s: tensor<3xf32>, %qs: tensor<f32>, %ks: tensor<f32>, %vs: tensor<f32>) -> tensor<2x150x3x40xf32> {
+  %o = decoda.attention %q, %k, %v sinks(%s : tensor<3xf32>) quantize(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) {num_heads = 3 : i64, num_kv_heads = 1 : i64, causal, window = 40 : i64}
+      : tensor<2x150x3x40xf32>, tensor<2x150x1x40xf32>, tensor<2x150x1x40xf32>
+  return %o : tensor<2x150x3x40xf32>
 }
 
-// f16, not causal, Tq = 20 < Tk = 150 (three 64-key tiles: both stages refilled), chunks of
-// 64, softcap 20, an explicit scale, D = 32, Dv = 16 (half of the 32 padded value columns).
+// f16, not causal, Tq = 20 < Tk = 150 (three 64-key tiles: both stages refilled), softcap 20,
+// an explicit scale, D = 32, Dv = 16 (half of the 32 padded value columns).
 func.func @i8_chunk_softcap_f16(%q: tensor<1x20x2x32xf16>, %k: tensor<1x150x2x32xf16>, %v: tensor<1x150x2x16xf16>, %qs: tensor<f32>, %ks: tensor<f32>, %vs: tensor<f32>) -> tensor<1x20x2x16xf16> {
   %o = decoda.attention %q, %k, %v quantize(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) {num_heads = 2 : i64, num_kv_heads = 2 : i64, scale = 0.2 : f64, softcap = 20.0 : f64}
       : tensor<1x20x2x32xf16>, tensor<1x150x2x32xf16>, tensor<1x150x2x16xf16>

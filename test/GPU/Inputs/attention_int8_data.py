@@ -42,10 +42,10 @@ def case(name):
         q, k, v = act((1, t, 4, 64), st), act((1, t, 2, 64), st), uni((1, t, 2, 64), st)
         return st, [q, k, v], (q, k, v), dict(num_heads=4, num_kv_heads=2, causal=True), None
     if name == "i8_window_sinks_f32":
-        st, t = "f32", 45
+        st, t = "f32", 150
         q, k, v = act((2, t, 3, 40), st), act((2, t, 1, 40), st), uni((2, t, 1, 40), st)
         s = act((3,), st)
-        return st, [q, k, v, s], (q, k, v), dict(num_heads=3, num_kv_heads=1, causal=True, window=20,
+        return st, [q, k, v, s], (q, k, v), dict(num_heads=3, num_kv_heads=1, causal=True, window=40,
                                                  sinks=s), None
     if name == "i8_chunk_softcap_f16":
         st = "f16"
