@@ -76,6 +76,9 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   toLinalg.gpuKernelCalls = true; // attention and norms: one kernel each, below
   toLinalg.int8AttentionCalls = true; // INT8 attention: the integer tensor-core kernel
   pm.addPass(createDecodaToLinalgPass(toLinalg));
+  // INT8 contractions with an activation zero point: Σ x w - zp Σ w (s8 tensor cores / dp4a),
+  // the correction joining the epilogue below.
+  pm.addNestedPass<func::FuncOp>(createGPUSplitZeroPointPass());
   addTextual(pm, "func.func(convert-elementwise-to-linalg)"); // arith/math on tensors
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

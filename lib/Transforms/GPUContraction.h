@@ -80,7 +80,7 @@ inline std::string matchProjection(linalg::GenericOp op, Match &match) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return op.getNumDpsInputs() == 3 && op->hasAttr("decoda.qlinear_acc")
                ? "an INT8 contraction with an activation zero point (only symmetric "
-                 "activations map to s8 mma)"
+                 "activations map to s8 mma; decoda-gpu-split-zero-point splits it out)"
                : "not two inputs and one output";
   unsigned loops = op.getNumLoops();
   if (loops < 3)

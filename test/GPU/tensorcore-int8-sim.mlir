@@ -13,7 +13,29 @@
 // compile time and resident on the device) against NumPy's quantisation of x and the
 // compiler's weight. The dequantising epilogue is computed in the tensor-core kernel's stores:
 // one launch per qlinear.
+// Activation zero points (decoda-gpu-split-zero-point: Σ x w - zp Σ w, the correction in the
+// fused epilogue), against the op's formula Σ (x - zp) w in int64: per-token zero points with a
+// run-time weight and bf16 output (x - zp reaching -255 and 255; the column sums one reduction
+// launch, then the tensor-core kernel), a per-tensor zero point with a constant weight (column
+// sums folded: one launch), and a decode step on the dp4a GEMV kernel.
 // RUN: rm -rf %t && mkdir -p %t
+// RUN: %PYTHON %S/Inputs/qlinear_data.py zp-mlir %t/zp.mlir
+// RUN: decoda-compile %t/zp.mlir --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/zp.ptx --dump-ir-after-each=%t/zp
+// RUN: %PYTHON %S/Inputs/qlinear_data.py zp_token %t/zt-in.npz %t/zt-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/zp %t/zp.ptx --entry zp_token --inputs %t/zt-in.npz --expect %t/zt-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=ZPT
+// ZPT: launch zp_token_kernel_1: grid [1, 1, 1] block [256, 1, 1] shared 24576 bytes; bar 6, cp 12, ldmatrix 18, mma 48
+// ZPT: out0: ok (2736 elements, max abs error 0)
+// ZPT: 3 launches
+// RUN: %PYTHON %S/Inputs/qlinear_data.py zp_const %t/zc-in.npz %t/zc-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/zp %t/zp.ptx --entry zp_const --inputs %t/zc-in.npz --expect %t/zc-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=ZPC
+// ZPC: launch zp_const_kernel: grid [1, 1, 1] block [256, 1, 1] shared 40960 bytes; bar 2, cp 6, ldmatrix 12, mma 24
+// ZPC: out0: ok (1320 elements, max abs error 0)
+// ZPC: 1 launches
+// RUN: %PYTHON %S/Inputs/qlinear_data.py zp_decode %t/zd-in.npz %t/zd-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/zp %t/zp.ptx --entry zp_decode --inputs %t/zd-in.npz --expect %t/zd-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=ZPD
+// ZPD: launch zp_decode_kernel_{{[0-9]+}}: grid [12, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 60
+// ZPD: out0: ok (48 elements, max abs error 0)
+// ZPD: 3 launches
 // RUN: decoda-compile %S/Inputs/qlinear_acc.mlir --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/a.ptx --dump-ir-after-each=%t/a
 // RUN: %PYTHON %S/Inputs/qlinear_data.py acc %t/a-in.npz %t/a-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --inputs %t/a-in.npz --expect %t/a-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=ACC

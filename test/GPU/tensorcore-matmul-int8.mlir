@@ -107,7 +107,7 @@ func.func @refused(%x: memref<?x80xi8>, %w: memref<64x80xi8>, %y: memref<?x64xi3
     %t = arith.addi %o, %r : i32
     linalg.yield %t : i32
   }
-  // expected-remark @+1 {{decoda-gpu-tensorcore-matmul: left to the SIMT path: an INT8 contraction with an activation zero point (only symmetric activations map to s8 mma)}}
+  // expected-remark @+1 {{decoda-gpu-tensorcore-matmul: left to the SIMT path: an INT8 contraction with an activation zero point (only symmetric activations map to s8 mma; decoda-gpu-split-zero-point splits it out)}}
   linalg.generic {indexing_maps = [#a, #w, #s, #c], iterator_types = ["parallel", "parallel", "reduction"]}
       ins(%x2, %w2, %zp : memref<?x64xi8>, memref<64x64xi8>, memref<i8>) outs(%y : memref<?x64xi32>) attrs = {decoda.qlinear_acc} {
   ^bb0(%p: i8, %q: i8, %z: i8, %o: i32):

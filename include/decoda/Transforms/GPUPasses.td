@@ -458,4 +458,31 @@ def GPURowNormPass : Pass<"decoda-gpu-row-norm", "ModuleOp"> {
   ];
 }
 
+def GPUSplitZeroPointPass : Pass<"decoda-gpu-split-zero-point", "func::FuncOp"> {
+  let summary = "Split the activation zero point out of every INT8 contraction: Σ (x - zp) w = "
+                "Σ x w - zp Σ w, so the contraction maps to s8 tensor cores / dp4a";
+  let description = [{
+    Runs on tensors, after `decoda-convert-to-linalg` and before `decoda-fuse-elementwise`, on
+    the `decoda.qlinear_acc` contractions that carry an activation zero point (three inputs
+    x [lead..., K] i8, w [N, K] i8, zp (rank 0 or per token) i8; body
+    `out + (extsi(x) - extsi(zp)) * extsi(w)` in i32). Each becomes
+
+      acc0[lead..., n] = Σ_k extsi(x) extsi(w)      (decoda.qlinear_acc, two inputs)
+      colsum[n] = Σ_k extsi(w[n, k])                (a constant when w is one: folded here)
+      acc[lead..., n] = acc0 - extsi(zp) * colsum[n]
+
+    and the correction, elementwise over (lead..., n), joins the dequantising epilogue in
+    `decoda-fuse-elementwise`, so the tensor-core and GEMV kernels compute it in their stores.
+    In wrapping i32 arithmetic the two forms are equal bit for bit (a ring identity), overflow
+    or not. A run-time weight gets its column sums from one reduction per call (an extra read
+    of w). Contractions whose body is not that form are left as they are.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numSplit", "num-split", "INT8 contractions with the zero point split out">,
+    Statistic<"numFolded", "num-folded", "of those, column sums folded from a constant weight">
+  ];
+}
+
 #endif // DECODA_TRANSFORMS_GPUPASSES_TD

@@ -4,6 +4,11 @@
   qlinear_data.py i8_m1|i8_m4|i8_odd IN.npz OUT.npz   the GEMV cases (Inputs/gemv_int8_cases.mlir)
   qlinear_data.py block-mlir OUT.mlir              a float projection with a constant weight
   qlinear_data.py block QUANT_STAGE.mlir IN.npz OUT.npz [T]   (T tokens, default 21)
+  qlinear_data.py zp-mlir OUT.mlir                 the activation zero-point cases (three entries)
+  qlinear_data.py zp_token|zp_const|zp_decode IN.npz OUT.npz
+
+With an activation zero point the reference is the op's formula, Σ_k (x - zp) w in int64 (not
+the column-sum split the GPU pipeline compiles).
 
 The accumulator is int64 NumPy arithmetic on the int8 values (exact), the epilogue the
 decoda.qlinear formula in float32: float32(acc) * x_scale * w_scale[n] + bias[n]. For the
@@ -54,7 +59,70 @@ def dense(text, shape, dtype):
     return np.array([float(v) for v in m.group(1).split(",")], dtype=dtype).reshape(shape)
 
 
+def zp_weight():
+    """The constant weight of @zp_const (its own generator: the same in zp-mlir and zp_const)."""
+    g = np.random.default_rng(23)
+    w = g.integers(-128, 128, size=(40, 64), dtype=np.int64)
+    w[0, :], w[1, :] = -128, 127
+    return w.astype(np.int8)
+
+
+def acc_zp(x, w, zp):
+    return np.einsum("...k,nk->...n", x.astype(np.int64) - np.asarray(zp, np.int64), w.astype(np.int64))
+
+
 kind = sys.argv[1]
+if kind == "zp-mlir":
+    w = zp_weight()
+    with open(sys.argv[2], "w") as f:
+        f.write(f"""// Activation zero points for tensorcore-int8-sim.mlir (written by qlinear_data.py zp-mlir).
+// Per-token zero points, a run-time weight, bf16 output: the s8 tensor-core kernel.
+func.func @zp_token(%x: tensor<2x19x96xi8>, %w: tensor<72x96xi8>, %xs: tensor<2x19x1xf32>, %ws: tensor<72xf32>, %zp: tensor<2x19x1xi8>, %b: tensor<72xf32>) -> tensor<2x19x72xbf16> {{
+  %y = decoda.qlinear %x, %w, %xs, %ws x_zero_point(%zp : tensor<2x19x1xi8>) bias(%b : tensor<72xf32>) : tensor<2x19x96xi8>, tensor<72x96xi8>, tensor<2x19x1xf32>, tensor<72xf32> -> tensor<2x19x72xbf16>
+  return %y : tensor<2x19x72xbf16>
+}}
+// A per-tensor zero point and a constant weight (its column sums folded at compile time).
+func.func @zp_const(%x: tensor<33x64xi8>, %xs: tensor<f32>, %zp: tensor<i8>) -> tensor<33x40xf32> {{
+  %w = arith.constant dense<"0x{w.tobytes().hex().upper()}"> : tensor<40x64xi8>
+  %ws = arith.constant dense<0.0125> : tensor<f32>
+  %y = decoda.qlinear %x, %w, %xs, %ws x_zero_point(%zp : tensor<i8>) : tensor<33x64xi8>, tensor<40x64xi8>, tensor<f32>, tensor<f32> -> tensor<33x40xf32>
+  return %y : tensor<33x40xf32>
+}}
+// A decode step (M = 1): the dp4a GEMV kernel.
+func.func @zp_decode(%x: tensor<1x1x256xi8>, %w: tensor<48x256xi8>, %xs: tensor<1x1x1xf32>, %ws: tensor<48xf32>, %zp: tensor<1x1x1xi8>) -> tensor<1x1x48xf32> {{
+  %y = decoda.qlinear %x, %w, %xs, %ws x_zero_point(%zp : tensor<1x1x1xi8>) : tensor<1x1x256xi8>, tensor<48x256xi8>, tensor<1x1x1xf32>, tensor<48xf32> -> tensor<1x1x48xf32>
+  return %y : tensor<1x1x48xf32>
+}}
+""")
+    sys.exit(0)
+if kind in ("zp_token", "zp_const", "zp_decode"):
+    inp, out = sys.argv[2:4]
+    if kind == "zp_token":
+        x, w = int8((2, 19, 96)), int8((72, 96))
+        zp = rng.integers(-128, 128, (2, 19, 1)).astype(np.int8)
+        zp[0, 0, 0], zp[0, 1, 0] = 127, -128  # x - zp down to -255 and up to 255
+        x[0, 0, :], x[0, 1, :] = -128, 127
+        xs = rng.uniform(0.001, 0.02, (2, 19, 1)).astype(np.float32)
+        ws = rng.uniform(0.001, 0.02, 72).astype(np.float32)
+        b = rng.standard_normal(72).astype(np.float32)
+        y = (acc_zp(x, w, zp).astype(np.float32) * xs).astype(np.float32) * ws + b
+        np.savez(inp, arg0=x, arg1=w, arg2=xs, arg3=ws, arg4=zp, arg5=b)
+        np.savez(out, out0=bf16(y.astype(np.float32)))
+    elif kind == "zp_const":
+        x = int8((33, 64))
+        xs, zp = np.float32(0.02), np.int8(-77)
+        y = (acc_zp(x, zp_weight(), zp).astype(np.float32) * xs).astype(np.float32) * np.float32(0.0125)
+        np.savez(inp, arg0=x, arg1=xs, arg2=zp)
+        np.savez(out, out0=y.astype(np.float32))
+    else:
+        x, w = int8((1, 1, 256)), int8((48, 256))
+        zp = np.array(100, np.int8).reshape(1, 1, 1)
+        xs = np.full((1, 1, 1), 0.01, np.float32)
+        ws = rng.uniform(0.001, 0.02, 48).astype(np.float32)
+        y = (acc_zp(x, w, zp).astype(np.float32) * xs).astype(np.float32) * ws
+        np.savez(inp, arg0=x, arg1=w, arg2=xs, arg3=ws, arg4=zp)
+        np.savez(out, out0=y.astype(np.float32))
+    sys.exit(0)
 if kind == "block-mlir":
     w = (rng.standard_normal((BLOCK_N, BLOCK_K)) * 0.05).astype(np.float32)
     with open(sys.argv[2], "w") as f:
