@@ -28,7 +28,9 @@
 #       GB/s of weights + cache read), causal attention alone at T=4096, head dim 128 (one
 #       flash-attention kernel), the fused residual add + RMSNorm alone (one row kernel) and one
 #       cached-attention decode step over 4096 keys (flash decoding: the keys split over blocks
-#       per K/V head, then the combine); PyTorch on that machine (if importable) times the same
+#       per K/V head, then the combine), and both attentions in INT8 (attention_int8_d128,
+#       decode_attention_int8_d128: constant scales, the quantisation launch and the integer
+#       tensor-core kernels, IMMA); PyTorch on that machine (if importable) times the same
 #       shapes as the peer (scaled_dot_product_attention, rms_norm). Models whose inputs are
 #       weights or caches run with `decoda-run --device-inputs` (inputs uploaded once, donated
 #       caches written in place on the device: docs/ABI.md, "Device-resident tensors"), the
@@ -72,7 +74,8 @@ if [[ "$mode" == prepare ]]; then
             "$here/gpu/llama32_1b_block.mlir:ws" "$here/gpu/llama32_1b_step.mlir"
             "$here/gpu/attention_d128.mlir" "$here/gpu/attention_int8_d128.mlir"
             "$here/gpu/add_rms_norm_2048.mlir"
-            "$here/gpu/decode_attention_d128.mlir" "$gen/int8_proj.mlir"
+            "$here/gpu/decode_attention_d128.mlir" "$here/gpu/decode_attention_int8_d128.mlir"
+            "$gen/int8_proj.mlir"
             "$gen/int8_proj.mlir:decode")
   for entry in "${programs[@]}"; do
     p=${entry%:decode}
@@ -363,6 +366,15 @@ if os.path.exists(dec):
                 "k_cache": bf16((1, 4096, 8, 128)), "v_cache": bf16((1, 4096, 8, 128)),
                 "offset": np.array(4095, np.int64)},
           "decode_attention_S4096_d128", bytes_=2 * 4096 * 8 * 128 * 2, device=True)
+# The same step in INT8 (the cache quantised by the call, then the split kernels): GB/s of the
+# bf16 cache read once (the quantisation reads it, writes half as much in i8; pass 1 reads K
+# again in i8, pass 2 K and V).
+dec8 = os.path.join(d, "models", "decode_attention_int8_d128.cuda.so")
+if os.path.exists(dec8):
+    bench(dec8, {"q": bf16((1, 1, 32, 128)), "k": bf16((1, 1, 8, 128)), "v": bf16((1, 1, 8, 128)),
+                 "k_cache": bf16((1, 4096, 8, 128)), "v_cache": bf16((1, 4096, 8, 128)),
+                 "offset": np.array(4095, np.int64)},
+          "decode_attention_int8_S4096_d128", bytes_=2 * 4096 * 8 * 128 * 2, device=True)
 try:
     import torch, torch.nn.functional as Fn
     dev = "cuda"

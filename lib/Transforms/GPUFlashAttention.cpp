@@ -179,7 +179,7 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
       }
     }
   }
-  if (split.maxSplits > 1 && !int8)
+  if (split.maxSplits > 1)
     c.split = q.isDynamicDim(1)                       ? Config::Split::AtRunTime
               : q.getDimSize(1) * c.group <= kRows ? Config::Split::Always
                                                     : Config::Split::Never;
@@ -1123,9 +1123,100 @@ private:
         b, loc, MemRefType::get({dyn, c.numKvHeads, dyn, dvp(), kVWords}, i32),
         ValueRange{batch, tiles});
     emitQuantize(batch, tiles);
-    emitAttention();
+    emitAttention(Phase::Full);
     memref::DeallocOp::create(b, loc, kq);
     memref::DeallocOp::create(b, loc, vt);
+  }
+
+  /// A decode step (all rows of a (batch, K/V head) in one block): the keys split over blocks,
+  /// in three launches after the quantisation: the partial row maxima, the partial sums and
+  /// i32 P·V against the maxima of all splits (P is quantised against the row's final max, so
+  /// the partial accumulators are exact integers and add up to the unsplit kernel's), and the
+  /// combination. splits = max(1, min(ceil(target-blocks / (B Hkv)), ceil(keys / min-keys),
+  /// max-splits)), computed at run time; workspaces [B][Hkv][splits][16] (maxima, sums) and
+  /// [B][Hkv][splits][16][Dvp] (accumulators).
+  void emitSplit(Value batch) override {
+    i8 = b.getI8Type();
+    i32 = b.getI32Type();
+    Value tiles = maxs(arith::CeilDivUIOp::create(b, loc, keyLen, idx(kTile)), idx(1));
+    int64_t dyn = ShapedType::kDynamic;
+    kq = memref::AllocOp::create(b, loc, MemRefType::get({dyn, c.numKvHeads, dyn, dp()}, i8),
+                                 ValueRange{batch, mul(tiles, kTile)});
+    vt = memref::AllocOp::create(
+        b, loc, MemRefType::get({dyn, c.numKvHeads, dyn, dvp(), kVWords}, i32),
+        ValueRange{batch, tiles});
+    Value bh = mul(batch, c.numKvHeads);
+    Value want = arith::CeilDivUIOp::create(b, loc, idx(so.targetBlocks), bh);
+    Value byKeys = arith::CeilDivUIOp::create(b, loc, keyLen, idx(so.minKeys));
+    splits = maxs(idx(1), mins(mins(mins(want, byKeys), idx(so.maxSplits)), tiles));
+    Value rowsAll = mul(arith::MulIOp::create(b, loc, bh, splits), kRows);
+    workM = memref::AllocOp::create(b, loc, MemRefType::get({dyn}, f32), ValueRange{rowsAll});
+    workL = memref::AllocOp::create(b, loc, MemRefType::get({dyn}, f32), ValueRange{rowsAll});
+    workAcc = memref::AllocOp::create(b, loc, MemRefType::get({dyn}, i32),
+                                      ValueRange{mul(rowsAll, dvp())});
+    emitQuantize(batch, tiles);
+    emitAttention(Phase::SplitMax);
+    emitAttention(Phase::SplitSum);
+    emitCombine(batch);
+    for (Value buf : {kq, vt, workM, workL, workAcc})
+      memref::DeallocOp::create(b, loc, buf);
+  }
+
+  /// The flat index of entry `e` of row `r` (< kRows) of split `split` in a workspace of
+  /// `width` entries per row.
+  Value splitIndex(Value split, Value r, int64_t width, Value e) {
+    Value bk = add(mul(bIdx, c.numKvHeads), kvh);
+    Value bs = add(arith::MulIOp::create(b, loc, bk, splits), split);
+    return add(mul(add(mul(bs, kRows), r), width), e);
+  }
+
+  /// out[b, query, head, col] = Σ_s acc_s · v_scale / (255 (Σ_s l_s (+ e^(sink - base)))),
+  /// 0 for a row without visible keys; a thread per (row, column) of the 16 rows.
+  void emitCombine(Value batch) {
+    Value one = idx(1);
+    auto launch = gpu::LaunchOp::create(b, loc, one, idx(c.numKvHeads), batch, idx(kThreads),
+                                        one, one);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    tid = launch.getThreadIds().x;
+    p0 = idx(0);
+    kvh = launch.getBlockIds().y;
+    bIdx = launch.getBlockIds().z;
+    qOff = sub(keyLen, tq);
+    Value vScale = memref::LoadOp::create(b, loc, vScaleArg, ValueRange{});
+    forEachShare(kRows * c.dv, [&](Value e) {
+      Value r = div(e, c.dv), col = rem(e, c.dv);
+      Row rw = row(r);
+      auto inside = scf::IfOp::create(b, loc, TypeRange{}, rw.valid, false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&inside.getThenRegion().front());
+      auto sums = scf::ForOp::create(b, loc, idx(0), splits, idx(1),
+                                     ValueRange{negInf(), fc(0.0), i32c(0)});
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(sums.getBody());
+        Value s = sums.getInductionVar();
+        ValueRange it = sums.getRegionIterArgs();
+        Value ms = memref::LoadOp::create(b, loc, workM, splitIndex(s, r, 1, idx(0)));
+        Value ls = memref::LoadOp::create(b, loc, workL, splitIndex(s, r, 1, idx(0)));
+        Value as = memref::LoadOp::create(b, loc, workAcc, splitIndex(s, r, dvp(), col));
+        scf::YieldOp::create(
+            b, loc, ValueRange{fmax(it[0], ms), fadd(it[1], ls), arith::AddIOp::create(b, loc, it[2], as)});
+      }
+      Value mAll = sums.getResult(0), den = sums.getResult(1);
+      if (c.sinks) {
+        Value sink = widen(memref::LoadOp::create(b, loc, sinks, ValueRange{rw.head}));
+        den = fadd(den, fexp(arith::SubFOp::create(b, loc, sink, safe(fmax(mAll, sink)))));
+      }
+      Value dead = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, mAll, negInf());
+      Value a = arith::SIToFPOp::create(b, loc, f32, sums.getResult(2));
+      Value y = arith::DivFOp::create(b, loc, fmul(a, vScale), fmul(fc(255.0), den));
+      y = select(dead, fc(0.0), y);
+      if (c.elem != f32)
+        y = arith::TruncFOp::create(b, loc, c.elem, y);
+      memref::StoreOp::create(b, loc, y, out, ValueRange{bIdx, rw.query, rw.head, col});
+    });
+    gpu::TerminatorOp::create(b, loc);
   }
 
   /// Kq and Vt from K and V: a block per (64-key tile, K/V head, batch).
@@ -1279,18 +1370,25 @@ private:
     return x;
   }
 
-  void emitAttention() {
+  /// The launches of the attention proper: one kernel over whole key ranges (Full), or, for a
+  /// split decode step, the partial row maxima (SplitMax) and the partial sums and P·V
+  /// against the maxima of all splits (SplitSum).
+  enum class Phase { Full, SplitMax, SplitSum };
+
+  void emitAttention(Phase phase) {
     MLIRContext *ctx = b.getContext();
     auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     auto ksType =
         MemRefType::get({2, kTile, dp() + 16}, i8, MemRefLayoutAttrInterface(), shared);
     auto vsType = MemRefType::get({2, dvp(), kVPitch}, i32, MemRefLayoutAttrInterface(), shared);
-    auto launch = createLaunch({ksType, vsType});
+    auto launch = createLaunch({ksType, vsType}, phase == Phase::Full ? Value() : splits);
     ks = launch.getWorkgroupAttributions()[0];
     vs = launch.getWorkgroupAttributions()[1];
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&launch.getBody().front());
     readIds(launch);
+    if (phase != Phase::Full)
+      p0 = idx(0); // the block's rows are all rows of (batch, K/V head); block x is the split
     Value g8 = div(lane, 4), t4 = rem(lane, 4);
     q2 = mul(t4, 2);
     fragType = VectorType::get({4, 4}, i8);
@@ -1320,28 +1418,74 @@ private:
       qFrags.push_back(vector::FromElementsOp::create(b, loc, fragType, bytes));
     }
 
-    // Whole 64-key tiles covering the keys the block's rows can see.
+    // Whole 64-key tiles covering the keys the block's rows can see (a split: its share).
     auto [jlo, jhi] = keyRange();
     Value tLo = div(jlo, kTile);
     Value tHi = arith::CeilDivUIOp::create(b, loc, jhi, idx(kTile));
     Value numTiles =
         select(cmp(arith::CmpIPredicate::sgt, jhi, jlo), sub(tHi, tLo), idx(0));
-
-    // Pass 1: the row max.
-    auto maxLoop = streamTiles(
-        /*withV=*/false, tLo, numTiles, ValueRange{negInf(), negInf()},
-        [&](Value j0, Value stage, ValueRange it) {
-          auto x = logits(scores(stage, 0, kTile / 8), j0, jhi);
-          SmallVector<Value> m(it.begin(), it.end());
-          for (auto &tileX : x)
-            for (int64_t h = 0; h < 2; ++h)
-              for (int64_t e = 0; e < 2; ++e)
-                m[h] = fmax(m[h], tileX[h][e]);
-          return m;
-        });
+    if (phase != Phase::Full) {
+      Value split = launch.getBlockIds().x;
+      Value per = arith::CeilDivUIOp::create(b, loc, numTiles, splits);
+      Value first = mins(arith::MulIOp::create(b, loc, split, per), numTiles);
+      tLo = add(tLo, first);
+      numTiles = mins(per, sub(numTiles, first));
+    }
     std::array<Value, 2> mRow, base, sink;
+    // Rows r = 16 warp + g + 8h of the block; in the split workspaces only r < kRows exist.
+    std::array<Value, 2> rIdx;
+    for (int64_t h = 0; h < 2; ++h)
+      rIdx[h] = add(mul(warp, 16), add(g8, idx(8 * h)));
+    auto splitRow = [&](int64_t h) {
+      return andi(rowsOfThread[h].valid, cmp(arith::CmpIPredicate::ult, rIdx[h], idx(kRows)));
+    };
+
+    if (phase != Phase::SplitSum) {
+      // Pass 1: the row max.
+      auto maxLoop = streamTiles(
+          /*withV=*/false, tLo, numTiles, ValueRange{negInf(), negInf()},
+          [&](Value j0, Value stage, ValueRange it) {
+            auto x = logits(scores(stage, 0, kTile / 8), j0, jhi);
+            SmallVector<Value> m(it.begin(), it.end());
+            for (auto &tileX : x)
+              for (int64_t h = 0; h < 2; ++h)
+                for (int64_t e = 0; e < 2; ++e)
+                  m[h] = fmax(m[h], tileX[h][e]);
+            return m;
+          });
+      for (int64_t h = 0; h < 2; ++h)
+        mRow[h] = butterfly(maxLoop.getResult(h), /*isMax=*/true, 2);
+    }
+    if (phase == Phase::SplitMax) {
+      // One lane of each quad leaves the row's partial max.
+      for (int64_t h = 0; h < 2; ++h) {
+        auto lead = scf::IfOp::create(
+            b, loc, TypeRange{}, andi(splitRow(h), cmp(arith::CmpIPredicate::eq, t4, idx(0))),
+            false);
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(&lead.getThenRegion().front());
+        memref::StoreOp::create(b, loc, mRow[h], workM,
+                                splitIndex(launch.getBlockIds().x, rIdx[h], 1, idx(0)));
+      }
+      gpu::TerminatorOp::create(b, loc);
+      return;
+    }
+    if (phase == Phase::SplitSum) {
+      // The row max over every split's keys (as the unsplit kernel's).
+      for (int64_t h = 0; h < 2; ++h) {
+        Value r = select(splitRow(h), rIdx[h], idx(0));
+        auto maxOver = scf::ForOp::create(b, loc, idx(0), splits, idx(1), ValueRange{negInf()});
+        {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(maxOver.getBody());
+          Value ms = memref::LoadOp::create(
+              b, loc, workM, splitIndex(maxOver.getInductionVar(), r, 1, idx(0)));
+          scf::YieldOp::create(b, loc, ValueRange{fmax(maxOver.getRegionIterArgs()[0], ms)});
+        }
+        mRow[h] = maxOver.getResult(0);
+      }
+    }
     for (int64_t h = 0; h < 2; ++h) {
-      mRow[h] = butterfly(maxLoop.getResult(h), /*isMax=*/true, 2);
       Value top = mRow[h];
       if (c.sinks) {
         sink[h] = widen(memref::LoadOp::create(b, loc, sinks, ValueRange{rowsOfThread[h].head}));
@@ -1404,6 +1548,36 @@ private:
           return yielded;
         });
 
+    if (phase == Phase::SplitSum) {
+      // The partial sums (one lane of each quad) and the i32 accumulators (each thread its
+      // fragment elements), for the combining kernel.
+      Value split = launch.getBlockIds().x;
+      for (int64_t h = 0; h < 2; ++h) {
+        Value den = butterfly(sumLoop.getResult(h), /*isMax=*/false, 2);
+        auto lead = scf::IfOp::create(
+            b, loc, TypeRange{}, andi(splitRow(h), cmp(arith::CmpIPredicate::eq, t4, idx(0))),
+            false);
+        {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(&lead.getThenRegion().front());
+          memref::StoreOp::create(b, loc, den, workL, splitIndex(split, rIdx[h], 1, idx(0)));
+        }
+        auto inside = scf::IfOp::create(b, loc, TypeRange{}, splitRow(h), false);
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(&inside.getThenRegion().front());
+        for (int64_t nv = 0; nv < accFrags; ++nv) {
+          Value pair = vector::ExtractOp::create(b, loc, sumLoop.getResult(2 + nv),
+                                                 ArrayRef<int64_t>{h});
+          for (int64_t e = 0; e < 2; ++e)
+            memref::StoreOp::create(
+                b, loc, vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{e}), workAcc,
+                splitIndex(split, rIdx[h], dvp(), add(q2, idx(8 * nv + e))));
+        }
+      }
+      gpu::TerminatorOp::create(b, loc);
+      return;
+    }
+
     // out = acc · v_scale / (255 · den), 0 for rows without a visible key.
     for (int64_t h = 0; h < 2; ++h) {
       const Row &rw = rowsOfThread[h];
@@ -1442,6 +1616,7 @@ private:
   Type i8, i32;
   VectorType fragType;  // vector<4x4xi8>: an A fragment (or two B fragments) of m16n8k32
   Value kq, vt, ks, vs; // the quantised K / V and their shared-memory stages
+  Value workM, workL, workAcc; // split decode steps: partial maxima, sums, accumulators
   Value q2;             // 2 (lane % 4)
   std::array<Row, 2> rowsOfThread;
   SmallVector<Value> qFrags;

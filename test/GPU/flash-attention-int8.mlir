@@ -5,16 +5,17 @@
 // [B][Hkv][Jpad/64][Dvp][16] i32): the quantisation (grid (tiles, Hkv, B); rint, clamp to
 // [-127, 127]) and the attention (64 rows a block, K [2][64][Dp + 16] i8 and V [2][Dvp][20] i32
 // stages by cp.async; two key loops: the row max from Q·Kᵀ on i8 mma.sync, then the sums and P·V
-// with u8 probabilities on mma.sync marked decoda.unsigned_a). Head dims over 128 (after
+// with u8 probabilities on mma.sync marked decoda.unsigned_a); a decode step splits the keys
+// over blocks (three more launches). Head dims over 128 (after
 // rounding up to 32), tensor-cores=false, and malformed signatures keep the target-neutral body
 // with a remark. (Numbers: attention-int8-sim.mlir; PTX and ptxas: attention-int8-ptx.mlir.)
 // RUN: decoda-opt %s --split-input-file --decoda-convert-to-linalg="int8-attention-calls=true gpu-kernel-calls=true" --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --decoda-gpu-flash-attention --verify-diagnostics | FileCheck %s
 // RUN: decoda-opt %s --split-input-file --decoda-convert-to-linalg="int8-attention-calls=true gpu-kernel-calls=true" --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --decoda-gpu-flash-attention=tensor-cores=false 2>&1 | FileCheck %s --check-prefix=OFF
 
 // CHECK-LABEL: func.func private @__decoda_int8_attention(
-// CHECK-SAME: %[[Q:[^:]*]]: memref<1x?x8x64xbf16>, %[[K:[^:]*]]: memref<1x?x2x64xbf16>, %[[V:[^:]*]]: memref<1x?x2x64xbf16>, %[[N:[^:]*]]: index, %[[QS:[^:]*]]: memref<f32>, %[[KS:[^:]*]]: memref<f32>, %[[VS:[^:]*]]: memref<f32>) -> memref<1x?x8x64xbf16> {
+// CHECK-SAME: %[[Q:[^:]*]]: memref<1x70x8x64xbf16>, %[[K:[^:]*]]: memref<1x70x2x64xbf16>, %[[V:[^:]*]]: memref<1x70x2x64xbf16>, %[[N:[^:]*]]: index, %[[QS:[^:]*]]: memref<f32>, %[[KS:[^:]*]]: memref<f32>, %[[VS:[^:]*]]: memref<f32>) -> memref<1x70x8x64xbf16> {
 // CHECK-NOT: decoda.int8_attention
-// CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) : memref<1x?x8x64xbf16>
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<1x70x8x64xbf16>
 // CHECK: scf.if
 // CHECK: %[[KQ:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x2x?x64xi8>
 // CHECK: %[[VT:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x2x?x64x16xi32>
@@ -60,15 +61,16 @@
 // CHECK: nvgpu.mma.sync({{.*}}) {decoda.unsigned_a, mmaShape = [16, 8, 32]} : (vector<4x4xi8>, vector<2x4xi8>, vector<2x2xi32>) -> vector<2x2xi32>
 // CHECK: memref.store %{{.*}}, %[[OUT]]
 // CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
 // CHECK: memref.dealloc %[[KQ]]
 // CHECK: memref.dealloc %[[VT]]
 // CHECK: return %[[OUT]]
 // OFF: remark: decoda-gpu-flash-attention: INT8 attention keeps the target-neutral lowering (key-tile loop of kernels): disabled (tensor-cores=false)
 // OFF-NOT: decoda.unsigned_a
-func.func @gqa(%q: tensor<1x?x8x64xbf16>, %k: tensor<1x?x2x64xbf16>, %v: tensor<1x?x2x64xbf16>, %qs: tensor<f32>, %ks: tensor<f32>, %vs: tensor<f32>) -> tensor<1x?x8x64xbf16> {
+func.func @gqa(%q: tensor<1x70x8x64xbf16>, %k: tensor<1x70x2x64xbf16>, %v: tensor<1x70x2x64xbf16>, %qs: tensor<f32>, %ks: tensor<f32>, %vs: tensor<f32>) -> tensor<1x70x8x64xbf16> {
   %o = decoda.attention %q, %k, %v quantize(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) {num_heads = 8 : i64, num_kv_heads = 2 : i64, causal}
-      : tensor<1x?x8x64xbf16>, tensor<1x?x2x64xbf16>, tensor<1x?x2x64xbf16>
-  return %o : tensor<1x?x8x64xbf16>
+      : tensor<1x70x8x64xbf16>, tensor<1x70x2x64xbf16>, tensor<1x70x2x64xbf16>
+  return %o : tensor<1x70x8x64xbf16>
 }
 
 // -----
@@ -85,6 +87,54 @@ func.func @padded_sinks(%q: tensor<2x?x3x40xf32>, %k: tensor<2x?x1x40xf32>, %v: 
   %o = decoda.attention %q, %k, %v sinks(%s : tensor<3xf32>) quantize(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) {num_heads = 3 : i64, num_kv_heads = 1 : i64, causal, window = 16 : i64}
       : tensor<2x?x3x40xf32>, tensor<2x?x1x40xf32>, tensor<2x?x1x24xf32>
   return %o : tensor<2x?x3x24xf32>
+}
+
+// -----
+
+// A decode step (one query of 8 heads over 2 K/V heads: the rows of a (batch, K/V head) fit one
+// block): splits = max(1, min(ceil(264 / (B Hkv)), ceil(keys / 256), 64, tiles)) computed at
+// run time, workspaces for the partial maxima, sums and i32 accumulators, then four launches:
+// the quantisation, the partial maxima over each split's tiles (grid x = splits), the partial
+// sums and P·V (the maxima of all splits first), the combination (grid (1, Hkv, B)).
+// CHECK-LABEL: func.func private @__decoda_int8_attention(
+// CHECK-SAME: memref<1x1x8x64xbf16>
+// CHECK: %[[TILES:.*]] = arith.maxsi %{{.*}}, %c1{{.*}} : index
+// CHECK: %[[KQ:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x2x?x64xi8>
+// CHECK: %[[VT:.*]] = memref.alloc(%{{.*}}, %[[TILES]]) : memref<?x2x?x64x16xi32>
+// CHECK: arith.ceildivui %c264{{.*}}, %{{.*}} : index
+// CHECK: arith.ceildivui %{{.*}}, %c256{{.*}} : index
+// CHECK: arith.minsi %{{.*}}, %c64{{.*}} : index
+// CHECK: arith.minsi %{{.*}}, %[[TILES]] : index
+// CHECK: %[[SPLITS:.*]] = arith.maxsi %c1{{.*}}, %{{.*}} : index
+// CHECK: %[[WM:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK: %[[WL:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK: %[[WA:.*]] = memref.alloc(%{{.*}}) : memref<?xi32>
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[TILES]],
+// CHECK: memref.store %{{.*}}, %[[KQ]]
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[SPLITS]],
+// CHECK-NOT: gpu.terminator
+// CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 32]}
+// CHECK-NOT: decoda.unsigned_a
+// CHECK: memref.store %{{.*}}, %[[WM]]
+// CHECK: gpu.terminator
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[SPLITS]],
+// CHECK: memref.load %[[WM]]
+// CHECK: nvgpu.mma.sync({{.*}}) {decoda.unsigned_a, mmaShape = [16, 8, 32]}
+// CHECK: memref.store %{{.*}}, %[[WL]]
+// CHECK: memref.store %{{.*}}, %[[WA]]
+// CHECK: gpu.terminator
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %{{.*}})
+// CHECK: memref.load %[[WM]]
+// CHECK: memref.load %[[WL]]
+// CHECK: memref.load %[[WA]]
+// CHECK: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK: gpu.terminator
+// CHECK: memref.dealloc %[[KQ]]
+// CHECK: memref.dealloc %[[WA]]
+func.func @decode(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x?x2x64xbf16>, %v: tensor<1x?x2x64xbf16>, %qs: tensor<f32>, %ks: tensor<f32>, %vs: tensor<f32>) -> tensor<1x1x8x64xbf16> {
+  %o = decoda.attention %q, %k, %v quantize(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) {num_heads = 8 : i64, num_kv_heads = 2 : i64, causal}
+      : tensor<1x1x8x64xbf16>, tensor<1x?x2x64xbf16>, tensor<1x?x2x64xbf16>
+  return %o : tensor<1x1x8x64xbf16>
 }
 
 // -----

@@ -42,3 +42,20 @@ func.func @i8_cached_d128_bf16(%q: tensor<1x3x4x128xbf16>, %k: tensor<1x3x2x128x
       : tensor<1x3x4x128xbf16>, tensor<1x3x2x128xbf16>, tensor<1x3x2x128xbf16>, tensor<1x160x2x128xbf16>, tensor<1x160x2x128xbf16>
   return %o, %kc2, %vc2 : tensor<1x3x4x128xbf16>, tensor<1x160x2x128xbf16>, tensor<1x160x2x128xbf16>
 }
+
+// Decode steps (the rows of a (batch, K/V head) fit one block: the keys split over blocks, then
+// a combining kernel). bf16, one query of 8 heads over 2 K/V heads, 700 keys (11 tiles):
+// 3 splits of 4, 4 and 3 tiles.
+func.func @i8_decode_gqa_bf16(%q: tensor<1x1x8x64xbf16>, %k: tensor<1x700x2x64xbf16>, %v: tensor<1x700x2x64xbf16>, %qs: tensor<f32>, %ks: tensor<f32>, %vs: tensor<f32>) -> tensor<1x1x8x64xbf16> {
+  %o = decoda.attention %q, %k, %v quantize(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) {num_heads = 8 : i64, num_kv_heads = 2 : i64, causal}
+      : tensor<1x1x8x64xbf16>, tensor<1x700x2x64xbf16>, tensor<1x700x2x64xbf16>
+  return %o : tensor<1x1x8x64xbf16>
+}
+
+// f16, a window of 33 over 1000 keys with sinks and softcap, Dv = 16: the visible keys are one
+// tile of 4 splits, so three splits see nothing (their max -inf, sums 0 must drop out).
+func.func @i8_decode_window_sinks_f16(%q: tensor<1x1x4x32xf16>, %k: tensor<1x1000x1x32xf16>, %v: tensor<1x1000x1x16xf16>, %s: tensor<4xf16>, %qs: tensor<f32>, %ks: tensor<f32>, %vs: tensor<f32>) -> tensor<1x1x4x16xf16> {
+  %o = decoda.attention %q, %k, %v sinks(%s : tensor<4xf16>) quantize(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) {num_heads = 4 : i64, num_kv_heads = 1 : i64, causal, window = 33 : i64, softcap = 20.0 : f64}
+      : tensor<1x1x4x32xf16>, tensor<1x1000x1x32xf16>, tensor<1x1000x1x16xf16>
+  return %o : tensor<1x1x4x16xf16>
+}

@@ -37,8 +37,9 @@ def scale(x):
 
 def case(name):
     """(storage, inputs before the scales, scale sources, attention kwargs, cached offset)."""
-    if name == "i8_gqa_causal_bf16":
-        st, t = "bf16", 70
+    if name in ("i8_gqa_causal_bf16", "i8_gqa_causal_bf16_t3"):
+        # T = 3 (the same entry, a dynamic T): 6 rows, the split decode kernels at run time.
+        st, t = "bf16", 70 if name == "i8_gqa_causal_bf16" else 3
         q, k, v = act((1, t, 4, 64), st), act((1, t, 2, 64), st), uni((1, t, 2, 64), st)
         return st, [q, k, v], (q, k, v), dict(num_heads=4, num_kv_heads=2, causal=True), None
     if name == "i8_window_sinks_f32":
@@ -65,6 +66,16 @@ def case(name):
         return st, [q, k, v, kc, vc], (q, np.concatenate([kc[:, :off], k], 1),
                                        np.concatenate([vc[:, :off], v], 1)), \
             dict(num_heads=4, num_kv_heads=2, causal=True), off
+    if name == "i8_decode_gqa_bf16":
+        st = "bf16"
+        q, k, v = act((1, 1, 8, 64), st), act((1, 700, 2, 64), st), uni((1, 700, 2, 64), st)
+        return st, [q, k, v], (q, k, v), dict(num_heads=8, num_kv_heads=2, causal=True), None
+    if name == "i8_decode_window_sinks_f16":
+        st = "f16"
+        q, k, v = act((1, 1, 4, 32), st), act((1, 1000, 1, 32), st), uni((1, 1000, 1, 16), st)
+        s = act((4,), st)
+        return st, [q, k, v, s], (q, k, v), dict(num_heads=4, num_kv_heads=1, causal=True, window=33,
+                                                 softcap=20.0, sinks=s), None
     raise SystemExit(f"unknown case {name}")
 
 
