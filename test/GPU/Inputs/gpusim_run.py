@@ -283,10 +283,27 @@ def parse_module(text):
 
 def dense_bytes(attr, el, count):
     """The bytes of a dense<"0x..."> attribute of `count` elements of `el` (hex form; a splat has
-    one element's bytes)."""
+    one element's bytes), or of a decimal one (dense<v> or dense<[v, ...]>: MLIR prints small
+    constants so, each value exactly: a bf16 value is an f32 with zero low bits)."""
     m = re.match(r'dense<"0x([0-9A-Fa-f]*)">', attr.strip())
     if not m:
-        raise HostError(f"global initial value not in hex form: {attr[:80]}")
+        d = re.match(r'dense<\[?([^\]<>"]*)\]?>', attr.strip())
+        if not d or el not in DT:
+            raise HostError(f"global initial value not in hex or decimal form: {attr[:80]}")
+        vals = [v.strip() for v in d.group(1).split(",") if v.strip()]
+        if el == "bf16":
+            arr = (np.array([float(v) for v in vals], np.float32).view(np.uint32) >> 16).astype(np.uint16)
+        elif el == "i1":
+            arr = np.array([v == "true" for v in vals], np.bool_)
+        elif el.startswith("f"):
+            arr = np.array([float(v) for v in vals], DT[el])
+        else:
+            arr = np.array([int(v) for v in vals], DT[el])
+        if arr.size == 1 and count != 1:
+            arr = np.repeat(arr, count)
+        if arr.size != count:
+            raise HostError(f"global of {count} x {el}: {arr.size} initial values")
+        return arr
     raw = bytes.fromhex(m.group(1))
     size = np.dtype(DT[el]).itemsize
     if len(raw) == size and count != 1:
