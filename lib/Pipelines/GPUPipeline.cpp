@@ -34,6 +34,19 @@ using namespace mlir;
 using namespace mlir::decoda;
 
 namespace {
+/// Fails with `message` on the module: a pipeline option the user got wrong (decoda-opt
+/// --decoda-lower-to-cuda="gpu-arch=..."), reported as an error, not an abort.
+struct OptionErrorPass : public PassWrapper<OptionErrorPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OptionErrorPass)
+  explicit OptionErrorPass(std::string message) : message(std::move(message)) {}
+  StringRef getArgument() const override { return "decoda-lower-to-cuda-option-error"; }
+  void runOnOperation() override {
+    getOperation().emitError() << message;
+    signalPassFailure();
+  }
+  std::string message;
+};
+
 void addTextual(OpPassManager &pm, StringRef pipeline) {
   if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
     llvm::report_fatal_error(llvm::Twine("invalid built-in pipeline: ") + pipeline);
@@ -60,11 +73,19 @@ StringRef mlir::decoda::cudaKnownArchs() {
 void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
                                                  const CUDALoweringPipelineOptions &options) {
   std::string features = cudaArchFeatures(options.gpuArch);
-  if (features.empty())
-    llvm::report_fatal_error(llvm::Twine("decoda-lower-to-cuda: unknown gpu-arch '") +
-                             options.gpuArch + "' (known: " + cudaKnownArchs() + ")");
-  if (options.format != "bin" && options.format != "isa")
-    llvm::report_fatal_error("decoda-lower-to-cuda: format must be bin or isa");
+  if (features.empty()) {
+    pm.addPass(std::make_unique<OptionErrorPass>(
+        ("decoda-lower-to-cuda: unknown gpu-arch '" + options.gpuArch.getValue() +
+         "' (known: " + cudaKnownArchs() + ")")
+            .str()));
+    return;
+  }
+  if (options.format != "bin" && options.format != "isa") {
+    pm.addPass(std::make_unique<OptionErrorPass>("decoda-lower-to-cuda: format must be bin or "
+                                                 "isa, got '" +
+                                                 options.format.getValue() + "'"));
+    return;
+  }
 
   // gpu-module-to-binary finds libdevice (math functions) and ptxas through these variables
   // only; without them the kernels' __nv_* calls stay unresolved.

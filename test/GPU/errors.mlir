@@ -5,6 +5,13 @@
 // PTX: error: --emit=ptx needs --target=cuda
 // RUN: not decoda-compile %s --gpu-arch=sm_90a -o %t.so 2>&1 | FileCheck %s --check-prefix=CPU
 // CPU: error: --gpu-arch needs --target=cuda
+// The pipeline's own options in decoda-opt: an error on the module, not an abort.
+// RUN: not decoda-opt %s --decoda-lower-to-cuda="gpu-arch=sm_12" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTARCH
+// OPTARCH: error: decoda-lower-to-cuda: unknown gpu-arch 'sm_12' (known: sm_70 {{.*}} sm_120a)
+// OPTARCH-NOT: Stack dump
+// RUN: not decoda-opt %s --decoda-lower-to-cuda="format=elf" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTFMT
+// OPTFMT: error: decoda-lower-to-cuda: format must be bin or isa, got 'elf'
+// OPTFMT-NOT: Stack dump
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }
