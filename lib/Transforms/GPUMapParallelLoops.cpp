@@ -36,8 +36,10 @@ struct GPUMapParallelLoopsPass
 
   void runOnOperation() override {
     if (blockX < 1 || blockY < 1 || blockX * blockY > 1024) {
-      getOperation().emitError() << "decoda-gpu-map-parallel-loops: block-x (" << blockX
-                                 << ") times block-y (" << blockY
+      // The values, not the option objects (those would print as a char).
+      getOperation().emitError() << "decoda-gpu-map-parallel-loops: block-x ("
+                                 << static_cast<int64_t>(blockX) << ") times block-y ("
+                                 << static_cast<int64_t>(blockY)
                                  << ") must be between 1 and 1024 threads";
       return signalPassFailure();
     }

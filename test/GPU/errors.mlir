@@ -12,6 +12,10 @@
 // RUN: not decoda-opt %s --decoda-lower-to-cuda="format=elf" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTFMT
 // OPTFMT: error: decoda-lower-to-cuda: format must be bin or isa, got 'elf'
 // OPTFMT-NOT: Stack dump
+// RUN: not decoda-opt %s --decoda-lower-to-cuda="block-x=64 block-y=32" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCK
+// BLOCK: error: decoda-gpu-map-parallel-loops: block-x (64) times block-y (32) must be between 1 and 1024 threads
+// RUN: not decoda-opt %s --decoda-lower-to-cuda="attention-key-tile=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=KEYTILE
+// KEYTILE: error: decoda-convert-to-linalg: attention-key-tile must be positive and attention-decode-key-tile non-negative (got 0, 0)
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }

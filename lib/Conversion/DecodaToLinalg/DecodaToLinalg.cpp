@@ -42,6 +42,13 @@ struct DecodaToLinalgPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (attentionKeyTile <= 0 || attentionDecodeKeyTile < 0) {
+      module.emitError() << "decoda-convert-to-linalg: attention-key-tile must be positive and "
+                            "attention-decode-key-tile non-negative (got "
+                         << static_cast<int64_t>(attentionKeyTile) << ", "
+                         << static_cast<int64_t>(attentionDecodeKeyTile) << ")";
+      return signalPassFailure();
+    }
     int64_t before = 0;
     module.walk([&](Operation *op) {
       if (isa<DecodaDialect>(op->getDialect()) && !isa<YieldOp>(op))
