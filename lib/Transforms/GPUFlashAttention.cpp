@@ -502,15 +502,19 @@ protected:
   }
 
   /// The flat workspace index of (row r of the block, split) entry `e`.
-  Value workIndex(Value split, Value r, Value e) {
+  Value workIndex(Value split, Value r, Value e) { return splitIndex(split, r, c.dv + 2, e); }
+
+  /// The flat index of entry `e` of row `r` (< kRows) of split `split` in a workspace
+  /// [B][Hkv][splits][kRows][width].
+  Value splitIndex(Value split, Value r, int64_t width, Value e) {
     Value bk = add(mul(bIdx, c.numKvHeads), kvh);
     Value bs = add(arith::MulIOp::create(b, loc, bk, splits), split);
-    return add(mul(add(mul(bs, kRows), r), c.dv + 2), e);
+    return add(mul(add(mul(bs, kRows), r), width), e);
   }
 
-  /// out[b, query, head, col] = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s (M the max of
-  /// the m_s), one thread per (row, column) of the block's 16 rows.
-  void emitCombine(Value batch) {
+  /// The combining kernel of a split form: grid (1, Hkv, B), body(r, col, row) for each
+  /// (row, value column) of the kRows rows, a thread each, inside a guard that the row exists.
+  void emitCombineLaunch(Value batch, function_ref<void(Value, Value, const Row &)> body) {
     Value one = idx(1);
     auto launch = gpu::LaunchOp::create(b, loc, one, idx(c.numKvHeads), batch, idx(kThreads),
                                         one, one);
@@ -527,6 +531,15 @@ protected:
       auto inside = scf::IfOp::create(b, loc, TypeRange{}, rw.valid, false);
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&inside.getThenRegion().front());
+      body(r, col, rw);
+    });
+    gpu::TerminatorOp::create(b, loc);
+  }
+
+  /// out[b, query, head, col] = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s (M the max of
+  /// the m_s), one thread per (row, column) of the block's 16 rows.
+  void emitCombine(Value batch) {
+    emitCombineLaunch(batch, [&](Value r, Value col, const Row &rw) {
       auto maxLoop = scf::ForOp::create(b, loc, idx(0), splits, idx(1), ValueRange{negInf()});
       {
         OpBuilder::InsertionGuard g3(b);
@@ -557,7 +570,6 @@ protected:
         y = arith::TruncFOp::create(b, loc, c.elem, y);
       memref::StoreOp::create(b, loc, y, out, ValueRange{bIdx, rw.query, rw.head, col});
     });
-    gpu::TerminatorOp::create(b, loc);
   }
 
   void emitLaunch(Value) override {
@@ -1111,10 +1123,11 @@ private:
     return arith::TruncIOp::create(b, loc, i8, i);
   }
 
-  void emitLaunch(Value batch) override {
+  /// Kq and Vt for `batch` and the cache's key tiles (returned: keyLen >= Tq > 0 inside the
+  /// entry's guard; at least one tile either way).
+  Value allocQuantized(Value batch) {
     i8 = b.getI8Type();
     i32 = b.getI32Type();
-    // keyLen >= Tq > 0 inside the entry's guard; at least one tile either way.
     Value tiles = maxs(arith::CeilDivUIOp::create(b, loc, keyLen, idx(kTile)), idx(1));
     int64_t dyn = ShapedType::kDynamic;
     kq = memref::AllocOp::create(b, loc, MemRefType::get({dyn, c.numKvHeads, dyn, dp()}, i8),
@@ -1122,6 +1135,11 @@ private:
     vt = memref::AllocOp::create(
         b, loc, MemRefType::get({dyn, c.numKvHeads, dyn, dvp(), kVWords}, i32),
         ValueRange{batch, tiles});
+    return tiles;
+  }
+
+  void emitLaunch(Value batch) override {
+    Value tiles = allocQuantized(batch);
     emitQuantize(batch, tiles);
     emitAttention(Phase::Full);
     memref::DeallocOp::create(b, loc, kq);
@@ -1136,15 +1154,8 @@ private:
   /// max-splits)), computed at run time; workspaces [B][Hkv][splits][16] (maxima, sums) and
   /// [B][Hkv][splits][16][Dvp] (accumulators).
   void emitSplit(Value batch) override {
-    i8 = b.getI8Type();
-    i32 = b.getI32Type();
-    Value tiles = maxs(arith::CeilDivUIOp::create(b, loc, keyLen, idx(kTile)), idx(1));
+    Value tiles = allocQuantized(batch);
     int64_t dyn = ShapedType::kDynamic;
-    kq = memref::AllocOp::create(b, loc, MemRefType::get({dyn, c.numKvHeads, dyn, dp()}, i8),
-                                 ValueRange{batch, mul(tiles, kTile)});
-    vt = memref::AllocOp::create(
-        b, loc, MemRefType::get({dyn, c.numKvHeads, dyn, dvp(), kVWords}, i32),
-        ValueRange{batch, tiles});
     Value bh = mul(batch, c.numKvHeads);
     Value want = arith::CeilDivUIOp::create(b, loc, idx(so.targetBlocks), bh);
     Value byKeys = arith::CeilDivUIOp::create(b, loc, keyLen, idx(so.minKeys));
@@ -1162,34 +1173,11 @@ private:
       memref::DeallocOp::create(b, loc, buf);
   }
 
-  /// The flat index of entry `e` of row `r` (< kRows) of split `split` in a workspace of
-  /// `width` entries per row.
-  Value splitIndex(Value split, Value r, int64_t width, Value e) {
-    Value bk = add(mul(bIdx, c.numKvHeads), kvh);
-    Value bs = add(arith::MulIOp::create(b, loc, bk, splits), split);
-    return add(mul(add(mul(bs, kRows), r), width), e);
-  }
-
   /// out[b, query, head, col] = Σ_s acc_s · v_scale / (255 (Σ_s l_s (+ e^(sink - base)))),
   /// 0 for a row without visible keys; a thread per (row, column) of the 16 rows.
   void emitCombine(Value batch) {
-    Value one = idx(1);
-    auto launch = gpu::LaunchOp::create(b, loc, one, idx(c.numKvHeads), batch, idx(kThreads),
-                                        one, one);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&launch.getBody().front());
-    tid = launch.getThreadIds().x;
-    p0 = idx(0);
-    kvh = launch.getBlockIds().y;
-    bIdx = launch.getBlockIds().z;
-    qOff = sub(keyLen, tq);
-    Value vScale = memref::LoadOp::create(b, loc, vScaleArg, ValueRange{});
-    forEachShare(kRows * c.dv, [&](Value e) {
-      Value r = div(e, c.dv), col = rem(e, c.dv);
-      Row rw = row(r);
-      auto inside = scf::IfOp::create(b, loc, TypeRange{}, rw.valid, false);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&inside.getThenRegion().front());
+    emitCombineLaunch(batch, [&](Value r, Value col, const Row &rw) {
+      Value vScale = memref::LoadOp::create(b, loc, vScaleArg, ValueRange{});
       auto sums = scf::ForOp::create(b, loc, idx(0), splits, idx(1),
                                      ValueRange{negInf(), fc(0.0), i32c(0)});
       {
@@ -1216,7 +1204,6 @@ private:
         y = arith::TruncFOp::create(b, loc, c.elem, y);
       memref::StoreOp::create(b, loc, y, out, ValueRange{bIdx, rw.query, rw.head, col});
     });
-    gpu::TerminatorOp::create(b, loc);
   }
 
   /// Kq and Vt from K and V: a block per (64-key tile, K/V head, batch).

@@ -11,23 +11,12 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from decoda import reference as R  # noqa: E402
+import attention_data as A  # noqa: E402 (act, uni, bits: storage-type inputs and bit patterns)
 
-rng = np.random.default_rng(11)
-
-
-def act(shape, st, s=1.0):
-    return R.to_storage(rng.standard_normal(shape) * s, st)
-
-
-def uni(shape, st):
-    return R.to_storage(rng.uniform(-1.0, 1.0, shape), st)
-
-
-def bits(a, st):
-    if st == "bf16":
-        return (np.asarray(a, np.float32).view(np.uint32) >> 16).astype(np.uint16)
-    return np.asarray(a, {"f32": np.float32, "f16": np.float16}[st])
+A.rng = np.random.default_rng(11)
+act, uni, bits = A.act, A.uni, A.bits
 
 
 def scale(x):
