@@ -1206,11 +1206,19 @@ private:
     });
   }
 
-  /// Kq and Vt from K and V: a block per (64-key tile, K/V head, batch).
+  /// Kq and Vt from K and V: a block per (64-key tile, K/V head, batch). V's tile is read row by
+  /// row (consecutive threads, consecutive dv: coalesced), quantised into shared memory
+  /// `Vb[64][Dvp + 4]` i8, and after a barrier each thread gathers the four bytes of a word of
+  /// the permuted layout from there.
   void emitQuantize(Value batch, Value tiles) {
     Value one = idx(1);
+    auto shared = gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+    auto vbType = MemRefType::get({kTile, dvp() + 4}, i8, MemRefLayoutAttrInterface(), shared);
     auto launch = gpu::LaunchOp::create(b, loc, tiles, idx(c.numKvHeads), batch, idx(kThreads),
-                                        one, one);
+                                        one, one, /*dynamicSharedMemorySize=*/nullptr,
+                                        /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+                                        TypeRange{vbType});
+    Value vb = launch.getWorkgroupAttributions()[0];
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&launch.getBody().front());
     tid = launch.getThreadIds().x;
@@ -1234,20 +1242,26 @@ private:
         memref::StoreOp::create(b, loc, byte, kq, ValueRange{bb, h, j, d});
       }
     }
-    // V: one word (four keys of a dv row) per thread and step (dvp / 8 steps).
+    // V: the tile's bytes into Vb (zeros past Dv and the keys), a row of Dvp at a time.
+    for (int64_t i = 0; i < kTile * dvp() / kThreads; ++i) {
+      Value e = add(tid, idx(i * kThreads));
+      Value key = div(e, dvp()), d = rem(e, dvp());
+      Value j = add(j0, key);
+      Value valid = cmp(arith::CmpIPredicate::ult, j, keyLen);
+      if (dvp() != c.dv)
+        valid = andi(valid, cmp(arith::CmpIPredicate::ult, d, idx(c.dv)));
+      memref::StoreOp::create(b, loc, quantize(guardedLoad(valid, v, ValueRange{bb, j, h, d}), vScale),
+                              vb, ValueRange{key, d});
+    }
+    gpu::BarrierOp::create(b, loc);
+    // Then one word (four keys of a dv row) per thread and step (dvp / 8 steps).
     for (int64_t i = 0; i < dvp() * kVWords / kThreads; ++i) {
       Value e = add(tid, idx(i * kThreads));
       Value row = div(e, kVWords), w = rem(e, kVWords);
-      Value first = add(add(j0, mul(div(w, 8), 32)),
-                        add(mul(rem(div(w, 4), 2), 16), mul(rem(w, 4), 2)));
-      Value inRow = dvp() != c.dv ? cmp(arith::CmpIPredicate::ult, row, idx(c.dv)) : Value();
+      Value first = add(mul(div(w, 8), 32), add(mul(rem(div(w, 4), 2), 16), mul(rem(w, 4), 2)));
       Value word = i32c(0);
       for (auto [x, off] : llvm::enumerate(std::array<int64_t, 4>{0, 1, 8, 9})) {
-        Value j = add(first, idx(off));
-        Value valid = cmp(arith::CmpIPredicate::ult, j, keyLen);
-        if (inRow)
-          valid = andi(valid, inRow);
-        Value byte = quantize(guardedLoad(valid, v, ValueRange{bb, j, h, row}), vScale);
+        Value byte = memref::LoadOp::create(b, loc, vb, ValueRange{add(first, idx(off)), row});
         Value wide = arith::ExtUIOp::create(b, loc, i32, byte);
         if (x)
           wide = arith::ShLIOp::create(b, loc, wide, i32c(8 * x));

@@ -1,8 +1,8 @@
 // The bench's INT8 attention (bench/gpu/attention_int8_d128.mlir: bf16, causal GQA 32 over 8
 // heads, head dim 128, a dynamic T) for sm_90a: the split decode form taken at run time for
 // T * 4 <= 16 (kernels 0-3: quantisation, partial maxima, partial sums and P·V, combination)
-// and the one-pass form (kernels 4, 5): the quantisation (IEEE divisions by the scales, rint,
-// byte and word stores, no shared memory) and the attention on integer tensor cores:
+// and the one-pass form (kernels 3, 4): the quantisation (IEEE divisions by the scales, rint,
+// K as bytes, V's tile through shared memory `[64][132]` i8 then gathered into words) and the attention on integer tensor cores:
 // Ks [2][64][144] i8 (18432 bytes) and Vs [2][128][20] i32 (20480 bytes) stages by cp.async;
 // Q·Kᵀ on mma.sync m16n8k32 .s8.s8 (K by ldmatrix.x4), P·V on .u8.s8 (V by 32-bit shared loads),
 // the wrapping forms (no .satfinite), exp as ex2.approx. ptxas assembles both without spills.
@@ -22,15 +22,18 @@
 // SPLIT: (32, 0, 8, 2) (32, 32, 16, 2) (0, 0, 0, 0)
 // RUN: %ptxas -arch=sm_90a -v %t/attention_int8_d128_kernel_0.ptx -o %t/s0.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS-MAX
 // RUN: %ptxas -arch=sm_90a -v %t/attention_int8_d128_kernel_1.ptx -o %t/s1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS-SUM
-// RUN: %ptxas -arch=sm_90a -v %t/attention_int8_d128_kernel_2.ptx -o %t/s2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS-QUANT
+// RUN: %ptxas -arch=sm_90a -v %t/attention_int8_d128_kernel_2.ptx -o %t/s2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS-COMBINE
 // PTXAS-MAX: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-MAX: Used {{[0-9]+}} registers, used 1 barriers, 18432 bytes smem
 // PTXAS-SUM: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-SUM: Used {{[0-9]+}} registers, used 1 barriers, 38912 bytes smem
-// QUANT-NOT: .shared
+// QUANT: .shared .align 16 .b8 __wg_attention_int8_d128_kernel_0[8448];
 // QUANT: div.rn.f32
 // QUANT: cvt.rni.f32.f32
 // QUANT: st.global.b8
+// QUANT: st.shared.b8
+// QUANT: bar.sync 0;
+// QUANT: ld.shared.b8
 // QUANT: st.global.b32
 // QUANT-NOT: mma.sync
 // CHECK: .maxntid 128, 1, 1
@@ -59,7 +62,9 @@
 // RUN: %PYTHON -c "t = open('%t/attention_int8_d128_kernel_4.ptx').read(); print('s8', t.count('mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32'), 'u8', t.count('mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32'), 'ldmatrix.x4', t.count('ldmatrix.sync.aligned.m8n8.x4.shared'), 'ld.shared.b32', t.count('ld.shared.b32'), 'cp.async', t.count('cp.async.cg.shared.global'), 'bar.sync', t.count('bar.sync'))" | FileCheck %s --check-prefix=COUNT
 // COUNT: s8 64 u8 32 ldmatrix.x4 32 ld.shared.b32 64 cp.async 24 bar.sync 4
 // PTXAS-QUANT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// PTXAS-QUANT: Used {{[0-9]+}} registers, used 0 barriers
+// PTXAS-QUANT: Used {{[0-9]+}} registers, used 1 barriers, 8448 bytes smem
+// PTXAS-COMBINE: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS-COMBINE: Used {{[0-9]+}} registers, used 0 barriers
 // PTXAS: Compiling entry function 'attention_int8_d128_kernel' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used {{[0-9]+}} registers, used 1 barriers, 38912 bytes smem

@@ -24,12 +24,13 @@
 // (0.3%-40%): the kernel computes the INT8 semantics.
 // Broken kernels: with the P·V mma read as .s8.s8, probabilities of 128 and more turn negative
 // (a mismatch); without the barrier that ends a tile of pass 1, the next prefetch refills a
-// stage other warps still read (the interpreter's race check).
+// stage other warps still read, and without the quantisation kernel's barrier V's bytes are
+// gathered before other threads wrote them (the interpreter's race check).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %S/Inputs/attention_int8_cases.mlir --target=cuda --emit=ptx -o %t/a.ptx --dump-ir-after-each=%t/a
 // RUN: %PYTHON %S/Inputs/attention_int8_data.py i8_gqa_causal_bf16 %t/1-in.npz %t/1-out.npz %t/1-float.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry i8_gqa_causal_bf16 --inputs %t/1-in.npz --expect %t/1-out.npz --rtol 7.9e-3 --atol 7.9e-3 --save %t/1-got.npz | FileCheck %s --check-prefix=GQA
-// GQA: launch i8_gqa_causal_bf16_kernel_{{[0-9]+}}: grid [2, 2, 1] block [128, 1, 1] shared 0 bytes
+// GQA: launch i8_gqa_causal_bf16_kernel_{{[0-9]+}}: grid [2, 2, 1] block [128, 1, 1] shared 4352 bytes; bar 4{{$}}
 // GQA: launch i8_gqa_causal_bf16_kernel_{{[0-9]+}}: grid [3, 2, 1] block [128, 1, 1] shared 20480 bytes; bar 32, cp 92, ldmatrix 128, mma 384, shfl 48
 // GQA: out0: ok (17920 elements
 // GQA: 2 launches
@@ -37,13 +38,13 @@
 // CLOSE: int8 close: {{1.0000|0.99[0-9]+|0.98[0-9]+}}; float attention: 0.
 // RUN: %PYTHON %S/Inputs/attention_int8_data.py i8_window_sinks_f32 %t/2-in.npz %t/2-out.npz %t/2-float.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry i8_window_sinks_f32 --inputs %t/2-in.npz --expect %t/2-out.npz --rtol 1e-5 --atol 7.9e-3 --save %t/2-got.npz | FileCheck %s --check-prefix=WIN
-// WIN: launch i8_window_sinks_f32_kernel: grid [3, 1, 2] block [128, 1, 1] shared 0 bytes
+// WIN: launch i8_window_sinks_f32_kernel: grid [3, 1, 2] block [128, 1, 1] shared 4352 bytes
 // WIN: launch i8_window_sinks_f32_kernel_{{[0-9]+}}: grid [8, 1, 2] block [128, 1, 1] shared 20480 bytes
 // WIN: out0: ok (36000 elements
 // RUN: %PYTHON %S/Inputs/int8_close.py %t/2-got.npz %t/2-out.npz %t/2-float.npz --storage f32 | FileCheck %s --check-prefix=CLOSE
 // RUN: %PYTHON %S/Inputs/attention_int8_data.py i8_chunk_softcap_f16 %t/3-in.npz %t/3-out.npz %t/3-float.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry i8_chunk_softcap_f16 --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 9.8e-4 --atol 7.9e-3 --save %t/3-got.npz | FileCheck %s --check-prefix=SOFTCAP
-// SOFTCAP: launch i8_chunk_softcap_f16_kernel: grid [3, 2, 1] block [128, 1, 1] shared 0 bytes
+// SOFTCAP: launch i8_chunk_softcap_f16_kernel: grid [3, 2, 1] block [128, 1, 1] shared 2304 bytes
 // SOFTCAP: launch i8_chunk_softcap_f16_kernel_{{[0-9]+}}: grid [1, 2, 1] block [128, 1, 1] shared 11264 bytes
 // SOFTCAP: out0: ok (640 elements
 // RUN: %PYTHON %S/Inputs/int8_close.py %t/3-got.npz %t/3-out.npz %t/3-float.npz --storage f16 --frac 0.97 | FileCheck %s --check-prefix=CLOSE
@@ -63,7 +64,7 @@
 // RUN: %PYTHON %S/Inputs/int8_close.py %t/5-got.npz %t/5-out.npz %t/5-float.npz --storage bf16 | FileCheck %s --check-prefix=CLOSE
 // RUN: %PYTHON %S/Inputs/attention_int8_data.py i8_decode_gqa_bf16 %t/6-in.npz %t/6-out.npz %t/6-float.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry i8_decode_gqa_bf16 --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 7.9e-3 --atol 7.9e-3 --save %t/6-got.npz | FileCheck %s --check-prefix=DEC
-// DEC: launch i8_decode_gqa_bf16_kernel: grid [11, 2, 1] block [128, 1, 1] shared 0 bytes
+// DEC: launch i8_decode_gqa_bf16_kernel: grid [11, 2, 1] block [128, 1, 1] shared 4352 bytes
 // DEC: launch i8_decode_gqa_bf16_kernel_{{[0-9]+}}: grid [3, 2, 1] block [128, 1, 1] shared 10240 bytes
 // DEC: launch i8_decode_gqa_bf16_kernel_{{[0-9]+}}: grid [3, 2, 1] block [128, 1, 1] shared 20480 bytes
 // DEC: launch i8_decode_gqa_bf16_kernel_{{[0-9]+}}: grid [1, 2, 1] block [128, 1, 1] shared 0 bytes
@@ -89,3 +90,5 @@
 // RUN: awk '/gpu.binary @i8_chunk_softcap_f16_kernel_[0-9]+$/{on=1} /gpu.binary @i8_mask/{on=0} on && /bar.sync/ {n++; if (n == 2) next} {print}' %t/a.ptx > %t/nobar.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/a %t/nobar.ptx --entry i8_chunk_softcap_f16 --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 9.8e-4 --atol 7.9e-3 2>&1 | FileCheck %s --check-prefix=NOBAR
 // NOBAR: shared race
+// RUN: awk '/gpu.binary @i8_chunk_softcap_f16_kernel$/{on=1} /gpu.binary @i8_chunk_softcap_f16_kernel_[0-9]+$/{on=0} on && /bar.sync/ {next} {print}' %t/a.ptx > %t/noqbar.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/a %t/noqbar.ptx --entry i8_chunk_softcap_f16 --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 9.8e-4 --atol 7.9e-3 2>&1 | FileCheck %s --check-prefix=NOBAR

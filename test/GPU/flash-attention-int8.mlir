@@ -3,7 +3,7 @@
 // {int8-attention-calls}, here bufferized at the function boundary): the body becomes two
 // launches between allocations of the quantised K ([B][Hkv][Jpad][Dp] i8) and V (tiles
 // [B][Hkv][Jpad/64][Dvp][16] i32): the quantisation (grid (tiles, Hkv, B); rint, clamp to
-// [-127, 127]) and the attention (64 rows a block, K [2][64][Dp + 16] i8 and V [2][Dvp][20] i32
+// [-127, 127]; V's tile through shared memory [64][Dvp + 4] i8 into the permuted words) and the attention (64 rows a block, K [2][64][Dp + 16] i8 and V [2][Dvp][20] i32
 // stages by cp.async; two key loops: the row max from Q·Kᵀ on i8 mma.sync, then the sums and P·V
 // with u8 probabilities on mma.sync marked decoda.unsigned_a); a decode step splits the keys
 // over blocks (three more launches). Head dims over 128 (after
@@ -20,7 +20,7 @@
 // CHECK: %[[KQ:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x2x?x64xi8>
 // CHECK: %[[VT:.*]] = memref.alloc(%{{.*}}, %{{.*}}) : memref<?x2x?x64x16xi32>
 // The quantisation launch.
-// CHECK: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %{{.*}}) threads(%{{.*}}) in (%{{.*}} = %c128{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) {
+// CHECK: gpu.launch blocks(%{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %{{.*}}) threads(%{{.*}}) in (%{{.*}} = %c128{{.*}}, %{{.*}} = %c1{{.*}}, %{{.*}} = %c1{{.*}}) workgroup(%[[VB:.*]] : memref<64x68xi8, #gpu.address_space<workgroup>>) {
 // CHECK: memref.load %[[KS]][] : memref<f32>
 // CHECK: memref.load %[[VS]][] : memref<f32>
 // CHECK: memref.load %[[K]]
@@ -30,6 +30,9 @@
 // CHECK: arith.trunci %{{.*}} : i32 to i8
 // CHECK: memref.store %{{.*}}, %[[KQ]]
 // CHECK: memref.load %[[V]]
+// CHECK: memref.store %{{.*}}, %[[VB]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[VB]]
 // CHECK: arith.shli
 // CHECK: arith.ori
 // CHECK: memref.store %{{.*}}, %[[VT]]
