@@ -1233,14 +1233,18 @@ private:
       Value e = add(tid, idx(i * kThreads));
       Value j = add(j0, div(e, words)), d0 = mul(rem(e, words), 4);
       Value live = cmp(arith::CmpIPredicate::ult, j, keyLen);
+      SmallVector<Value> bytes;
       for (int64_t x = 0; x < 4; ++x) {
         Value d = add(d0, idx(x));
         Value valid = live;
         if (dp() != c.d)
           valid = andi(valid, cmp(arith::CmpIPredicate::ult, d, idx(c.d)));
-        Value byte = quantize(guardedLoad(valid, k, ValueRange{bb, j, h, d}), kScale);
-        memref::StoreOp::create(b, loc, byte, kq, ValueRange{bb, h, j, d});
+        bytes.push_back(quantize(guardedLoad(valid, k, ValueRange{bb, j, h, d}), kScale));
       }
+      // One 4-byte store (rows of Dp, a multiple of 32 bytes, from an aligned allocation).
+      Value word = vector::FromElementsOp::create(b, loc, VectorType::get({4}, i8), bytes);
+      vector::StoreOp::create(b, loc, word, kq, ValueRange{bb, h, j, d0}, /*nontemporal=*/false,
+                              llvm::MaybeAlign(4));
     }
     // V: the tile's bytes into Vb (zeros past Dv and the keys), a row of Dvp at a time.
     for (int64_t i = 0; i < kTile * dvp() / kThreads; ++i) {

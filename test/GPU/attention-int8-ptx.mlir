@@ -2,7 +2,7 @@
 // heads, head dim 128, a dynamic T) for sm_90a: the split decode form taken at run time for
 // T * 4 <= 16 (kernels 0-3: quantisation, partial maxima, partial sums and P·V, combination)
 // and the one-pass form (kernels 3, 4): the quantisation (IEEE divisions by the scales, rint,
-// K as bytes, V's tile through shared memory `[64][132]` i8 then gathered into words) and the attention on integer tensor cores:
+// K as 4-byte words, V's tile through shared memory `[64][132]` i8 then gathered into words) and the attention on integer tensor cores:
 // Ks [2][64][144] i8 (18432 bytes) and Vs [2][128][20] i32 (20480 bytes) stages by cp.async;
 // Q·Kᵀ on mma.sync m16n8k32 .s8.s8 (K by ldmatrix.x4), P·V on .u8.s8 (V by 32-bit shared loads),
 // the wrapping forms (no .satfinite), exp as ex2.approx. ptxas assembles both without spills.
@@ -30,7 +30,8 @@
 // QUANT: .shared .align 16 .b8 __wg_attention_int8_d128_kernel_0[8448];
 // QUANT: div.rn.f32
 // QUANT: cvt.rni.f32.f32
-// QUANT: st.global.b8
+// QUANT: st.global.b32
+// QUANT-NOT: st.global.b8
 // QUANT: st.shared.b8
 // QUANT: bar.sync 0;
 // QUANT: ld.shared.b8

@@ -28,7 +28,7 @@
 // CHECK: math.roundeven
 // CHECK: arith.fptosi %{{.*}} : f32 to i32
 // CHECK: arith.trunci %{{.*}} : i32 to i8
-// CHECK: memref.store %{{.*}}, %[[KQ]]
+// CHECK: vector.store %{{.*}}, %[[KQ]][{{.*}}] {alignment = 4 : i64} : memref<?x2x?x64xi8>, vector<4xi8>
 // CHECK: memref.load %[[V]]
 // CHECK: memref.store %{{.*}}, %[[VB]]
 // CHECK: gpu.barrier
@@ -113,7 +113,7 @@ func.func @padded_sinks(%q: tensor<2x?x3x40xf32>, %k: tensor<2x?x1x40xf32>, %v: 
 // CHECK: %[[WL:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
 // CHECK: %[[WA:.*]] = memref.alloc(%{{.*}}) : memref<?xi32>
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[TILES]],
-// CHECK: memref.store %{{.*}}, %[[KQ]]
+// CHECK: vector.store %{{.*}}, %[[KQ]]
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[SPLITS]],
 // CHECK-NOT: gpu.terminator
 // CHECK: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 32]}
