@@ -105,6 +105,11 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
+  // Extents of results in terms of the function's arguments: ops computed from the same values
+  // then look the same to CSE (e.g. the RoPE cos/sin tables of q and k: one kernel, not two).
+  addTextual(pm, "resolve-ranked-shaped-type-result-dims");
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 
   // Inputs stay read-only, except donated ones (decoda.donate): their results are written into
   // them, and decoda-gpu-device-buffers copies them back to host callers (decoda.written).
