@@ -82,6 +82,9 @@ struct Config : mlir::decoda::AttentionCallConfig {
   /// decode step), partials combined by a second kernel: never, always (a static query count
   /// small enough), or decided at run time (a dynamic query count).
   enum class Split { Never, Always, AtRunTime } split = Split::Never;
+  /// The most rows of a (batch, K/V head) the split (decode) form takes: one SIMT block's 16;
+  /// the INT8 kernel's split form keeps its 64-row block.
+  int64_t splitRows() const { return int8 ? kTcRows : kRows; }
   /// Value columns per lane and row; Vs is padded with zeros to 32 * cols columns.
   int64_t cols() const { return (dv + 31) / 32; }
   int64_t sharedBytes() const { return 4 * (kRows * d + kKeys * (d + 1) + kKeys * 32 * cols()); }
@@ -181,7 +184,7 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
   }
   if (split.maxSplits > 1)
     c.split = q.isDynamicDim(1)                       ? Config::Split::AtRunTime
-              : q.getDimSize(1) * c.group <= kRows ? Config::Split::Always
+              : q.getDimSize(1) * c.group <= c.splitRows() ? Config::Split::Always
                                                     : Config::Split::Never;
   unsigned next = c.firstExtra();
   if (c.mask) {
@@ -261,7 +264,8 @@ public:
       } else {
         // The query count is known at run time: split when the rows fit one SIMT block.
         auto fits = scf::IfOp::create(b, loc, TypeRange{},
-                                      cmp(arith::CmpIPredicate::ule, rowsTotal, idx(kRows)),
+                                      cmp(arith::CmpIPredicate::ule, rowsTotal,
+                                          idx(c.splitRows())),
                                       /*withElseRegion=*/true);
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPoint(fits.thenBlock()->getTerminator());
@@ -504,16 +508,17 @@ protected:
   /// The flat workspace index of (row r of the block, split) entry `e`.
   Value workIndex(Value split, Value r, Value e) { return splitIndex(split, r, c.dv + 2, e); }
 
-  /// The flat index of entry `e` of row `r` (< kRows) of split `split` in a workspace
-  /// [B][Hkv][splits][kRows][width].
+  /// The flat index of entry `e` of row `r` (< splitRows) of split `split` in a workspace
+  /// [B][Hkv][splits][splitRows][width].
   Value splitIndex(Value split, Value r, int64_t width, Value e) {
     Value bk = add(mul(bIdx, c.numKvHeads), kvh);
     Value bs = add(arith::MulIOp::create(b, loc, bk, splits), split);
-    return add(mul(add(mul(bs, kRows), r), width), e);
+    return add(mul(add(mul(bs, c.splitRows()), r), width), e);
   }
 
   /// The combining kernel of a split form: grid (1, Hkv, B), body(r, col, row) for each
-  /// (row, value column) of the kRows rows, a thread each, inside a guard that the row exists.
+  /// (row, value column) of the splitRows rows, a thread each, inside a guard that the row
+  /// exists.
   void emitCombineLaunch(Value batch, function_ref<void(Value, Value, const Row &)> body) {
     Value one = idx(1);
     auto launch = gpu::LaunchOp::create(b, loc, one, idx(c.numKvHeads), batch, idx(kThreads),
@@ -525,7 +530,7 @@ protected:
     kvh = launch.getBlockIds().y;
     bIdx = launch.getBlockIds().z;
     qOff = sub(keyLen, tq);
-    forEachShare(kRows * c.dv, [&](Value e) {
+    forEachShare(c.splitRows() * c.dv, [&](Value e) {
       Value r = div(e, c.dv), col = rem(e, c.dv);
       Row rw = row(r);
       auto inside = scf::IfOp::create(b, loc, TypeRange{}, rw.valid, false);
@@ -1146,13 +1151,14 @@ private:
     memref::DeallocOp::create(b, loc, vt);
   }
 
-  /// A decode step (all rows of a (batch, K/V head) in one block): the keys split over blocks,
+  /// A decode step (all rows of a (batch, K/V head) in one 64-row block: a token, or a few of
+  /// them as in speculative decoding): the keys split over blocks,
   /// in three launches after the quantisation: the partial row maxima, the partial sums and
   /// i32 P·V against the maxima of all splits (P is quantised against the row's final max, so
   /// the partial accumulators are exact integers and add up to the unsplit kernel's), and the
   /// combination. splits = max(1, min(ceil(target-blocks / (B Hkv)), ceil(keys / min-keys),
-  /// max-splits)), computed at run time; workspaces [B][Hkv][splits][16] (maxima, sums) and
-  /// [B][Hkv][splits][16][Dvp] (accumulators).
+  /// max-splits)), computed at run time; workspaces [B][Hkv][splits][64] (maxima, sums) and
+  /// [B][Hkv][splits][64][Dvp] (accumulators).
   void emitSplit(Value batch) override {
     Value tiles = allocQuantized(batch);
     int64_t dyn = ShapedType::kDynamic;
@@ -1160,7 +1166,7 @@ private:
     Value want = arith::CeilDivUIOp::create(b, loc, idx(so.targetBlocks), bh);
     Value byKeys = arith::CeilDivUIOp::create(b, loc, keyLen, idx(so.minKeys));
     splits = maxs(idx(1), mins(mins(mins(want, byKeys), idx(so.maxSplits)), tiles));
-    Value rowsAll = mul(arith::MulIOp::create(b, loc, bh, splits), kRows);
+    Value rowsAll = mul(arith::MulIOp::create(b, loc, bh, splits), c.splitRows());
     workM = memref::AllocOp::create(b, loc, MemRefType::get({dyn}, f32), ValueRange{rowsAll});
     workL = memref::AllocOp::create(b, loc, MemRefType::get({dyn}, f32), ValueRange{rowsAll});
     workAcc = memref::AllocOp::create(b, loc, MemRefType::get({dyn}, i32),
@@ -1437,13 +1443,11 @@ private:
       numTiles = mins(per, sub(numTiles, first));
     }
     std::array<Value, 2> mRow, base, sink;
-    // Rows r = 16 warp + g + 8h of the block; in the split workspaces only r < kRows exist.
+    // Rows r = 16 warp + g + 8h of the block (the split workspaces hold all 64).
     std::array<Value, 2> rIdx;
     for (int64_t h = 0; h < 2; ++h)
       rIdx[h] = add(mul(warp, 16), add(g8, idx(8 * h)));
-    auto splitRow = [&](int64_t h) {
-      return andi(rowsOfThread[h].valid, cmp(arith::CmpIPredicate::ult, rIdx[h], idx(kRows)));
-    };
+    auto splitRow = [&](int64_t h) { return rowsOfThread[h].valid; };
 
     if (phase != Phase::SplitSum) {
       // Pass 1: the row max.

@@ -11,7 +11,9 @@
 // the keys over blocks: quantisation, partial maxima, partial sums and P·V against the maxima
 // of all splits, combination (four launches): the cached case above (1 split), bf16 GQA over
 // 700 keys (3 splits), f16 with a window of 33 over 1000 keys, softcap and sinks (4 splits, 3
-// of them empty), and the dynamic-T bf16 case run at T = 3 (the split form chosen at run time).
+// of them empty), five tokens at once of 16 heads over 2 (40 rows of a K/V head: the split form
+// takes up to the block's 64 rows), and the dynamic-T bf16 case run at T = 3 (the split form
+// chosen at run time).
 //
 // Tolerance (as test/e2e/attention_int8.py): the integer sums are exact, but exp (and tanh for
 // the softcap) in the kernel and in NumPy may differ in the last bit, which can move one
@@ -77,6 +79,12 @@
 // DECWIN: out0: ok (64 elements
 // DECWIN: 4 launches
 // RUN: %PYTHON %S/Inputs/int8_close.py %t/7-got.npz %t/7-out.npz %t/7-float.npz --storage f16 | FileCheck %s --check-prefix=CLOSE
+// RUN: %PYTHON %S/Inputs/attention_int8_data.py i8_multi_token_bf16 %t/9-in.npz %t/9-out.npz %t/9-float.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry i8_multi_token_bf16 --inputs %t/9-in.npz --expect %t/9-out.npz --rtol 7.9e-3 --atol 7.9e-3 --save %t/9-got.npz | FileCheck %s --check-prefix=MULTI
+// MULTI: launch i8_multi_token_bf16_kernel_{{[0-9]+}}: grid [3, 2, 1] block [128, 1, 1] shared 20480 bytes
+// MULTI: out0: ok (5120 elements
+// MULTI: 4 launches
+// RUN: %PYTHON %S/Inputs/int8_close.py %t/9-got.npz %t/9-out.npz %t/9-float.npz --storage bf16 | FileCheck %s --check-prefix=CLOSE
 // RUN: %PYTHON %S/Inputs/attention_int8_data.py i8_gqa_causal_bf16_t3 %t/8-in.npz %t/8-out.npz %t/8-float.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry i8_gqa_causal_bf16 --inputs %t/8-in.npz --expect %t/8-out.npz --rtol 7.9e-3 --atol 7.9e-3 --save %t/8-got.npz | FileCheck %s --check-prefix=T3
 // T3: launch i8_gqa_causal_bf16_kernel_{{[0-9]+}}: grid [1, 2, 1] block [128, 1, 1] shared 20480 bytes

@@ -59,3 +59,11 @@ func.func @i8_decode_window_sinks_f16(%q: tensor<1x1x4x32xf16>, %k: tensor<1x100
       : tensor<1x1x4x32xf16>, tensor<1x1000x1x32xf16>, tensor<1x1000x1x16xf16>
   return %o : tensor<1x1x4x16xf16>
 }
+
+// bf16, five tokens at once (speculative decoding) of 16 heads over 2 K/V heads: 40 rows of a
+// K/V head, within the 64-row block, so still the split form (3 splits over 700 keys).
+func.func @i8_multi_token_bf16(%q: tensor<1x5x16x64xbf16>, %k: tensor<1x700x2x64xbf16>, %v: tensor<1x700x2x64xbf16>, %qs: tensor<f32>, %ks: tensor<f32>, %vs: tensor<f32>) -> tensor<1x5x16x64xbf16> {
+  %o = decoda.attention %q, %k, %v quantize(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) {num_heads = 16 : i64, num_kv_heads = 2 : i64, causal}
+      : tensor<1x5x16x64xbf16>, tensor<1x700x2x64xbf16>, tensor<1x700x2x64xbf16>
+  return %o : tensor<1x5x16x64xbf16>
+}

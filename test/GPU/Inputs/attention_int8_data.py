@@ -59,6 +59,10 @@ def case(name):
         st = "bf16"
         q, k, v = act((1, 1, 8, 64), st), act((1, 700, 2, 64), st), uni((1, 700, 2, 64), st)
         return st, [q, k, v], (q, k, v), dict(num_heads=8, num_kv_heads=2, causal=True), None
+    if name == "i8_multi_token_bf16":
+        st = "bf16"
+        q, k, v = act((1, 5, 16, 64), st), act((1, 700, 2, 64), st), uni((1, 700, 2, 64), st)
+        return st, [q, k, v], (q, k, v), dict(num_heads=16, num_kv_heads=2, causal=True), None
     if name == "i8_decode_window_sinks_f16":
         st = "f16"
         q, k, v = act((1, 1, 4, 32), st), act((1, 1000, 1, 32), st), uni((1, 1000, 1, 16), st)
