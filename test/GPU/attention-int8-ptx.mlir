@@ -1,6 +1,6 @@
 // The bench's INT8 attention (bench/gpu/attention_int8_d128.mlir: bf16, causal GQA 32 over 8
 // heads, head dim 128, a dynamic T) for sm_90a: the split decode form taken at run time for
-// T * 4 <= 16 (kernels 0-3: quantisation, partial maxima, partial sums and P·V, combination)
+// T * 4 <= 64 (kernels 0-3: quantisation, partial maxima, partial sums and P·V, combination)
 // and the one-pass form (kernels 3, 4): the quantisation (IEEE divisions by the scales, rint,
 // K as 4-byte words, V's tile through shared memory `[64][132]` i8 then gathered into words) and the attention on integer tensor cores:
 // Ks [2][64][144] i8 (18432 bytes) and Vs [2][128][20] i32 (20480 bytes) stages by cp.async;
