@@ -155,6 +155,18 @@ PYEOF
         echo "gpu_check: $key: output $out (donated, over 1 MiB) not checked"
       fi
     done
+    # Inputs identical to an earlier program's (the same signature: e.g. a decode step and its
+    # INT8 build, 16 MiB of caches) are carried once; inputs/KEY.same names the file to read.
+    for other in "$dir"/inputs/*.npz; do
+      [[ "$other" == "$dir/inputs/$key.npz" ]] && continue
+      [[ $(stat -c %s "$other") == $(stat -c %s "$dir/inputs/$key.npz") ]] || continue
+      if "$PY" -c "import sys, numpy as np; a, b = np.load(sys.argv[1]), np.load(sys.argv[2]); sys.exit(0 if sorted(a.files) == sorted(b.files) and all(a[k].dtype == b[k].dtype and np.array_equal(a[k], b[k]) for k in a.files) else 1)" \
+          "$other" "$dir/inputs/$key.npz"; then
+        basename "$other" .npz >"$dir/inputs/$key.same"
+        rm -f "$dir/inputs/$key.npz"
+        break
+      fi
+    done
     done
     rm -f "$dir/inputs/$name.list"
     rm -f "$dir/models/$name.cpu.so" "$dir/models/$name.cpu.h"
@@ -252,7 +264,9 @@ for refdir in "$dir"/ref/*/; do
   done
   tol=(--rtol 2e-3 --atol 2e-4)
   grep -q "bf16" "$dir/inputs/$key.sig" && tol=(--rtol 3e-2 --atol 3e-2)
-  if "$run" "$m" "${entry_flag[@]}" --inputs "$dir/inputs/$key.npz" "${checks[@]}" "${tol[@]}"; then
+  inputs="$dir/inputs/$key.npz"
+  [[ -f "$dir/inputs/$key.same" ]] && inputs="$dir/inputs/$(cat "$dir/inputs/$key.same").npz"
+  if "$run" "$m" "${entry_flag[@]}" --inputs "$inputs" "${checks[@]}" "${tol[@]}"; then
     echo "PASS $key"
   else
     echo "FAIL $key"
