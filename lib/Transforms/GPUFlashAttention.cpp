@@ -4,7 +4,11 @@
 // decoda.gpu_attention (q [B, Tq, Hq, D], k [B, S, Hkv, D], v [B, S, Hkv, Dv], keyLen, then
 // mask / segment_ids / sinks) becomes one kernel: for bf16/f16 storage with head dims that
 // are multiples of 16 up to 128 the tensor-core kernel (TensorCoreKernel below: mma.sync
-// m16n8k16, 64 rows per block, cp.async double buffering), otherwise the f32 SIMT kernel:
+// m16n8k16, 64 rows per block, cp.async double buffering), otherwise the f32 SIMT kernel
+// (below). The body of each function tagged decoda.int8_attention (the same arguments with
+// q_scale, k_scale, v_scale after keyLen) becomes a quantisation launch and the integer
+// tensor-core kernel (Int8Kernel below; a decode step's split form in three launches). The
+// SIMT kernel:
 //
 //   out = alloc [B, Tq, Hq, Dv]
 //   if Tq > 0 and B > 0:
@@ -171,8 +175,6 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
     why = "head counts or dims differ from the configuration";
     return failure();
   }
-  // A static query count whose rows (query, head of the group) fit one block: the grid would
-  // be B * Hkv blocks only (8 for Llama-3.2-1B at batch 1), so the keys are split instead.
   if (int8) {
     for (unsigned i = 4; i < 7; ++i) {
       auto st = dyn_cast<MemRefType>(type.getInput(i));
@@ -182,6 +184,8 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
       }
     }
   }
+  // A static query count whose rows (query, head of the group) fit one block: the grid would
+  // be B * Hkv blocks only (8 for Llama-3.2-1B at batch 1), so the keys are split instead.
   if (split.maxSplits > 1)
     c.split = q.isDynamicDim(1)                       ? Config::Split::AtRunTime
               : q.getDimSize(1) * c.group <= c.splitRows() ? Config::Split::Always
@@ -262,7 +266,8 @@ public:
       } else if (c.split == Config::Split::Never) {
         emitLaunch(batch);
       } else {
-        // The query count is known at run time: split when the rows fit one SIMT block.
+        // The query count is known at run time: split when the rows fit one block of the
+        // split form.
         auto fits = scf::IfOp::create(b, loc, TypeRange{},
                                       cmp(arith::CmpIPredicate::ule, rowsTotal,
                                           idx(c.splitRows())),
@@ -1064,10 +1069,12 @@ private:
   Value ks, vs;
 };
 
+/// A head dim rounded up to the INT8 kernel's 32-byte k slices and 32-column value tiles.
+int64_t roundUp32(int64_t x) { return (x + 31) / 32 * 32; }
+
 /// Why the INT8 kernel does not take `c` ("" when it does).
 std::string int8Refusal(const Config &c) {
-  int64_t dp = (c.d + 31) / 32 * 32, dvp = (c.dv + 31) / 32 * 32;
-  if (dp > kTcMaxHeadDim || dvp > kTcMaxHeadDim)
+  if (roundUp32(c.d) > kTcMaxHeadDim || roundUp32(c.dv) > kTcMaxHeadDim)
     return "head dims " + std::to_string(c.d) + ", " + std::to_string(c.dv) +
            " over 128 (Q fragments and accumulators would not fit in registers)";
   return "";
@@ -1114,14 +1121,15 @@ private:
   static constexpr int64_t kTile = 64;   // keys per tile
   static constexpr int64_t kVWords = 16; // i32 words of a dv row of one tile
   static constexpr int64_t kVPitch = 20; // words per dv row in shared memory
-  int64_t dp() const { return (c.d + 31) / 32 * 32; }
-  int64_t dvp() const { return (c.dv + 31) / 32 * 32; }
+  int64_t dp() const { return roundUp32(c.d); }
+  int64_t dvp() const { return roundUp32(c.dv); }
 
-  /// clamp(rint(x / scale), lo, hi) as i8 (reference.py _quantize_sym; i8 bits for u8).
-  Value quantize(Value x, Value scale, double lo = -127.0, double hi = 127.0) {
+  /// clamp(rint(x / scale), -127, 127) as i8 (reference.py _quantize_sym).
+  Value quantize(Value x, Value scale) {
     Value r = math::RoundEvenOp::create(b, loc, arith::DivFOp::create(b, loc, x, scale));
-    return toByte(r, lo, hi);
+    return toByte(r, -127.0, 127.0);
   }
+  /// clamp(r, lo, hi) as the i8 bits of an integer in [lo, hi] (u8 for [0, 255]).
   Value toByte(Value r, double lo, double hi) {
     r = arith::MinimumFOp::create(b, loc, arith::MaximumFOp::create(b, loc, r, fc(lo)), fc(hi));
     Value i = arith::FPToSIOp::create(b, loc, i32, r);
@@ -1157,7 +1165,7 @@ private:
   /// i32 P·V against the maxima of all splits (P is quantised against the row's final max, so
   /// the partial accumulators are exact integers and add up to the unsplit kernel's), and the
   /// combination. splits = max(1, min(ceil(target-blocks / (B Hkv)), ceil(keys / min-keys),
-  /// max-splits)), computed at run time; workspaces [B][Hkv][splits][64] (maxima, sums) and
+  /// max-splits, tiles)), computed at run time; workspaces [B][Hkv][splits][64] (maxima, sums) and
   /// [B][Hkv][splits][64][Dvp] (accumulators).
   void emitSplit(Value batch) override {
     Value tiles = allocQuantized(batch);
@@ -1180,7 +1188,7 @@ private:
   }
 
   /// out[b, query, head, col] = Σ_s acc_s · v_scale / (255 (Σ_s l_s (+ e^(sink - base)))),
-  /// 0 for a row without visible keys; a thread per (row, column) of the 16 rows.
+  /// 0 for a row without visible keys; a thread per (row, column) of the block's 64 rows.
   void emitCombine(Value batch) {
     emitCombineLaunch(batch, [&](Value r, Value col, const Row &rw) {
       Value vScale = memref::LoadOp::create(b, loc, vScaleArg, ValueRange{});
@@ -1447,7 +1455,6 @@ private:
     std::array<Value, 2> rIdx;
     for (int64_t h = 0; h < 2; ++h)
       rIdx[h] = add(mul(warp, 16), add(g8, idx(8 * h)));
-    auto splitRow = [&](int64_t h) { return rowsOfThread[h].valid; };
 
     if (phase != Phase::SplitSum) {
       // Pass 1: the row max.
@@ -1469,7 +1476,7 @@ private:
       // One lane of each quad leaves the row's partial max.
       for (int64_t h = 0; h < 2; ++h) {
         auto lead = scf::IfOp::create(
-            b, loc, TypeRange{}, andi(splitRow(h), cmp(arith::CmpIPredicate::eq, t4, idx(0))),
+            b, loc, TypeRange{}, andi(rowsOfThread[h].valid, cmp(arith::CmpIPredicate::eq, t4, idx(0))),
             false);
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(&lead.getThenRegion().front());
@@ -1482,7 +1489,7 @@ private:
     if (phase == Phase::SplitSum) {
       // The row max over every split's keys (as the unsplit kernel's).
       for (int64_t h = 0; h < 2; ++h) {
-        Value r = select(splitRow(h), rIdx[h], idx(0));
+        Value r = select(rowsOfThread[h].valid, rIdx[h], idx(0));
         auto maxOver = scf::ForOp::create(b, loc, idx(0), splits, idx(1), ValueRange{negInf()});
         {
           OpBuilder::InsertionGuard g2(b);
@@ -1564,14 +1571,14 @@ private:
       for (int64_t h = 0; h < 2; ++h) {
         Value den = butterfly(sumLoop.getResult(h), /*isMax=*/false, 2);
         auto lead = scf::IfOp::create(
-            b, loc, TypeRange{}, andi(splitRow(h), cmp(arith::CmpIPredicate::eq, t4, idx(0))),
+            b, loc, TypeRange{}, andi(rowsOfThread[h].valid, cmp(arith::CmpIPredicate::eq, t4, idx(0))),
             false);
         {
           OpBuilder::InsertionGuard g2(b);
           b.setInsertionPointToStart(&lead.getThenRegion().front());
           memref::StoreOp::create(b, loc, den, workL, splitIndex(split, rIdx[h], 1, idx(0)));
         }
-        auto inside = scf::IfOp::create(b, loc, TypeRange{}, splitRow(h), false);
+        auto inside = scf::IfOp::create(b, loc, TypeRange{}, rowsOfThread[h].valid, false);
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(&inside.getThenRegion().front());
         for (int64_t nv = 0; nv < accFrags; ++nv) {
@@ -1685,6 +1692,8 @@ struct GPUFlashAttentionPass
         fn->removeAttr(decoda::kInt8AttentionAttr);
         ++numKernels;
         ++numInt8;
+        if (c->split != Config::Split::Never)
+          ++numSplit;
         continue;
       }
       std::string tcWhy = tensorCores ? tensorCoreRefusal(*c) : "disabled (tensor-cores=false)";

@@ -401,6 +401,17 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     `decode-splits=1` keeps the single kernel. A dynamic query count with the tensor-core
     kernel gets the split form for `Tq * group <= 16` and the tensor-core kernel otherwise.
 
+    INT8 attention (`decoda.int8_attention` functions from `decoda-convert-to-linalg
+    {int8-attention-calls}`: arguments q, k, v, the number of keys, q_scale, k_scale, v_scale
+    as rank-0 f32 buffers, then the extras; head dims up to 128 after rounding up to 32): a
+    quantisation launch (K rows as s8, V per 64-key tile in the word order of the u8 P
+    fragments, through shared memory) and the integer tensor-core kernel: pass 1 the row max
+    from `mma.sync.m16n8k32.s8.s8`, pass 2 p = exp(x - max), P = rint(255 p) as u8 and
+    acc += P·V on `mma.sync.m16n8k32.u8.s8` (the op carries `decoda.unsigned_a`); a decode
+    step (`Tq * group <= 64`) splits the keys over blocks (partial maxima, partial sums and
+    i32 accumulators against the maxima of all splits, combination). `tensor-cores=false`
+    leaves INT8 attention to its target-neutral body.
+
     Anything neither kernel takes keeps the target-neutral body (linalg on buffers, inlined
     back by the pipeline) with a remark naming the reason; with `report=true` every attention
     that takes the SIMT kernel instead of the tensor-core one gets a remark with the reason.
