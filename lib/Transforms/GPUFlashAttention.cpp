@@ -86,9 +86,24 @@ struct Config : mlir::decoda::AttentionCallConfig {
   /// decode step), partials combined by a second kernel: never, always (a static query count
   /// small enough), or decided at run time (a dynamic query count).
   enum class Split { Never, Always, AtRunTime } split = Split::Never;
-  /// The most rows of a (batch, K/V head) the split (decode) form takes: one SIMT block's 16;
-  /// the INT8 kernel's split form keeps its 64-row block.
-  int64_t splitRows() const { return int8 ? kTcRows : kRows; }
+  /// The tensor-core kernel takes the call (bf16/f16): its own split form takes 17 to 64 rows
+  /// of a (batch, K/V head), and all of them up to 64 when the SIMT tiles do not fit.
+  bool tcSplit = false;
+  /// The SIMT kernel's tiles fit the static shared memory (its split form takes up to 16 rows).
+  bool simtSplit = true;
+  /// The static query count (ShapedType::kDynamic when it is a run-time dim).
+  int64_t tq = 0;
+  /// The most rows of a (batch, K/V head) a split (decode) form takes: one SIMT block's 16;
+  /// the INT8 and tensor-core kernels' split forms keep their 64-row block.
+  int64_t splitRows() const { return int8 || tcSplit ? kTcRows : kRows; }
+  /// Split when the rows of a (batch, K/V head) fit a split form's block: a static query count
+  /// decides now, a dynamic one at run time; never with a split count of 1.
+  void decideSplit(int64_t maxSplits) {
+    split = maxSplits <= 1                 ? Split::Never
+            : ShapedType::isDynamic(tq)    ? Split::AtRunTime
+            : tq * group <= splitRows()    ? Split::Always
+                                           : Split::Never;
+  }
   /// Value columns per lane and row; Vs is padded with zeros to 32 * cols columns.
   int64_t cols() const { return (dv + 31) / 32; }
   int64_t sharedBytes() const { return 4 * (kRows * d + kKeys * (d + 1) + kKeys * 32 * cols()); }
@@ -186,10 +201,8 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
   }
   // A static query count whose rows (query, head of the group) fit one block: the grid would
   // be B * Hkv blocks only (8 for Llama-3.2-1B at batch 1), so the keys are split instead.
-  if (split.maxSplits > 1)
-    c.split = q.isDynamicDim(1)                       ? Config::Split::AtRunTime
-              : q.getDimSize(1) * c.group <= c.splitRows() ? Config::Split::Always
-                                                    : Config::Split::Never;
+  c.tq = q.getDimSize(1);
+  c.decideSplit(split.maxSplits);
   unsigned next = c.firstExtra();
   if (c.mask) {
     auto mt = dyn_cast<MemRefType>(type.getInput(next++));
@@ -266,17 +279,7 @@ public:
       } else if (c.split == Config::Split::Never) {
         emitLaunch(batch);
       } else {
-        // The query count is known at run time: split when the rows fit one block of the
-        // split form.
-        auto fits = scf::IfOp::create(b, loc, TypeRange{},
-                                      cmp(arith::CmpIPredicate::ule, rowsTotal,
-                                          idx(c.splitRows())),
-                                      /*withElseRegion=*/true);
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPoint(fits.thenBlock()->getTerminator());
-        emitSplit(batch);
-        b.setInsertionPoint(fits.elseBlock()->getTerminator());
-        emitLaunch(batch);
+        emitAtRunTime(batch);
       }
     }
     func::ReturnOp::create(b, loc, out);
@@ -286,6 +289,18 @@ protected:
   virtual void emitLaunch(Value batch) = 0;
   /// Flash decoding (the SIMT kernel's split form).
   virtual void emitSplit(Value batch) = 0;
+  /// The query count is known at run time: split when the rows fit one block of the split
+  /// form.
+  virtual void emitAtRunTime(Value batch) {
+    auto fits = scf::IfOp::create(b, loc, TypeRange{},
+                                  cmp(arith::CmpIPredicate::ule, rowsTotal, idx(c.splitRows())),
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(fits.thenBlock()->getTerminator());
+    emitSplit(batch);
+    b.setInsertionPoint(fits.elseBlock()->getTerminator());
+    emitLaunch(batch);
+  }
 
   // Index and float helpers.
   Value idx(int64_t x) { return arith::ConstantIndexOp::create(b, loc, x); }
@@ -488,18 +503,30 @@ protected:
     body(e);
   }
 
+  /// The split count of flash decoding, at run time: max(1, min(ceil(target-blocks / (B
+  /// Hkv)), ceil(keys / min-keys), max-splits)).
+  Value splitCount(Value batch) {
+    Value bh = mul(batch, c.numKvHeads);
+    Value want = arith::CeilDivUIOp::create(b, loc, idx(so.targetBlocks), bh);
+    Value byKeys = arith::CeilDivUIOp::create(b, loc, keyLen, idx(so.minKeys));
+    return maxs(idx(1), mins(mins(want, byKeys), idx(so.maxSplits)));
+  }
+
+  /// work[b][kvh][split][row][Dv + 2] f32 for `wsRows` rows a split: acc, then m and l.
+  void allocWork(Value batch) {
+    Value bh = mul(batch, c.numKvHeads);
+    Value size = mul(mul(arith::MulIOp::create(b, loc, bh, splits), wsRows), c.dv + 2);
+    work = memref::AllocOp::create(b, loc, MemRefType::get({ShapedType::kDynamic}, f32),
+                                   ValueRange{size});
+  }
+
   /// Flash decoding: the keys of each (batch, K/V head) are split over `splits` blocks (chosen
   /// at run time from the key count and the grid size), each leaving its rows' running max,
   /// denominator and unnormalised accumulator in a workspace; a second kernel combines them.
   void emitSplit(Value batch) override {
-    Value bh = mul(batch, c.numKvHeads);
-    Value want = arith::CeilDivUIOp::create(b, loc, idx(so.targetBlocks), bh);
-    Value byKeys = arith::CeilDivUIOp::create(b, loc, keyLen, idx(so.minKeys));
-    splits = maxs(idx(1), mins(mins(want, byKeys), idx(so.maxSplits)));
-    // work[b][kvh][split][row][Dv + 2]: acc, then m and l.
-    Value size = mul(mul(arith::MulIOp::create(b, loc, bh, splits), kRows), c.dv + 2);
-    work = memref::AllocOp::create(b, loc, MemRefType::get({ShapedType::kDynamic}, f32),
-                                   ValueRange{size});
+    splits = splitCount(batch);
+    wsRows = kRows;
+    allocWork(batch);
     splitting = true;
     int64_t savedRows = rows;
     rows = kRows;
@@ -513,20 +540,22 @@ protected:
   /// The flat workspace index of (row r of the block, split) entry `e`.
   Value workIndex(Value split, Value r, Value e) { return splitIndex(split, r, c.dv + 2, e); }
 
-  /// The flat index of entry `e` of row `r` (< splitRows) of split `split` in a workspace
-  /// [B][Hkv][splits][splitRows][width].
+  /// The flat index of entry `e` of row `r` (< wsRows) of split `split` in a workspace
+  /// [B][Hkv][splits][wsRows][width].
   Value splitIndex(Value split, Value r, int64_t width, Value e) {
     Value bk = add(mul(bIdx, c.numKvHeads), kvh);
     Value bs = add(arith::MulIOp::create(b, loc, bk, splits), split);
-    return add(mul(add(mul(bs, c.splitRows()), r), width), e);
+    return add(mul(add(mul(bs, wsRows), r), width), e);
   }
 
-  /// The combining kernel of a split form: grid (1, Hkv, B), body(r, col, row) for each
-  /// (row, value column) of the splitRows rows, a thread each, inside a guard that the row
-  /// exists.
+  /// The combining kernel of a split form: grid (ceil(rows · Dv / 128), Hkv, B) for the rows
+  /// of a (batch, K/V head) (at most wsRows), body(r, col, row) for each (row, value column),
+  /// a thread each (consecutive threads, consecutive columns).
   void emitCombineLaunch(Value batch, function_ref<void(Value, Value, const Row &)> body) {
     Value one = idx(1);
-    auto launch = gpu::LaunchOp::create(b, loc, one, idx(c.numKvHeads), batch, idx(kThreads),
+    Value elems = mul(rowsTotal, c.dv);
+    Value blocks = arith::CeilDivUIOp::create(b, loc, elems, idx(kThreads));
+    auto launch = gpu::LaunchOp::create(b, loc, blocks, idx(c.numKvHeads), batch, idx(kThreads),
                                         one, one);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&launch.getBody().front());
@@ -535,19 +564,20 @@ protected:
     kvh = launch.getBlockIds().y;
     bIdx = launch.getBlockIds().z;
     qOff = sub(keyLen, tq);
-    forEachShare(c.splitRows() * c.dv, [&](Value e) {
-      Value r = div(e, c.dv), col = rem(e, c.dv);
-      Row rw = row(r);
-      auto inside = scf::IfOp::create(b, loc, TypeRange{}, rw.valid, false);
+    Value e = add(mul(launch.getBlockIds().x, kThreads), tid);
+    auto inside = scf::IfOp::create(b, loc, TypeRange{},
+                                    cmp(arith::CmpIPredicate::ult, e, elems), false);
+    {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&inside.getThenRegion().front());
-      body(r, col, rw);
-    });
+      Value r = div(e, c.dv), col = rem(e, c.dv);
+      body(r, col, row(r));
+    }
     gpu::TerminatorOp::create(b, loc);
   }
 
   /// out[b, query, head, col] = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s (M the max of
-  /// the m_s), one thread per (row, column) of the block's 16 rows.
+  /// the m_s), one thread per (row, column) of the split form's rows.
   void emitCombine(Value batch) {
     emitCombineLaunch(batch, [&](Value r, Value col, const Row &rw) {
       auto maxLoop = scf::ForOp::create(b, loc, idx(0), splits, idx(1), ValueRange{negInf()});
@@ -777,7 +807,8 @@ protected:
   }
 
   Value splits, work;     // split decoding: the split count and the workspace
-  bool splitting = false; // emitting the split kernels
+  int64_t wsRows = kRows; // rows a split leaves in the workspace (the split form's block)
+  bool splitting = false; // emitting the SIMT split kernels
 };
 
 /// The tensor-core kernel (bf16/f16 storage, f32 accumulation), FlashAttention-2 style: a
@@ -812,8 +843,12 @@ protected:
 /// ldmatrix 8x8 matrix gives lane l the elements (g, 2q), (g, 2q + 1) of its rows, or
 /// (2q, g), (2q + 1, g) with .trans: rows = keys and columns = dv, as V is stored, give b0.
 ///
-/// A decode step's split form (flash decoding, chosen at run time for a dynamic query count)
-/// is the SIMT kernel's.
+/// Split forms (flash decoding; static query counts decide at compile time, dynamic ones at
+/// run time): up to 16 rows of a (batch, K/V head), the SIMT kernel's (when its tiles fit);
+/// 17 to 64 rows (a few tokens at once, as in speculative decoding with GQA), this kernel with
+/// grid (splits, Hkv, B), each block whole key tiles of the visible range, leaving its rows'
+/// m, quad-summed l and unnormalised accumulators in the SIMT split's workspace layout (64 rows
+/// a split) for the same combining kernel; with one split at run time the one-pass kernel.
 class TensorCoreKernel : public SimtKernel {
 public:
   TensorCoreKernel(func::FuncOp fn, const Config &c, const SplitOptions &so)
@@ -872,6 +907,63 @@ private:
     return group(tokens);
   }
 
+  /// A static query count whose rows fit a split form.
+  void emitSplit(Value batch) override {
+    if (c.simtSplit && c.tq * c.group <= kRows)
+      return SimtKernel::emitSplit(batch);
+    // The split form with more than one split at run time, else the one-pass kernel.
+    splits = splitCount(batch);
+    Value many = cmp(arith::CmpIPredicate::ugt, splits, idx(1));
+    auto ifMany = scf::IfOp::create(b, loc, TypeRange{}, many, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(ifMany.thenBlock()->getTerminator());
+    emitTensorCoreSplit(batch);
+    b.setInsertionPoint(ifMany.elseBlock()->getTerminator());
+    emitLaunch(batch);
+  }
+
+  /// A dynamic query count: the SIMT split form for up to 16 rows (when its tiles fit), this
+  /// kernel's split form for up to 64 rows and more than one split, else the one-pass kernel
+  /// (emitted once).
+  void emitAtRunTime(Value batch) override {
+    Value inBlock = cmp(arith::CmpIPredicate::ule, rowsTotal, idx(kTcRows));
+    Value tcSplitCount = splitCount(batch);
+    Value tcSplits = andi(inBlock, cmp(arith::CmpIPredicate::ugt, tcSplitCount, idx(1)));
+    auto oneOf = [&](Value cond, function_ref<void()> then, function_ref<void()> otherwise) {
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, cond, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      then();
+      b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+      otherwise();
+    };
+    auto tensorCore = [&] {
+      oneOf(
+          tcSplits,
+          [&] {
+            splits = tcSplitCount;
+            emitTensorCoreSplit(batch);
+          },
+          [&] { emitLaunch(batch); });
+    };
+    if (!c.simtSplit)
+      return tensorCore();
+    oneOf(cmp(arith::CmpIPredicate::ule, rowsTotal, idx(kRows)),
+          [&] { SimtKernel::emitSplit(batch); }, tensorCore);
+  }
+
+  /// This kernel's split form (`splits` set): partials of each split, then the combining
+  /// kernel.
+  void emitTensorCoreSplit(Value batch) {
+    wsRows = kTcRows;
+    allocWork(batch);
+    tcSplitting = true;
+    emitLaunch(batch);
+    tcSplitting = false;
+    SimtKernel::emitCombine(batch);
+    memref::DeallocOp::create(b, loc, work);
+  }
+
   void emitLaunch(Value batch) override {
     if (splitting)
       return SimtKernel::emitLaunch(batch);
@@ -882,12 +974,16 @@ private:
         MemRefType::get({2, keys(), c.d + 8}, el, MemRefLayoutAttrInterface(), shared);
     auto vsType =
         MemRefType::get({2, keys(), c.dv + 8}, el, MemRefLayoutAttrInterface(), shared);
-    auto launch = createLaunch({ksType, vsType});
+    auto launch = createLaunch({ksType, vsType}, tcSplitting ? splits : Value());
     ks = launch.getWorkgroupAttributions()[0];
     vs = launch.getWorkgroupAttributions()[1];
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&launch.getBody().front());
     readIds(launch);
+    // Split: every block has the same (only) 64 rows and its share of the keys.
+    Value split = launch.getBlockIds().x;
+    if (tcSplitting)
+      p0 = idx(0);
     Value g8 = div(lane, 4), q2 = mul(rem(lane, 4), 2);
 
     auto aType = VectorType::get({4, 2}, el);
@@ -921,6 +1017,14 @@ private:
     gpu::BarrierOp::create(b, loc);
 
     auto [jlo, jhi] = keyRange();
+    if (tcSplitting) {
+      // This block's share: whole tiles of the range, the last ones possibly empty.
+      Value range = maxs(sub(jhi, jlo), idx(0));
+      Value perSplit = arith::CeilDivUIOp::create(b, loc, range, splits);
+      Value chunk = mul(arith::CeilDivUIOp::create(b, loc, perSplit, idx(keys())), keys());
+      jlo = add(jlo, arith::MulIOp::create(b, loc, split, chunk));
+      jhi = mins(jhi, add(jlo, chunk));
+    }
     Value span = maxs(sub(jhi, jlo), idx(0));
     Value numTiles = div(add(span, idx(keys() - 1)), keys());
     auto firstCopy = scf::IfOp::create(b, loc, TypeRange{},
@@ -1045,6 +1149,37 @@ private:
       scf::YieldOp::create(b, loc, yielded);
     }
 
+    if (tcSplitting) {
+      // The rows' partial state to the workspace: m and the quad's l by its first lane, the
+      // unnormalised accumulators (columns 8n + 2q, + 1) by every lane.
+      for (int64_t h = 0; h < 2; ++h) {
+        const Row &rw = rowsOfThread[h];
+        Value r = add(mul(warp, 16), add(g8, idx(8 * h)));
+        Value den = butterfly(loop.getResult(2 + h), /*isMax=*/false, 2);
+        auto store = scf::IfOp::create(b, loc, TypeRange{}, rw.valid, false);
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(&store.getThenRegion().front());
+        auto lead = scf::IfOp::create(b, loc, TypeRange{},
+                                      cmp(arith::CmpIPredicate::eq, q2, idx(0)), false);
+        {
+          OpBuilder::InsertionGuard g4(b);
+          b.setInsertionPointToStart(&lead.getThenRegion().front());
+          memref::StoreOp::create(b, loc, loop.getResult(h), work, workIndex(split, r, idx(c.dv)));
+          memref::StoreOp::create(b, loc, den, work, workIndex(split, r, idx(c.dv + 1)));
+        }
+        for (int64_t n = 0; n < accFrags; ++n) {
+          Value pair =
+              vector::ExtractOp::create(b, loc, loop.getResult(4 + n), ArrayRef<int64_t>{h});
+          for (int64_t e = 0; e < 2; ++e)
+            memref::StoreOp::create(
+                b, loc, vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{e}), work,
+                workIndex(split, r, add(q2, idx(8 * n + e))));
+        }
+      }
+      gpu::TerminatorOp::create(b, loc);
+      return;
+    }
+
     // Normalise, round and store: row g + 8h, columns 8n + 2q, + 1.
     for (int64_t h = 0; h < 2; ++h) {
       const Row &rw = rowsOfThread[h];
@@ -1067,6 +1202,7 @@ private:
   }
 
   Value ks, vs;
+  bool tcSplitting = false; // emitting this kernel's split form
 };
 
 /// A head dim rounded up to the INT8 kernel's 32-byte k slices and 32-column value tiles.
@@ -1174,7 +1310,8 @@ private:
     Value want = arith::CeilDivUIOp::create(b, loc, idx(so.targetBlocks), bh);
     Value byKeys = arith::CeilDivUIOp::create(b, loc, keyLen, idx(so.minKeys));
     splits = maxs(idx(1), mins(mins(mins(want, byKeys), idx(so.maxSplits)), tiles));
-    Value rowsAll = mul(arith::MulIOp::create(b, loc, bh, splits), c.splitRows());
+    wsRows = kTcRows;
+    Value rowsAll = mul(arith::MulIOp::create(b, loc, bh, splits), wsRows);
     workM = memref::AllocOp::create(b, loc, MemRefType::get({dyn}, f32), ValueRange{rowsAll});
     workL = memref::AllocOp::create(b, loc, MemRefType::get({dyn}, f32), ValueRange{rowsAll});
     workAcc = memref::AllocOp::create(b, loc, MemRefType::get({dyn}, i32),
@@ -1697,14 +1834,13 @@ struct GPUFlashAttentionPass
         continue;
       }
       std::string tcWhy = tensorCores ? tensorCoreRefusal(*c) : "disabled (tensor-cores=false)";
-      // A static decode step is flash decoding (SIMT); a dynamic one picks at run time between
-      // that and the tensor-core kernel, when the SIMT tiles fit.
-      if (tcWhy.empty() && c->split == Config::Split::Always)
-        tcWhy = "a decode step (the rows of a K/V head fit one block): flash decoding splits its "
-                "keys over blocks";
-      if (tcWhy.empty() && c->split == Config::Split::AtRunTime &&
-          c->sharedBytes() > kSharedLimit)
-        c->split = Config::Split::Never;
+      // With the tensor-core kernel, up to 64 rows of a (batch, K/V head) split the keys: 16 or
+      // fewer in the SIMT split form (when its tiles fit), more in the tensor-core one.
+      if (tcWhy.empty()) {
+        c->tcSplit = true;
+        c->simtSplit = c->sharedBytes() <= kSharedLimit;
+        c->decideSplit(split.maxSplits);
+      }
       if (!tcWhy.empty() && c->sharedBytes() > kSharedLimit) {
         mlir::emitRemark(fn.getLoc())
             << "decoda-gpu-flash-attention: " << opName

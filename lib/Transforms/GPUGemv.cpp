@@ -23,8 +23,9 @@
 // the reference does), the sums i32; the dequantising epilogue is applied by the storing lane.
 //
 // M dynamic (a model whose token count is a run-time dim, called with T = 1 for a decode step):
-// `if (M == 1) GEMV kernel with M = 1 else the contraction` (float or INT8; the contraction in
-// the else branch is the tensor-core pass's). A fused epilogue is in both branches: applied by
+// `if (M == 1) GEMV kernel with M = 1 else if (M <= max-m) GEMV kernel with max-m rows (rows
+// past M read A's last row and are not stored) else the contraction` (float or INT8; the
+// contraction in the last branch is the tensor-core pass's). A fused epilogue is in both branches: applied by
 // the GEMV kernel, and after the contraction again in the else branch, where the tensor-core
 // pass fuses it.
 //
@@ -96,8 +97,11 @@ int64_t splitK(const Match &m, const Config &cfg) {
 
 /// The GEMV kernel of `m` with `rowsM` rows; with `epilogue` (fusableEpilogue, zeroInit) the
 /// storing lane applies its body to each sum and stores the result to its output instead.
+/// With `count` (the run-time row count, 1 <= count <= rowsM, of a dynamic M) the kernel
+/// computes rowsM rows, rows past `count` reading A's last row, and stores only the first
+/// `count`.
 void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool zeroInit,
-                Epilogue epilogue) {
+                Epilogue epilogue, Value count = nullptr) {
   Location loc = m.op.getLoc();
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
@@ -134,6 +138,11 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   // Warp w: column group w / split, part w % split of K (every split-th 32-lane stride).
   Value group = e.div(warp, split), part = e.rem(warp, split);
   Value col0 = e.mul(e.add(e.mul(launch.getBlockIds().x, groups), group), cfg.cols);
+  // Rows of A (clamped to the run-time count: a row past it repeats the last one, in L1).
+  SmallVector<Value> aRows;
+  Value lastA = count ? arith::SubIOp::create(b, loc, count, e.idx(1)).getResult() : Value();
+  for (int64_t r = 0; r < rowsM; ++r)
+    aRows.push_back(count ? e.select(e.lt(e.idx(r), count), e.idx(r), lastA) : e.idx(r));
   Value lastRow = e.idx(m.n - 1);
   SmallVector<Value> cols, rows; // columns of C, and the rows of B they read (clamped)
   for (int64_t j = 0; j < cfg.cols; ++j) {
@@ -196,7 +205,7 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
         w.push_back(load(m.b, rows[j], k));
     for (size_t u = 0; u < ks.size(); ++u)
       for (int64_t r = 0; r < rowsM; ++r) {
-        Value a = load(a2, e.idx(r), ks[u]);
+        Value a = load(a2, aRows[r], ks[u]);
         for (int64_t j = 0; j < cfg.cols; ++j) {
           Value &c = acc[j * rowsM + r];
           c = multiplyAdd(a, w[u * cfg.cols + j], c);
@@ -294,6 +303,12 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
     b.setInsertionPointToStart(&store.getThenRegion().front());
     for (int64_t r = 0; r < rowsM; ++r) {
       Value s = sums[j * rowsM + r];
+      OpBuilder::InsertionGuard rowGuard(b);
+      if (count && r > 0) {
+        auto inRange = scf::IfOp::create(b, loc, TypeRange{}, e.lt(e.idx(r), count),
+                                         /*withElseRegion=*/false);
+        b.setInsertionPointToStart(&inRange.getThenRegion().front());
+      }
       if (epilogue) {
         decoda::gpu_contraction::storeThroughEpilogue(b, loc, epilogue, leadDims, c2, {s},
                                                       e.idx(r), cols[j]);
@@ -370,6 +385,18 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         b.setInsertionPoint(dispatch.thenBlock()->getTerminator());
         emitKernel(b, m, 1, cfg, zeroInit, epilogue);
         b.setInsertionPoint(dispatch.elseBlock()->getTerminator());
+        if (cfg.maxM > 1) {
+          // 2 <= M <= max-m (a few tokens at once, as in speculative decoding): the kernel for
+          // max-m rows, storing M of them. M - 1 < max-m unsigned, so M = 0 goes on to the
+          // contraction.
+          Value few = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            arith::SubIOp::create(b, loc, count, one),
+                                            arith::ConstantIndexOp::create(b, loc, cfg.maxM));
+          auto fewRows = scf::IfOp::create(b, loc, TypeRange{}, few, /*withElseRegion=*/true);
+          b.setInsertionPoint(fewRows.thenBlock()->getTerminator());
+          emitKernel(b, m, cfg.maxM, cfg, zeroInit, epilogue, count);
+          b.setInsertionPoint(fewRows.elseBlock()->getTerminator());
+        }
         if (fill)
           b.clone(*fill);
         b.clone(*op);

@@ -1,9 +1,13 @@
 // decoda-gpu-flash-attention, decode steps (flash decoding): when all rows of a (batch, K/V
-// head) fit one block (Tq * group <= 16), the keys are split over a run-time number of blocks
-// (splits = max(1, min(ceil(target / (B * Hkv)), ceil(keys / min-keys), decode-splits))), each
-// leaving m, l and the unnormalised accumulator in a workspace [B][Hkv][splits][16][Dv + 2],
-// and a second kernel combines them. A dynamic query count compiles both forms and picks one at
-// run time; decode-splits=1 turns the split off. Numerics: flash-decoding-sim.mlir.
+// head) fit one block (Tq * group <= 16: the SIMT kernel's split form), the keys are split over
+// a run-time number of blocks (splits = max(1, min(ceil(target / (B * Hkv)), ceil(keys /
+// min-keys), decode-splits))), each leaving m, l and the unnormalised accumulator in a
+// workspace [B][Hkv][splits][16][Dv + 2], and a second kernel combines them (a thread per (row,
+// value column), ceil(rows * Dv / 128) blocks per (K/V head, batch)). bf16/f16 calls on the
+// tensor-core kernel with 17 to 64 rows take its own split form (64 rows a split in the
+// workspace; the one-pass kernel when the run-time split count is 1). A dynamic query count
+// compiles the forms and picks one at run time; decode-splits=1 turns the split off.
+// Numerics: flash-decoding-sim.mlir.
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-flash-attention | FileCheck %s
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-flash-attention=decode-splits=1 | FileCheck %s --check-prefix=OFF
 // RUN: not decoda-opt %s --split-input-file --decoda-gpu-flash-attention="decode-target-blocks=0" 2>&1 | FileCheck %s --check-prefix=BADOPT
@@ -34,8 +38,11 @@
 // CHECK: memref.store %{{.*}}, %[[WORK]][%{{.*}}] : memref<?xf32>
 // CHECK: memref.store %{{.*}}, %[[WORK]][%{{.*}}] : memref<?xf32>
 // CHECK: gpu.terminator
-// The combining kernel: grid (1, Hkv, B); max over the splits, then the rescaled sums.
-// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{(_[0-9]+)?}}, %{{.*}} = %c2{{(_[0-9]+)?}}, %{{.*}} = %{{.*}}) threads
+// The combining kernel: grid (ceil(rows * Dv / 128), Hkv, B) (8 rows of 64 columns: 4 blocks);
+// max over the splits, then the rescaled sums.
+// CHECK: %[[ELEMS:.*]] = arith.muli %{{.*}}, %c64{{(_[0-9]+)?}} : index
+// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[ELEMS]], %c128{{(_[0-9]+)?}} : index
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %c2{{(_[0-9]+)?}}, %{{.*}} = %{{.*}}) threads
 // CHECK: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %[[S]] step %c1{{(_[0-9]+)?}} iter_args(%{{.*}}) -> (f32)
 // CHECK: arith.maximumf
 // CHECK: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %[[S]] step %c1{{(_[0-9]+)?}} iter_args(%{{.*}}, %{{.*}}) -> (f32, f32)
@@ -102,4 +109,87 @@ func.func private @prefill(%q: memref<1x5x4x32xf32>, %k: memref<1x5x1x32xf32>, %
     attributes {decoda.gpu_attention = {op = "decoda.attention", causal = true, mask = false, num_heads = 4 : i64, num_kv_heads = 1 : i64, scale = 0.17677669529663687 : f64, segment_ids = false, sinks = false}} {
   %o = memref.alloc() : memref<1x5x4x32xf32>
   return %o : memref<1x5x4x32xf32>
+}
+
+// -----
+
+// bf16, four tokens of 8 heads over one K/V head (32 rows): the tensor-core kernel's split form
+// when the run-time split count is above 1, else the one-pass tensor-core kernel.
+// CHECK-LABEL: func.func private @spec(
+// CHECK: %[[S:.*]] = arith.maxsi %c1{{(_[0-9]+)?}}, %{{.*}} : index
+// CHECK: %[[MANY:.*]] = arith.cmpi ugt, %[[S]], %c1{{(_[0-9]+)?}} : index
+// CHECK: scf.if %[[MANY]] {
+// CHECK: %[[WORK:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// The partial kernel: grid (splits, Hkv, B), whole 64-key tiles of the block's share, the
+// tensor-core body, the partial state stored (m, l, then two columns a fragment).
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[S]], %{{.*}} = %c1{{(_[0-9]+)?}}, %{{.*}} = %{{.*}}) threads(%{{.*}}) in (%{{.*}} = %c128
+// CHECK: arith.ceildivui %{{.*}}, %[[S]] : index
+// CHECK: arith.ceildivui %{{.*}}, %c64{{(_[0-9]+)?}} : index
+// CHECK: nvgpu.mma.sync
+// CHECK-NOT: arith.truncf {{.*}} : f32 to bf16
+// CHECK: memref.store %{{.*}}, %[[WORK]][%{{.*}}] : memref<?xf32>
+// CHECK: memref.store %{{.*}}, %[[WORK]][%{{.*}}] : memref<?xf32>
+// CHECK-COUNT-16: memref.store %{{.*}}, %[[WORK]][%{{.*}}] : memref<?xf32>
+// CHECK: gpu.terminator
+// The combining kernel: 32 rows x 64 columns, 16 blocks.
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %c1{{(_[0-9]+)?}}, %{{.*}} = %{{.*}}) threads
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %[[S]] step %c1{{(_[0-9]+)?}} iter_args(%{{.*}}) -> (f32)
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: gpu.terminator
+// CHECK: memref.dealloc %[[WORK]]
+// CHECK: } else {
+// CHECK-NOT: memref<?xf32>
+// CHECK: gpu.launch
+// CHECK: nvgpu.mma.sync
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK: return
+// OFF-LABEL: func.func private @spec(
+// OFF-NOT: memref<?xf32>
+// OFF: gpu.launch
+// OFF-NOT: gpu.launch
+// OFF: return
+func.func private @spec(%q: memref<1x4x8x64xbf16>, %k: memref<1x?x1x64xbf16>, %v: memref<1x?x1x64xbf16>, %n: index) -> memref<1x4x8x64xbf16>
+    attributes {decoda.gpu_attention = {op = "decoda.cached_attention", causal = true, mask = false, num_heads = 8 : i64, num_kv_heads = 1 : i64, scale = 0.125 : f64, segment_ids = false, sinks = false}} {
+  %o = memref.alloc() : memref<1x4x8x64xbf16>
+  return %o : memref<1x4x8x64xbf16>
+}
+
+// -----
+
+// A dynamic query count in bf16: up to 16 rows the SIMT split form, 17 to 64 with more than
+// one split the tensor-core split form, otherwise the one-pass tensor-core kernel (once).
+// CHECK-LABEL: func.func private @spec_dynamic(
+// CHECK: %[[ROWS:.*]] = arith.muli %{{.*}}, %c4{{(_[0-9]+)?}} : index
+// CHECK: %[[IN64:.*]] = arith.cmpi ule, %[[ROWS]], %c64{{(_[0-9]+)?}} : index
+// CHECK: %[[MANY:.*]] = arith.cmpi ugt, %{{.*}}, %c1{{(_[0-9]+)?}} : index
+// CHECK: %[[TCSPLIT:.*]] = arith.andi %[[IN64]], %[[MANY]] : i1
+// CHECK: %[[IN16:.*]] = arith.cmpi ule, %[[ROWS]], %c16{{(_[0-9]+)?}} : index
+// CHECK: scf.if %[[IN16]] {
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: gpu.launch
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: gpu.launch
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: } else {
+// CHECK-NEXT: scf.if %[[TCSPLIT]] {
+// CHECK: memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK: gpu.launch
+// CHECK: nvgpu.mma.sync
+// CHECK: gpu.launch
+// CHECK-NOT: nvgpu.mma.sync
+// CHECK: } else {
+// CHECK-NOT: memref<?xf32>
+// CHECK: gpu.launch
+// CHECK: nvgpu.mma.sync
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func private @spec_dynamic(%q: memref<1x?x4x64xbf16>, %k: memref<1x?x1x64xbf16>, %v: memref<1x?x1x64xbf16>, %n: index) -> memref<1x?x4x64xbf16>
+    attributes {decoda.gpu_attention = {op = "decoda.attention", causal = true, mask = false, num_heads = 4 : i64, num_kv_heads = 1 : i64, scale = 0.125 : f64, segment_ids = false, sinks = false}} {
+  %c1 = arith.constant 1 : index
+  %t = memref.dim %q, %c1 : memref<1x?x4x64xbf16>
+  %o = memref.alloc(%t) : memref<1x?x4x64xbf16>
+  return %o : memref<1x?x4x64xbf16>
 }

@@ -36,9 +36,11 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry f16_m8 --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=F16M8
 // F16M8: launch f16_m8_kernel: grid [3, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 120
 // F16M8: out0: ok (72 elements, max abs error 0)
-// A dynamic row count: at T = 1 the GEMV kernel runs, at T = 5 the tensor-core kernel (the
-// run-time dispatch of decoda-gpu-gemv); both exact after bf16 rounding, and each one launch:
-// the rounding is fused into either kernel (before: a second, elementwise kernel).
+// A dynamic row count (the run-time dispatch of decoda-gpu-gemv): at T = 1 the one-row GEMV
+// kernel, at T = 5 and T = 8 the 8-row GEMV kernel (at T = 5 rows 5 .. 7 read row 4 and are
+// not stored: a stray store would land past the 200-element output), at T = 9 the tensor-core
+// kernel; all exact after bf16 rounding, and each one launch: the rounding is fused into
+// either kernel (before: a second, elementwise kernel).
 // RUN: %PYTHON %S/Inputs/matmul_data.py dyn_bf16_t1 %t/6-in.npz %t/6-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry dyn_bf16 --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=DYN1
 // DYN1: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 50
@@ -47,10 +49,21 @@
 // DYN1: 1 launches
 // RUN: %PYTHON %S/Inputs/matmul_data.py dyn_bf16_t5 %t/7-in.npz %t/7-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry dyn_bf16 --inputs %t/7-in.npz --expect %t/7-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=DYN5
-// DYN5: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [1, 1, 1] block [256, 1, 1] shared 0 + 132128 dynamic bytes; {{.*}} wgmma {{[0-9]+}}
-// DYN5-NOT: shfl
+// DYN5: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 400
+// DYN5-NOT: mma
 // DYN5: out0: ok (200 elements, max abs error 0)
 // DYN5: 1 launches
+// RUN: %PYTHON %S/Inputs/matmul_data.py dyn_bf16_t8 %t/7b-in.npz %t/7b-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry dyn_bf16 --inputs %t/7b-in.npz --expect %t/7b-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=DYN8
+// DYN8: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 400
+// DYN8: out0: ok (320 elements, max abs error 0)
+// DYN8: 1 launches
+// RUN: %PYTHON %S/Inputs/matmul_data.py dyn_bf16_t9 %t/7c-in.npz %t/7c-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry dyn_bf16 --inputs %t/7c-in.npz --expect %t/7c-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=DYN9
+// DYN9: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [1, 1, 1] block [256, 1, 1] shared 0 + 132128 dynamic bytes; {{.*}} wgmma {{[0-9]+}}
+// DYN9-NOT: shfl
+// DYN9: out0: ok (360 elements, max abs error 0)
+// DYN9: 1 launches
 // INT8 GEMV (Inputs/gemv_int8_cases.mlir, data from Inputs/qlinear_data.py: int64 NumPy
 // accumulators, the qlinear epilogue in float32): M = 1 with 16-byte vectors and the K split,
 // M = 4 with 8-byte vectors, scales, a bf16 bias and bf16 output, M = 2 with odd K (byte
@@ -123,10 +136,11 @@
 // RUN: decoda-compile %S/Inputs/cached_step_bf16.mlir --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
 // Per entry, the tensor-core kernels (wgmma on the default sm_90a for the projections,
 // mma.sync for attention) and those with a GEMV's ld.global.v4 + butterfly: the prefill entry
-// has both (its two projections and, in the branch for more rows than flash decoding takes,
-// its attention; and the T = 1 dispatch), the decode entry no tensor cores.
+// has both (its two projections, and its attention's tensor-core split form and one-pass
+// kernel, for more rows than the SIMT split takes; and per projection the GEMV kernels of
+// the T = 1 and T <= 8 dispatch), the decode entry no tensor cores.
 // RUN: %PYTHON -c "import re; t = open('%t/c.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); k = list(zip(p[1::2], p[2::2])); [print(e, 'tensor-core kernels', sum(('mma.sync' in b or 'wgmma.mma_async' in b) for n, b in k if n.startswith(e + '_kernel')), 'gemv kernels', sum('ld.global.v4' in b and 'shfl.sync.bfly' in b for n, b in k if n.startswith(e + '_kernel'))) for e in ('step', 'step_decode')]" | FileCheck %s --check-prefix=CACHEDPTX
-// CACHEDPTX: step tensor-core kernels 3 gemv kernels 2
+// CACHEDPTX: step tensor-core kernels 4 gemv kernels 4
 // CACHEDPTX: step_decode tensor-core kernels 0 gemv kernels 2
 // The caches are donated (decoda-compile --donate-caches, on for CUDA too): the entry returns
 // only the block's output and writes the updated caches into its arguments 4 and 5 -- copied

@@ -191,9 +191,11 @@ func.func @refused(%w: memref<64x64xbf16>,
 
 // -----
 
-// A dynamic M (the token count of a prefill entry called with T = 1): if M = 1 the GEMV
-// kernel, with the zero fill folded; otherwise the zero fill and the contraction as they were,
-// for the tensor-core pass.
+// A dynamic M (the token count of a prefill entry called with T = 1, or a few tokens): if
+// M = 1 the GEMV kernel, with the zero fill folded; else if M - 1 < 8 (unsigned: M = 0 goes on)
+// the GEMV kernel for 8 rows, A's row index clamped to M - 1 and the stores of rows 1 .. 7
+// guarded by r < M; otherwise the zero fill and the contraction as they were, for the
+// tensor-core pass.
 #a = affine_map<(b, m, n, k) -> (b, m, k)>
 #w = affine_map<(b, m, n, k) -> (n, k)>
 #c = affine_map<(b, m, n, k) -> (b, m, n)>
@@ -208,6 +210,19 @@ func.func @refused(%w: memref<64x64xbf16>,
 // CHECK-NOT: linalg.fill
 // CHECK: gpu.launch
 // CHECK: vector.fma {{.*}} : vector<8xf32>
+// CHECK: gpu.terminator
+// CHECK: } else {
+// CHECK: %[[MM1:.*]] = arith.subi %[[M]], %c1{{(_[0-9]+)?}} : index
+// CHECK: %[[FEW:.*]] = arith.cmpi ult, %[[MM1]], %c8{{(_[0-9]+)?}} : index
+// CHECK: scf.if %[[FEW]] {
+// CHECK: gpu.launch
+// CHECK: %[[LAST:.*]] = arith.subi %[[M]], %c1{{(_[0-9]+)?}} : index
+// CHECK: %[[ROW7:.*]] = arith.select %{{.*}}, %c7{{(_[0-9]+)?}}, %[[LAST]] : index
+// CHECK-COUNT-8: vector.fma {{.*}} : vector<8xf32>
+// CHECK: memref.store
+// CHECK: %[[R7:.*]] = arith.cmpi ult, %c7{{(_[0-9]+)?}}, %[[M]] : index
+// CHECK: scf.if %[[R7]] {
+// CHECK: memref.store
 // CHECK: gpu.terminator
 // CHECK: } else {
 // CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[Y]] : memref<?x?x64xf32>)

@@ -147,9 +147,12 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     applies its body to each sum and stores its result; `C` and the consumer are gone.
 
     A dynamic `M` (a model whose token count is a run-time dim, called with one token for a
-    decode step) is dispatched at run time when `dynamic-m` is set: `scf.if (M == 1)` holds
-    the GEMV kernel for one row, the else branch the contraction (and its zero fill, and a
-    fused consumer again), which `decoda-gpu-tensorcore-matmul` then takes; float and INT8.
+    decode step, or with a few for speculative decoding) is dispatched at run time when
+    `dynamic-m` is set: `scf.if (M == 1)` holds the GEMV kernel for one row; else, when
+    `2 <= M <= max-m` (and `max-m > 1`), the GEMV kernel for `max-m` rows, rows past `M`
+    reading A's row `M - 1` (cached) and not stored; else the contraction (and its zero fill,
+    and a fused consumer again), which `decoda-gpu-tensorcore-matmul` then takes; float and
+    INT8.
 
     Left alone (with a remark when `report` is set): static `M` above `max-m` (prefill: the
     tensor-core or SIMT path), a dynamic `M` without `dynamic-m` (or with i8 operands), and
@@ -172,7 +175,8 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
            "Split K among 2, 4, ... warps of a block while the grid has fewer blocks than "
            "this (several per SM: an H200 has 132)">,
     Option<"dynamicM", "dynamic-m", "bool", /*default=*/"true",
-           "With a dynamic M, run the GEMV kernel when M = 1 and the contraction otherwise">,
+           "With a dynamic M, run the GEMV kernels when M <= max-m and the contraction "
+           "otherwise">,
     Option<"fuseEpilogue", "fuse-epilogue", "bool", /*default=*/"true",
            "Apply the elementwise consumer of C (bf16/f16 rounding, residual adds, GLU "
            "products, the INT8 dequantisation) in the storing lane instead of a following "
@@ -183,7 +187,7 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
   let statistics = [
     Statistic<"numRewritten", "num-rewritten", "contractions turned into GEMV kernels">,
     Statistic<"numDispatched", "num-dispatched",
-              "of those, dynamic-M contractions dispatched at run time (M = 1)">,
+              "of those, dynamic-M contractions dispatched at run time (M = 1, M <= max-m)">,
     Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">,
     Statistic<"numEpiloguesFused", "num-epilogues-fused",
               "elementwise consumers of C computed in the kernels' stores">

@@ -35,3 +35,34 @@ func.func @dynamic_t(%q: tensor<1x?x4x32xf32>, %k: tensor<1x?x1x32xf32>, %v: ten
       : tensor<1x?x4x32xf32>, tensor<1x?x1x32xf32>, tensor<1x?x1x32xf32>
   return %o : tensor<1x?x4x32xf32>
 }
+
+// The tensor-core kernel's split form (bf16/f16, 17 to 64 rows of a (batch, K/V head): a few
+// tokens at once, as in speculative decoding with GQA).
+// bf16, eight tokens of 8 heads over one K/V head (64 rows, the whole block), 700 keys:
+// 3 splits of 256, 256 and 188 keys (64-key tiles).
+func.func @spec_bf16(%q: tensor<1x8x8x64xbf16>, %k: tensor<1x700x1x64xbf16>, %v: tensor<1x700x1x64xbf16>) -> tensor<1x8x8x64xbf16> {
+  %o = decoda.attention %q, %k, %v {num_heads = 8 : i64, num_kv_heads = 1 : i64, causal}
+      : tensor<1x8x8x64xbf16>, tensor<1x700x1x64xbf16>, tensor<1x700x1x64xbf16>
+  return %o : tensor<1x8x8x64xbf16>
+}
+
+// f16, five tokens of 4 heads over 1 (20 rows), a window of 40 over 1000 keys with softcap and
+// sinks, D = 32 != Dv = 16: 4 splits of 64-key chunks of a 44-key range, so 3 see nothing.
+func.func @spec_window_sinks_f16(%q: tensor<1x5x4x32xf16>, %k: tensor<1x1000x1x32xf16>, %v: tensor<1x1000x1x16xf16>, %s: tensor<4xf16>) -> tensor<1x5x4x16xf16> {
+  %o = decoda.attention %q, %k, %v sinks(%s : tensor<4xf16>) {num_heads = 4 : i64, num_kv_heads = 1 : i64, causal, window = 40 : i64, softcap = 20.0 : f64}
+      : tensor<1x5x4x32xf16>, tensor<1x1000x1x32xf16>, tensor<1x1000x1x16xf16>
+  return %o : tensor<1x5x4x16xf16>
+}
+
+// bf16 cached attention with a dynamic token count, batch 2, 4 heads over 1, at offset 517 of
+// a 640-key cache: T = 6 (24 rows: the tensor-core split form, 3 splits over 523 keys), T = 2
+// (8 rows: the SIMT split form) or T = 20 (80 rows: the one-pass tensor-core kernel), picked at
+// run time.
+func.func @spec_cached_dyn(%q: tensor<2x?x4x32xbf16>, %k: tensor<2x?x1x32xbf16>, %v: tensor<2x?x1x32xbf16>, %kc: tensor<2x640x1x32xbf16>, %vc: tensor<2x640x1x32xbf16>, %offset: tensor<i64>)
+    -> (tensor<2x?x4x32xbf16>, tensor<2x640x1x32xbf16>, tensor<2x640x1x32xbf16>) {
+  %off64 = tensor.extract %offset[] : tensor<i64>
+  %off = arith.index_cast %off64 : i64 to index
+  %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %kc, %vc[%off] {num_heads = 4 : i64, num_kv_heads = 1 : i64, causal}
+      : tensor<2x?x4x32xbf16>, tensor<2x?x1x32xbf16>, tensor<2x?x1x32xbf16>, tensor<2x640x1x32xbf16>, tensor<2x640x1x32xbf16>
+  return %o, %kc2, %vc2 : tensor<2x?x4x32xbf16>, tensor<2x640x1x32xbf16>, tensor<2x640x1x32xbf16>
+}
