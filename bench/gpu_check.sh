@@ -28,7 +28,10 @@
 #       GB/s of weights + cache read), causal attention alone at T=4096, head dim 128 (one
 #       flash-attention kernel), the fused residual add + RMSNorm alone (one row kernel) and one
 #       cached-attention decode step over 4096 keys (flash decoding: the keys split over blocks
-#       per K/V head, then the combine), and both attentions in INT8 (attention_int8_d128,
+#       per K/V head, then the combine), a speculative-decoding step of eight tokens over the
+#       same cache (spec_decode_attention_d128: 32 rows per K/V head, the tensor-core kernel's
+#       split form; checked at a small size, spec_attention_small), and both attentions in INT8
+#       (attention_int8_d128,
 #       decode_attention_int8_d128: constant scales, the quantisation launch and the integer
 #       tensor-core kernels, IMMA); PyTorch on that machine (if importable) times the same
 #       shapes as the peer (scaled_dot_product_attention, rms_norm). Models whose inputs are
@@ -74,7 +77,9 @@ if [[ "$mode" == prepare ]]; then
             "$here/gpu/llama32_1b_block.mlir:ws" "$here/gpu/llama32_1b_step.mlir"
             "$here/gpu/attention_d128.mlir" "$here/gpu/attention_int8_d128.mlir"
             "$here/gpu/add_rms_norm_2048.mlir"
-            "$here/gpu/decode_attention_d128.mlir" "$here/gpu/decode_attention_int8_d128.mlir"
+            "$here/gpu/decode_attention_d128.mlir" "$here/gpu/spec_decode_attention_d128.mlir"
+            "$here/gpu/spec_attention_small.mlir"
+            "$here/gpu/decode_attention_int8_d128.mlir"
             "$gen/int8_proj.mlir"
             "$gen/int8_proj.mlir:decode")
   for entry in "${programs[@]}"; do
@@ -102,7 +107,9 @@ if [[ "$mode" == prepare ]]; then
       continue
     fi
     rm -f "$dir/models/$name.cuda.log" "$dir/models/$name.cuda.h"
-    case "$name" in llama32_1b_*) continue ;; esac # timed only (the others: checked at T=16 too)
+    # Timed only (the others: checked at T=16 too; spec_decode_attention_d128's 16 MiB of
+    # caches would not fit DIR: spec_attention_small checks its kernels instead).
+    case "$name" in llama32_1b_*|spec_decode_attention_d128) continue ;; esac
     "$bin/decoda-compile" "$p" "${dims[@]}" -o "$dir/models/$name.cpu.so" 2>/dev/null || continue
     # Inputs from the signature (dynamic extents = 16), then the CPU reference outputs; a model
     # with several entry points gets one check per entry (key NAME.ENTRY, the entry recorded in
@@ -380,6 +387,14 @@ if os.path.exists(dec):
                 "k_cache": bf16((1, 4096, 8, 128)), "v_cache": bf16((1, 4096, 8, 128)),
                 "offset": np.array(4095, np.int64)},
           "decode_attention_S4096_d128", bytes_=2 * 4096 * 8 * 128 * 2, device=True)
+# Eight draft tokens at once over the same cache (speculative decoding: 32 rows per K/V head, the
+# tensor-core kernel's split form and its combine).
+spec = os.path.join(d, "models", "spec_decode_attention_d128.cuda.so")
+if os.path.exists(spec):
+    bench(spec, {"q": bf16((1, 8, 32, 128)), "k": bf16((1, 8, 8, 128)), "v": bf16((1, 8, 8, 128)),
+                 "k_cache": bf16((1, 4096, 8, 128)), "v_cache": bf16((1, 4096, 8, 128)),
+                 "offset": np.array(4088, np.int64)},
+          "spec_decode_attention_T8_S4096_d128", bytes_=2 * 4096 * 8 * 128 * 2, device=True)
 # The same step in INT8 (the cache quantised by the call, then the split kernels): GB/s of the
 # bf16 cache read once (the quantisation reads it, writes half as much in i8; pass 1 reads K
 # again in i8, pass 2 K and V).
@@ -409,6 +424,12 @@ try:
     q1 = torch.randn(1, 32, 1, 128, device=dev, dtype=torch.bfloat16)
     ms = t(lambda: Fn.scaled_dot_product_attention(q1, k, v, enable_gqa=True))
     print(f"pytorch decode attention S4096 d128: {ms:.3f} ms, {2 * T * 8 * 128 * 2 / ms / 1e6:.1f} GB/s of K/V")
+    # Eight draft tokens over the cache: each sees the cache and the drafts before it (the
+    # causal mask aligned to the end, as in the op).
+    q8 = torch.randn(1, 32, 8, 128, device=dev, dtype=torch.bfloat16)
+    keep = torch.ones(8, T, device=dev, dtype=torch.bool).tril(T - 8)
+    ms = t(lambda: Fn.scaled_dot_product_attention(q8, k, v, attn_mask=keep, enable_gqa=True))
+    print(f"pytorch spec decode attention T8 S4096 d128: {ms:.3f} ms, {2 * T * 8 * 128 * 2 / ms / 1e6:.1f} GB/s of K/V")
     r = torch.randn(2048, 2048, device=dev, dtype=torch.bfloat16)
     a = torch.randn(2048, 2048, device=dev, dtype=torch.bfloat16)
     w = torch.randn(2048, device=dev, dtype=torch.bfloat16)

@@ -1253,6 +1253,10 @@ public:
   Int8Kernel(func::FuncOp fn, const Config &c, const SplitOptions &so)
       : TensorCoreKernel(fn, c, so) {}
 
+protected:
+  /// A dynamic query count: this kernel's split form up to 64 rows, else the one-pass form.
+  void emitAtRunTime(Value batch) override { KernelBase::emitAtRunTime(batch); }
+
 private:
   static constexpr int64_t kTile = 64;   // keys per tile
   static constexpr int64_t kVWords = 16; // i32 words of a dv row of one tile

@@ -69,7 +69,7 @@
 // DEC: launch i8_decode_gqa_bf16_kernel: grid [11, 2, 1] block [128, 1, 1] shared 4352 bytes
 // DEC: launch i8_decode_gqa_bf16_kernel_{{[0-9]+}}: grid [3, 2, 1] block [128, 1, 1] shared 10240 bytes
 // DEC: launch i8_decode_gqa_bf16_kernel_{{[0-9]+}}: grid [3, 2, 1] block [128, 1, 1] shared 20480 bytes
-// DEC: launch i8_decode_gqa_bf16_kernel_{{[0-9]+}}: grid [1, 2, 1] block [128, 1, 1] shared 0 bytes
+// DEC: launch i8_decode_gqa_bf16_kernel_{{[0-9]+}}: grid [2, 2, 1] block [128, 1, 1] shared 0 bytes
 // DEC: out0: ok (512 elements
 // DEC: 4 launches
 // RUN: %PYTHON %S/Inputs/int8_close.py %t/6-got.npz %t/6-out.npz %t/6-float.npz --storage bf16 | FileCheck %s --check-prefix=CLOSE

@@ -126,7 +126,9 @@ func.func @padded_sinks(%q: tensor<2x?x3x40xf32>, %k: tensor<2x?x1x40xf32>, %v: 
 // CHECK: memref.store %{{.*}}, %[[WL]]
 // CHECK: memref.store %{{.*}}, %[[WA]]
 // CHECK: gpu.terminator
-// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1{{.*}}, %{{.*}} = %c2{{.*}}, %{{.*}} = %{{.*}})
+// The combine: a thread per (row, value column), ceil(rows * Dv / 128) blocks.
+// CHECK: %[[CB:.*]] = arith.ceildivui %{{.*}}, %c128{{.*}} : index
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[CB]], %{{.*}} = %c2{{.*}}, %{{.*}} = %{{.*}})
 // CHECK: memref.load %[[WM]]
 // CHECK: memref.load %[[WL]]
 // CHECK: memref.load %[[WA]]

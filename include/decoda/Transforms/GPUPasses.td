@@ -400,10 +400,17 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     decode-min-keys), decode-splits))` blocks (computed at run time; whole 32-key tiles each):
     grid `(splits, Hkv, B)`, each block leaving its rows' running max, denominator and
     unnormalised f32 accumulator in a workspace `[B][Hkv][splits][16][Dv + 2]`; a second
-    kernel (grid `(1, Hkv, B)`, a thread per (row, column)) rescales the partials to their
-    common max, sums them in split order, adds the sinks and normalises as above.
-    `decode-splits=1` keeps the single kernel. A dynamic query count with the tensor-core
-    kernel gets the split form for `Tq * group <= 16` and the tensor-core kernel otherwise.
+    kernel (grid `(ceil(rows * Dv / 128), Hkv, B)`, a thread per (row, column)) rescales the
+    partials to their common max, sums them in split order, adds the sinks and normalises as
+    above. `decode-splits=1` keeps the single kernel. Calls the tensor-core kernel takes
+    (bf16/f16) with `16 < Tq * group <= 64` (a few tokens at once, as in speculative decoding)
+    take its own split form when the run-time split count is above 1: the tensor-core kernel
+    with grid `(splits, Hkv, B)`, each block the 64 rows and whole key tiles of its share,
+    leaving its partials in the same workspace layout with 64 rows a split for the same
+    combining kernel; the one-pass kernel otherwise (also for up to 16 rows when the SIMT
+    tiles do not fit). A dynamic query count compiles the SIMT split form (up to 16 rows), the
+    tensor-core split form (up to 64 rows and more than one split) and the one-pass kernel,
+    and picks at run time.
 
     INT8 attention (`decoda.int8_attention` functions from `decoda-convert-to-linalg
     {int8-attention-calls}`: arguments q, k, v, the number of keys, q_scale, k_scale, v_scale
