@@ -81,6 +81,28 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/q %t/q.ptx --entry i8_odd --inputs %t/q2-in.npz --expect %t/q2-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=QODD
 // QODD: launch i8_odd_kernel: grid [3, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 30
 // QODD: out0: ok (18 elements, max abs error 0)
+// A dynamic token count (i8_dyn, per-token scales, bf16 bias and output): T = 1 the one-row
+// kernel, T = 3 and T = 8 the 8-row kernel (N = 70 is narrow: K split over the 4 warps of a
+// block, a column a block; at T = 3 rows 3 .. 7 read row 2, all -128, and are not stored),
+// T = 12 the contraction's path (SIMT here: K = 1096 is not a multiple of 32); all exact.
+// RUN: %PYTHON %S/Inputs/qlinear_data.py i8_dyn_t1 %t/qd1-in.npz %t/qd1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/q %t/q.ptx --entry i8_dyn --inputs %t/qd1-in.npz --expect %t/qd1-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=QD1
+// QD1: launch i8_dyn_kernel{{(_[0-9]+)?}}: grid [70, 1, 1] block [128, 1, 1] shared 16 bytes; bar 70, shfl 350
+// QD1: out0: ok (70 elements, max abs error 0)
+// QD1: 1 launches
+// RUN: %PYTHON %S/Inputs/qlinear_data.py i8_dyn_t3 %t/qd3-in.npz %t/qd3-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/q %t/q.ptx --entry i8_dyn --inputs %t/qd3-in.npz --expect %t/qd3-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=QD3
+// QD3: launch i8_dyn_kernel{{(_[0-9]+)?}}: grid [70, 1, 1] block [128, 1, 1] shared 128 bytes; bar 70, shfl 2800
+// QD3: out0: ok (210 elements, max abs error 0)
+// QD3: 1 launches
+// RUN: %PYTHON %S/Inputs/qlinear_data.py i8_dyn_t8 %t/qd8-in.npz %t/qd8-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/q %t/q.ptx --entry i8_dyn --inputs %t/qd8-in.npz --expect %t/qd8-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=QD8
+// QD8: launch i8_dyn_kernel{{(_[0-9]+)?}}: grid [70, 1, 1] block [128, 1, 1] shared 128 bytes; bar 70, shfl 2800
+// QD8: out0: ok (560 elements, max abs error 0)
+// RUN: %PYTHON %S/Inputs/qlinear_data.py i8_dyn_t12 %t/qd12-in.npz %t/qd12-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/q %t/q.ptx --entry i8_dyn --inputs %t/qd12-in.npz --expect %t/qd12-out.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=QD12
+// QD12-NOT: shfl
+// QD12: out0: ok (840 elements, max abs error 0)
 // A float projection with a constant weight compiled with --quantize=int8 as a T = 1 decode
 // step (--static-dims): the activation's absmax, scale and quantisation kernels (their parallel
 // dims all 1: mapped to a one-block kernel, not folded into host code) and the dp4a GEMV with

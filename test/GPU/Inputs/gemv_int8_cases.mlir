@@ -20,3 +20,12 @@ func.func @i8_odd(%x: tensor<2x37xi8>, %w: tensor<9x37xi8>, %xs: tensor<f32>, %w
   %y = decoda.qlinear %x, %w, %xs, %ws : tensor<2x37xi8>, tensor<9x37xi8>, tensor<f32>, tensor<f32> -> tensor<2x9xf32>
   return %y : tensor<2x9xf32>
 }
+
+// A dynamic token count (decoda-gpu-gemv's run-time dispatch): T = 1 the one-row kernel,
+// 2 <= T <= 8 the 8-row kernel (rows past T clamped, not stored), more the contraction; K =
+// 1096 (8-byte vectors), per-token and per-channel scales, a bf16 bias and output (the
+// dequantising epilogue fused into each kernel's store).
+func.func @i8_dyn(%x: tensor<1x?x1096xi8>, %w: tensor<70x1096xi8>, %xs: tensor<1x?x1xf32>, %ws: tensor<70xf32>, %b: tensor<70xbf16>) -> tensor<1x?x70xbf16> {
+  %y = decoda.qlinear %x, %w, %xs, %ws bias(%b : tensor<70xbf16>) : tensor<1x?x1096xi8>, tensor<70x1096xi8>, tensor<1x?x1xf32>, tensor<70xf32> -> tensor<1x?x70xbf16>
+  return %y : tensor<1x?x70xbf16>
+}

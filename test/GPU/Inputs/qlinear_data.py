@@ -2,6 +2,7 @@
 
   qlinear_data.py acc|epilogue|bf16|requant IN.npz OUT.npz
   qlinear_data.py i8_m1|i8_m4|i8_odd IN.npz OUT.npz   the GEMV cases (Inputs/gemv_int8_cases.mlir)
+  qlinear_data.py i8_dyn_tT IN.npz OUT.npz            i8_dyn of the same file at T tokens
   qlinear_data.py block-mlir OUT.mlir              a float projection with a constant weight
   qlinear_data.py block QUANT_STAGE.mlir IN.npz OUT.npz [T]   (T tokens, default 21)
   qlinear_data.py zp-mlir OUT.mlir                 the activation zero-point cases (three entries)
@@ -200,6 +201,16 @@ elif kind in ("i8_m1", "i8_odd"):
     x.reshape(-1, k)[-1, :] = -128
     w[0, :], w[n - 1, :] = -128, 127
     unit_scales(x, w)
+elif kind.startswith("i8_dyn_t"):
+    t = int(kind[len("i8_dyn_t"):])
+    x, w = int8((1, t, 1096)), int8((70, 1096))
+    x[0, t - 1, :] = -128  # the last row extreme (rows past T repeat it in the 8-row kernel)
+    xs = rng.uniform(0.001, 0.02, (1, t, 1)).astype(np.float32)
+    ws = rng.uniform(0.001, 0.02, 70).astype(np.float32)
+    b = bf16(rng.standard_normal(70))
+    y = (acc(x, w).astype(np.float32) * xs).astype(np.float32) * ws + f32(b)
+    np.savez(inp, arg0=x, arg1=w, arg2=xs, arg3=ws, arg4=b)
+    np.savez(out, out0=bf16(y.astype(np.float32)))
 elif kind == "i8_m4":
     x, w = int8((2, 2, 1096)), int8((70, 1096))
     xs = rng.uniform(0.001, 0.02, (2, 2, 1)).astype(np.float32)
