@@ -148,6 +148,9 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   // Every other linalg op (and copy) is a parallel loop nest; each nest is one kernel.
   pm.addNestedPass<func::FuncOp>(createGPUCopiesToLinalgPass());
   addTextual(pm, "func.func(convert-linalg-to-parallel-loops)");
+  // Independent neighbouring nests (q's and k's RoPE, the K and V cache appends): one kernel.
+  if (options.mergeLoops)
+    pm.addNestedPass<func::FuncOp>(createGPUMergeParallelLoopsPass());
   // Mapped before any canonicalization: it would fold a nest whose parallel dims are all 1 (the
   // per-token scale of a T = 1 INT8 step, [1, 1, 1]) into host code, which the device-buffers
   // pass then refuses.

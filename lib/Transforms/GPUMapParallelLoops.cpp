@@ -60,6 +60,8 @@ struct GPUMapParallelLoopsPass
       tiles[rank - 1] = blockX;
       if (rank >= 2)
         tiles[rank - 2] = blockY;
+      else if (op->hasAttr("decoda.merged_loops"))
+        tiles[0] = blockX * blockY; // a flat loop of several nests (merge-parallel-loops)
       auto [outer, inner] = scf::tileParallelLoop(op, tiles, /*noMinMaxBounds=*/true);
       if (failed(gpu::setMappingAttr(
               outer, mapping(ctx, rank,

@@ -17,12 +17,16 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f7-in.npz --expect %t/f7-out.npz --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=F7
 // F7: out0: ok (448 elements
 // At T = 7 the 14 rows of a K/V head fit one block: flash decoding's split kernel and its
-// combine (one launch more); at T = 70 the one-pass attention kernel.
-// F7: 23 launches
+// combine (one launch more); at T = 70 the one-pass attention kernel. At T = 7 the projections
+// are the 8-row GEMV kernels (decoda-gpu-gemv's dispatch for 2 <= T <= 8; before, SIMT loop
+// kernels for the zero fills, contractions and residual adds: 23 launches) with their
+// epilogues fused: 15; and q's and k's RoPE one kernel (decoda-gpu-merge-parallel-loops) 14.
+// F7: 14 launches
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 70 %t/f70-in.npz %t/f70-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f70-in.npz --expect %t/f70-out.npz --rtol 1e-4 --atol 1e-4 --quiet | FileCheck %s --check-prefix=F70
 // F70: out0: ok (4480 elements
-// F70: 22 launches
+// 22 before q's and k's RoPE became one kernel.
+// F70: 21 launches
 // RUN: decoda-compile %S/Inputs/llama_small_bf16.mlir --target=cuda --emit=ptx -o %t/b.ptx --dump-ir-after-each=%t/b
 // RUN: %PYTHON %S/Inputs/block_data.py llama-bf16 70 %t/b70-in.npz %t/b70-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/b70-in.npz --expect %t/b70-out.npz --rtol 2e-2 --atol 2e-2 --quiet | FileCheck %s --check-prefix=B70
@@ -32,16 +36,18 @@
 // after the split into heads, o's and down's residual adds, SwiGLU's product in the up kernel,
 // down's rounding, and the fill and copy of gate's and up's shared zero init, now folded), 14
 // before q's and k's RoPE shared one cos/sin table (resolve-ranked-shaped-type-result-dims
-// and CSE in the pipeline).
-// B70: 13 launches; {{.*}} mma {{[1-9][0-9]*}}, {{.*}}wgmma {{[1-9][0-9]*}}{{$}}
+// and CSE in the pipeline), 13 before q's and k's RoPE became one kernel
+// (decoda-gpu-merge-parallel-loops).
+// B70: 12 launches; {{.*}} mma {{[1-9][0-9]*}}, {{.*}}wgmma {{[1-9][0-9]*}}{{$}}
 // Bit for bit the result of the same block with fuse-epilogue=false (decoda-opt, the same
-// pipelines): 19 launches (the zero-init fold stays).
+// pipelines): 17 launches (the zero-init fold stays; 19 before independent neighbouring loops,
+// q's and k's RoPE and the unfused k and v roundings, were merged).
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/b70-in.npz --expect %t/b70-out.npz --rtol 2e-2 --atol 2e-2 --quiet --save %t/b70-fused.npz
 // RUN: decoda-opt %S/Inputs/llama_small_bf16.mlir --decoda-graph-opt --decoda-lower-to-cuda="format=isa fuse-epilogue=false" --mlir-print-ir-before=decoda-lower-runtime-checks 2>%t/u-host.mlir >%t/u-out.mlir
 // RUN: %PYTHON %S/Inputs/opt_ptx.py %t/u-host.mlir %t/u-out.mlir %t/u %t/u.ptx
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --inputs %t/b70-in.npz --expect %t/b70-fused.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=UNFUSED
 // UNFUSED: out0: ok (4480 elements, max abs error 0)
-// UNFUSED-NEXT: 19 launches
+// UNFUSED-NEXT: 17 launches
 // RUN: sed 's/rsqrt.approx.f32/sqrt.rn.f32/' %t/f.ptx > %t/bad.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/f %t/bad.ptx --inputs %t/f7-in.npz --expect %t/f7-out.npz --rtol 1e-4 --atol 1e-4 --quiet | FileCheck %s --check-prefix=BAD
 // BAD: out0: MISMATCH at

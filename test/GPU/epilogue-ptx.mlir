@@ -1,10 +1,11 @@
 // The PTX of a bf16 projection followed by a residual add (decoda.linear, decoda.residual_add;
-// one elementwise generic after decoda-fuse-elementwise) with a dynamic T: two kernels, the
-// GEMV kernel for T = 1 and the tensor-core kernel otherwise, each storing the bf16 result
-// itself; no third (elementwise) kernel, no f32 store of the accumulators. The GEMV lane stores
-// one bf16 (st.global.b16), the tensor-core kernels a rounded pair (st.global.b32; LLVM forms
-// the residual add in bf16x2: exact, as f32 has more than 2 * 8 + 2 bits). ptxas for sm_90a: no
-// spills. Unfused (fuse-epilogue=false through decoda-opt): three kernels, f32 stores.
+// one elementwise generic after decoda-fuse-elementwise) with a dynamic T: three kernels, the
+// GEMV kernels for T = 1 and for 2 <= T <= 8 and the tensor-core kernel otherwise, each storing
+// the bf16 result itself; no elementwise kernel after them, no f32 store of the accumulators.
+// The GEMV lane stores one bf16 per row (st.global.b16), the tensor-core kernels a rounded pair
+// (st.global.b32; LLVM forms the residual add in bf16x2: exact, as f32 has more than 2 * 8 + 2
+// bits). ptxas for sm_90a: no spills. Unfused (fuse-epilogue=false through decoda-opt): four
+// kernels, f32 stores, the elementwise kernel last.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/k90.ptx
 // RUN: FileCheck %s --check-prefix=SM90 < %t/k90.ptx
@@ -13,6 +14,10 @@
 // SM90-NOT: st.global.b32
 // SM90: st.global.b16
 // SM90: // gpu.binary @res_kernel_0
+// SM90: shfl.sync.bfly
+// SM90-NOT: st.global.b32
+// SM90: st.global.b16
+// SM90: // gpu.binary @res_kernel_1
 // SM90: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // SM90: wgmma.wait_group.sync.aligned 0;
 // SM90-NOT: st.global.v2
@@ -24,6 +29,8 @@
 // SM80: // gpu.binary @res_kernel
 // SM80: st.global.b16
 // SM80: // gpu.binary @res_kernel_0
+// SM80: st.global.b16
+// SM80: // gpu.binary @res_kernel_1
 // SM80: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SM80-NOT: st.global.v2
 // SM80: cvt.rn.bf16x2.f32
@@ -36,12 +43,17 @@
 // UNFUSED-NOT: st.global.b16
 // UNFUSED: st.global.b32
 // UNFUSED: // gpu.binary @res_kernel_0
-// UNFUSED: st.global.v2.b32
+// UNFUSED-NOT: st.global.b16
+// UNFUSED: st.global.b32
 // UNFUSED: // gpu.binary @res_kernel_1
+// UNFUSED: st.global.v2.b32
+// UNFUSED: // gpu.binary @res_kernel_2
+// UNFUSED: st.global.b16
 // UNFUSED-NOT: // gpu.binary
 // RUN: %PYTHON -c "import re, sys; t = open('%t/k90.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); [open('%t/' + n + '.ptx', 'w').write(b) for n, b in zip(p[1::2], p[2::2])]"
 // RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/res_kernel.ptx -o %t/g.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
-// RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/res_kernel_0.ptx -o %t/w.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/res_kernel_0.ptx -o %t/g8.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/res_kernel_1.ptx -o %t/w.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 func.func @res(%x: tensor<1x?x2048xbf16>, %w: tensor<512x2048xbf16>, %r: tensor<1x?x512xbf16>) -> tensor<1x?x512xbf16> {
   %y = decoda.linear %x, %w : tensor<1x?x2048xbf16>, tensor<512x2048xbf16>

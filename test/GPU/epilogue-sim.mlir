@@ -66,7 +66,8 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry dec --inputs %t/d-in.npz --expect %t/d-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS2
 //
 // K = 200 (not a multiple of the cp.async stages' 32): at T = 1 the GEMV branch, fused (one
-// launch); at T = 3 on sm_90a the TMA wgmma kernel takes it (it zero-fills past K) with the
+// launch; T = 2 .. 8 take the 8-row GEMV kernel, gemv-sim.mlir); at T = 9 on sm_90a the TMA
+// wgmma kernel takes it (it zero-fills past K) with the
 // residual add fused: one launch, two unfused (the contraction, the add); on sm_80 the T > 1
 // branch is left to SIMT loops: three kernels (the zero fill, the contraction, the residual
 // add), fused or not. The same bits either way.
@@ -75,9 +76,9 @@
 // ODD1: out0: ok (40 elements
 // ODD1-NEXT: 1 launches
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry odd --inputs %t/o1-in.npz --expect %t/o1-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS2
-// RUN: %PYTHON %S/Inputs/epilogue_data.py odd 3 %t/o3-in.npz %t/o3-out.npz
+// RUN: %PYTHON %S/Inputs/epilogue_data.py odd 9 %t/o3-in.npz %t/o3-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry odd --inputs %t/o3-in.npz --expect %t/o3-out.npz --rtol 1e-2 --atol 1e-2 --save %t/o3-f.npz --quiet | FileCheck %s --check-prefix=ODD3
-// ODD3: out0: ok (120 elements
+// ODD3: out0: ok (360 elements
 // ODD3-NEXT: 1 launches; {{.*}}wgmma
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry odd --inputs %t/o3-in.npz --expect %t/o3-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS3
 // BITS3: out0: ok ({{[0-9]+}} elements, max abs error 0)

@@ -144,8 +144,9 @@
 // 24 launches before flash decoding; the attention is now its split kernel and the combine (25);
 // with the projections' epilogues fused (the q/k/v roundings after the split into heads, o's
 // and down's residual adds, SwiGLU's product into the up kernel, down's rounding; the shared
-// zero init of gate and up folded) 15; with one RoPE cos/sin table for q and k 14.
-// B1: 14 launches
+// zero init of gate and up folded) 15; with one RoPE cos/sin table for q and k 14; with q's
+// and k's RoPE in one kernel (decoda-gpu-merge-parallel-loops) 13.
+// B1: 13 launches
 // RUN: decoda-compile %S/Inputs/llama_small_f32.mlir --static-dims=0:1=1 --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 1 %t/f1-in.npz %t/f1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f1-in.npz --expect %t/f1-out.npz --rtol 1e-5 --atol 1e-5 --quiet | FileCheck %s --check-prefix=F1
@@ -153,8 +154,8 @@
 // 20 before flash decoding, plus the combine of the split attention (21); with the residual
 // adds of o and down fused into their GEMV kernels, SwiGLU's product into the up kernel and the
 // shared zero init of gate and up folded (its fill and copy kernels gone) 16; with one RoPE
-// cos/sin table for q and k 15.
-// F1: 15 launches
+// cos/sin table for q and k 15; with q's and k's RoPE in one kernel 14.
+// F1: 14 launches
 // RUN: decoda-compile %S/Inputs/cached_step_bf16.mlir --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
 // Per entry, the tensor-core kernels (wgmma on the default sm_90a for the projections,
 // mma.sync for attention) and those with a GEMV's ld.global.v4 + butterfly: the prefill entry

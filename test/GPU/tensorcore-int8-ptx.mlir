@@ -8,12 +8,14 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/k.ptx
 // RUN: FileCheck %s < %t/k.ptx
-// T is dynamic: first the dp4a GEMV kernel for T = 1 (gemv-ptx.mlir), epilogue fused.
+// T is dynamic: first the dp4a GEMV kernels for T = 1 and T <= 8 (gemv-ptx.mlir), epilogue fused.
 // CHECK: // gpu.binary @k_proj_kernel
 // CHECK: dp4a.s32.s32
 // CHECK: cvt.rn.bf16.f32
 // CHECK: st.global.b16
 // CHECK: // gpu.binary @k_proj_kernel_0
+// CHECK: shfl.sync.bfly
+// CHECK: // gpu.binary @k_proj_kernel_1
 // CHECK: .target sm_80
 // CHECK: .visible .entry k_proj_kernel(
 // CHECK: .maxntid 256, 1, 1
@@ -37,7 +39,7 @@
 // CHECK-NOT: // gpu.binary
 // The wrapping form (the reference's i32 arithmetic), not upstream's .satfinite:
 // RUN: not grep satfinite %t/k.ptx
-// RUN: %PYTHON -c "import re; t = open('%t/k.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*)', t, re.S).group(1); open('%t/mma.ptx', 'w').write(m); print('mma.sync', m.count('mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32'), 'ldmatrix.x4', m.count('ldmatrix.sync.aligned.m8n8.x4'), 'ldmatrix.x2', m.count('ldmatrix.sync.aligned.m8n8.x2'), 'cp.async', m.count('cp.async.cg.shared.global'), 'st.b32', m.count('st.global.b32'))" | FileCheck %s --check-prefix=COUNT
+// RUN: %PYTHON -c "import re; t = open('%t/k.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_1\n(.*)', t, re.S).group(1); open('%t/mma.ptx', 'w').write(m); print('mma.sync', m.count('mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32'), 'ldmatrix.x4', m.count('ldmatrix.sync.aligned.m8n8.x4'), 'ldmatrix.x2', m.count('ldmatrix.sync.aligned.m8n8.x2'), 'cp.async', m.count('cp.async.cg.shared.global'), 'st.b32', m.count('st.global.b32'))" | FileCheck %s --check-prefix=COUNT
 // Unrolled: 2 k-slices of 32 i8 x (4 A + 2 B ldmatrix.x4, 16 mma) per warp per 64-wide stage;
 // the prologue and the loop each issue 4 copies; 64 accumulators stored two bf16 at a time.
 // COUNT: mma.sync 32 ldmatrix.x4 12 ldmatrix.x2 0 cp.async 8 st.b32 32

@@ -8,10 +8,13 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/k.ptx
 // RUN: FileCheck %s < %t/k.ptx
-// T is dynamic: first the GEMV kernel decoda-gpu-gemv dispatches to when T = 1 (gemv-ptx.mlir).
+// T is dynamic: first the GEMV kernels decoda-gpu-gemv dispatches to when T = 1 and T <= 8
+// (gemv-ptx.mlir), then the tensor-core kernel.
 // CHECK: // gpu.binary @k_proj_kernel
 // CHECK: shfl.sync.bfly
 // CHECK: // gpu.binary @k_proj_kernel_0
+// CHECK: shfl.sync.bfly
+// CHECK: // gpu.binary @k_proj_kernel_1
 // CHECK: .target sm_80
 // CHECK: .visible .entry k_proj_kernel(
 // CHECK: .maxntid 256, 1, 1
@@ -28,7 +31,7 @@
 // CHECK: cvt.rn.bf16x2.f32
 // CHECK: st.global.b32
 // CHECK-NOT: // gpu.binary
-// RUN: %PYTHON -c "import re; t = open('%t/k.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*?)(?=// gpu.binary|\\Z)', t, re.S).group(1); open('%t/mma.ptx', 'w').write(m); print('mma.sync', m.count('mma.sync.aligned.m16n8k16'), 'ldmatrix.x4', m.count('ldmatrix.sync.aligned.m8n8.x4'), 'ldmatrix.x2', m.count('ldmatrix.sync.aligned.m8n8.x2'), 'cp.async', m.count('cp.async.cg.shared.global'))" | FileCheck %s --check-prefix=COUNT
+// RUN: %PYTHON -c "import re; t = open('%t/k.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_1\n(.*?)(?=// gpu.binary|\\Z)', t, re.S).group(1); open('%t/mma.ptx', 'w').write(m); print('mma.sync', m.count('mma.sync.aligned.m16n8k16'), 'ldmatrix.x4', m.count('ldmatrix.sync.aligned.m8n8.x4'), 'ldmatrix.x2', m.count('ldmatrix.sync.aligned.m8n8.x2'), 'cp.async', m.count('cp.async.cg.shared.global'))" | FileCheck %s --check-prefix=COUNT
 // Unrolled: 2 k-slices x (4 A + 2 B ldmatrix.x4, 16 mma) per warp per stage; the prologue and
 // the loop each issue 4 copies.
 // COUNT: mma.sync 32 ldmatrix.x4 12 ldmatrix.x2 0 cp.async 8

@@ -11,10 +11,13 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --gpu-tma=false --emit=ptx -o %t/k.ptx
 // RUN: FileCheck %s < %t/k.ptx
-// T is dynamic: first the GEMV kernel decoda-gpu-gemv dispatches to when T = 1 (gemv-ptx.mlir).
+// T is dynamic: first the GEMV kernels decoda-gpu-gemv dispatches to when T = 1 and T <= 8
+// (gemv-ptx.mlir), then the tensor-core kernel.
 // CHECK: // gpu.binary @k_proj_kernel
 // CHECK: shfl.sync.bfly
 // CHECK: // gpu.binary @k_proj_kernel_0
+// CHECK: shfl.sync.bfly
+// CHECK: // gpu.binary @k_proj_kernel_1
 // CHECK: .target sm_90a
 // CHECK: .visible .entry k_proj_kernel(
 // CHECK: .maxntid 256, 1, 1
@@ -35,7 +38,7 @@
 // CHECK: cvt.rn.bf16x2.f32
 // CHECK: st.global.b32
 // CHECK-NOT: // gpu.binary
-// RUN: %PYTHON -c "import re; t = open('%t/k.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*?)(?=// gpu.binary|\\Z)', t, re.S).group(1); open('%t/wgmma.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async', 'wgmma.fence', 'wgmma.commit_group', 'wgmma.wait_group', 'cp.async.cg.shared.global', 'cp.async.commit_group', 'cp.async.wait_group', 'fence.proxy.async', 'bar.sync', 'mma.sync', 'ldmatrix')])" | FileCheck %s --check-prefix=COUNT
+// RUN: %PYTHON -c "import re; t = open('%t/k.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_1\n(.*?)(?=// gpu.binary|\\Z)', t, re.S).group(1); open('%t/wgmma.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async', 'wgmma.fence', 'wgmma.commit_group', 'wgmma.wait_group', 'cp.async.cg.shared.global', 'cp.async.commit_group', 'cp.async.wait_group', 'fence.proxy.async', 'bar.sync', 'mma.sync', 'ldmatrix')])" | FileCheck %s --check-prefix=COUNT
 // Per k tile (the loop body, also the only copy of each): 2 wgmma (k16 each), 1 fence, 1
 // commit, 1 wait; 4 cp.async of 16 bytes per thread (2 for A, 2 for B), 1 commit, 1 wait, 1
 // proxy fence, 1 barrier. The prologue issues 4 more copies, the epilogue the final wait.
@@ -63,6 +66,8 @@
 // INT8: dp4a.s32.s32
 // INT8: st.global.b16
 // INT8: // gpu.binary @k_proj_kernel_0
+// INT8: shfl.sync.bfly
+// INT8: // gpu.binary @k_proj_kernel_1
 // INT8: .maxntid 256, 1, 1
 // INT8: wgmma.fence.sync.aligned;
 // INT8: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 {{{.*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p;
@@ -71,7 +76,7 @@
 // INT8: cvt.rn.f32.s32
 // INT8: cvt.rn.bf16x2.f32
 // INT8: st.global.b32
-// RUN: %PYTHON -c "import re; t = open('%t/i8.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*)', t, re.S).group(1); open('%t/i8k.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8', 'wgmma.wait_group', 'cp.async.cg.shared.global', 'fence.proxy.async', 'bar.sync', 'mma.sync', 'satfinite', 'st.global.b16', 'st.global.b32')])" | FileCheck %s --check-prefix=COUNT8
+// RUN: %PYTHON -c "import re; t = open('%t/i8.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_1\n(.*)', t, re.S).group(1); open('%t/i8k.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8', 'wgmma.wait_group', 'cp.async.cg.shared.global', 'fence.proxy.async', 'bar.sync', 'mma.sync', 'satfinite', 'st.global.b16', 'st.global.b32')])" | FileCheck %s --check-prefix=COUNT8
 // COUNT8: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 2 wgmma.wait_group 2 cp.async.cg.shared.global 8 fence.proxy.async 1 bar.sync 1 mma.sync 0 satfinite 0 st.global.b16 0 st.global.b32 32
 // RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/i8k.ptx -o %t/i8k.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS8 %}
 // PTXAS8-NOT: serialized
@@ -89,6 +94,8 @@
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/tma.ptx
 // RUN: FileCheck %s --check-prefix=TMA < %t/tma.ptx
 // TMA: // gpu.binary @k_proj_kernel_0
+// TMA: shfl.sync.bfly
+// TMA: // gpu.binary @k_proj_kernel_1
 // TMA: .visible .entry k_proj_kernel(
 // TMA: .maxntid 256, 1, 1
 // TMA-NOT: __wg_k_proj_kernel
@@ -112,7 +119,7 @@
 // TMA: wgmma.wait_group.sync.aligned 0;
 // TMA: cvt.rn.bf16x2.f32
 // TMA: st.global.b32
-// RUN: %PYTHON -c "import re; t = open('%t/tma.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*?)(?=// gpu.binary|\Z)', t, re.S).group(1); open('%t/tmak.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async', 'wgmma.fence', 'wgmma.commit_group', 'wgmma.wait_group', 'cp.async.bulk.tensor.2d', 'mbarrier.init', 'mbarrier.arrive.expect_tx', 'mbarrier.try_wait.parity', 'cp.async.cg', 'bar.sync', 'mma.sync', 'ldmatrix', 'st.global.b32')])" | FileCheck %s --check-prefix=TMACOUNT
+// RUN: %PYTHON -c "import re; t = open('%t/tma.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_1\n(.*?)(?=// gpu.binary|\Z)', t, re.S).group(1); open('%t/tmak.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async', 'wgmma.fence', 'wgmma.commit_group', 'wgmma.wait_group', 'cp.async.bulk.tensor.2d', 'mbarrier.init', 'mbarrier.arrive.expect_tx', 'mbarrier.try_wait.parity', 'cp.async.cg', 'bar.sync', 'mma.sync', 'ldmatrix', 'st.global.b32')])" | FileCheck %s --check-prefix=TMACOUNT
 // Prologue: 4 inits, 3 x (expect_tx + 2 loads); loop body (the only copy): 4 wgmma, 1 fence,
 // 1 commit, 1 wait, 1 try_wait, 1 barrier, 1 expect_tx + 2 loads; the final wait; 32 stores of
 // a bf16 pair (64 accumulators a thread).
@@ -127,12 +134,12 @@
 // loads); the MMA loop, which LLVM peels once (8 = 2 x 4 wgmma, 2 full waits, one release per
 // warp after wgmma.wait_group 1); ptxas as above.
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --gpu-warp-specialize --emit=ptx -o %t/ws.ptx
-// RUN: %PYTHON -c "import re; t = open('%t/ws.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*?)(?=// gpu.binary|\Z)', t, re.S).group(1); open('%t/wsk.ptx', 'w').write(m); print(re.search(r'\.maxntid [0-9]+', m).group(0), *[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async', 'cp.async.bulk.tensor.2d', 'mbarrier.init', 'mbarrier.arrive.expect_tx', 'mbarrier.arrive.shared', 'mbarrier.try_wait.parity', 'bar.sync')])" | FileCheck %s --check-prefix=WSCOUNT
+// RUN: %PYTHON -c "import re; t = open('%t/ws.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_1\n(.*?)(?=// gpu.binary|\Z)', t, re.S).group(1); open('%t/wsk.ptx', 'w').write(m); print(re.search(r'\.maxntid [0-9]+', m).group(0), *[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async', 'cp.async.bulk.tensor.2d', 'mbarrier.init', 'mbarrier.arrive.expect_tx', 'mbarrier.arrive.shared', 'mbarrier.try_wait.parity', 'bar.sync')])" | FileCheck %s --check-prefix=WSCOUNT
 // WSCOUNT: .maxntid 384 wgmma.mma_async 8 cp.async.bulk.tensor.2d 2 mbarrier.init 8 mbarrier.arrive.expect_tx 1 mbarrier.arrive.shared 1 mbarrier.try_wait.parity 3 bar.sync 1
 // RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/wsk.ptx -o %t/wsk.cubin 2>&1 | FileCheck %s --check-prefix=PTXASTMA %}
 // INT8 with TMA loads (K = 2048 of i8 is 16 tiles of 128; four k32 .s8 wgmma per tile, the same loads).
 // RUN: decoda-compile %S/tensorcore-int8-ptx.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/i8tma.ptx
-// RUN: %PYTHON -c "import re; t = open('%t/i8tma.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_0\n(.*)', t, re.S).group(1); open('%t/i8tmak.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8', 'wgmma.wait_group', 'cp.async.bulk.tensor.2d', 'mbarrier.try_wait.parity', 'cp.async.cg.shared.global', 'bar.sync', 'mma.sync', 'satfinite', 'st.global.b16', 'st.global.b32')])" | FileCheck %s --check-prefix=COUNT8TMA
+// RUN: %PYTHON -c "import re; t = open('%t/i8tma.ptx').read(); m = re.search(r'// gpu.binary @k_proj_kernel_1\n(.*)', t, re.S).group(1); open('%t/i8tmak.ptx', 'w').write(m); print(*[k + ' ' + str(m.count(k)) for k in ('wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8', 'wgmma.wait_group', 'cp.async.bulk.tensor.2d', 'mbarrier.try_wait.parity', 'cp.async.cg.shared.global', 'bar.sync', 'mma.sync', 'satfinite', 'st.global.b16', 'st.global.b32')])" | FileCheck %s --check-prefix=COUNT8TMA
 // COUNT8TMA: wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 4 wgmma.wait_group 2 cp.async.bulk.tensor.2d 8 mbarrier.try_wait.parity 1 cp.async.cg.shared.global 0 bar.sync 2 mma.sync 0 satfinite 0 st.global.b16 0 st.global.b32 32
 // RUN: %if cuda-toolkit %{ %ptxas -arch=sm_90a -v %t/i8tmak.ptx -o %t/i8tmak.cubin 2>&1 | FileCheck %s --check-prefix=PTXASTMA %}
 func.func @k_proj(%x: tensor<1x?x2048xbf16>, %w: tensor<512x2048xbf16>) -> tensor<1x?x512xbf16> {

@@ -62,6 +62,12 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
                      "GLU product, INT8 dequantisation) in the GEMV / tensor-core kernel's "
                      "stores (decoda-gpu-gemv, decoda-gpu-tensorcore-matmul)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> mergeLoops{
+      *this, "merge-loops",
+      llvm::cl::desc("Merge consecutive independent elementwise loop nests (q's and k's RoPE, "
+                     "the K and V cache appends) into one kernel "
+                     "(decoda-gpu-merge-parallel-loops)"),
+      llvm::cl::init(true)};
 };
 
 /// PTX ISA features needed for `arch` ("+ptx80" for sm_90a, ...), or "" for an unknown

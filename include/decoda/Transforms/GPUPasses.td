@@ -26,6 +26,36 @@ def GPUCopiesToLinalgPass : Pass<"decoda-gpu-copies-to-linalg", "func::FuncOp"> 
   ];
 }
 
+def GPUMergeParallelLoopsPass : Pass<"decoda-gpu-merge-parallel-loops", "func::FuncOp"> {
+  let summary = "Merge consecutive independent outermost scf.parallel nests into one 1-D loop "
+                "(one kernel instead of several)";
+  let description = [{
+    Runs after `convert-linalg-to-parallel-loops`, before `decoda-gpu-map-parallel-loops`.
+    A run of consecutive outermost `scf.parallel` nests without reductions (only allocations
+    and side-effect-free ops between them, moved before the run) whose memory accesses are
+    disjoint -- no buffer one writes is read or written by another, buffers compared by their
+    root through view-like ops (allocations are distinct from everything; distinct function
+    arguments do not overlap when one is written: only donated arguments are written, and the
+    runtime refuses a donated buffer overlapping another input; the same global is the same
+    buffer) -- becomes one `scf.parallel` over `[0, N1 + ... + Nk)` (`Ni` the trip counts)
+    whose body picks its nest by comparing the index with the running offsets and
+    delinearises it row-major (consecutive indices: consecutive innermost elements). It
+    carries `decoda.merged_loops = k`; `decoda-gpu-map-parallel-loops` gives such a loop
+    `block-x * block-y` threads a block. Typical runs: the RoPE of q and of k (after their
+    shared cos/sin table), the K and V cache appends of a cached attention. A body with an
+    effect on no particular value or an op of unknown effects is not merged.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"maxLoops", "max-loops", "int64_t", /*default=*/"8",
+           "Most nests merged into one loop">
+  ];
+  let statistics = [
+    Statistic<"numMerged", "num-merged", "merged loops created">,
+    Statistic<"numLoops", "num-loops", "nests merged into them">
+  ];
+}
+
 def GPUMapParallelLoopsPass : Pass<"decoda-gpu-map-parallel-loops", "func::FuncOp"> {
   let summary = "Tile outermost scf.parallel nests to (block-y, block-x) threads and map them "
                 "to GPU blocks and threads, innermost dimension to x";
@@ -33,8 +63,9 @@ def GPUMapParallelLoopsPass : Pass<"decoda-gpu-map-parallel-loops", "func::FuncO
     Each outermost `scf.parallel` (not inside a `gpu.launch`) is tiled, its innermost two
     dimensions by `(block-y, block-x)` threads, and mapped: innermost dimension to x (so
     consecutive threads of a warp touch consecutive elements), then y, then z; further
-    dimensions and the threads' unit dimensions run sequentially in the kernel. A parallel
-    loop with reductions is refused.
+    dimensions and the threads' unit dimensions run sequentially in the kernel. A 1-D loop
+    made by `decoda-gpu-merge-parallel-loops` (`decoda.merged_loops`) is tiled by
+    `block-x * block-y` threads. A parallel loop with reductions is refused.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect"];
   let options = [

@@ -1,0 +1,265 @@
+//===- GPUMergeParallelLoops.cpp - independent parallel loops as one kernel -===//
+//
+// decoda-gpu-merge-parallel-loops (GPUPasses.td): consecutive outermost scf.parallel nests
+// that touch disjoint memory (q's and k's RoPE, the K and V cache appends of a cached
+// attention) become one 1-D scf.parallel over the concatenation of their iteration spaces,
+//
+//   scf.parallel (%i) = (0) to (N1 + ... + Nk) step (1) {
+//     if (%i < N1) { body 1 at delinearize(%i) }
+//     else if (%i < N1 + N2) { body 2 at delinearize(%i - N1) } ...
+//   } {decoda.merged_loops = k}
+//
+// so decoda-gpu-map-parallel-loops gives them one kernel (block-x * block-y threads a block)
+// instead of k launches of a few microseconds each. Row-major delinearisation keeps
+// consecutive threads on consecutive innermost elements (coalesced as before).
+//
+// Independence, per pair in the run: no memref one loop writes is read or written by another,
+// memrefs compared by their root (through view-like ops) -- allocations are distinct from each
+// other and from arguments; distinct function arguments do not overlap when one of them is
+// written (only donated arguments are written, and the runtime refuses a donated buffer that
+// overlaps another input, docs/ABI.md); the same global is the same root. A body with a side
+// effect on no particular value, or an op whose effects are unknown, is not merged. Between
+// two loops only allocations and side-effect-free ops may stand: they move before the run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "decoda/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::decoda {
+#define GEN_PASS_DEF_GPUMERGEPARALLELLOOPSPASS
+#include "decoda/Transforms/Passes.h.inc"
+} // namespace mlir::decoda
+
+using namespace mlir;
+
+namespace {
+/// The buffer a memref value views: through view-like ops to an allocation, an argument, a
+/// global or another op's result.
+Value rootOf(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
+/// Whether two roots can be the same memory.
+bool mayAlias(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto isAlloc = [](Value v) {
+    return v.getDefiningOp<memref::AllocOp>() || v.getDefiningOp<memref::AllocaOp>();
+  };
+  if (isAlloc(a) || isAlloc(b))
+    return false; // a fresh allocation is distinct from everything else
+  if (isa<BlockArgument>(a) && isa<BlockArgument>(b))
+    return false; // distinct arguments: a written one is donated and overlaps no other input
+  auto ga = a.getDefiningOp<memref::GetGlobalOp>(), gb = b.getDefiningOp<memref::GetGlobalOp>();
+  if (ga && gb)
+    return ga.getName() == gb.getName();
+  if ((ga && isa<BlockArgument>(b)) || (gb && isa<BlockArgument>(a)))
+    return false;
+  return true;
+}
+
+/// The roots a loop reads and writes; failure when some effect cannot be attributed.
+struct Access {
+  SmallVector<Value> reads, writes;
+};
+
+FailureOr<Access> accessesOf(scf::ParallelOp loop) {
+  Access acc;
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface)
+      return WalkResult::interrupt(); // unknown effects
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &e : effects) {
+      Value v = e.getValue();
+      if (!v) {
+        // Allocation-like effects on no value (a private alloca) are harmless; anything else
+        // (a barrier, a call) is not attributable.
+        if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()))
+          continue;
+        return WalkResult::interrupt();
+      }
+      Value root = rootOf(v);
+      // Buffers allocated inside the body are private to an iteration.
+      if (root.getParentRegion() && loop->isProperAncestor(root.getParentRegion()->getParentOp()))
+        continue;
+      if (isa<MemoryEffects::Read>(e.getEffect()))
+        acc.reads.push_back(root);
+      else if (isa<MemoryEffects::Write>(e.getEffect()))
+        acc.writes.push_back(root);
+      else if (!isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  return acc;
+}
+
+bool conflict(const Access &x, const Access &y) {
+  auto any = [](ArrayRef<Value> as, ArrayRef<Value> bs) {
+    for (Value a : as)
+      for (Value b : bs)
+        if (mayAlias(a, b))
+          return true;
+    return false;
+  };
+  return any(x.writes, y.reads) || any(x.writes, y.writes) || any(x.reads, y.writes);
+}
+
+/// Ops that may stand between two merged loops (moved before the first).
+bool movable(Operation *op) {
+  if (isa<memref::AllocOp>(op))
+    return true;
+  return op->getNumRegions() == 0 && isMemoryEffectFree(op);
+}
+
+struct GPUMergeParallelLoopsPass
+    : public mlir::decoda::impl::GPUMergeParallelLoopsPassBase<GPUMergeParallelLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<Block *> blocks;
+    getOperation().walk([&](Block *block) { blocks.push_back(block); });
+    for (Block *block : blocks) {
+      // Outermost loops only (a nest inside a loop or a kernel is that op's business).
+      Operation *parent = block->getParentOp();
+      bool outermost = true;
+      for (Operation *p = parent; p; p = p->getParentOp())
+        if (isa<scf::ParallelOp, gpu::LaunchOp, scf::ForOp, scf::WhileOp>(p))
+          outermost = false;
+      if (!outermost)
+        continue;
+      mergeRuns(block);
+    }
+  }
+
+  void mergeRuns(Block *block) {
+    for (auto it = block->begin(); it != block->end();) {
+      auto first = dyn_cast<scf::ParallelOp>(&*it);
+      ++it;
+      if (!first || first.getNumReductions() != 0)
+        continue;
+      FailureOr<Access> firstAcc = accessesOf(first);
+      if (failed(firstAcc))
+        continue;
+      SmallVector<scf::ParallelOp> run{first};
+      SmallVector<Access> accesses{*firstAcc};
+      SmallVector<Operation *> between, pending;
+      for (auto next = it; next != block->end(); ++next) {
+        Operation *op = &*next;
+        auto loop = dyn_cast<scf::ParallelOp>(op);
+        if (!loop) {
+          if (!movable(op))
+            break;
+          pending.push_back(op);
+          continue;
+        }
+        if (loop.getNumReductions() != 0 || static_cast<int64_t>(run.size()) >= maxLoops)
+          break;
+        FailureOr<Access> acc = accessesOf(loop);
+        if (failed(acc) || llvm::any_of(accesses, [&](const Access &a) {
+              return conflict(a, *acc);
+            }))
+          break;
+        run.push_back(loop);
+        accesses.push_back(*acc);
+        between.append(pending);
+        pending.clear();
+      }
+      if (run.size() < 2)
+        continue;
+      for (Operation *op : between)
+        op->moveBefore(first);
+      scf::ParallelOp merged = merge(run);
+      it = std::next(Block::iterator(merged));
+      ++numMerged;
+      numLoops += run.size();
+    }
+  }
+
+  /// One 1-D loop over the concatenated iteration spaces of `run`, replacing them.
+  scf::ParallelOp merge(MutableArrayRef<scf::ParallelOp> run) {
+    OpBuilder b(run.front());
+    Location loc = run.front().getLoc();
+    auto idx = [&](int64_t v) -> Value { return arith::ConstantIndexOp::create(b, loc, v); };
+    // Per loop and dim: the trip count ceil((ub - lb) / step) (0 when ub <= lb).
+    SmallVector<SmallVector<Value>> trips;
+    SmallVector<Value> offsets; // the first flat index of each loop
+    Value total = idx(0);
+    for (scf::ParallelOp loop : run) {
+      SmallVector<Value> t;
+      Value count = idx(1);
+      for (auto [lb, ub, step] :
+           llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+        Value span = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, ub, lb), idx(0));
+        Value n = arith::CeilDivUIOp::create(b, loc, span, step);
+        t.push_back(n);
+        count = arith::MulIOp::create(b, loc, count, n);
+      }
+      trips.push_back(t);
+      offsets.push_back(total);
+      total = arith::AddIOp::create(b, loc, total, count);
+    }
+    offsets.push_back(total);
+    auto merged = scf::ParallelOp::create(b, loc, ValueRange{idx(0)}, ValueRange{total},
+                                          ValueRange{idx(1)});
+    merged->setAttr("decoda.merged_loops", b.getI64IntegerAttr(run.size()));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(merged.getBody());
+    Value flat = merged.getInductionVars()[0];
+    for (size_t l = 0; l < run.size(); ++l) {
+      scf::ParallelOp loop = run[l];
+      // if (flat < offsets[l + 1]) { ... } else { the next loops }; the last one unguarded.
+      bool last = l + 1 == run.size();
+      scf::IfOp branch;
+      if (!last) {
+        Value inside =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, flat, offsets[l + 1]);
+        branch = scf::IfOp::create(b, loc, TypeRange{}, inside, /*withElseRegion=*/true);
+        b.setInsertionPointToStart(&branch.getThenRegion().front());
+      }
+      // Row-major delinearisation of flat - offsets[l].
+      Value rest = arith::SubIOp::create(b, loc, flat, offsets[l]);
+      unsigned rank = loop.getNumLoops();
+      SmallVector<Value> ivs(rank);
+      for (int d = static_cast<int>(rank) - 1; d >= 0; --d) {
+        Value i = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, trips[l][d]).getResult();
+        if (d > 0)
+          rest = arith::DivUIOp::create(b, loc, rest, trips[l][d]);
+        ivs[d] = arith::AddIOp::create(
+            b, loc, loop.getLowerBound()[d],
+            arith::MulIOp::create(b, loc, i, loop.getStep()[d]));
+      }
+      IRMapping map;
+      map.map(loop.getInductionVars(), ivs);
+      for (Operation &op : loop.getBody()->without_terminator())
+        b.clone(op, map);
+      if (!last)
+        b.setInsertionPointToStart(&branch.getElseRegion().front());
+    }
+    for (scf::ParallelOp loop : run)
+      loop.erase();
+    return merged;
+  }
+};
+} // namespace
