@@ -209,16 +209,18 @@ struct GPUMergeParallelLoopsPass
     for (scf::ParallelOp loop : run) {
       SmallVector<Value> t;
       Value count = idx(1);
+      // Folded where static (the canonical lb 0, step 1 of convert-linalg-to-parallel-loops).
       for (auto [lb, ub, step] :
            llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-        Value span = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, ub, lb), idx(0));
-        Value n = arith::CeilDivUIOp::create(b, loc, span, step);
+        Value span = b.createOrFold<arith::MaxSIOp>(
+            loc, b.createOrFold<arith::SubIOp>(loc, ub, lb), idx(0));
+        Value n = b.createOrFold<arith::CeilDivUIOp>(loc, span, step);
         t.push_back(n);
-        count = arith::MulIOp::create(b, loc, count, n);
+        count = b.createOrFold<arith::MulIOp>(loc, count, n);
       }
       trips.push_back(t);
       offsets.push_back(total);
-      total = arith::AddIOp::create(b, loc, total, count);
+      total = b.createOrFold<arith::AddIOp>(loc, total, count);
     }
     offsets.push_back(total);
     auto merged = scf::ParallelOp::create(b, loc, ValueRange{idx(0)}, ValueRange{total},
@@ -239,16 +241,16 @@ struct GPUMergeParallelLoopsPass
         b.setInsertionPointToStart(&branch.getThenRegion().front());
       }
       // Row-major delinearisation of flat - offsets[l].
-      Value rest = arith::SubIOp::create(b, loc, flat, offsets[l]);
+      Value rest = b.createOrFold<arith::SubIOp>(loc, flat, offsets[l]);
       unsigned rank = loop.getNumLoops();
       SmallVector<Value> ivs(rank);
       for (int d = static_cast<int>(rank) - 1; d >= 0; --d) {
-        Value i = d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, trips[l][d]).getResult();
+        Value i = d == 0 ? rest : b.createOrFold<arith::RemUIOp>(loc, rest, trips[l][d]);
         if (d > 0)
-          rest = arith::DivUIOp::create(b, loc, rest, trips[l][d]);
-        ivs[d] = arith::AddIOp::create(
-            b, loc, loop.getLowerBound()[d],
-            arith::MulIOp::create(b, loc, i, loop.getStep()[d]));
+          rest = b.createOrFold<arith::DivUIOp>(loc, rest, trips[l][d]);
+        ivs[d] = b.createOrFold<arith::AddIOp>(
+            loc, loop.getLowerBound()[d],
+            b.createOrFold<arith::MulIOp>(loc, i, loop.getStep()[d]));
       }
       IRMapping map;
       map.map(loop.getInductionVars(), ivs);
