@@ -520,6 +520,37 @@ protected:
                                    ValueRange{size});
   }
 
+  /// Stages `count` elements in shared memory `dst`, thread tid taking e = tid + 128 s (s = 0,
+  /// 1, ...): `load(e, inRange)` gives the value (0 where not loaded; `inRange`, e < count, is
+  /// null where always true) and its place in `dst`. Unrolled, the loads of every group of
+  /// kCopyGroup steps issued before their stores: a loop of load-then-store waits for each load
+  /// in turn (in-order issue), one memory latency per element.
+  void stageShare(int64_t count, Value dst,
+                  function_ref<std::pair<Value, SmallVector<Value>>(Value e, Value inRange)> load) {
+    constexpr int64_t kCopyGroup = 8;
+    int64_t steps = (count + kThreads - 1) / kThreads;
+    for (int64_t g = 0; g < steps; g += kCopyGroup) {
+      SmallVector<std::tuple<Value, SmallVector<Value>, Value>> pending;
+      for (int64_t st = g; st < std::min(g + kCopyGroup, steps); ++st) {
+        Value e = add(tid, idx(st * kThreads));
+        Value inRange =
+            (st + 1) * kThreads > count ? cmp(arith::CmpIPredicate::ult, e, idx(count)) : Value();
+        auto [x, at] = load(e, inRange);
+        pending.emplace_back(x, at, inRange);
+      }
+      for (auto &[x, at, inRange] : pending) {
+        if (!inRange) {
+          memref::StoreOp::create(b, loc, x, dst, at);
+          continue;
+        }
+        auto inside = scf::IfOp::create(b, loc, TypeRange{}, inRange, false);
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(&inside.getThenRegion().front());
+        memref::StoreOp::create(b, loc, x, dst, at);
+      }
+    }
+  }
+
   /// Flash decoding: the keys of each (batch, K/V head) are split over `splits` blocks (chosen
   /// at run time from the key count and the grid size), each leaving its rows' running max,
   /// denominator and unnormalised accumulator in a workspace; a second kernel combines them.
@@ -632,11 +663,12 @@ protected:
       p0 = idx(0);
 
     // The block's query rows into shared memory (0 for rows past the end).
-    forEachShare(kRows * c.d, [&](Value e) {
+    auto within = [&](Value valid, Value inRange) { return inRange ? andi(valid, inRange) : valid; };
+    stageShare(kRows * c.d, qs, [&](Value e, Value inRange) {
       Value r = div(e, c.d), dd = rem(e, c.d);
       Row rw = row(add(p0, r));
-      Value x = guardedLoad(rw.valid, q, ValueRange{bIdx, rw.query, rw.head, dd});
-      memref::StoreOp::create(b, loc, x, qs, ValueRange{r, dd});
+      Value x = guardedLoad(within(rw.valid, inRange), q, ValueRange{bIdx, rw.query, rw.head, dd});
+      return std::pair{x, SmallVector<Value>{r, dd}};
     });
 
     auto [jlo, jhi] = keyRange();
@@ -674,22 +706,22 @@ protected:
 
       // Nobody still reads the previous tile when it is overwritten.
       gpu::BarrierOp::create(b, loc);
-      forEachShare(kKeys * c.d, [&](Value e) {
+      stageShare(kKeys * c.d, ks, [&](Value e, Value inRange) {
         Value jj = div(e, c.d), dd = rem(e, c.d);
         Value j = add(j0, jj);
-        Value x = guardedLoad(cmp(arith::CmpIPredicate::ult, j, jEnd), k,
+        Value x = guardedLoad(within(cmp(arith::CmpIPredicate::ult, j, jEnd), inRange), k,
                               ValueRange{bIdx, j, kvh, dd});
-        memref::StoreOp::create(b, loc, x, ks, ValueRange{jj, dd});
+        return std::pair{x, SmallVector<Value>{jj, dd}};
       });
       int64_t vsCols = 32 * c.cols();
-      forEachShare(kKeys * vsCols, [&](Value e) {
+      stageShare(kKeys * vsCols, vs, [&](Value e, Value inRange) {
         Value jj = div(e, vsCols), dd = rem(e, vsCols);
         Value j = add(j0, jj);
         Value inside = cmp(arith::CmpIPredicate::ult, j, jEnd);
         if (vsCols != c.dv)
           inside = andi(inside, cmp(arith::CmpIPredicate::ult, dd, idx(c.dv)));
-        Value x = guardedLoad(inside, v, ValueRange{bIdx, j, kvh, dd});
-        memref::StoreOp::create(b, loc, x, vs, ValueRange{jj, dd});
+        Value x = guardedLoad(within(inside, inRange), v, ValueRange{bIdx, j, kvh, dd});
+        return std::pair{x, SmallVector<Value>{jj, dd}};
       });
       gpu::BarrierOp::create(b, loc);
 

@@ -26,6 +26,11 @@
 // SPLIT: .shared .align 16 .b8 __wg_attention_d128_kernel_0[8192];
 // SPLIT: shfl.sync.idx.b32
 // SPLIT-NOT: mma.sync
+// The SIMT kernel stages Q and each K/V tile in groups of 8 loads per thread issued before
+// their 8 shared stores (Q: 16 x 128 elements, 2 groups; K and V: 32 x 128 each, 4 groups each),
+// not one load waiting for its store at a time.
+// RUN: %PYTHON -c "import re; t = open('%t/attention_d128_kernel.ptx').read(); runs = []; cur = 0; exec('for l in t.splitlines():\n if \'ld.global\' in l: cur += 1\n elif \'st.shared\' in l:\n  runs += [cur] if cur else []\n  cur = 0'); print('global loads before each shared store run:', *runs)" | FileCheck %s --check-prefix=STAGE
+// STAGE: global loads before each shared store run: 8 8 8 8 8 8 8 8 8 8{{$}}
 // TCSPLIT: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // TCSPLIT: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // TCSPLIT-NOT: st.global.b16
