@@ -1073,6 +1073,7 @@ private:
       rowsOfThread[h] = row(add(p0, add(mul(warp, 16), add(g8, idx(8 * h)))));
 
     int64_t accFrags = c.dv / 8, sFrags = keys() / 8;
+    Value warpActive = cmp(arith::CmpIPredicate::ult, add(p0, mul(warp, 16)), rowsTotal);
     Value zeroAcc = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
     SmallVector<Value> init = {negInf(), negInf(), fc(0.0), fc(0.0)}; // m[2], l[2]
     init.append(accFrags, zeroAcc);
@@ -1098,6 +1099,14 @@ private:
       }
       gpu::BarrierOp::create(b, loc);
       Value stage = rem(t, 2);
+      // A warp without a row (the last row block, or a split form's block at decode: 4 rows
+      // of Llama-3.2-1B's 64) skips the tile's mma and softmax; its lanes still copy and
+      // meet every barrier.
+      auto work = scf::IfOp::create(b, loc, ValueRange(it).getTypes(), warpActive,
+                                    /*withElseRegion=*/true);
+      {
+      OpBuilder::InsertionGuard g3(b);
+      b.setInsertionPointToStart(&work.getThenRegion().front());
 
       // S = Q·Kᵀ.
       SmallVector<Value> sAcc(sFrags, zeroAcc);
@@ -1173,12 +1182,16 @@ private:
           }
         }
       }
+      SmallVector<Value> computed(m);
+      computed.append(l);
+      computed.append(acc);
+      scf::YieldOp::create(b, loc, computed);
+      b.setInsertionPointToStart(&work.getElseRegion().front());
+      scf::YieldOp::create(b, loc, it);
+      }
       // Nobody refills this stage (the next iteration's prefetch) before every warp is done.
       gpu::BarrierOp::create(b, loc);
-      SmallVector<Value> yielded(m);
-      yielded.append(l);
-      yielded.append(acc);
-      scf::YieldOp::create(b, loc, yielded);
+      scf::YieldOp::create(b, loc, work.getResults());
     }
 
     if (tcSplitting) {

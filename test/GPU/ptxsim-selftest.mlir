@@ -19,6 +19,13 @@
 // PRMT-COUNT-8: : ok 0x
 // RUN: not %PYTHON %S/Inputs/ptxsim_prmt_check.py --wrong | FileCheck %s --check-prefix=PRMTBAD
 // PRMTBAD: prmt 0x3340: MISMATCH got 0x44445511 want 0x44455511
+// Warp collectives are per warp: a shuffle that one warp skips by a warp-uniform branch runs
+// in the other (as the attention kernel's warps without rows skip their mma), while a branch
+// that splits a warp before it is reported (Inputs/ptxsim_collective_check.py).
+// RUN: %PYTHON %S/Inputs/ptxsim_collective_check.py | FileCheck %s --check-prefix=COLL
+// COLL: warp 0 skipped, warp 1 shuffled: ok
+// RUN: not %PYTHON %S/Inputs/ptxsim_collective_check.py --diverge | FileCheck %s --check-prefix=COLLBAD
+// COLLBAD: error: shfl.sync.bfly.b32: reached by only some threads of a warp
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/k.ptx --dump-ir-after-each=%t/d
 // RUN: %PYTHON %S/Inputs/matmul_data.py linear-bf16 %t/in.npz %t/out.npz

@@ -980,10 +980,12 @@ class Block:
         return r
 
     def collective(self, mask, done, width, what):
+        # Per group: a group none of whose threads execute it now is elsewhere (a warp whose
+        # uniform branch skipped the op); one that executes it must have all its live threads.
         live = ~done
         for w0 in range(0, self.T, width):
             sl = slice(w0, w0 + width)
-            if (mask[sl] != live[sl]).any():
+            if mask[sl].any() and (mask[sl] != live[sl]).any():
                 raise SimError(f"{what}: reached by only some threads of a {'warp' if width == 32 else 'block'}")
 
     def execute(self, op, ops, m, reached, done):
