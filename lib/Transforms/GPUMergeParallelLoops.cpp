@@ -25,6 +25,8 @@
 
 #include "decoda/Transforms/Passes.h"
 
+#include "GPUContraction.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -32,7 +34,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::decoda {
 #define GEN_PASS_DEF_GPUMERGEPARALLELLOOPSPASS
@@ -42,18 +43,6 @@ namespace mlir::decoda {
 using namespace mlir;
 
 namespace {
-/// The buffer a memref value views: through view-like ops to an allocation, an argument, a
-/// global or another op's result.
-Value rootOf(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
-
 /// Whether two roots can be the same memory.
 bool mayAlias(Value a, Value b) {
   if (a == b)
@@ -97,7 +86,8 @@ FailureOr<Access> accessesOf(scf::ParallelOp loop) {
           continue;
         return WalkResult::interrupt();
       }
-      Value root = rootOf(v);
+      // Through view-like ops to an allocation, an argument, a global or another op's result.
+      Value root = mlir::decoda::gpu_contraction::viewRoot(v);
       // Buffers allocated inside the body are private to an iteration.
       if (root.getParentRegion() && loop->isProperAncestor(root.getParentRegion()->getParentOp()))
         continue;
