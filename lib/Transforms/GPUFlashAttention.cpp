@@ -1624,7 +1624,9 @@ private:
     }
 
     // Whole 64-key tiles covering the keys the block's rows can see (a split: its share).
-    auto [jlo, jhi] = keyRange();
+    // (Not a structured binding: lambdas below capture jhi.)
+    Value jlo, jhi;
+    std::tie(jlo, jhi) = keyRange();
     Value tLo = div(jlo, kTile);
     Value tHi = arith::CeilDivUIOp::create(b, loc, jhi, idx(kTile));
     Value numTiles =

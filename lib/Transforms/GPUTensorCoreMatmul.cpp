@@ -150,7 +150,6 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit, Epilogu
   decoda::gpu_contraction::TiledLaunch tiled = decoda::gpu_contraction::createTiledLaunch(
       b, loc, rowsM, m.n, cfg.tileM, cfg.tileN, cfg.threads(), {2, cfg.tileM, m.pitch()},
       {2, cfg.tileN, m.pitch()}, m.elementType);
-  gpu::LaunchOp launch = tiled.launch;
   Value aTiles = tiled.aTiles, bTiles = tiled.bTiles, tid = tiled.tid, m0 = tiled.m0,
         n0 = tiled.n0;
   Value warp = e.div(tid, 32), lane = e.rem(tid, 32);
