@@ -486,23 +486,6 @@ public:
       : KernelBase(fn, c, so, rows) {}
 
 protected:
-  /// for (e = tid; e < count; e += threads) body(e), as an scf.for over the thread's share.
-  void forEachShare(int64_t count, function_ref<void(Value)> body) {
-    int64_t steps = (count + kThreads - 1) / kThreads;
-    auto loop = scf::ForOp::create(b, loc, idx(0), idx(steps), idx(1));
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value e = add(tid, mul(loop.getInductionVar(), kThreads));
-    if (count % kThreads == 0) {
-      body(e);
-      return;
-    }
-    auto inside = scf::IfOp::create(b, loc, TypeRange{},
-                                    cmp(arith::CmpIPredicate::ult, e, idx(count)), false);
-    b.setInsertionPointToStart(&inside.getThenRegion().front());
-    body(e);
-  }
-
   /// The split count of flash decoding, at run time: max(1, min(ceil(target-blocks / (B
   /// Hkv)), ceil(keys / min-keys), max-splits)).
   Value splitCount(Value batch) {
@@ -510,6 +493,16 @@ protected:
     Value want = arith::CeilDivUIOp::create(b, loc, idx(so.targetBlocks), bh);
     Value byKeys = arith::CeilDivUIOp::create(b, loc, keyLen, idx(so.minKeys));
     return maxs(idx(1), mins(mins(want, byKeys), idx(so.maxSplits)));
+  }
+
+  /// Split `split`'s share of the visible keys [jlo, jhi): whole tiles of `tileKeys` keys, the
+  /// last splits' shares possibly empty.
+  std::pair<Value, Value> splitShare(Value jlo, Value jhi, Value split, int64_t tileKeys) {
+    Value range = maxs(sub(jhi, jlo), idx(0));
+    Value perSplit = arith::CeilDivUIOp::create(b, loc, range, splits);
+    Value chunk = mul(arith::CeilDivUIOp::create(b, loc, perSplit, idx(tileKeys)), tileKeys);
+    Value lo = add(jlo, arith::MulIOp::create(b, loc, split, chunk));
+    return {lo, mins(jhi, add(lo, chunk))};
   }
 
   /// work[b][kvh][split][row][Dv + 2] f32 for `wsRows` rows a split: acc, then m and l.
@@ -672,14 +665,8 @@ protected:
     });
 
     auto [jlo, jhi] = keyRange();
-    if (splitting) {
-      // This block's share: whole tiles of the range, the last ones possibly empty.
-      Value range = maxs(sub(jhi, jlo), idx(0));
-      Value perSplit = arith::CeilDivUIOp::create(b, loc, range, splits);
-      Value chunk = mul(arith::CeilDivUIOp::create(b, loc, perSplit, idx(kKeys)), kKeys);
-      jlo = add(jlo, arith::MulIOp::create(b, loc, split, chunk));
-      jhi = mins(jhi, add(jlo, chunk));
-    }
+    if (splitting)
+      std::tie(jlo, jhi) = splitShare(jlo, jhi, split, kKeys);
     Value jEnd = jhi;
 
     int64_t cols = c.cols();
@@ -1049,14 +1036,8 @@ private:
     gpu::BarrierOp::create(b, loc);
 
     auto [jlo, jhi] = keyRange();
-    if (tcSplitting) {
-      // This block's share: whole tiles of the range, the last ones possibly empty.
-      Value range = maxs(sub(jhi, jlo), idx(0));
-      Value perSplit = arith::CeilDivUIOp::create(b, loc, range, splits);
-      Value chunk = mul(arith::CeilDivUIOp::create(b, loc, perSplit, idx(keys())), keys());
-      jlo = add(jlo, arith::MulIOp::create(b, loc, split, chunk));
-      jhi = mins(jhi, add(jlo, chunk));
-    }
+    if (tcSplitting)
+      std::tie(jlo, jhi) = splitShare(jlo, jhi, split, keys());
     Value span = maxs(sub(jhi, jlo), idx(0));
     Value numTiles = div(add(span, idx(keys() - 1)), keys());
     auto firstCopy = scf::IfOp::create(b, loc, TypeRange{},
@@ -1356,9 +1337,7 @@ private:
     Value tiles = allocQuantized(batch);
     int64_t dyn = ShapedType::kDynamic;
     Value bh = mul(batch, c.numKvHeads);
-    Value want = arith::CeilDivUIOp::create(b, loc, idx(so.targetBlocks), bh);
-    Value byKeys = arith::CeilDivUIOp::create(b, loc, keyLen, idx(so.minKeys));
-    splits = maxs(idx(1), mins(mins(mins(want, byKeys), idx(so.maxSplits)), tiles));
+    splits = mins(splitCount(batch), tiles); // tiles >= 1
     wsRows = kTcRows;
     Value rowsAll = mul(arith::MulIOp::create(b, loc, bh, splits), wsRows);
     workM = memref::AllocOp::create(b, loc, MemRefType::get({dyn}, f32), ValueRange{rowsAll});

@@ -89,7 +89,7 @@ FailureOr<Access> accessesOf(scf::ParallelOp loop) {
       // Through view-like ops to an allocation, an argument, a global or another op's result.
       Value root = mlir::decoda::gpu_contraction::viewRoot(v);
       // Buffers allocated inside the body are private to an iteration.
-      if (root.getParentRegion() && loop->isProperAncestor(root.getParentRegion()->getParentOp()))
+      if (root.getParentRegion() && loop->isAncestor(root.getParentRegion()->getParentOp()))
         continue;
       if (isa<MemoryEffects::Read>(e.getEffect()))
         acc.reads.push_back(root);

@@ -98,7 +98,7 @@ func.func @padded_sinks(%q: tensor<2x?x3x40xf32>, %k: tensor<2x?x1x40xf32>, %v: 
 // block): splits = max(1, min(ceil(264 / (B Hkv)), ceil(keys / 256), 64, tiles)) computed at
 // run time, workspaces for the partial maxima, sums and i32 accumulators, then four launches:
 // the quantisation, the partial maxima over each split's tiles (grid x = splits), the partial
-// sums and P·V (the maxima of all splits first), the combination (grid (1, Hkv, B)).
+// sums and P·V (the maxima of all splits first), the combination (grid (ceil(rows * Dv / 128), Hkv, B)).
 // CHECK-LABEL: func.func private @__decoda_int8_attention(
 // CHECK-SAME: memref<1x1x8x64xbf16>
 // CHECK: %[[TILES:.*]] = arith.maxsi %{{.*}}, %c1{{.*}} : index
@@ -107,8 +107,8 @@ func.func @padded_sinks(%q: tensor<2x?x3x40xf32>, %k: tensor<2x?x1x40xf32>, %v: 
 // CHECK: arith.ceildivui %c264{{.*}}, %{{.*}} : index
 // CHECK: arith.ceildivui %{{.*}}, %c256{{.*}} : index
 // CHECK: arith.minsi %{{.*}}, %c64{{.*}} : index
-// CHECK: arith.minsi %{{.*}}, %[[TILES]] : index
-// CHECK: %[[SPLITS:.*]] = arith.maxsi %c1{{.*}}, %{{.*}} : index
+// CHECK: %[[ATLEAST1:.*]] = arith.maxsi %c1{{.*}}, %{{.*}} : index
+// CHECK: %[[SPLITS:.*]] = arith.minsi %[[ATLEAST1]], %[[TILES]] : index
 // CHECK: %[[WM:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
 // CHECK: %[[WL:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
 // CHECK: %[[WA:.*]] = memref.alloc(%{{.*}}) : memref<?xi32>
