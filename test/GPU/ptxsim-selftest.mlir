@@ -12,6 +12,11 @@
 // accumulators stored before the final wgmma.wait_group, no fence.proxy.async between the
 // cp.async writes and the wgmma reads, no wgmma.fence, and two wgmma groups left in flight
 // (wgmma.wait_group 2), so a stage is refilled while a wgmma still reads it.
+// The wgmma forms beyond K-major shared operands (A from registers; MN-major, transposed operands
+// with no swizzle and 32/64/128-byte swizzle) on hand-written kernels against NumPy, and their
+// mistakes -- B's LBO and SBO swapped, imm-trans-b 0 on MN-major data, an A register written
+// before the wgmma.wait_group, a transposed s8 operand, a misaligned swizzled atom, a base
+// offset -- reported (Inputs/ptxsim_wgmma_check.py).
 // The byte permute LLVM emits to pack bytes (prmt.b32, default mode: the INT8 attention's Q
 // and P fragments) against values worked out by hand from the PTX ISA, and a wrong expected
 // value reported (Inputs/ptxsim_prmt_check.py).
@@ -88,6 +93,21 @@
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/fa %t/fa-notrans.ptx --entry tc_gqa_bf16 --inputs %t/fa-in.npz --expect %t/fa-out.npz --rtol 7.9e-3 --atol 4.3e-3 2>&1 | FileCheck %s --check-prefix=WRONG
 // RUN: awk '/gpu.binary @/{on=0; n=0} /gpu.binary @tc_gqa_bf16_kernel/{on=1} on && /bar.sync/ {n++; if (n == 2) next} {print}' %t/fa.ptx > %t/fa-nobar.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/fa %t/fa-nobar.ptx --entry tc_gqa_bf16 --inputs %t/fa-in.npz --expect %t/fa-out.npz --rtol 7.9e-3 --atol 4.3e-3 2>&1 | FileCheck %s --check-prefix=NOBAR
+// RUN: %PYTHON %S/Inputs/ptxsim_wgmma_check.py | FileCheck %s --check-prefix=WGMMA
+// WGMMA-COUNT-8: : ok (64 x
+// WGMMA-NEXT: 8 cases run: all as expected
+// RUN: not %PYTHON %S/Inputs/ptxsim_wgmma_check.py --bug swap | FileCheck %s --check-prefix=WGSWAP
+// WGSWAP: rs-f16-n128 (bug swap): MISMATCH at
+// RUN: not %PYTHON %S/Inputs/ptxsim_wgmma_check.py --bug notrans | FileCheck %s --check-prefix=WGNOTRANS
+// WGNOTRANS: rs-bf16-n64 (bug notrans): MISMATCH at
+// RUN: not %PYTHON %S/Inputs/ptxsim_wgmma_check.py --bug areg | FileCheck %s --check-prefix=WGAREG
+// WGAREG: rs-bf16-n64: error: mov.b32: thread 0 writes %r10, an A register of a wgmma.mma_async not yet waited for (wgmma.wait_group)
+// RUN: not %PYTHON %S/Inputs/ptxsim_wgmma_check.py --bug s8trans | FileCheck %s --check-prefix=WGS8
+// WGS8: s8-trans: error: wgmma.mma_async.sync.aligned.m64n64k32.s32.s8.s8: transposed (MN-major) operands (imm-trans-a 0, imm-trans-b 1) are only for .f16/.bf16
+// RUN: not %PYTHON %S/Inputs/ptxsim_wgmma_check.py --bug misaligned | FileCheck %s --check-prefix=WGALIGN
+// WGALIGN: rs-bf16-n64: error: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16: 128-byte swizzled MN-major operand at 8320 (LBO 4096, SBO 1024) not in 1024-byte aligned atoms of 8 K-rows x 128 bytes (base offset 0)
+// RUN: not %PYTHON %S/Inputs/ptxsim_wgmma_check.py --bug baseoff | FileCheck %s --check-prefix=WGBASE
+// WGBASE: rs-bf16-n64: error: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16: matrix base offset 1 not supported by the simulator
 func.func @linear(%x: tensor<1x?x128xbf16>, %w: tensor<136x128xbf16>) -> tensor<1x?x136xbf16> {
   %y = decoda.linear %x, %w : tensor<1x?x128xbf16>, tensor<136x128xbf16>
   return %y : tensor<1x?x136xbf16>

@@ -17,11 +17,13 @@ and bar.sync by every thread of the block; and shared memory is checked for race
 barriers: a thread reading bytes another thread wrote (or has a cp.async pending on) since the
 last bar.sync, or writing bytes another thread read since then, is an error.
 
-sm_90a: wgmma (no-swizzle and 32/64/128-byte-swizzled descriptors), dynamic shared memory (the
-.extern .shared array, sized by run(dyn_shared=...)), generic shared addresses (a window at
-SHARED_WINDOW), mbarriers with deadlock detection, and TMA 2-D tile loads
-(cp.async.bulk.tensor) through tensor maps of this module's format (encode_tensor_map), whose
-bytes are visible to a thread only after it observed the mbarrier phase that completes the copy.
+sm_90a: wgmma (bf16/f16 -> f32 with A from registers or a descriptor, K-major or MN-major
+(transposed) operands, and s8/u8 -> s32 K-major; no-swizzle and 32/64/128-byte-swizzled
+descriptors), dynamic shared memory (the .extern .shared array, sized by run(dyn_shared=...)),
+generic shared addresses (a window at SHARED_WINDOW), mbarriers with deadlock detection, and
+TMA 2-D tile loads (cp.async.bulk.tensor) through tensor maps of this module's format
+(encode_tensor_map), whose bytes are visible to a thread only after it observed the mbarrier
+phase that completes the copy.
 A collective (bar.sync, wgmma, ldmatrix, mma, shfl) runs once all live threads of its group
 (block, warpgroup, warp) are there: threads that reach it first wait for the others, which may
 have diverged past a join that LLVM laid out at a lower address (a loop latch); a group that
@@ -192,6 +194,19 @@ def _inline_asm_scopes(body):
         pos = i + 1
     out.append(body[pos:])
     return "".join(out)
+
+
+# Instructions without a destination operand (their first operand is read, or an immediate).
+_NO_DEST = {"st", "red", "cp", "bar", "barrier", "bra", "fence", "membar", "prefetch", "prefetchu",
+            "wgmma", "nanosleep", "trap", "ret", "exit"}
+
+
+def _written_regs(op, ops):
+    """The registers an instruction writes: those of its first operand (d, {d0, d1}, p|q),
+    unless it has no destination (st, cp, bar, ...) or that operand is an address."""
+    if not ops or op.split(".")[0] in _NO_DEST or ops[0].startswith("["):
+        return []
+    return re.findall(r"%\w+", ops[0])
 
 
 def _split_operands(s):
@@ -434,10 +449,11 @@ class Block:
         self.pending = [[] for _ in range(self.T)]  # per thread: list of groups of copies
         self.open_group = [[] for _ in range(self.T)]
         # wgmma (see wgmma()): per warpgroup its fence flag, uncommitted and committed ops; the
-        # accumulator registers of ops not yet waited for (name -> threads); and the shared
+        # accumulator and A registers of ops not yet waited for (name -> threads); and the shared
         # bytes written through the generic proxy since their writer's fence.proxy.async.
         self.wgs = [{"fenced": False, "open": [], "groups": []} for _ in range((self.T + 127) // 128)]
         self.wg_busy = {}
+        self.wg_a_busy = {}
         self.generic_dirty = np.zeros(n, dtype=bool)
         self.wg_reading = np.zeros(n, dtype=bool)  # shared bytes an in-flight wgmma reads
         # mbarriers (see mbarrier()): shared offset -> state; per thread and barrier the latest
@@ -1580,33 +1596,61 @@ class Block:
 
     # -- wgmma (sm_90a warpgroup MMA) --------------------------------------------------------
     # PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate Instructions":
-    # wgmma.mma_async is issued by the 128 threads of a warpgroup together; it reads its shared
+    # wgmma.mma_async is issued by the 128 threads of a warpgroup together; it reads its
     # operands and writes its accumulators asynchronously: they are defined only after a
     # wgmma.wait_group that covers the group (wgmma.commit_group) it belongs to. Here an op runs
     # when it is waited for, with the accumulators as they are then (ops of a group chain in
-    # order); the shared bytes it reads must be unchanged since it was issued; touching its
-    # accumulator registers before that wait is an error; every mma_async must follow a
-    # wgmma.fence of its warpgroup since the warpgroup's last wait (the ISA asks for the fence
-    # before the first mma_async and whenever other instructions accessed the accumulators;
+    # order) and its operands as they were when it was issued; the shared bytes it reads must be
+    # unchanged since then, and so must A's registers when A comes from registers (writing them
+    # before that wait is an error, reading them is fine); touching its accumulator registers
+    # at all before that wait is an error; every mma_async must follow a wgmma.fence of its
+    # warpgroup since the warpgroup's last wait (the ISA asks for the fence before the first
+    # mma_async and whenever other instructions accessed the accumulators or A's registers;
     # this check is the conservative form); and its shared operands must not hold bytes written
     # through the generic proxy (st.shared, cp.async) that their writer has not yet ordered by
     # fence.proxy.async.
     #
+    # The forms run here (scale-d: a predicate or integer, 0 for D = A B^T, else D = A B^T + D;
+    # imm-scale-a/b 1 or -1, negating the operand; imm-trans-a/b 0: K-major, 1: MN-major):
+    #   .m64nNk16.f32.bf16.bf16 (or .f16.f16)
+    #       d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b;
+    #       d, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b;
+    #   .m64nNk32.s32.{s8,u8}.{s8,u8} d, a-desc, b-desc, scale-d;   (K-major, no .satfinite)
+    # The logical operands are A (64 x K) and B (N x K): D = A B^T, K = 16 (16-bit types) or 32
+    # (8-bit), 32 bytes either way. The ISA allows transposes only for .f16/.bf16 operands read
+    # through descriptors.
+    #
     # Operands in shared memory (PTX ISA, "Matrix Descriptor Format", "Shared Memory Matrix
     # Layout"): the 64-bit descriptor holds the start address >> 4 in bits 0-13, the leading
     # dimension byte offset (LBO) >> 4 in bits 16-29, the stride dimension byte offset (SBO)
-    # >> 4 in bits 32-45, the base offset in bits 49-51 and the swizzle mode in bits 62-63.
-    # Without swizzle and K-major (no transpose), the operand is made of core matrices of 8 rows
-    # x 16 bytes, a core matrix 128 contiguous bytes (row r at 16 r); core matrices adjacent in
-    # K are LBO bytes apart, those adjacent in M (A) or N (B) SBO bytes apart. Element (r, k)
-    # of an operand with e-byte elements is at
-    #   start + (r // 8) * SBO + (k * e // 16) * LBO + (r % 8) * 16 + (k * e) % 16.
+    # >> 4 in bits 32-45, the base offset in bits 49-51 and the swizzle mode in bits 62-63
+    # (0: none, 1: 128-byte, 2: 64-byte, 3: 32-byte). Element (r, k) of an operand with e-byte
+    # elements (r: its row, of M for A or N for B) is at, K-major:
+    #   no swizzle: start + (r // 8) * SBO + (k * e // 16) * LBO + (r % 8) * 16 + (k * e) % 16
+    #     (core matrices of 8 rows x 16 bytes, 128 contiguous bytes; adjacent in K LBO apart,
+    #     in M or N SBO apart);
+    #   S-byte swizzle: start + (r // 8) * SBO + (r % 8) * S + k * e (atoms of 8 rows x S bytes
+    #     SBO apart; the 32 bytes of K lie in one row, LBO unused);
+    # and MN-major (2-byte elements; CUTLASS's make_gmma_desc<Major::MN> canonical layouts):
+    #   no swizzle: start + (r // 8) * SBO + (k // 8) * LBO + (k % 8) * 16 + (r % 8) * 2
+    #     (core matrices of 8 K-rows x 16 bytes of 8 consecutive r; LBO and SBO swap roles);
+    #   S-byte swizzle, E = S / 2 elements in a row: start + (r // E) * LBO + (k // 8) * SBO
+    #     + (k % 8) * S + (r % E) * 2 (rows of S bytes along M or N, 8 K-rows an atom; atoms
+    #     adjacent in M or N LBO apart, adjacent in K SBO apart).
+    # Swizzled, each 16-byte chunk's address has bits 4.. XORed with bits 7.. (3, 2, 1 bits for
+    # S = 128, 64, 32), the pattern TMA's swizzle writes; the atoms must be aligned to 8 S bytes
+    # (base offset 0; the simulator supports no other).
+    #
+    # A from registers (PTX ISA, "Register Fragments", matrix A of .m64nNk16 with 16-bit types;
+    # per warp the layout of mma.m16n8k16's A): warp v = (thread % 128) // 32 of the warpgroup,
+    # lane l, g = l // 4, q = l % 4; each .b32 holds two elements, the lower half the lower
+    # column: a0 = A[16 v + g][2 q, 2 q + 1], a1 = A[16 v + g + 8][2 q, 2 q + 1],
+    # a2 = A[16 v + g][2 q + 8, 2 q + 9], a3 = A[16 v + g + 8][2 q + 8, 2 q + 9].
     #
     # Accumulators of .m64nNk16 with .f32 and of .m64nNk32 with .s32 (PTX ISA, "Register
-    # Fragments", matrix D, the same for both): warp v = (thread % 128) // 32 of the warpgroup,
-    # lane l, g = l // 4, q = l % 4: register 4 i + 2 h + e holds D[16 v + 8 h + g][8 i + 2 q + e],
-    # i < N / 8. Supported: bf16/f16 -> f32 (k16) and s8/u8 -> s32 (k32, exact integer sums
-    # wrapped to 32 bits; no .satfinite); both 32 bytes of K per row.
+    # Fragments", matrix D, the same for both): register 4 i + 2 h + e holds
+    # D[16 v + 8 h + g][8 i + 2 q + e], i < N / 8. s8/u8 products are summed exactly and wrapped
+    # to 32 bits.
     def _warpgroups(self, m, done, what):
         if self.T % 128:
             raise SimError(f"{what}: a block of {self.T} threads is not made of whole warpgroups")
@@ -1625,29 +1669,42 @@ class Block:
             raise SimError(f"{what}: {name} differs across the warpgroup")
         return int(v[0])
 
-    def _wgmma_operand(self, desc, rows, k, ebytes, w, what):
-        """The 16-byte shared rows of an operand (rows x k elements) and their addresses."""
+    def _wgmma_operand(self, desc, rows, k, ebytes, w, what, trans=False):
+        """The 16-byte shared chunks of an operand of rows x k elements (rows: M for A, N for B)
+        through descriptor `desc`, and their addresses. K-major: row r's chunks in K order, rows
+        in order; MN-major (`trans`, 2-byte elements): K-row k's chunks of 8 consecutive r in
+        order, K-rows in order."""
         start = (desc & 0x3FFF) << 4
         lbo, sbo = ((desc >> 16) & 0x3FFF) << 4, ((desc >> 32) & 0x3FFF) << 4
         swizzle, base = desc >> 62, (desc >> 49) & 7
-        r = np.arange(rows)[:, None]
-        c = np.arange(k * ebytes // 16)[None, :]
+        S = (0, 128, 64, 32)[swizzle]
         if base:
             raise SimError(f"{what}: matrix base offset {base} not supported by the simulator")
-        if swizzle == 0:
-            addrs = (start + (r // 8) * sbo + c * lbo + (r % 8) * 16).ravel().astype(np.int64)
-        else:
-            # Swizzled K-major (128B: mode 1, 64B: 2, 32B: 3): atoms of 8 rows x S bytes, row r at
-            # (r % 8) * S, atoms SBO apart; the 32 bytes of K a k16 slice reads lie in one row
-            # (LBO unused); each 16-byte chunk's address has bits 4.. XORed with bits 7.. (3, 2,
-            # 1 bits), the pattern TMA's swizzle writes. The atoms must be aligned to 8 S bytes
-            # (base offset 0).
-            S = {1: 128, 2: 64, 3: 32}[swizzle]
-            if start % (8 * S) + k * ebytes > S or (rows > 8 and sbo % (8 * S)):
+        if not trans:
+            r = np.arange(rows)[:, None]
+            c = np.arange(k * ebytes // 16)[None, :]
+            if not S:
+                logical = start + (r // 8) * sbo + c * lbo + (r % 8) * 16
+            elif start % (8 * S) + k * ebytes > S or (rows > 8 and sbo % (8 * S)):
                 raise SimError(f"{what}: {S}-byte swizzled operand at {start} (SBO {sbo}) not in "
                                f"{8 * S}-byte aligned atoms of 8 rows x {S} bytes (base offset 0)")
-            logical = (start + (r // 8) * sbo + (r % 8) * S + c * 16).ravel().astype(np.int64)
-            addrs = logical ^ (((logical >> 7) & (S // 16 - 1)) << 4)
+            else:
+                logical = start + (r // 8) * sbo + (r % 8) * S + c * 16
+        else:
+            kk = np.arange(k)[:, None]
+            c = np.arange(rows // 8)[None, :]  # chunk c: r = 8 c .. 8 c + 7
+            if not S:
+                logical = start + c * sbo + (kk // 8) * lbo + (kk % 8) * 16
+            else:
+                E = S // 2
+                if start % (8 * S) + 2 * min(rows, E) > S or (k > 8 and sbo % (8 * S)) or \
+                        (rows > E and lbo % (8 * S)):
+                    raise SimError(f"{what}: {S}-byte swizzled MN-major operand at {start} (LBO {lbo}, SBO "
+                                   f"{sbo}) not in {8 * S}-byte aligned atoms of 8 K-rows x {S} bytes "
+                                   "(base offset 0)")
+                logical = start + (8 * c // E) * lbo + (kk // 8) * sbo + (kk % 8) * S + (8 * c % E) * 2
+        logical = logical.ravel().astype(np.int64)
+        addrs = logical ^ (((logical >> 7) & (S // 16 - 1)) << 4) if S else logical
         a = self._shared_span(addrs.astype(np.uint64), 16, what)
         B = (a[:, None] + np.arange(16)).ravel()
         pending = self.w_end[B] == INF
@@ -1668,7 +1725,19 @@ class Block:
         self.r_epoch[B] = self.epoch
         self.r_time[B] = self.clock
         self.r_wg[B] = w
-        return a, self.shared[a[:, None] + np.arange(16)].copy()
+        return dict(kind="smem", trans=bool(trans), addr=a, data=self.shared[a[:, None] + np.arange(16)].copy())
+
+    def _wgmma_reg_a(self, names, w):
+        """A (64 x 16, 16-bit elements) from registers a0..a3 of warpgroup w, as they are now."""
+        sl = slice(128 * w, 128 * w + 128)
+        vals = np.stack([self.reg(r)[sl] & np.uint64(0xFFFFFFFF) for r in names])
+        t = np.arange(128)
+        v, g, q = t // 32, (t % 32) // 4, t % 4
+        halves = np.zeros((64, 16), np.uint64)
+        for i, (r0, c0) in enumerate([(0, 0), (8, 0), (0, 8), (8, 8)]):
+            for e in range(2):
+                halves[16 * v + r0 + g, c0 + 2 * q + e] = (vals[i] >> np.uint64(16 * e)) & np.uint64(0xFFFF)
+        return dict(kind="reg", regs=names, vals=vals, halves=halves)
 
     def wgmma(self, op, parts, ops, m, done):
         sub = parts[1]
@@ -1704,71 +1773,123 @@ class Block:
             raise SimError(f"{op} not supported by the simulator (m64nNk16.f32.bf16.bf16 / .f16.f16 and "
                            "m64nNk32.s32.{s8,u8}.{s8,u8} without .satfinite only)")
         n, ty = int(sm.group(1)), parts[6:8]
-        if len(ops) != (8 if floating else 4) or ops[1].startswith("{"):
-            raise SimError(f"{op}: A from registers not supported by the simulator")
+        reg_a = ops[1].startswith("{") if len(ops) > 1 else False
+        if reg_a and not floating:
+            raise SimError(f"{op}: A from registers not supported by the simulator for .s8/.u8 "
+                           "(.bf16/.f16 only)")
+        if integer and len(ops) == 8 and any(int(x, 0) for x in ops[6:8]):
+            raise SimError(f"{op}: transposed (MN-major) operands (imm-trans-a {ops[6]}, imm-trans-b {ops[7]}) "
+                           "are only for .f16/.bf16 (the PTX ISA has no imm-trans for .s8/.u8)")
+        want = 7 if reg_a else 8 if floating else 4
+        if len(ops) != want:
+            form = ("d, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b" if reg_a else
+                    "d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b" if floating else
+                    "d, a-desc, b-desc, scale-d")
+            raise SimError(f"{op}: expected {want} operands ({form}), found {len(ops)}")
         D = [x.strip() for x in ops[0].strip("{}").split(",")]
         if n % 8 or not 8 <= n <= 256 or len(D) != n // 2:
             raise SimError(f"{op}: expected {n // 2} accumulator registers, found {len(D)}")
+        A = [x.strip() for x in ops[1].strip("{}").split(",")] if reg_a else None
+        if reg_a and (len(A) != 4 or not all(re.fullmatch(r"%\w+", x) for x in A)):
+            raise SimError(f"{op}: expected 4 A registers {{a0, a1, a2, a3}}, found {ops[1]}")
+        imm = [int(x, 0) for x in (ops[4:6] + ["0"] + ops[6:7] if reg_a else ops[4:8])] if floating \
+            else [1, 1, 0, 0]
+        if imm[0] not in (1, -1) or imm[1] not in (1, -1) or imm[2] not in (0, 1) or imm[3] not in (0, 1):
+            raise SimError(f"{op}: scale/transpose immediates {imm} outside the PTX ISA's (scale 1 or -1, "
+                           "transpose 0 or 1)")
         for w in groups:
             st = self.wgs[w]
+            sl = slice(128 * w, 128 * w + 128)
             if not st["fenced"]:
                 raise SimError(f"{op}: no wgmma.fence by warpgroup {w} since its last wgmma.wait_group")
-            desc_a = self._wgmma_uniform(ops[1], w, op)
+            # Among wgmma ops: chaining accumulators is the point; an A register that is an
+            # in-flight op's accumulator, or an accumulator that is an in-flight op's A, is not.
+            for r in A or []:
+                if r in self.wg_busy and self.wg_busy[r][sl].any():
+                    raise SimError(f"{op}: A register {r} is an accumulator of a wgmma.mma_async not yet "
+                                   "waited for (wgmma.wait_group)")
+            for r in D:
+                if r in self.wg_a_busy and self.wg_a_busy[r][sl].any():
+                    raise SimError(f"{op}: accumulator {r} is an A register of a wgmma.mma_async not yet "
+                                   "waited for (wgmma.wait_group)")
             desc_b = self._wgmma_uniform(ops[2], w, op)
             scale_d = self._wgmma_uniform(ops[3], w, op)
-            imm = [int(x, 0) for x in ops[4:8]] if floating else [1, 1, 0, 0]
-            if imm[0] not in (1, -1) or imm[1] not in (1, -1) or imm[2:] != [0, 0]:
-                raise SimError(f"{op}: scale/transpose immediates {imm} not supported by the simulator "
-                               "(K-major A and B only)")
             # 32 bytes of K either way: k16 of 2-byte or k32 of 1-byte elements.
-            a_addr, a_rows = self._wgmma_operand(desc_a, 64, 16, 2, w, op)
-            b_addr, b_rows = self._wgmma_operand(desc_b, n, 16, 2, w, op)
-            st["open"].append(dict(n=n, ty=ty, D=D, scale_d=bool(scale_d), signs=imm[:2],
-                                   a=(a_addr, a_rows), b=(b_addr, b_rows)))
+            if reg_a:
+                a = self._wgmma_reg_a(A, w)
+            else:
+                a = self._wgmma_operand(self._wgmma_uniform(ops[1], w, op), 64, 16, 2, w, op, imm[2])
+            b = self._wgmma_operand(desc_b, n, 16, 2, w, op, imm[3])
+            st["open"].append(dict(n=n, ty=ty, D=D, scale_d=bool(scale_d), signs=imm[:2], a=a, b=b))
         self._wgmma_busy()
 
     def _wgmma_busy(self):
-        busy = {}
+        """The state of the in-flight ops: the shared bytes they read (wg_reading), their
+        accumulators (wg_busy) and their A registers (wg_a_busy), each name -> threads."""
+        busy, a_busy = {}, {}
         self.wg_reading[:] = False
         for w, st in enumerate(self.wgs):
             for mma in st["open"] + [x for g in st["groups"] for x in g]:
                 for key in ("a", "b"):
-                    self.wg_reading[(mma[key][0][:, None] + np.arange(16)).ravel()] = True
+                    o = mma[key]
+                    if o["kind"] == "smem":
+                        self.wg_reading[(o["addr"][:, None] + np.arange(16)).ravel()] = True
+                    else:
+                        for r in o["regs"]:
+                            a_busy.setdefault(r, np.zeros(self.T, dtype=bool))[128 * w:128 * w + 128] = True
                 for r in mma["D"]:
-                    mask = busy.setdefault(r, np.zeros(self.T, dtype=bool))
-                    mask[128 * w:128 * w + 128] = True
-        self.wg_busy = busy
+                    busy.setdefault(r, np.zeros(self.T, dtype=bool))[128 * w:128 * w + 128] = True
+        self.wg_busy, self.wg_a_busy = busy, a_busy
 
     def wgmma_hazard(self, op, ops, m):
+        """An instruction (not a wgmma) that touches an in-flight op's accumulators, or writes
+        its A registers (the registers of its first operand, _written_regs)."""
         for r in re.findall(r"%\w+", " ".join(ops)):
             busy = self.wg_busy.get(r)
             if busy is not None and (busy & m).any():
                 t = int(np.argmax(busy & m))
                 raise SimError(f"{op}: thread {t} accesses {r}, an accumulator of a wgmma.mma_async not "
                                "yet waited for (wgmma.wait_group)")
+        for r in _written_regs(op, ops) if self.wg_a_busy else []:
+            busy = self.wg_a_busy.get(r)
+            if busy is not None and (busy & m).any():
+                t = int(np.argmax(busy & m))
+                raise SimError(f"{op}: thread {t} writes {r}, an A register of a wgmma.mma_async not yet "
+                               "waited for (wgmma.wait_group)")
 
     def _wgmma_run(self, w, mma, what):
         n, ty = mma["n"], mma["ty"]
+        sl = slice(128 * w, 128 * w + 128)
         operands = []
         for idx, (key, rows) in enumerate((("a", 64), ("b", n))):
-            addr, data = mma[key]
+            o = mma[key]
+            if o["kind"] == "reg":
+                # wgmma_hazard reports the writes it sees; this catches any other change.
+                now = np.stack([self.reg(r)[sl] & np.uint64(0xFFFFFFFF) for r in o["regs"]])
+                if (now != o["vals"]).any():
+                    raise SimError(f"{what}: the A registers {{{', '.join(o['regs'])}}} of an in-flight "
+                                   "wgmma.mma_async changed before the wgmma.wait_group that completes it")
+                operands.append(_half_to_f32(o["halves"], ty[idx]).reshape(64, 16))
+                continue
+            addr, data = o["addr"], o["data"]
             now = self.shared[addr[:, None] + np.arange(16)]
             # A cp.async still pending into them may land at any time after it was issued.
             if (now != data).any() or (self.w_end[(addr[:, None] + np.arange(16)).ravel()] == INF).any():
                 raise SimError(f"{what}: shared memory read by an in-flight wgmma.mma_async was overwritten "
                                "(or has a copy pending into it) before the wgmma.wait_group that completes it")
-            # rows x (2 chunks of 16 bytes): element (r, k) is chunk k * e // 16, byte (k * e) % 16.
             if ty[idx] in ("s8", "u8"):
+                # K-major, rows x (2 chunks of 16 bytes): element (r, k) is byte k of row r.
                 b8 = np.ascontiguousarray(data).reshape(rows, 32).astype(np.int64)
                 operands.append(b8 - ((b8 >> 7) << 8) if ty[idx] == "s8" else b8)
                 continue
-            halves = np.ascontiguousarray(data).view(np.uint16).reshape(rows, 2, 8).reshape(rows, 16)
+            h = np.ascontiguousarray(data).view(np.uint16)
+            # K-major: row r's 16 elements in order; MN-major: K-row k's `rows` elements in order.
+            halves = h.reshape(16, rows).T if o["trans"] else h.reshape(rows, 16)
             operands.append(_half_to_f32(halves.astype(np.uint64), ty[idx]).reshape(rows, 16))
         Am, Bm = operands
         t = np.arange(128)
         v, lane = t // 32, t % 32
         g, q = lane // 4, lane % 4
-        sl = slice(128 * w, 128 * w + 128)
         if ty[0] in ("s8", "u8"):
             # Exact integer products and sums, wrapped to 32 bits (no .satfinite).
             Dm = np.zeros((64, n), np.int64)
