@@ -127,7 +127,9 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
 
   // Attention and norms: one kernel per call (or the target-neutral body, with a remark); the
   // calls are inlined either way.
-  pm.addPass(createGPUFlashAttentionPass());
+  GPUFlashAttentionPassOptions attention;
+  attention.wgmma = options.gpuArch == "sm_90a" && options.attentionWgmma;
+  pm.addPass(createGPUFlashAttentionPass(attention));
   pm.addPass(createGPURowNormPass());
   addTextual(pm, "inline");
   // Decode-sized projections (static M <= 8, bf16/f16/f32): one memory-bound GEMV kernel

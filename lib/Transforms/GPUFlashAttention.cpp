@@ -43,6 +43,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -454,12 +456,13 @@ protected:
     qOff = sub(keyLen, tq);
   }
 
-  gpu::LaunchOp createLaunch(ArrayRef<Type> workgroup, Value gridX = nullptr) {
+  gpu::LaunchOp createLaunch(ArrayRef<Type> workgroup, Value gridX = nullptr,
+                             Value dynamicSharedBytes = nullptr) {
     if (!gridX)
       gridX = div(add(rowsTotal, idx(rows - 1)), rows);
     Value one = idx(1);
     return gpu::LaunchOp::create(b, loc, gridX, idx(c.numKvHeads), batchDim(), idx(kThreads),
-                                 one, one, /*dynamicSharedMemorySize=*/nullptr,
+                                 one, one, dynamicSharedBytes,
                                  /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
                                  TypeRange(workgroup));
   }
@@ -1175,13 +1178,32 @@ private:
       scf::YieldOp::create(b, loc, work.getResults());
     }
 
+    storeRows(split, rowsOfThread, [&](int64_t h) { return loop.getResult(h); },
+              [&](int64_t h) { return loop.getResult(2 + h); }, accFrags,
+              [&](int64_t n, int64_t h) {
+                return vector::ExtractOp::create(b, loc, loop.getResult(4 + n),
+                                                 ArrayRef<int64_t>{h})
+                    .getResult();
+              });
+  }
+
+protected:
+  /// The end of the tensor-core kernels: in the split form the rows' partial state to the
+  /// workspace, else each row normalised, rounded and stored. `mOf(h)` and `lOf(h)` are the
+  /// running max and the thread's partial denominator of its row g + 8h (summed here across
+  /// the quad), `accPair(n, h)` its unnormalised accumulators of columns 8n + 2q, + 1.
+  void storeRows(Value split, ArrayRef<Row> rowsOfThread, function_ref<Value(int64_t)> mOf,
+                 function_ref<Value(int64_t)> lOf, int64_t accFrags,
+                 function_ref<Value(int64_t, int64_t)> accPair) {
+    Type el = c.elem;
+    Value g8 = div(lane, 4), q2 = mul(rem(lane, 4), 2);
     if (tcSplitting) {
       // The rows' partial state to the workspace: m and the quad's l by its first lane, the
       // unnormalised accumulators (columns 8n + 2q, + 1) by every lane.
       for (int64_t h = 0; h < 2; ++h) {
         const Row &rw = rowsOfThread[h];
         Value r = add(mul(warp, 16), add(g8, idx(8 * h)));
-        Value den = butterfly(loop.getResult(2 + h), /*isMax=*/false, 2);
+        Value den = butterfly(lOf(h), /*isMax=*/false, 2);
         auto store = scf::IfOp::create(b, loc, TypeRange{}, rw.valid, false);
         OpBuilder::InsertionGuard g3(b);
         b.setInsertionPointToStart(&store.getThenRegion().front());
@@ -1190,12 +1212,11 @@ private:
         {
           OpBuilder::InsertionGuard g4(b);
           b.setInsertionPointToStart(&lead.getThenRegion().front());
-          memref::StoreOp::create(b, loc, loop.getResult(h), work, workIndex(split, r, idx(c.dv)));
+          memref::StoreOp::create(b, loc, mOf(h), work, workIndex(split, r, idx(c.dv)));
           memref::StoreOp::create(b, loc, den, work, workIndex(split, r, idx(c.dv + 1)));
         }
         for (int64_t n = 0; n < accFrags; ++n) {
-          Value pair =
-              vector::ExtractOp::create(b, loc, loop.getResult(4 + n), ArrayRef<int64_t>{h});
+          Value pair = accPair(n, h);
           for (int64_t e = 0; e < 2; ++e)
             memref::StoreOp::create(
                 b, loc, vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{e}), work,
@@ -1209,13 +1230,13 @@ private:
     // Normalise, round and store: row g + 8h, columns 8n + 2q, + 1.
     for (int64_t h = 0; h < 2; ++h) {
       const Row &rw = rowsOfThread[h];
-      Value den = butterfly(loop.getResult(2 + h), /*isMax=*/false, 2);
-      Value scaleRow = rowScale(rw, loop.getResult(h), den);
+      Value den = butterfly(lOf(h), /*isMax=*/false, 2);
+      Value scaleRow = rowScale(rw, mOf(h), den);
       auto store = scf::IfOp::create(b, loc, TypeRange{}, rw.valid, false);
       OpBuilder::InsertionGuard g3(b);
       b.setInsertionPointToStart(&store.getThenRegion().front());
       for (int64_t n = 0; n < accFrags; ++n) {
-        Value pair = vector::ExtractOp::create(b, loc, loop.getResult(4 + n), ArrayRef<int64_t>{h});
+        Value pair = accPair(n, h);
         for (int64_t e = 0; e < 2; ++e) {
           Value y = fmul(vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{e}), scaleRow);
           y = arith::TruncFOp::create(b, loc, el, y);
@@ -1229,6 +1250,304 @@ private:
 
   Value ks, vs;
   bool tcSplitting = false; // emitting this kernel's split form
+};
+
+/// The sm_90a form of the tensor-core kernel (option `wgmma`; head dims 64 or 128): the same
+/// block of 64 rows and 128 threads (one warpgroup; warp w rows 16w .. 16w + 15, a thread's
+/// rows g and g + 8), the same grid, key range, masks, online softmax, split form and stores,
+/// but both products on warpgroup MMA. The block's Q tile and two stages of 64-key K and V
+/// tiles live in dynamic shared memory in the 128-byte swizzle (64-element column blocks of
+/// rows x 128 bytes, row r's 16-byte chunk c at chunk c ^ (r % 8), aligned to 1024 bytes at
+/// run time), filled by cp.async and published to the async proxy by fence.proxy.async and a
+/// barrier. Per tile: S = Q·Kᵀ by D / 16 `wgmma.mma_async m64n64k16` with both operands
+/// K-major from shared memory (SBO 1024, 32 bytes per k slice), its 32 accumulators per
+/// thread having the mma.sync fragment layout of eight n8 tiles; softmax as in the mma.sync
+/// kernel; P rounded in registers is the A operand of O += P·V, 4 `wgmma.mma_async
+/// m64n{Dv}k16` with A from registers (the same fragment as mma.sync's) and V read MN-major
+/// (imm-trans-b = 1: key slice s 2048 bytes further, LBO the 64-column block, SBO 1024).
+/// NVVM's wgmma op takes A from shared memory only, so that one is inline PTX.
+class WgmmaKernel : public TensorCoreKernel {
+public:
+  WgmmaKernel(func::FuncOp fn, const Config &c, const SplitOptions &so)
+      : TensorCoreKernel(fn, c, so) {}
+
+  static constexpr int64_t kKeysPerTile = 64;
+  /// Dynamic shared memory: Q, two stages of K and V, and 1024 bytes to align them.
+  static int64_t sharedBytes(const Config &c) {
+    return 2 * (kTcRows * c.d + 2 * kKeysPerTile * (c.d + c.dv)) + 1024;
+  }
+  /// Why this form does not take `c` (which the mma.sync kernel takes), or "".
+  static std::string refusal(const Config &c) {
+    if ((c.d != 64 && c.d != 128) || (c.dv != 64 && c.dv != 128))
+      return "head dims " + std::to_string(c.d) + ", " + std::to_string(c.dv) +
+             " (the wgmma form takes 64 and 128: whole 128-byte swizzle rows)";
+    return "";
+  }
+
+protected:
+  void emitLaunch(Value batch) override {
+    if (splitting)
+      return SimtKernel::emitLaunch(batch);
+    MLIRContext *ctx = b.getContext();
+    Type el = c.elem;
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    const int64_t keys = kKeysPerTile;
+    // Bytes: Q, then per stage K and V; every tile a multiple of 1024.
+    const int64_t qBytes = 2 * kTcRows * c.d, kBytes = 2 * keys * c.d, vBytes = 2 * keys * c.dv;
+    const int64_t stageBytes = kBytes + vBytes, tileBytes = qBytes + 2 * stageBytes;
+    auto launch = createLaunch(
+        {}, tcSplitting ? splits : Value(),
+        arith::ConstantIntOp::create(b, loc, i32, sharedBytes(c)).getResult());
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&launch.getBody().front());
+    readIds(launch);
+    Value split = launch.getBlockIds().x;
+    if (tcSplitting)
+      p0 = idx(0);
+    Value g8 = div(lane, 4), q2 = mul(rem(lane, 4), 2);
+
+    // The tiles: a view of the dynamic shared memory from its first 1024-byte boundary.
+    auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto dynType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                   MemRefLayoutAttrInterface(), workgroup);
+    Value dyn = gpu::DynamicSharedMemoryOp::create(b, loc, dynType);
+    Value raw = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, dyn);
+    Value shift = rem(sub(idx(1024), rem(raw, 1024)), 1024);
+    auto tilesType =
+        MemRefType::get({tileBytes / 2}, el, MemRefLayoutAttrInterface(), workgroup);
+    Value tiles = memref::ViewOp::create(b, loc, tilesType, dyn, shift, ValueRange{});
+    Value base = arith::IndexCastUIOp::create(b, loc, i64, add(raw, shift));
+    auto i64c = [&](int64_t x) { return arith::ConstantIntOp::create(b, loc, i64, x).getResult(); };
+    auto addr = [&](Value at, int64_t bytes) { return arith::AddIOp::create(b, loc, at, i64c(bytes)).getResult(); };
+    auto stageAddr = [&](Value stage) {
+      Value s64 = arith::IndexCastUIOp::create(b, loc, i64, stage);
+      return arith::AddIOp::create(b, loc, addr(base, qBytes),
+                                   arith::MulIOp::create(b, loc, s64, i64c(stageBytes)))
+          .getResult();
+    };
+    // Matrix descriptor (PTX ISA "Matrix Descriptor Format"): start >> 4, LBO >> 4 at bit 16,
+    // SBO >> 4 at bit 32, 128-byte swizzle (mode 1) at bit 62.
+    auto descriptor = [&](Value at, int64_t lbo, int64_t sbo) {
+      Value start = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, at, i64c(4)), i64c(0x3FFF));
+      return arith::OrIOp::create(
+                 b, loc, start,
+                 i64c(((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (int64_t(1) << 62)))
+          .getResult();
+    };
+
+    // cp.async of `count` rows of `width` elements into the swizzled tile at element `at`.
+    auto copySwizzled = [&](SmallVectorImpl<Value> &tokens, Value src, int64_t at,
+                            Value atStage, int64_t count, int64_t width,
+                            function_ref<std::pair<Value, SmallVector<Value>>(Value, Value)> source) {
+      auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
+      int64_t perRow = width / 8;
+      for (int64_t i = 0; i < count * perRow / kThreads; ++i) {
+        Value ch = add(tid, idx(i * kThreads));
+        Value r = div(ch, perRow), cc = rem(ch, perRow);
+        Value swz = arith::XOrIOp::create(b, loc, rem(cc, 8), rem(r, 8));
+        Value dst = add(add(mul(div(cc, 8), count * 64), mul(r, 64)), mul(swz, 8));
+        dst = add(dst, idx(at));
+        if (atStage)
+          dst = add(dst, atStage);
+        auto [inside, srcIdx] = source(r, mul(cc, 8));
+        Value n = select(inside, idx(8), idx(0));
+        auto copy = nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, tiles, ValueRange{dst},
+                                                     src, srcIdx, b.getIndexAttr(8), n,
+                                                     b.getUnitAttr());
+        tokens.push_back(copy.getAsyncToken());
+      }
+    };
+    auto copyTile = [&](Value stage, Value j0, Value jhi) {
+      SmallVector<Value> tokens;
+      Value at = mul(stage, stageBytes / 2);
+      for (auto [mem, off, width] :
+           {std::tuple{k, qBytes / 2, c.d}, std::tuple{v, (qBytes + kBytes) / 2, c.dv}}) {
+        copySwizzled(tokens, mem, off, at, keys, width, [&](Value r, Value col) {
+          Value j = add(j0, r);
+          Value inside = cmp(arith::CmpIPredicate::ult, j, jhi);
+          return std::pair{inside, SmallVector<Value>{bIdx, select(inside, j, j0), kvh, col}};
+        });
+      }
+      return group(tokens);
+    };
+
+    // Q (the block's 64 rows), then the first K/V tile: two groups.
+    SmallVector<Value> qTokens;
+    copySwizzled(qTokens, q, 0, Value(), kTcRows, c.d, [&](Value r, Value col) {
+      Row rw = row(add(p0, r));
+      return std::pair{rw.valid, SmallVector<Value>{bIdx, rw.query, rw.head, col}};
+    });
+    Value qGroup = group(qTokens);
+    auto [jlo, jhi] = keyRange();
+    if (tcSplitting)
+      std::tie(jlo, jhi) = splitShare(jlo, jhi, split, keys);
+    Value span = maxs(sub(jhi, jlo), idx(0));
+    Value numTiles = div(add(span, idx(keys - 1)), keys);
+    auto firstCopy = scf::IfOp::create(b, loc, TypeRange{},
+                                       cmp(arith::CmpIPredicate::sgt, numTiles, idx(0)), false);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&firstCopy.getThenRegion().front());
+      copyTile(idx(0), jlo, jhi);
+    }
+
+    std::array<Row, 2> rowsOfThread;
+    for (int64_t h = 0; h < 2; ++h)
+      rowsOfThread[h] = row(add(p0, add(mul(warp, 16), add(g8, idx(8 * h)))));
+
+    NVVM::WGMMATypes wtype = el.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+    const int64_t sRegs = keys / 2, oRegs = c.dv / 2;
+    auto sType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(sRegs, f32));
+    auto oType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(oRegs, f32));
+    auto pairType = VectorType::get({2}, f32);
+    auto pairElType = VectorType::get({2}, el);
+    auto reg = [&](Value acc, int64_t i) {
+      return LLVM::ExtractValueOp::create(b, loc, acc, ArrayRef<int64_t>{i}).getResult();
+    };
+    // O += P·V for key slice s: A (4 registers of 2 x 16 bits) from registers, V MN-major.
+    std::string pvAsm;
+    {
+      llvm::raw_string_ostream os(pvAsm);
+      os << "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n" << c.dv
+         << "k16.f32." << (el.isBF16() ? "bf16.bf16" : "f16.f16") << " {";
+      for (int64_t i = 0; i < oRegs; ++i)
+        os << (i ? ", $" : "$") << i;
+      os << "}, {$" << 2 * oRegs << ", $" << 2 * oRegs + 1 << ", $" << 2 * oRegs + 2 << ", $"
+         << 2 * oRegs + 3 << "}, $" << 2 * oRegs + 4 << ", p, 1, 1, 1;\n}\n";
+    }
+    std::string pvConstraints;
+    for (int64_t i = 0; i < oRegs; ++i)
+      pvConstraints += "=f,";
+    for (int64_t i = 0; i < oRegs; ++i)
+      pvConstraints += std::to_string(i) + ",";
+    pvConstraints += "r,r,r,r,l";
+
+    SmallVector<Value> init = {negInf(), negInf(), fc(0.0), fc(0.0)}; // m[2], l[2]
+    init.push_back(LLVM::ZeroOp::create(b, loc, oType));
+    auto loop = scf::ForOp::create(b, loc, idx(0), numTiles, idx(1), init);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value t = loop.getInductionVar();
+      ValueRange it = loop.getRegionIterArgs();
+      SmallVector<Value> m(it.begin(), it.begin() + 2), l(it.begin() + 2, it.begin() + 4);
+      Value o = it[4];
+      Value j0 = add(jlo, mul(t, keys));
+      Value next = add(t, idx(1));
+      auto prefetch = scf::IfOp::create(b, loc, TypeRange{},
+                                        cmp(arith::CmpIPredicate::ult, next, numTiles), true);
+      {
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(&prefetch.getThenRegion().front());
+        Value grp = copyTile(rem(next, 2), add(j0, idx(keys)), jhi);
+        nvgpu::DeviceAsyncWaitOp::create(b, loc, grp, b.getI32IntegerAttr(1));
+        b.setInsertionPointToStart(&prefetch.getElseRegion().front());
+        nvgpu::DeviceAsyncWaitOp::create(b, loc, qGroup, b.getI32IntegerAttr(0));
+      }
+      // The thread's copies are done; ordered before the async proxy's reads (wgmma), then
+      // visible to the whole warpgroup.
+      NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                                 NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      gpu::BarrierOp::create(b, loc);
+      Value kAt = stageAddr(rem(t, 2));
+      Value vAt = addr(kAt, kBytes);
+
+      // S = Q·Kᵀ: k slice s is column block s / 4, 32 bytes per slice within its rows.
+      NVVM::WgmmaFenceAlignedOp::create(b, loc);
+      Value s = LLVM::UndefOp::create(b, loc, sType);
+      for (int64_t sl = 0; sl < c.d / 16; ++sl) {
+        int64_t inRow = 32 * (sl % 4);
+        Value descQ = descriptor(addr(base, (sl / 4) * kTcRows * 128 + inRow), 16, 1024);
+        Value descK = descriptor(addr(kAt, (sl / 4) * keys * 128 + inRow), 16, 1024);
+        s = NVVM::WgmmaMmaAsyncOp::create(
+            b, loc, sType, s, descQ, descK, NVVM::MMAShapeAttr::get(ctx, 64, keys, 16), wtype,
+            wtype, NVVM::WGMMATypes::f32,
+            sl == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+            NVVM::MMALayout::col, /*satfinite=*/nullptr);
+      }
+      NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+
+      // Logits and the online softmax (register 4n + 2h + e: row g + 8h, key 8n + 2q + e).
+      const int64_t sFrags = keys / 8;
+      SmallVector<std::array<std::array<Value, 2>, 2>> x(sFrags); // [n][h][e]
+      std::array<Value, 2> corr;
+      for (int64_t h = 0; h < 2; ++h) {
+        Value tileMax = negInf();
+        for (int64_t n = 0; n < sFrags; ++n)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value j = add(j0, add(q2, idx(8 * n + e)));
+            x[n][h][e] = logit(reg(s, 4 * n + 2 * h + e), rowsOfThread[h], j,
+                               cmp(arith::CmpIPredicate::ult, j, jhi));
+            tileMax = fmax(tileMax, x[n][h][e]);
+          }
+        Value mNew = fmax(m[h], butterfly(tileMax, /*isMax=*/true, 2));
+        Value baseMax = safe(mNew);
+        corr[h] = fexp(arith::SubFOp::create(b, loc, m[h], baseMax));
+        Value sum = fc(0.0);
+        for (int64_t n = 0; n < sFrags; ++n)
+          for (int64_t e = 0; e < 2; ++e) {
+            x[n][h][e] = fexp(arith::SubFOp::create(b, loc, x[n][h][e], baseMax));
+            sum = fadd(sum, x[n][h][e]);
+          }
+        l[h] = fadd(fmul(l[h], corr[h]), sum);
+        m[h] = mNew;
+      }
+      // The accumulators rescaled (register 4n + 2h + e holds row g + 8h).
+      for (int64_t i = 0; i < oRegs; ++i)
+        o = LLVM::InsertValueOp::create(b, loc, o, fmul(reg(o, i), corr[(i / 2) % 2]),
+                                        ArrayRef<int64_t>{i});
+
+      // O += P·V: P's key slice s (keys 16s ..) is the A fragment of registers 2s, 2s + 1.
+      // Every A fragment and descriptor is made before the fence, so nothing touches the
+      // registers between the four wgmma (ptxas would otherwise inject a warpgroup.arrive
+      // before each, waiting for the previous one's register reads).
+      SmallVector<SmallVector<Value>> pvOperands(keys / 16);
+      for (int64_t sl = 0; sl < keys / 16; ++sl) {
+        for (int64_t r = 0; r < 4; ++r) {
+          auto &src = x[2 * sl + r / 2][r % 2];
+          Value pair = vector::FromElementsOp::create(b, loc, pairType, ValueRange{src[0], src[1]});
+          Value rounded = arith::TruncFOp::create(b, loc, pairElType, pair);
+          pvOperands[sl].push_back(LLVM::BitcastOp::create(b, loc, i32, rounded));
+        }
+        pvOperands[sl].push_back(descriptor(addr(vAt, sl * 16 * 128), keys * 128, 1024));
+      }
+      NVVM::WgmmaFenceAlignedOp::create(b, loc);
+      for (int64_t sl = 0; sl < keys / 16; ++sl) {
+        SmallVector<Value> operands;
+        for (int64_t i = 0; i < oRegs; ++i)
+          operands.push_back(reg(o, i));
+        operands.append(pvOperands[sl]);
+        o = LLVM::InlineAsmOp::create(b, loc, oType, operands, pvAsm, pvConstraints,
+                                      /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                      LLVM::tailcallkind::TailCallKind::None,
+                                      /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
+                .getResult(0);
+      }
+      NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+      // Nobody refills this stage (the next iteration's prefetch) before every warp is done.
+      gpu::BarrierOp::create(b, loc);
+      SmallVector<Value> yielded(m);
+      yielded.append(l);
+      yielded.push_back(o);
+      scf::YieldOp::create(b, loc, yielded);
+    }
+    // Q's copies are waited for even when no tile ran.
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, qGroup, b.getI32IntegerAttr(0));
+
+    Value oEnd = loop.getResult(4);
+    storeRows(split, rowsOfThread, [&](int64_t h) { return loop.getResult(h); },
+              [&](int64_t h) { return loop.getResult(2 + h); }, c.dv / 8,
+              [&](int64_t n, int64_t h) {
+                return vector::FromElementsOp::create(
+                           b, loc, pairType,
+                           ValueRange{reg(oEnd, 4 * n + 2 * h), reg(oEnd, 4 * n + 2 * h + 1)})
+                    .getResult();
+              });
+  }
 };
 
 /// A head dim rounded up to the INT8 kernel's 32-byte k slices and 32-column value tiles.
@@ -1881,7 +2200,17 @@ struct GPUFlashAttentionPass
         continue;
       }
       if (tcWhy.empty()) {
-        TensorCoreKernel(fn, *c, split).emit();
+        std::string wgmmaWhy = wgmma ? WgmmaKernel::refusal(*c) : "";
+        if (wgmma && wgmmaWhy.empty()) {
+          WgmmaKernel(fn, *c, split).emit();
+          ++numWgmma;
+        } else {
+          if (wgmma && report)
+            mlir::emitRemark(fn.getLoc())
+                << "decoda-gpu-flash-attention: " << opName
+                << " takes the mma.sync tensor-core kernel, not the wgmma one: " << wgmmaWhy;
+          TensorCoreKernel(fn, *c, split).emit();
+        }
         ++numTensorCore;
       } else {
         if (report)

@@ -8,7 +8,8 @@
 // column (D = 40); f16 with Tq < Tk, chunks, softcap, sinks and Dv != D (D = 24); an additive
 // mask with segment ids. The interpreter's race check catches a missing barrier before the
 // key tile is overwritten.
-// Tensor-core kernel (bf16/f16, mma.sync): bf16 cached attention at offset 29 (with the
+// Tensor-core kernel (bf16/f16, mma.sync; compiled with --gpu-attention-wgmma=false, the sm_90a
+// wgmma form being flash-attention-wgmma-sim.mlir's): bf16 cached attention at offset 29 (with the
 // updated caches, D = 32); head dim 128 (T = 9); bf16 causal GQA with D = 64, T = 70 (rows
 // and 64-key tiles ragged); f16 not causal, Tq = 20 < Tk = 45, D = 32 != Dv = 64, chunks,
 // softcap, sinks (one 64-key tile); bf16 MQA with head dim 128, a window of 20 and batch 2 (T = 50, 32-key
@@ -25,7 +26,7 @@
 // values are uniform in [-1, 1] (attention_data.py prints max|v|); cached_bf16 (max|v| 3.56)
 // and d128_bf16 (3.44): atol 1.55e-2.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: decoda-compile %S/Inputs/attention_cases.mlir --target=cuda --emit=ptx -o %t/a.ptx --dump-ir-after-each=%t/a
+// RUN: decoda-compile %S/Inputs/attention_cases.mlir --target=cuda --gpu-attention-wgmma=false --emit=ptx -o %t/a.ptx --dump-ir-after-each=%t/a
 // RUN: %PYTHON %S/Inputs/attention_data.py gqa_causal %t/1-in.npz %t/1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry gqa_causal --inputs %t/1-in.npz --expect %t/1-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=GQA
 // GQA: launch gqa_causal_kernel{{(_[0-9]+)?}}: grid [6, 2, 1] block [128, 1, 1] shared 10368 bytes; bar 32, shfl 2608

@@ -12,9 +12,10 @@
 // (row, value column): ceil(rows * Dv / 128) blocks per (K/V head, batch). Tolerances of the
 // tensor-core cases as in flash-attention-sim.mlir (P rounded to the storage type before P·V,
 // max|v| <= 1): bf16 atol 4.3e-3 rtol 7.9e-3, f16 atol 5.4e-4 rtol 9.8e-4; the partial
-// accumulators are f32, so the split adds no rounding of its own.
+// accumulators are f32, so the split adds no rounding of its own. Compiled with
+// --gpu-attention-wgmma=false: the mma.sync kernels (the wgmma split form: flash-attention-wgmma-sim.mlir).
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: decoda-compile %S/Inputs/decode_attention_cases.mlir --target=cuda --emit=ptx -o %t/d.ptx --dump-ir-after-each=%t/d
+// RUN: decoda-compile %S/Inputs/decode_attention_cases.mlir --target=cuda --gpu-attention-wgmma=false --emit=ptx -o %t/d.ptx --dump-ir-after-each=%t/d
 // RUN: %PYTHON %S/Inputs/decode_attention_data.py decode_gqa %t/1-in.npz %t/1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/d.ptx --entry decode_gqa --inputs %t/1-in.npz --expect %t/1-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=GQA
 // GQA: launch decode_gqa_kernel{{(_[0-9]+)?}}: grid [3, 2, 1] block [128, 1, 1]

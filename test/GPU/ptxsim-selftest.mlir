@@ -80,13 +80,14 @@
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/w %t/w-inflight.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=INFLIGHT
 // INFLIGHT: wgmma.wait_group.sync.aligned: shared memory read by an in-flight wgmma.mma_async was overwritten (or has a copy pending into it) before the wgmma.wait_group that completes it
 // The tensor-core flash-attention kernel (Inputs/attention_cases.mlir, tc_gqa_bf16: bf16 causal
-// GQA, D = 64, T = 70, within the tolerance derived in flash-attention-sim.mlir when unbroken;
+// GQA, D = 64, T = 70, compiled with --gpu-attention-wgmma=false for the mma.sync kernel;
+// within the tolerance derived in flash-attention-sim.mlir when unbroken;
 // its dynamic T also compiles flash decoding's SIMT kernels, which have no ldmatrix and lose
 // their second barrier too, unused at T = 70): the
 // first V fragment loaded without .trans (V[key][dv] read as if it were [dv][key]) is caught
 // as a mismatch, and without the barrier between Q's ldmatrix and the first K/V tile's copy
 // (the copy reuses the K stage Q came through) as a shared-memory race.
-// RUN: decoda-compile %S/Inputs/attention_cases.mlir --target=cuda --emit=ptx -o %t/fa.ptx --dump-ir-after-each=%t/fa
+// RUN: decoda-compile %S/Inputs/attention_cases.mlir --target=cuda --gpu-attention-wgmma=false --emit=ptx -o %t/fa.ptx --dump-ir-after-each=%t/fa
 // RUN: %PYTHON %S/Inputs/attention_data.py tc_gqa_bf16 %t/fa-in.npz %t/fa-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/fa %t/fa.ptx --entry tc_gqa_bf16 --inputs %t/fa-in.npz --expect %t/fa-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=GOOD
 // RUN: awk '/gpu.binary @/{on=0; done=0} /gpu.binary @tc_gqa_bf16_kernel/{on=1} on && /ldmatrix.sync.aligned.m8n8.x4.trans/ && !done {sub(/x4.trans/, "x4"); done=1} {print}' %t/fa.ptx > %t/fa-notrans.ptx

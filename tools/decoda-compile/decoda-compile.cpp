@@ -90,6 +90,11 @@ cl::opt<bool> gpuWarpSpecialize(
     cl::desc("sm_90a with --gpu-tma: a producer warpgroup loads the wgmma kernels' stages, the "
              "MMA warpgroups release them through mbarriers"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> gpuAttentionWgmma(
+    "gpu-attention-wgmma",
+    cl::desc("sm_90a: bf16/f16 attention (head dims 64, 128) on warpgroup MMA; false: the "
+             "mma.sync kernel"),
+    cl::init(true), cl::cat(category));
 cl::opt<std::string> dumpDir("dump-ir-after-each",
                              cl::desc("Write the IR after every pass to DIR/NN-<pass>.mlir"),
                              cl::value_desc("DIR"), cl::cat(category));
@@ -337,6 +342,11 @@ int main(int argc, char **argv) {
   if (cuda && gpuArch != "sm_90a" && gpuTma.getNumOccurrences() && gpuTma)
     return fail(unknown, "--gpu-tma needs --gpu-arch=sm_90a (TMA-fed wgmma kernels; --gpu-arch=" +
                              gpuArch + " has none)");
+  if (!cuda && gpuAttentionWgmma.getNumOccurrences())
+    return fail(unknown, "--gpu-attention-wgmma needs --target=cuda");
+  if (cuda && gpuArch != "sm_90a" && gpuAttentionWgmma.getNumOccurrences() && gpuAttentionWgmma)
+    return fail(unknown, "--gpu-attention-wgmma needs --gpu-arch=sm_90a (--gpu-arch=" + gpuArch +
+                             " has no warpgroup MMA)");
   if (cuda && gpuWarpSpecialize && (gpuArch != "sm_90a" || !gpuTma))
     return fail(unknown, "--gpu-warp-specialize needs --gpu-arch=sm_90a and --gpu-tma (it "
                          "specialises the TMA wgmma kernel)");
@@ -480,6 +490,7 @@ int main(int argc, char **argv) {
     cudaOptions.donateInputs = donateCaches;
     cudaOptions.tma = gpuTma;
     cudaOptions.warpSpecialize = gpuWarpSpecialize;
+    cudaOptions.attentionWgmma = gpuAttentionWgmma;
     buildCUDALoweringPassPipeline(pm, cudaOptions);
   } else {
     CPULoweringPipelineOptions cpuOptions;

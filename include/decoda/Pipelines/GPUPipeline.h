@@ -56,6 +56,11 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
                      "and the MMA warpgroups release them through mbarriers (no block-wide "
                      "barrier per k tile)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> attentionWgmma{
+      *this, "gpu-attention-wgmma",
+      llvm::cl::desc("sm_90a: bf16/f16 attention with head dims 64 or 128 on warpgroup MMA "
+                     "(wgmma.mma_async, the 128-byte swizzle) rather than mma.sync"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> fuseEpilogue{
       *this, "fuse-epilogue",
       llvm::cl::desc("Apply the elementwise consumer of each projection (rounding, residual, "

@@ -472,12 +472,17 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
            "Fewest keys per split">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Use the tensor-core kernel for bf16/f16 attention where it applies">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "sm_90a: the tensor-core kernel on warpgroup MMA (wgmma.mma_async; head dims 64 "
+           "and 128, dynamic shared memory in the 128-byte swizzle)">,
     Option<"report", "report", "bool", /*default=*/"false",
-           "Remark on every attention given the SIMT kernel instead of the tensor-core one">
+           "Remark on every attention given the SIMT kernel instead of the tensor-core one "
+           "(and, with wgmma, the mma.sync kernel instead of the wgmma one)">
   ];
   let statistics = [
     Statistic<"numKernels", "num-kernels", "attention functions given a flash-attention kernel">,
     Statistic<"numTensorCore", "num-tensor-core", "of those, given the tensor-core kernel">,
+    Statistic<"numWgmma", "num-wgmma", "of those, its wgmma (sm_90a) form">,
     Statistic<"numInt8", "num-int8", "of those, INT8 attention (integer tensor cores)">,
     Statistic<"numSplit", "num-split", "of those, decode steps with the keys split over blocks">,
     Statistic<"numLeft", "num-left", "attention functions left to the target-neutral body">

@@ -90,6 +90,28 @@ def case(name):
         st = "bf16"
         q, k, v = act((1, 9, 2, 64), st), act((1, 200, 1, 64), st), uni((1, 200, 1, 64), st)
         return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=1, storage=st)]
+    # The wgmma form's cases (Inputs/attention_wgmma_cases.mlir), V uniform as above.
+    if name == "wg_chunk_sinks_f16":
+        st = "f16"
+        q, k, v = act((1, 20, 2, 64), st, 1.5), act((1, 150, 2, 64), st, 1.5), uni((1, 150, 2, 128), st)
+        s = act((2,), st)
+        return st, [q, k, v, s], [R.attention(q, k, v, num_heads=2, num_kv_heads=2, scale=0.2, chunk_size=16,
+                                              softcap=20.0, sinks=s, storage=st)]
+    if name == "wg_mask_segments_f16":
+        st, t = "f16", 70
+        q, k, v = act((1, t, 2, 64), st, 0.5), act((1, t, 2, 64), st, 0.5), uni((1, t, 2, 64), st)
+        m = act((1, 2, t, t), st)
+        seg = np.repeat(np.arange(3), [20, 35, 15])[None].astype(np.int32)
+        return st, [q, k, v, m, seg], [R.attention(q, k, v, num_heads=2, num_kv_heads=2, causal=True, mask=m,
+                                                   segment_ids=seg, storage=st)]
+    if name == "wg_gqa_d128_bf16":
+        st, t = "bf16", 40
+        q, k, v = act((2, t, 4, 128), st, 0.5), act((2, t, 2, 128), st, 0.5), uni((2, t, 2, 128), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=4, num_kv_heads=2, causal=True, storage=st)]
+    if name == "wg_spec_d128_bf16":
+        st = "bf16"
+        q, k, v = act((1, 8, 8, 128), st, 0.5), act((1, 700, 1, 128), st, 0.5), uni((1, 700, 1, 128), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=8, num_kv_heads=1, causal=True, storage=st)]
     raise SystemExit(f"unknown case {name}")
 
 

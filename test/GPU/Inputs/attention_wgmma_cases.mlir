@@ -1,0 +1,37 @@
+// Attention calls the sm_90a wgmma form of the tensor-core kernel takes (bf16/f16, head dims 64
+// and 128), for test/GPU/flash-attention-wgmma-sim.mlir; inputs and NumPy references from
+// attention_data.py (the case names). Each covers what the others do not.
+
+// f16, not causal, Tq = 20 < Tk = 150 (three 64-key tiles, the last of 22: both stages refilled,
+// zero-filled rows), D = 64 != Dv = 128 (two 64-column blocks of V: the MN-major descriptor's
+// LBO), chunks of 16, softcap 20, sinks, an explicit scale.
+func.func @wg_chunk_sinks_f16(%q: tensor<1x?x2x64xf16>, %k: tensor<1x?x2x64xf16>, %v: tensor<1x?x2x128xf16>, %s: tensor<2xf16>) -> tensor<1x?x2x128xf16> {
+  %o = decoda.attention %q, %k, %v sinks(%s : tensor<2xf16>) {num_heads = 2 : i64, num_kv_heads = 2 : i64, scale = 0.2 : f64, chunk_size = 16 : i64, softcap = 20.0 : f64}
+      : tensor<1x?x2x64xf16>, tensor<1x?x2x64xf16>, tensor<1x?x2x128xf16>
+  return %o : tensor<1x?x2x128xf16>
+}
+
+// f16, causal MHA, D = Dv = 64, T = 70 (two row blocks, the second of 12 rows; key tiles of 64
+// and 6), an additive mask per head and segment ids read per accumulator element.
+func.func @wg_mask_segments_f16(%q: tensor<1x70x2x64xf16>, %k: tensor<1x70x2x64xf16>, %v: tensor<1x70x2x64xf16>, %m: tensor<1x2x70x70xf16>, %seg: tensor<1x70xi32>) -> tensor<1x70x2x64xf16> {
+  %o = decoda.attention %q, %k, %v mask(%m : tensor<1x2x70x70xf16>) segment_ids(%seg : tensor<1x70xi32>) {num_heads = 2 : i64, num_kv_heads = 2 : i64, causal}
+      : tensor<1x70x2x64xf16>, tensor<1x70x2x64xf16>, tensor<1x70x2x64xf16>
+  return %o : tensor<1x70x2x64xf16>
+}
+
+// bf16 GQA 4 over 2, head dim 128 (two 64-column blocks of Q and K: four k slices each), causal,
+// batch 2, T = 40: 80 rows per (batch, K/V head) in 2 blocks, the second of 16 (three of its
+// four warps without rows: the warpgroup computes them anyway, their stores are skipped).
+func.func @wg_gqa_d128_bf16(%q: tensor<2x?x4x128xbf16>, %k: tensor<2x?x2x128xbf16>, %v: tensor<2x?x2x128xbf16>) -> tensor<2x?x4x128xbf16> {
+  %o = decoda.attention %q, %k, %v {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal}
+      : tensor<2x?x4x128xbf16>, tensor<2x?x2x128xbf16>, tensor<2x?x2x128xbf16>
+  return %o : tensor<2x?x4x128xbf16>
+}
+
+// The split form: 8 draft tokens of a GQA model (8 query heads over 1: 64 rows) over 700 keys
+// at head dim 128: 3 splits of 4 tiles (the last split 188 keys), combined by the second kernel.
+func.func @wg_spec_d128_bf16(%q: tensor<1x8x8x128xbf16>, %k: tensor<1x700x1x128xbf16>, %v: tensor<1x700x1x128xbf16>) -> tensor<1x8x8x128xbf16> {
+  %o = decoda.attention %q, %k, %v {num_heads = 8 : i64, num_kv_heads = 1 : i64, causal}
+      : tensor<1x8x8x128xbf16>, tensor<1x700x1x128xbf16>, tensor<1x700x1x128xbf16>
+  return %o : tensor<1x8x8x128xbf16>
+}
