@@ -26,7 +26,7 @@
 #       own context of one), the same block with the weights as inputs, the real decode step
 #       at context 4096 (bench/gpu/llama32_1b_step.mlir: the block with a 4096-entry KV cache,
 #       GB/s of weights + cache read), causal attention alone at T=4096, head dim 128 (one
-#       flash-attention kernel), the fused residual add + RMSNorm alone (one row kernel) and one
+#       flash-attention kernel: the wgmma one, and the mma.sync one as attention_d128_mmasync), the fused residual add + RMSNorm alone (one row kernel) and one
 #       cached-attention decode step over 4096 keys (flash decoding: the keys split over blocks
 #       per K/V head, then the combine), a speculative-decoding step of eight tokens over the
 #       same cache (spec_decode_attention_d128: 32 rows per K/V head, the tensor-core kernel's
@@ -70,12 +70,15 @@ if [[ "$mode" == prepare ]]; then
   # tiles. PATH:cpasync is the program with the wgmma kernels' cp.async loads instead of TMA
   # (--gpu-tma=false), named NAME_cpasync, and PATH:ws the warp-specialised TMA kernel
   # (--gpu-warp-specialize), NAME_ws: checked and timed side by side with the default.
+  # PATH:mmasync is the program with the mma.sync attention kernel instead of the sm_90a
+  # wgmma one (--gpu-attention-wgmma=false), NAME_mmasync.
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
             "$here/gpu/llama32_1b_block.mlir:decode" "$here/gpu/llama32_1b_block.mlir:cpasync"
             "$here/gpu/llama32_1b_block.mlir:ws" "$here/gpu/llama32_1b_step.mlir"
-            "$here/gpu/attention_d128.mlir" "$here/gpu/attention_int8_d128.mlir"
+            "$here/gpu/attention_d128.mlir" "$here/gpu/attention_d128.mlir:mmasync"
+            "$here/gpu/attention_int8_d128.mlir"
             "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir" "$here/gpu/spec_decode_attention_d128.mlir"
             "$here/gpu/spec_attention_small.mlir"
@@ -86,6 +89,7 @@ if [[ "$mode" == prepare ]]; then
     p=${entry%:decode}
     p=${p%:cpasync}
     p=${p%:ws}
+    p=${p%:mmasync}
     name=$(basename "$p" .mlir)
     dims=()
     gpuflags=()
@@ -98,6 +102,9 @@ if [[ "$mode" == prepare ]]; then
     elif [[ "$entry" == *:ws ]]; then
       name=${name}_ws
       gpuflags=(--gpu-warp-specialize)
+    elif [[ "$entry" == *:mmasync ]]; then
+      name=${name}_mmasync
+      gpuflags=(--gpu-attention-wgmma=false)
     fi
     case "$name" in int8_*) dims+=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
     if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
@@ -362,6 +369,12 @@ if os.path.exists(attn):
     T = 4096
     bench(attn, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
           "attention_T4096_d128_causal", flops=4 * T * T * 32 * 128 / 2)
+# The same attention on the mma.sync kernel (--gpu-attention-wgmma=false), side by side.
+attn_mma = os.path.join(d, "models", "attention_d128_mmasync.cuda.so")
+if os.path.exists(attn_mma):
+    T = 4096
+    bench(attn_mma, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
+          "attention_T4096_d128_causal_mmasync", flops=4 * T * T * 32 * 128 / 2)
 # The same attention in INT8 (two passes over K: the Q·Kᵀ of the row max is computed twice, so
 # the integer tensor cores do 6 T² H D / 2 operations; the figure counts the 4 T² H D / 2 of the
 # attention, against the 1979 dense INT8 TOPS).

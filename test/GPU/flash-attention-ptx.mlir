@@ -1,5 +1,6 @@
-// The bench's attention (bf16, causal GQA 32 over 8 heads, head dim 128; bench/gpu_check.sh
-// times it at T = 4096) with its dynamic T is five kernels: flash decoding's split kernel and
+// The mma.sync kernels (--gpu-attention-wgmma=false; the default wgmma form on sm_90a:
+// flash-attention-wgmma-ptx.mlir) of the bench's attention (bf16, causal GQA 32 over 8 heads,
+// head dim 128; bench/gpu_check.sh times it at T = 4096) with its dynamic T is five kernels: flash decoding's split kernel and
 // combine (SIMT, taken at run time when the rows of a K/V head fit its block, T <= 4), the
 // tensor-core kernel's split form and its combine (5 <= T <= 16: 17 to 64 rows, with more
 // than one split) and the one-pass tensor-core flash-attention kernel (T = 4096): two stages of
@@ -12,7 +13,7 @@
 // st.global.b16). ptxas for sm_90a assembles each without spills.
 // REQUIRES: cuda-toolkit
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: decoda-compile %decoda_src/bench/gpu/attention_d128.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/a.ptx
+// RUN: decoda-compile %decoda_src/bench/gpu/attention_d128.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-wgmma=false --emit=ptx -o %t/a.ptx
 // RUN: %PYTHON -c "import re; t = open('%t/a.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); [open('%t/' + n + '.ptx', 'w').write(b) for n, b in zip(p[1::2], p[2::2])]; print(' '.join(p[1::2]))" | FileCheck %s --check-prefix=NAMES
 // NAMES: attention_d128_kernel attention_d128_kernel_0 attention_d128_kernel_1 attention_d128_kernel_2 attention_d128_kernel_3{{$}}
 // RUN: FileCheck %s --check-prefix=SPLIT --input-file=%t/attention_d128_kernel.ptx

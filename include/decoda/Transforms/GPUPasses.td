@@ -416,6 +416,14 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     * at the end the partial sums are summed across the quad, sinks join as in the op's
       definition, a row without visible keys gives 0, and the result is rounded and stored.
 
+    With `wgmma` (sm_90a; set by `decoda-lower-to-cuda` unless `gpu-attention-wgmma=false`) the
+    tensor-core kernel for head dims 64 and 128 is its warpgroup-MMA form: the same block, grid,
+    masks, softmax, split form and stores; Q and two stages of 64-key K/V tiles in dynamic
+    shared memory in the 128-byte swizzle (cp.async, `fence.proxy.async`, a barrier); S = Q·Kᵀ
+    by `nvvm.wgmma.mma_async` m64n64k16 with both operands K-major from shared memory; O +=
+    P·V by m64n{Dv}k16 with P from registers and V MN-major (imm-trans-b; inline PTX, NVVM's op
+    has no register A). Other head dims keep the mma.sync kernel (`report=true` says why).
+
     SIMT kernel (everything else: f32, other head dims): a block of 128 threads owns 16 rows;
     the queries are staged in shared memory (f32), keys stream in tiles of 32 (`Ks[32][D+1]`,
     `Vs[32][32 ceil(Dv/32)]` f32); lane j scores key j for the warp's 4 rows; warp
