@@ -26,7 +26,9 @@
 #       own context of one), the same block with the weights as inputs, the real decode step
 #       at context 4096 (bench/gpu/llama32_1b_step.mlir: the block with a 4096-entry KV cache,
 #       GB/s of weights + cache read), causal attention alone at T=4096, head dim 128 (one
-#       flash-attention kernel: the wgmma one, and the mma.sync one as attention_d128_mmasync), the fused residual add + RMSNorm alone (one row kernel) and one
+#       flash-attention kernel: the wgmma one with two warpgroups of 64 rows per block, the same
+#       with one as attention_d128_rows64, and the mma.sync one as attention_d128_mmasync), the
+#       fused residual add + RMSNorm alone (one row kernel) and one
 #       cached-attention decode step over 4096 keys (flash decoding: the keys split over blocks
 #       per K/V head, then the combine), a speculative-decoding step of eight tokens over the
 #       same cache (spec_decode_attention_d128: 32 rows per K/V head, the tensor-core kernel's
@@ -37,8 +39,11 @@
 #       shapes as the peer (scaled_dot_product_attention, rms_norm). Models whose inputs are
 #       weights or caches run with `decoda-run --device-inputs` (inputs uploaded once, donated
 #       caches written in place on the device: docs/ABI.md, "Device-resident tensors"), the
-#       others (add + RMSNorm, attention alone) with host inputs, so their timings include the
-#       per-call copies.
+#       others (add + RMSNorm, attention alone) with host inputs, so their call timings include
+#       the per-call copies; every case is also run with --profile (CUDA events around each
+#       launch: docs/ABI.md, "Kernel profiles"), and its TFLOP/s or GB/s are printed from the
+#       call's median and from the kernels' median span, the figure that compares with
+#       PyTorch's event-timed kernels.
 #
 # decoda-run and the runtime link neither MLIR nor LLVM (checked with ldd in `prepare`).
 set -euo pipefail
@@ -71,13 +76,16 @@ if [[ "$mode" == prepare ]]; then
   # (--gpu-tma=false), named NAME_cpasync, and PATH:ws the warp-specialised TMA kernel
   # (--gpu-warp-specialize), NAME_ws: checked and timed side by side with the default.
   # PATH:mmasync is the program with the mma.sync attention kernel instead of the sm_90a
-  # wgmma one (--gpu-attention-wgmma=false), NAME_mmasync.
+  # wgmma one (--gpu-attention-wgmma=false), NAME_mmasync; PATH:rows64 the wgmma kernel with
+  # one warpgroup of 64 rows per block instead of two sharing each K/V tile
+  # (--gpu-attention-rows=64), NAME_rows64.
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
             "$here/gpu/llama32_1b_block.mlir:decode" "$here/gpu/llama32_1b_block.mlir:cpasync"
             "$here/gpu/llama32_1b_block.mlir:ws" "$here/gpu/llama32_1b_step.mlir"
             "$here/gpu/attention_d128.mlir" "$here/gpu/attention_d128.mlir:mmasync"
+            "$here/gpu/attention_d128.mlir:rows64"
             "$here/gpu/attention_int8_d128.mlir"
             "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir" "$here/gpu/spec_decode_attention_d128.mlir"
@@ -90,6 +98,7 @@ if [[ "$mode" == prepare ]]; then
     p=${p%:cpasync}
     p=${p%:ws}
     p=${p%:mmasync}
+    p=${p%:rows64}
     name=$(basename "$p" .mlir)
     dims=()
     gpuflags=()
@@ -105,6 +114,9 @@ if [[ "$mode" == prepare ]]; then
     elif [[ "$entry" == *:mmasync ]]; then
       name=${name}_mmasync
       gpuflags=(--gpu-attention-wgmma=false)
+    elif [[ "$entry" == *:rows64 ]]; then
+      name=${name}_rows64
+      gpuflags=(--gpu-attention-rows=64)
     fi
     case "$name" in int8_*) dims+=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
     if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
@@ -305,16 +317,21 @@ def bench(model, arrays, label, flops=None, bytes_=None, device=False):
     # copied back by every call).
     names = ",".join(k for k in arrays if k != "offset")
     flags = ["--device-inputs=" + names, "--donate"] if device else []
-    out = subprocess.run([run, model, "--inputs", path, "--bench", "10", "--warmup", "2"] + flags,
-                         capture_output=True, text=True)
+    # --profile: 10 more runs with CUDA events around every launch (before the timed ones): the
+    # kernels' span without the per-call copies of host inputs and outputs, and each launch.
+    out = subprocess.run([run, model, "--inputs", path, "--bench", "10", "--warmup", "2",
+                          "--profile"] + flags, capture_output=True, text=True)
     os.remove(path)
     print(label, out.stdout.strip(), out.stderr.strip())
-    for line in out.stdout.splitlines():
-        if "median" in line:
-            import re
-            ms = float(re.search(r"median\D*([0-9.]+)", line).group(1))
-            if flops: print(f"  {label}: {flops / ms / 1e9:.1f} TFLOP/s (H200 bf16 dense peak 989)")
-            if bytes_: print(f"  {label}: {bytes_ / ms / 1e6:.1f} GB/s (H200 HBM 4800)")
+    import re
+    for what, pattern in (("call", r"^bench .*median ([0-9.]+) ms"),
+                          ("kernels", r"^profile .*kernels median ([0-9.]+) ms")):
+        found = re.search(pattern, out.stdout, re.M)
+        if not found:
+            continue
+        ms = float(found.group(1))
+        if flops: print(f"  {label} ({what}): {flops / ms / 1e9:.1f} TFLOP/s (H200 bf16 dense peak 989)")
+        if bytes_: print(f"  {label} ({what}): {bytes_ / ms / 1e6:.1f} GB/s (H200 HBM 4800)")
 H, KV, D, F = 2048, 8, 64, 8192
 block = os.path.join(d, "models", "llama32_1b_block.cuda.so")
 if os.path.exists(block):
@@ -375,6 +392,12 @@ if os.path.exists(attn_mma):
     T = 4096
     bench(attn_mma, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
           "attention_T4096_d128_causal_mmasync", flops=4 * T * T * 32 * 128 / 2)
+# The wgmma kernel with 64-row blocks (one warpgroup; each K/V tile read for 64 rows, not 128).
+attn_64 = os.path.join(d, "models", "attention_d128_rows64.cuda.so")
+if os.path.exists(attn_64):
+    T = 4096
+    bench(attn_64, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
+          "attention_T4096_d128_causal_rows64", flops=4 * T * T * 32 * 128 / 2)
 # The same attention in INT8 (two passes over K: the Q·Kᵀ of the row max is computed twice, so
 # the integer tensor cores do 6 T² H D / 2 operations; the figure counts the 4 T² H D / 2 of the
 # attention, against the 1979 dense INT8 TOPS).

@@ -117,6 +117,26 @@ decoda_status decoda_device_copy(const decoda_model *model, void *dst, const voi
 /* 1 when `ptr` is device memory of the model's device, else 0 (always 0 for a CPU model). */
 int decoda_is_device_pointer(const decoda_model *model, const void *ptr);
 
+/* Kernel profiles (CUDA models; docs/ABI.md, "Kernel profiles"). While enabled on the calling
+   thread, every decoda_run / decoda_run_donating of a CUDA model on that thread records a CUDA
+   event before its first kernel launch and one after each launch; when the call succeeds,
+   decoda_profile_last gives its launches in order, each with the kernel's name and the device
+   time from the end of the launch before it (for the first, from just before it) to its end.
+   The times add up to the span of the call's kernels on the device, without the copies of
+   inputs before the first launch and of outputs after the last. Recording adds a little host
+   work per launch, so time calls without it. Turning it off releases the thread's events.
+   DECODA_ERROR_NO_DEVICE for a CPU model; DECODA_ERROR_RUNTIME when the driver has no events. */
+typedef struct decoda_kernel_time {
+  const char *kernel; /* the kernel's name in the model's cubin */
+  double ms;
+} decoda_kernel_time;
+decoda_status decoda_profile_enable(const decoda_model *model, int on);
+/* The launches of the calling thread's last successful profiled call (count 0 when it launched
+   nothing, or when the thread's last call was not profiled); valid until the thread's next
+   call. */
+decoda_status decoda_profile_last(const decoda_model *model, const decoda_kernel_time **kernels,
+                                  int64_t *count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace {
 using CUresult = int;
@@ -53,6 +54,12 @@ struct Driver {
   CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *, const uint64_t *,
                                      const uint64_t *, const unsigned *, const unsigned *, int,
                                      int, int, int) = nullptr;
+  // Optional: events, for kernel profiles (decoda_profile_enable).
+  CUresult (*cuEventCreate)(void **, unsigned) = nullptr;
+  CUresult (*cuEventRecord)(void *, void *) = nullptr;
+  CUresult (*cuEventSynchronize)(void *) = nullptr;
+  CUresult (*cuEventElapsedTime)(float *, void *, void *) = nullptr;
+  CUresult (*cuEventDestroy)(void *) = nullptr;
   CUcontext context = nullptr;
   void *pool = nullptr; // the device's default pool, when stream-ordered allocation is there
 };
@@ -92,10 +99,60 @@ int moduleUnload(void *module) {
   }
   return enter() ? 1 : call(gDriver.cuModuleUnload(module));
 }
+// Kernel names by function handle, for profiles (a handle may be reused by a later module:
+// getFunction overwrites its name).
+std::mutex gNamesLock;
+std::unordered_map<void *, std::string> gNames;
+
 int getFunction(void **function, void *module, const char *name) {
   if (int rc = enter())
     return rc;
-  return call(gDriver.cuModuleGetFunction(function, module, name));
+  int rc = call(gDriver.cuModuleGetFunction(function, module, name));
+  if (rc == 0) {
+    std::lock_guard<std::mutex> guard(gNamesLock);
+    gNames[*function] = name;
+  }
+  return rc;
+}
+
+// The calling thread's kernel profile (decoda::runtime::cudaProfileBegin/End): an event
+// before the call's first launch, one after each launch, all on the launch's stream. The
+// events are reused by every call and destroyed when profiling is turned off (not at thread
+// exit, which may come after the driver's own teardown).
+struct Profile {
+  bool on = false;        // decoda_profile_enable on this thread
+  bool recording = false; // within a call
+  std::vector<void *> events;
+  std::vector<void *> functions;
+  std::string failure; // the first event error of the call
+  std::string error;   // why the last call has no profile
+  std::vector<std::string> names;
+  std::vector<decoda::runtime::KernelTime> last;
+};
+thread_local Profile tlProfile;
+
+/// Event `i` of the thread's profile (created on first use), or null with the failure noted.
+void *profileEvent(size_t i) {
+  Profile &p = tlProfile;
+  while (p.events.size() <= i) {
+    void *e = nullptr;
+    if (CUresult rc = gDriver.cuEventCreate(&e, /*CU_EVENT_DEFAULT=*/0)) {
+      if (p.failure.empty())
+        p.failure = "cuEventCreate: " + describe(rc);
+      return nullptr;
+    }
+    p.events.push_back(e);
+  }
+  return p.events[i];
+}
+
+void profileRecord(size_t i, void *stream) {
+  Profile &p = tlProfile;
+  void *e = profileEvent(i);
+  if (!e)
+    return;
+  if (CUresult rc = gDriver.cuEventRecord(e, stream); rc && p.failure.empty())
+    p.failure = "cuEventRecord: " + describe(rc);
 }
 int launch(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64_t by,
            int64_t bz, int32_t sharedBytes, void *stream, void **params) {
@@ -122,9 +179,17 @@ int launch(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64
       bytes = sharedBytes;
     }
   }
-  return call(gDriver.cuLaunchKernel(function, unsigned(gx), unsigned(gy), unsigned(gz),
-                                     unsigned(bx), unsigned(by), unsigned(bz),
-                                     unsigned(sharedBytes), stream, params, nullptr));
+  Profile &prof = tlProfile;
+  if (prof.recording && prof.functions.empty())
+    profileRecord(0, stream);
+  int rc = call(gDriver.cuLaunchKernel(function, unsigned(gx), unsigned(gy), unsigned(gz),
+                                       unsigned(bx), unsigned(by), unsigned(bz),
+                                       unsigned(sharedBytes), stream, params, nullptr));
+  if (rc == 0 && prof.recording) {
+    prof.functions.push_back(function);
+    profileRecord(prof.functions.size(), stream);
+  }
+  return rc;
 }
 int streamCreate(void **stream) {
   if (int rc = enter())
@@ -296,6 +361,15 @@ std::string initialize() {
   resolve(lib, d.cuMemPoolTrimTo, "cuMemPoolTrimTo", optional);
   std::string noTma; // TMA kernels then fail with their own message
   resolve(lib, d.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", noTma);
+  std::string noEvents; // decoda_profile_enable then fails, naming them
+  resolve(lib, d.cuEventCreate, "cuEventCreate", noEvents);
+  resolve(lib, d.cuEventRecord, "cuEventRecord", noEvents);
+  resolve(lib, d.cuEventSynchronize, "cuEventSynchronize", noEvents);
+  resolve(lib, d.cuEventDestroy, "cuEventDestroy_v2", noEvents);
+  // CUDA 12.8 added the _v2 name (the same signature); older drivers have only the first.
+  if (!(d.cuEventElapsedTime = reinterpret_cast<decltype(d.cuEventElapsedTime)>(
+            dlsym(lib, "cuEventElapsedTime_v2"))))
+    resolve(lib, d.cuEventElapsedTime, "cuEventElapsedTime", noEvents);
   if (!missing.empty())
     return "no CUDA device: the CUDA driver '" + path + "' lacks " + missing;
   if (CUresult rc = d.cuInit(0))
@@ -351,3 +425,71 @@ const decoda_cuda_api *decoda::runtime::acquireCUDA(std::string &error) {
 }
 
 const decoda_cuda_api *decoda::runtime::loadedCUDA() { return gAcquired ? &gAPI : nullptr; }
+
+std::string decoda::runtime::cudaProfileEnable(bool on) {
+  const Driver &d = gDriver;
+  if (on && (!d.cuEventCreate || !d.cuEventRecord || !d.cuEventSynchronize ||
+             !d.cuEventElapsedTime || !d.cuEventDestroy))
+    return "the CUDA driver lacks the event entry points kernel profiles use (cuEventCreate, "
+           "cuEventRecord, cuEventSynchronize, cuEventElapsedTime, cuEventDestroy_v2)";
+  Profile &p = tlProfile;
+  p.on = on;
+  if (!on && !p.events.empty()) {
+    if (enter())
+      return tlMessage;
+    for (void *e : p.events)
+      d.cuEventDestroy(e);
+    p.events.clear();
+  }
+  return "";
+}
+
+void decoda::runtime::cudaProfileBegin() {
+  Profile &p = tlProfile;
+  p.last.clear();
+  p.names.clear();
+  p.error.clear();
+  p.recording = p.on && gAcquired;
+  p.functions.clear();
+  p.failure.clear();
+}
+
+void decoda::runtime::cudaProfileEnd(bool keep) {
+  Profile &p = tlProfile;
+  if (!p.recording)
+    return;
+  p.recording = false;
+  auto fail = [&](const std::string &why) {
+    p.last.clear();
+    p.error = "kernel profile: " + why;
+  };
+  if (!keep || p.functions.empty())
+    return;
+  if (!p.failure.empty())
+    return fail(p.failure);
+  if (enter())
+    return fail(tlMessage);
+  size_t n = p.functions.size();
+  if (CUresult rc = gDriver.cuEventSynchronize(p.events[n]))
+    return fail("cuEventSynchronize: " + describe(rc));
+  {
+    std::lock_guard<std::mutex> guard(gNamesLock);
+    for (void *f : p.functions) {
+      auto it = gNames.find(f);
+      p.names.push_back(it == gNames.end() ? "?" : it->second);
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    // One stream per calling thread (docs/ABI.md, "Streams"): the events are in stream order.
+    float ms = 0;
+    if (CUresult rc = gDriver.cuEventElapsedTime(&ms, p.events[i], p.events[i + 1]))
+      return fail("cuEventElapsedTime: " + describe(rc));
+    p.last.push_back({p.names[i].c_str(), double(ms)});
+  }
+}
+
+const std::vector<decoda::runtime::KernelTime> &
+decoda::runtime::cudaProfileLast(std::string &error) {
+  error = tlProfile.error;
+  return tlProfile.last;
+}

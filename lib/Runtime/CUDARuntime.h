@@ -9,6 +9,7 @@
 #define DECODA_RUNTIME_CUDARUNTIME_H
 
 #include <string>
+#include <vector>
 
 struct decoda_cuda_api;
 
@@ -22,6 +23,25 @@ const decoda_cuda_api *acquireCUDA(std::string &error);
 /// The driver table when a CUDA model was loaded before (acquireCUDA succeeded), else null;
 /// never loads the driver.
 const decoda_cuda_api *loadedCUDA();
+
+/// Kernel profiles of the calling thread (docs/ABI.md, "Kernel profiles"): while enabled,
+/// every launch between cudaProfileBegin and cudaProfileEnd is bracketed by CUDA events on
+/// its stream. Enabling returns an error when the driver lacks the event entry points.
+std::string cudaProfileEnable(bool on);
+/// The start of a call of a model (clears the thread's last profile).
+void cudaProfileBegin();
+/// The end of the call: with `keep` (the call succeeded), waits for the last event and makes
+/// the launches' times the thread's last profile (an event error is kept for cudaProfileLast).
+void cudaProfileEnd(bool keep);
+/// One launch of a profiled call: its kernel and the device time from the end of the launch
+/// before it (the first: from just before it) to its end.
+struct KernelTime {
+  const char *kernel;
+  double ms;
+};
+/// The launches of the thread's last profiled call, in launch order (valid until its next
+/// call); `error` set when its events failed.
+const std::vector<KernelTime> &cudaProfileLast(std::string &error);
 
 } // namespace decoda::runtime
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -490,7 +491,12 @@ decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *
 
   JumpContext ctx;
   ctx.message[0] = '\0';
-  if (!callGuarded(entry->fn, args.data(), ctx))
+  if (model->cuda)
+    decoda::runtime::cudaProfileBegin();
+  bool called = callGuarded(entry->fn, args.data(), ctx);
+  if (model->cuda)
+    decoda::runtime::cudaProfileEnd(called);
+  if (!called)
     return setError(DECODA_ERROR_RUNTIME,
                     "entry '" + spec.name + "': run-time check failed: " + ctx.message);
 
@@ -958,15 +964,16 @@ void decoda_tensor_free(decoda_tensor *tensor) {
 }
 
 namespace {
-decoda_status needDevice(const decoda_model *model, const char *what) {
+decoda_status needDevice(const decoda_model *model, const char *what,
+                         const char *purpose = "device memory is for CUDA models") {
   if (!model)
     return setError(DECODA_ERROR_ARGUMENT, std::string(what) + ": null model");
   if (!model->cuda)
-    return setError(DECODA_ERROR_NO_DEVICE, std::string(what) + ": model '" + model->path +
-                                                "' is a CPU model; device memory is for CUDA "
-                                                "models");
+    return setError(DECODA_ERROR_NO_DEVICE,
+                    std::string(what) + ": model '" + model->path + "' is a CPU model; " + purpose);
   return DECODA_OK;
 }
+constexpr const char *kProfilesAreForCUDA = "kernel profiles are for CUDA models";
 } // namespace
 
 decoda_status decoda_device_alloc(const decoda_model *model, size_t bytes, void **ptr) {
@@ -1012,6 +1019,35 @@ decoda_status decoda_device_copy(const decoda_model *model, void *dst, const voi
 
 int decoda_is_device_pointer(const decoda_model *model, const void *ptr) {
   return model && onDevice(model, ptr) ? 1 : 0;
+}
+
+decoda_status decoda_profile_enable(const decoda_model *model, int on) {
+  if (decoda_status s = needDevice(model, "decoda_profile_enable", kProfilesAreForCUDA))
+    return s;
+  std::string why = decoda::runtime::cudaProfileEnable(on != 0);
+  if (!why.empty())
+    return setError(DECODA_ERROR_RUNTIME, "decoda_profile_enable: " + why);
+  return DECODA_OK;
+}
+
+decoda_status decoda_profile_last(const decoda_model *model, const decoda_kernel_time **kernels,
+                                  int64_t *count) {
+  if (decoda_status s = needDevice(model, "decoda_profile_last", kProfilesAreForCUDA))
+    return s;
+  if (!kernels || !count)
+    return setError(DECODA_ERROR_ARGUMENT, "decoda_profile_last: null result pointer");
+  *kernels = nullptr;
+  *count = 0;
+  std::string why;
+  const std::vector<decoda::runtime::KernelTime> &last = decoda::runtime::cudaProfileLast(why);
+  if (!why.empty())
+    return setError(DECODA_ERROR_RUNTIME, "decoda_profile_last: " + why);
+  static_assert(sizeof(decoda::runtime::KernelTime) == sizeof(decoda_kernel_time) &&
+                    offsetof(decoda::runtime::KernelTime, ms) == offsetof(decoda_kernel_time, ms),
+                "KernelTime mirrors decoda_kernel_time");
+  *kernels = reinterpret_cast<const decoda_kernel_time *>(last.data());
+  *count = static_cast<int64_t>(last.size());
+  return DECODA_OK;
 }
 
 } // extern "C"

@@ -75,6 +75,10 @@ class _Tensor(ctypes.Structure):
                 ("shape", ctypes.c_int64 * MAX_RANK), ("data", ctypes.c_void_p)]
 
 
+class _KernelTime(ctypes.Structure):
+    _fields_ = [("kernel", ctypes.c_char_p), ("ms", ctypes.c_double)]
+
+
 _lib = None
 _lib_lock = threading.Lock()
 
@@ -133,6 +137,9 @@ def _library():
             "decoda_device_free": (c_int, [model_p, c_void_p]),
             "decoda_device_copy": (c_int, [model_p, c_void_p, c_void_p, ctypes.c_size_t]),
             "decoda_is_device_pointer": (c_int, [model_p, c_void_p]),
+            "decoda_profile_enable": (c_int, [model_p, c_int]),
+            "decoda_profile_last": (c_int, [model_p, ctypes.POINTER(ctypes.POINTER(_KernelTime)),
+                                            ctypes.POINTER(ctypes.c_int64)]),
         }
         info = [model_p, c_int, c_int, ctypes.POINTER(c_char_p), ctypes.POINTER(c_int),
                 ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.POINTER(ctypes.c_int64))]
@@ -308,6 +315,26 @@ class Model:
         if status != 0:
             raise _error(self._lib, status)
         return DeviceArray(self, ptr.value, [int(d) for d in shape], dtype)
+
+    def profile(self, on=True):
+        """Kernel profiles of this thread's calls of CUDA models (docs/ABI.md, "Kernel
+        profiles"): while on, each call records CUDA events around its launches, and
+        :meth:`last_profile` returns them. A CPU model raises :class:`DecodaError`
+        (``NO_DEVICE``)."""
+        status = self._lib.decoda_profile_enable(self._handle, 1 if on else 0)
+        if status != 0:
+            raise _error(self._lib, status)
+
+    def last_profile(self):
+        """The launches of this thread's last profiled call: a list of (kernel name,
+        milliseconds of device time from the end of the launch before it to its end)."""
+        kernels = ctypes.POINTER(_KernelTime)()
+        count = ctypes.c_int64()
+        status = self._lib.decoda_profile_last(self._handle, ctypes.byref(kernels),
+                                               ctypes.byref(count))
+        if status != 0:
+            raise _error(self._lib, status)
+        return [(kernels[i].kernel.decode(), kernels[i].ms) for i in range(count.value)]
 
     def to_device(self, array):
         """A :class:`DeviceArray` holding a copy of ``array``."""

@@ -61,6 +61,7 @@
 // APPEND-NEXT: copy 8
 // APPEND-NEXT: copy-to host stream [[S]]
 // APPEND-NEXT: sync stream [[S]]
+// APPEND-NEXT: launch blocks
 // APPEND-NEXT: launch shared=
 // APPEND-NEXT: launch stream [[S]]
 // APPEND-NEXT: sync stream [[S]]

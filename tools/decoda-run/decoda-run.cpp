@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -42,6 +43,11 @@ options:
   --atol A              absolute tolerance of --check (default 1e-8)
   --bench N             time N runs after the warm-up runs; prints median/min/max in ms
   --warmup W            warm-up runs before --bench (default 3)
+  --profile             with --bench N, CUDA models: N more runs (before the timed ones) with
+                        CUDA events around every kernel launch (docs/ABI.md, "Kernel
+                        profiles"); prints the median device time of each launch and of all
+                        of them together (the kernels' span, without the copies of inputs
+                        and outputs)
   --donate              hand the buffers of donated inputs (docs/ABI.md; e.g. a KV cache the
                         entry returns updated) to the model: it writes those outputs in place
                         instead of into a copy (each --bench run then starts from the cache
@@ -212,6 +218,7 @@ struct Options {
   long bench = 0, warmup = 3;
   bool list = false;
   bool donate = false;
+  bool profile = false;
   bool deviceInputs = false;
   std::vector<std::string> deviceInputNames; // --device-inputs=a,b; empty: every input
 };
@@ -254,10 +261,10 @@ Options parseArgs(int argc, char **argv) {
         }
         continue;
       }
-      if (flag == "--list" || flag == "--donate") {
+      if (flag == "--list" || flag == "--donate" || flag == "--profile") {
         if (inlineValue)
           die(kExitUsage, flag + " takes no value", true);
-        (flag == "--list" ? o.list : o.donate) = true;
+        (flag == "--list" ? o.list : flag == "--donate" ? o.donate : o.profile) = true;
         continue;
       }
       if (!takesValue)
@@ -299,7 +306,64 @@ Options parseArgs(int argc, char **argv) {
   }
   if (o.model.empty())
     die(kExitUsage, "no model given", true);
+  if (o.profile && o.bench == 0)
+    die(kExitUsage, "--profile needs --bench N (the number of profiled runs)", true);
   return o;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t k = v.size();
+  return k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+/// --profile: `runs` calls of `run` with the runtime's kernel profile on; prints the median
+/// device time of each launch (by its place in the call) and of the call's kernels together.
+void profileRuns(decoda_model *model, const std::string &entry, long runs,
+                 const std::function<void()> &run) {
+  if (decoda_profile_enable(model, 1) != DECODA_OK)
+    die(kExitUsage, std::string("--profile: ") + decoda_last_error());
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> perLaunch;
+  std::vector<double> spans;
+  bool sameLaunches = true;
+  for (long r = 0; r < runs; ++r) {
+    run();
+    const decoda_kernel_time *k = nullptr;
+    int64_t n = 0;
+    if (decoda_profile_last(model, &k, &n) != DECODA_OK)
+      die(kExitFail, std::string("--profile: ") + decoda_last_error());
+    double span = 0;
+    for (int64_t i = 0; i < n; ++i)
+      span += k[i].ms;
+    spans.push_back(span);
+    if (r == 0) {
+      for (int64_t i = 0; i < n; ++i)
+        names.push_back(k[i].kernel);
+      perLaunch.resize(n);
+    }
+    if (static_cast<size_t>(n) != names.size()) {
+      sameLaunches = false;
+      continue;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      sameLaunches = sameLaunches && names[i] == k[i].kernel;
+      perLaunch[i].push_back(k[i].ms);
+    }
+  }
+  decoda_profile_enable(model, 0);
+  double total = median(spans);
+  std::printf("profile %s: %ld runs, %zu launches a run: kernels median %.4f ms\n",
+              entry.c_str(), runs, names.size(), total);
+  if (!sameLaunches) {
+    std::printf("  (the runs launched different kernels: no per-launch figures)\n");
+    return;
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    double m = median(perLaunch[i]);
+    std::printf("  launch %2zu %-48s median %.4f ms %5.1f%%\n", i, names[i].c_str(), m,
+                total > 0 ? 100.0 * m / total : 0.0);
+  }
 }
 
 struct EntryInfo {
@@ -640,6 +704,11 @@ int main(int argc, char **argv) {
       runOnce();
       freeOutputs();
     }
+    if (opt.profile)
+      profileRuns(model, entry.name, opt.bench, [&] {
+        runOnce();
+        freeOutputs();
+      });
     std::vector<double> ms;
     for (long i = 0; i < opt.bench; ++i) {
       auto t0 = std::chrono::steady_clock::now();
@@ -649,12 +718,9 @@ int main(int argc, char **argv) {
       if (i + 1 < opt.bench)
         freeOutputs();
     }
-    std::vector<double> sorted = ms;
-    std::sort(sorted.begin(), sorted.end());
-    size_t k = sorted.size();
-    double median = k % 2 ? sorted[k / 2] : 0.5 * (sorted[k / 2 - 1] + sorted[k / 2]);
+    auto [lo, hi] = std::minmax_element(ms.begin(), ms.end());
     std::printf("bench %s: %ld warm-up, %ld timed runs: median %.4f ms, min %.4f ms, max %.4f ms\n",
-                entry.name.c_str(), opt.warmup, opt.bench, median, sorted.front(), sorted.back());
+                entry.name.c_str(), opt.warmup, opt.bench, median(ms), *lo, *hi);
   }
 
   // Outputs in device memory (donated device-resident inputs) are read through host copies.

@@ -20,6 +20,10 @@
  *   checks its arguments as the driver documents them (16-byte aligned device address and row
  *   stride, box extents 1..256, the inner box within the swizzle span) and logs each map;
  *   built with -DFAKE_CUDA_NO_TMA it lacks that entry point (a pre-CUDA-12 driver).
+ * - Events (kernel profiles) read a fake device clock in microseconds that every launch
+ *   advances by its number of blocks (gx * gy * gz) and every copy by its size in KiB (rounded
+ *   up); launches log their block counts and copies their sizes, events their records. Built
+ *   with -DFAKE_CUDA_NO_EVENTS it lacks the event entry points.
  *
  * Build: cc -shared -fPIC fake_cuda.c -o fake_cuda.so */
 #include <stdint.h>
@@ -29,6 +33,7 @@
 
 typedef int CUresult;
 static int live_buffers, live_streams, launches, streams_created;
+static unsigned long long fake_clock; /* microseconds of fake device time */
 
 /* The fake device allocations, for cuPointerGetAttribute. */
 #define MAX_BUFFERS 4096
@@ -153,7 +158,7 @@ CUresult cuTensorMapEncodeTiled(void *map, int type, unsigned rank, void *base,
 #endif
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned shared, void *stream, void **params, void **extra) {
-  (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz;
+  (void)bx, (void)by, (void)bz;
   (void)params, (void)extra;
   const char *fail = getenv("FAKE_CUDA_FAIL_LAUNCH");
   if (!shared_allowed(f, shared)) {
@@ -161,6 +166,8 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
     return 1; /* CUDA_ERROR_INVALID_VALUE */
   }
   ++launches;
+  fake_clock += (unsigned long long)gx * gy * gz;
+  note("launch blocks %llu", (unsigned long long)gx * gy * gz);
   note("launch shared=%llu", shared);
   note("launch stream %llu", stream_id(stream));
   return fail && *fail && launches >= atoi(fail) ? 719 : 0;
@@ -237,8 +244,35 @@ CUresult cuPointerGetAttribute(void *data, int attribute, uintptr_t ptr) {
 }
 CUresult cuMemcpyAsync(uintptr_t dst, uintptr_t src, size_t size, void *stream) {
   memcpy((void *)dst, (const void *)src, size);
+  fake_clock += (size + 1023) / 1024;
   note("copy %llu", size);
   note(is_device(dst) ? "copy-to device stream %llu" : "copy-to host stream %llu",
        stream_id(stream));
   return 0;
 }
+#ifndef FAKE_CUDA_NO_EVENTS
+CUresult cuEventCreate(void **event, unsigned flags) {
+  (void)flags;
+  *event = calloc(1, sizeof(unsigned long long));
+  note("event create", 0);
+  return *event ? 0 : 2;
+}
+CUresult cuEventRecord(void *event, void *stream) {
+  *(unsigned long long *)event = fake_clock;
+  note("event record stream %llu", stream_id(stream));
+  return 0;
+}
+CUresult cuEventSynchronize(void *event) {
+  (void)event;
+  return 0;
+}
+CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end) {
+  *ms = (float)((double)(*(unsigned long long *)end - *(unsigned long long *)start) / 1000.0);
+  return 0;
+}
+CUresult cuEventDestroy_v2(void *event) {
+  free(event);
+  note("event destroy", 0);
+  return 0;
+}
+#endif
