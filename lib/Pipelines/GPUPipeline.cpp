@@ -129,6 +129,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   // calls are inlined either way.
   GPUFlashAttentionPassOptions attention;
   attention.wgmma = options.gpuArch == "sm_90a" && options.attentionWgmma;
+  attention.wgmmaRows = options.attentionRows;
   pm.addPass(createGPUFlashAttentionPass(attention));
   pm.addPass(createGPURowNormPass());
   addTextual(pm, "inline");
@@ -165,6 +166,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   // Constants and index math used by a kernel move into it (else they become parameters).
   addTextual(pm, "func.func(gpu-launch-sink-index-computations)");
   addTextual(pm, "gpu-kernel-outlining");
+  pm.addPass(createGPUNameKernelsPass());
   pm.addPass(createGPUDeviceBuffersPass());
   addTextual(pm, "lower-affine");
   pm.addPass(createCanonicalizerPass());

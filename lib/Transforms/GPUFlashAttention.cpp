@@ -52,6 +52,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include <array>
 #include <limits>
@@ -450,18 +451,24 @@ protected:
     tid = launch.getThreadIds().x;
     warp = div(tid, 32);
     lane = rem(tid, 32);
-    p0 = mul(launch.getBlockIds().x, rows);
+    // Causal: the last row blocks see the most keys. Blocks start in the order of their x
+    // index, so block x takes row block gridX - 1 - x: the longest start first and the tail
+    // of the grid is the short ones. (Split forms set p0 to 0 themselves.)
+    Value rowBlock = launch.getBlockIds().x;
+    if (c.causal)
+      rowBlock = sub(sub(launch.getGridSize().x, idx(1)), rowBlock);
+    p0 = mul(rowBlock, rows);
     kvh = launch.getBlockIds().y;
     bIdx = launch.getBlockIds().z;
     qOff = sub(keyLen, tq);
   }
 
   gpu::LaunchOp createLaunch(ArrayRef<Type> workgroup, Value gridX = nullptr,
-                             Value dynamicSharedBytes = nullptr) {
+                             Value dynamicSharedBytes = nullptr, int64_t threads = kThreads) {
     if (!gridX)
       gridX = div(add(rowsTotal, idx(rows - 1)), rows);
     Value one = idx(1);
-    return gpu::LaunchOp::create(b, loc, gridX, idx(c.numKvHeads), batchDim(), idx(kThreads),
+    return gpu::LaunchOp::create(b, loc, gridX, idx(c.numKvHeads), batchDim(), idx(threads),
                                  one, one, dynamicSharedBytes,
                                  /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
                                  TypeRange(workgroup));
@@ -1266,15 +1273,27 @@ protected:
 /// m64n{Dv}k16` with A from registers (the same fragment as mma.sync's) and V read MN-major
 /// (imm-trans-b = 1: key slice s 2048 bytes further, LBO the 64-column block, SBO 1024).
 /// NVVM's wgmma op takes A from shared memory only, so that one is inline PTX.
+///
+/// As in FlashAttention-3: the one-pass kernel's block is 128 rows by default, two warpgroups
+/// sharing every K/V tile (half the K/V traffic per row of 64-row blocks), and within a
+/// warpgroup the two products overlap: S of tile t and P·V of tile t - 1 are issued as two
+/// wgmma groups of one inline-asm block, the softmax of tile t runs while P·V of tile t - 1 is
+/// on the tensor cores (wgmma.wait_group 1), and P of tile t is rounded into A registers only
+/// after wgmma.wait_group 0. K of a tile is copied one step before its V (step t: K_{t+1} and
+/// V_t, one cp.async group), so each stage is refilled only after the barrier that follows
+/// the last wgmma reading it; one barrier per tile.
 class WgmmaKernel : public TensorCoreKernel {
 public:
-  WgmmaKernel(func::FuncOp fn, const Config &c, const SplitOptions &so)
-      : TensorCoreKernel(fn, c, so) {}
+  /// `wideRows`: the one-pass kernel's rows per block, 64 (one warpgroup) or 128 (two
+  /// warpgroups sharing each K/V tile); the split form keeps 64.
+  WgmmaKernel(func::FuncOp fn, const Config &c, const SplitOptions &so, int64_t wideRows)
+      : TensorCoreKernel(fn, c, so), wideRows(wideRows) {}
 
   static constexpr int64_t kKeysPerTile = 64;
-  /// Dynamic shared memory: Q, two stages of K and V, and 1024 bytes to align them.
-  static int64_t sharedBytes(const Config &c) {
-    return 2 * (kTcRows * c.d + 2 * kKeysPerTile * (c.d + c.dv)) + 1024;
+  /// Dynamic shared memory of a block of `blockRows` rows: Q, two stages of K and V, and 1024
+  /// bytes to align them.
+  static int64_t sharedBytes(const Config &c, int64_t blockRows) {
+    return 2 * (blockRows * c.d + 2 * kKeysPerTile * (c.d + c.dv)) + 1024;
   }
   /// Why this form does not take `c` (which the mma.sync kernel takes), or "".
   static std::string refusal(const Config &c) {
@@ -1292,12 +1311,20 @@ protected:
     Type el = c.elem;
     Type i32 = b.getI32Type(), i64 = b.getI64Type();
     const int64_t keys = kKeysPerTile;
+    // A warpgroup per 64 rows.
+    const int64_t blockRows = tcSplitting ? kTcRows : wideRows;
+    const int64_t threads = 2 * blockRows;
+    const bool wide = blockRows > kTcRows;
+    int64_t savedRows = rows;
+    rows = blockRows;
+    llvm::scope_exit restoreRows([&] { rows = savedRows; });
     // Bytes: Q, then per stage K and V; every tile a multiple of 1024.
-    const int64_t qBytes = 2 * kTcRows * c.d, kBytes = 2 * keys * c.d, vBytes = 2 * keys * c.dv;
+    const int64_t qBytes = 2 * blockRows * c.d, kBytes = 2 * keys * c.d, vBytes = 2 * keys * c.dv;
     const int64_t stageBytes = kBytes + vBytes, tileBytes = qBytes + 2 * stageBytes;
     auto launch = createLaunch(
         {}, tcSplitting ? splits : Value(),
-        arith::ConstantIntOp::create(b, loc, i32, sharedBytes(c)).getResult());
+        arith::ConstantIntOp::create(b, loc, i32, sharedBytes(c, blockRows)).getResult(),
+        threads);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&launch.getBody().front());
     readIds(launch);
@@ -1336,14 +1363,14 @@ protected:
           .getResult();
     };
 
-    // cp.async of `count` rows of `width` elements into the swizzled tile at element `at`.
-    auto copySwizzled = [&](SmallVectorImpl<Value> &tokens, Value src, int64_t at,
-                            Value atStage, int64_t count, int64_t width,
+    // cp.async of `count` rows of `width` elements into the swizzled tile at element `at`
+    // (their group committed by the caller).
+    auto copySwizzled = [&](Value src, int64_t at, Value atStage, int64_t count, int64_t width,
                             function_ref<std::pair<Value, SmallVector<Value>>(Value, Value)> source) {
       auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
       int64_t perRow = width / 8;
-      for (int64_t i = 0; i < count * perRow / kThreads; ++i) {
-        Value ch = add(tid, idx(i * kThreads));
+      for (int64_t i = 0; i < count * perRow / threads; ++i) {
+        Value ch = add(tid, idx(i * threads));
         Value r = div(ch, perRow), cc = rem(ch, perRow);
         Value swz = arith::XOrIOp::create(b, loc, rem(cc, 8), rem(r, 8));
         Value dst = add(add(mul(div(cc, 8), count * 64), mul(r, 64)), mul(swz, 8));
@@ -1352,52 +1379,64 @@ protected:
           dst = add(dst, atStage);
         auto [inside, srcIdx] = source(r, mul(cc, 8));
         Value n = select(inside, idx(8), idx(0));
-        auto copy = nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, tiles, ValueRange{dst},
-                                                     src, srcIdx, b.getIndexAttr(8), n,
-                                                     b.getUnitAttr());
-        tokens.push_back(copy.getAsyncToken());
+        nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, tiles, ValueRange{dst}, src, srcIdx,
+                                         b.getIndexAttr(8), n, b.getUnitAttr());
       }
-    };
-    auto copyTile = [&](Value stage, Value j0, Value jhi) {
-      SmallVector<Value> tokens;
-      Value at = mul(stage, stageBytes / 2);
-      for (auto [mem, off, width] :
-           {std::tuple{k, qBytes / 2, c.d}, std::tuple{v, (qBytes + kBytes) / 2, c.dv}}) {
-        copySwizzled(tokens, mem, off, at, keys, width, [&](Value r, Value col) {
-          Value j = add(j0, r);
-          Value inside = cmp(arith::CmpIPredicate::ult, j, jhi);
-          return std::pair{inside, SmallVector<Value>{bIdx, select(inside, j, j0), kvh, col}};
-        });
-      }
-      return group(tokens);
     };
 
-    // Q (the block's 64 rows), then the first K/V tile: two groups.
-    SmallVector<Value> qTokens;
-    copySwizzled(qTokens, q, 0, Value(), kTcRows, c.d, [&](Value r, Value col) {
+    // Q (the block's rows), its own group; then K of the first tile.
+    copySwizzled(q, 0, Value(), blockRows, c.d, [&](Value r, Value col) {
       Row rw = row(add(p0, r));
       return std::pair{rw.valid, SmallVector<Value>{bIdx, rw.query, rw.head, col}};
     });
-    Value qGroup = group(qTokens);
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
     auto [jlo, jhi] = keyRange();
     if (tcSplitting)
       std::tie(jlo, jhi) = splitShare(jlo, jhi, split, keys);
     Value span = maxs(sub(jhi, jlo), idx(0));
     Value numTiles = div(add(span, idx(keys - 1)), keys);
-    auto firstCopy = scf::IfOp::create(b, loc, TypeRange{},
-                                       cmp(arith::CmpIPredicate::sgt, numTiles, idx(0)), false);
-    {
+    Value anyTile = cmp(arith::CmpIPredicate::sgt, numTiles, idx(0));
+    auto tileStart = [&](Value t) { return add(jlo, mul(t, keys)); };
+    // Keys j0 .. j0 + 63 of K or V into its half of `stage` (zero past jhi).
+    auto copyKeys = [&](Value mem, int64_t at, Value stage, int64_t width, Value j0) {
+      copySwizzled(mem, at, mul(stage, stageBytes / 2), keys, width, [&](Value r, Value col) {
+        Value j = add(j0, r);
+        Value inside = cmp(arith::CmpIPredicate::ult, j, jhi);
+        // j0 < jhi is a key of the cache: a valid address for the zero fill.
+        return std::pair{inside, SmallVector<Value>{bIdx, select(inside, j, j0), kvh, col}};
+      });
+    };
+    auto copyK = [&](Value t) { copyKeys(k, qBytes / 2, rem(t, 2), c.d, tileStart(t)); };
+    auto copyV = [&](Value t) { copyKeys(v, (qBytes + kBytes) / 2, rem(t, 2), c.dv, tileStart(t)); };
+    auto ifThen = [&](Value cond, function_ref<void()> body) {
+      auto op = scf::IfOp::create(b, loc, TypeRange{}, cond, false);
       OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&firstCopy.getThenRegion().front());
-      copyTile(idx(0), jlo, jhi);
-    }
+      b.setInsertionPointToStart(&op.getThenRegion().front());
+      body();
+    };
+    ifThen(anyTile, [&] { copyK(idx(0)); });
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    // Step t's copies, one group: K of tile t + 1 (when there is one) and V of tile t.
+    auto copyStep = [&](Value t) {
+      Value next = add(t, idx(1));
+      ifThen(cmp(arith::CmpIPredicate::ult, next, numTiles), [&] { copyK(next); });
+      copyV(t);
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    };
+    // Every copy so far landed, ordered before the async proxy's reads (wgmma) and visible to
+    // the block; every wgmma before it finished its reads (each warp waited for it).
+    auto publish = [&] {
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+      NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                                 NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      gpu::BarrierOp::create(b, loc);
+    };
 
     std::array<Row, 2> rowsOfThread;
     for (int64_t h = 0; h < 2; ++h)
       rowsOfThread[h] = row(add(p0, add(mul(warp, 16), add(g8, idx(8 * h)))));
 
-    NVVM::WGMMATypes wtype = el.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
-    const int64_t sRegs = keys / 2, oRegs = c.dv / 2;
+    const int64_t sRegs = keys / 2, oRegs = c.dv / 2, pRegs = keys / 4;
     auto sType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(sRegs, f32));
     auto oType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(oRegs, f32));
     auto pairType = VectorType::get({2}, f32);
@@ -1405,74 +1444,118 @@ protected:
     auto reg = [&](Value acc, int64_t i) {
       return LLVM::ExtractValueOp::create(b, loc, acc, ArrayRef<int64_t>{i}).getResult();
     };
-    // O += P·V for key slice s: A (4 registers of 2 x 16 bits) from registers, V MN-major.
-    std::string pvAsm;
-    {
-      llvm::raw_string_ostream os(pvAsm);
-      os << "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n" << c.dv
-         << "k16.f32." << (el.isBF16() ? "bf16.bf16" : "f16.f16") << " {";
-      for (int64_t i = 0; i < oRegs; ++i)
-        os << (i ? ", $" : "$") << i;
-      os << "}, {$" << 2 * oRegs << ", $" << 2 * oRegs + 1 << ", $" << 2 * oRegs + 2 << ", $"
-         << 2 * oRegs + 3 << "}, $" << 2 * oRegs + 4 << ", p, 1, 1, 1;\n}\n";
-    }
-    std::string pvConstraints;
-    for (int64_t i = 0; i < oRegs; ++i)
-      pvConstraints += "=f,";
-    for (int64_t i = 0; i < oRegs; ++i)
-      pvConstraints += std::to_string(i) + ",";
-    pvConstraints += "r,r,r,r,l";
-
-    SmallVector<Value> init = {negInf(), negInf(), fc(0.0), fc(0.0)}; // m[2], l[2]
-    init.push_back(LLVM::ZeroOp::create(b, loc, oType));
-    auto loop = scf::ForOp::create(b, loc, idx(0), numTiles, idx(1), init);
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value t = loop.getInductionVar();
-      ValueRange it = loop.getRegionIterArgs();
-      SmallVector<Value> m(it.begin(), it.begin() + 2), l(it.begin() + 2, it.begin() + 4);
-      Value o = it[4];
-      Value j0 = add(jlo, mul(t, keys));
-      Value next = add(t, idx(1));
-      auto prefetch = scf::IfOp::create(b, loc, TypeRange{},
-                                        cmp(arith::CmpIPredicate::ult, next, numTiles), true);
-      {
-        OpBuilder::InsertionGuard g3(b);
-        b.setInsertionPointToStart(&prefetch.getThenRegion().front());
-        Value grp = copyTile(rem(next, 2), add(j0, idx(keys)), jhi);
-        nvgpu::DeviceAsyncWaitOp::create(b, loc, grp, b.getI32IntegerAttr(1));
-        b.setInsertionPointToStart(&prefetch.getElseRegion().front());
-        nvgpu::DeviceAsyncWaitOp::create(b, loc, qGroup, b.getI32IntegerAttr(0));
+    auto inlineAsm = [&](TypeRange results, ValueRange operands, StringRef text,
+                         StringRef constraints) {
+      return LLVM::InlineAsmOp::create(b, loc, results, operands, text, constraints,
+                                       /*has_side_effects=*/true, /*is_align_stack=*/false,
+                                       LLVM::tailcallkind::TailCallKind::None,
+                                       /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr);
+    };
+    // The registers of a wgmma accumulator pinned after the wait that completes it (an empty
+    // volatile asm reading and redefining them): nothing computed from them is scheduled
+    // before that wait.
+    auto pin = [&](Value acc, int64_t regs) {
+      std::string constraints;
+      for (int64_t i = 0; i < regs; ++i)
+        constraints += "=f,";
+      for (int64_t i = 0; i < regs; ++i)
+        constraints += std::to_string(i) + (i + 1 < regs ? "," : "");
+      SmallVector<Value> operands;
+      for (int64_t i = 0; i < regs; ++i)
+        operands.push_back(reg(acc, i));
+      return inlineAsm(acc.getType(), operands, "", constraints).getResult(0);
+    };
+    // The warpgroup's 64 rows of Q (column blocks of blockRows x 128 bytes).
+    Value wg = div(warp, 4);
+    Value qAt = base;
+    if (wide)
+      qAt = arith::AddIOp::create(
+          b, loc, base,
+          arith::IndexCastUIOp::create(b, loc, i64, mul(wg, kTcRows * 128)));
+    // The wgmma of a step as one inline-asm block: `wgmma.fence`, then S = Q·Kᵀ of the K tile
+    // at `kAt` into fresh accumulators (one group) and/or O += P·V of the V tile at `vAt` (one
+    // group). One block, because ptxas serialises every wgmma of the kernel when a non-wgmma
+    // instruction defines a register a wgmma reads between the fence and the commit: the
+    // copies the compiler makes of operands that come from another block (P and O are
+    // loop-carried) land right before their wgmma unless the block's inputs are all read
+    // before it starts. S: k slice s of Q and K is column block s / 4 at 32 (s % 4) bytes
+    // within the 128-byte rows, K-major. P·V: P's key slice s (keys 16s ..) is the A fragment
+    // pFrags[4s .. 4s + 3] from registers, V read MN-major (imm-trans-b 1; key slice s 2048
+    // bytes further, LBO the 64-column block, SBO 1024). NVVM's wgmma op takes A from shared
+    // memory only, hence PTX text. Returns S and O (null when not issued).
+    const char *types = el.isBF16() ? "bf16.bf16" : "f16.f16";
+    auto issue = [&](Value kAt, Value o, ValueRange pFrags, Value vAt) -> std::pair<Value, Value> {
+      std::string text, constraints;
+      llvm::raw_string_ostream os(text);
+      SmallVector<Value> inputs;
+      SmallVector<std::string> inputConstraints;
+      int64_t outputs = (kAt ? sRegs : 0) + (vAt ? oRegs : 0);
+      // Operand numbers: the outputs (S, then O), then the inputs in the order they are added.
+      auto input = [&](Value v, StringRef constraint) {
+        inputs.push_back(v);
+        inputConstraints.push_back(constraint.str());
+        return "$" + std::to_string(outputs + inputs.size() - 1);
+      };
+      auto regList = [&](int64_t first, int64_t count) {
+        std::string list = "{";
+        for (int64_t i = 0; i < count; ++i)
+          list += (i ? ", $" : "$") + std::to_string(first + i);
+        return list + "}";
+      };
+      os << "{\n.reg .pred scale0;\n.reg .pred scale1;\nsetp.ne.b32 scale0, 0, 0;\n"
+         << "setp.ne.b32 scale1, 1, 0;\nwgmma.fence.sync.aligned;\n";
+      int64_t oFirst = 0;
+      if (kAt) {
+        oFirst = sRegs;
+        for (int64_t sl = 0; sl < c.d / 16; ++sl) {
+          int64_t inRow = 32 * (sl % 4);
+          std::string descQ = input(
+              descriptor(addr(qAt, (sl / 4) * blockRows * 128 + inRow), 16, 1024), "l");
+          std::string descK =
+              input(descriptor(addr(kAt, (sl / 4) * keys * 128 + inRow), 16, 1024), "l");
+          os << "wgmma.mma_async.sync.aligned.m64n" << keys << "k16.f32." << types << " "
+             << regList(0, sRegs) << ", " << descQ << ", " << descK << ", "
+             << (sl ? "scale1" : "scale0") << ", 1, 1, 0, 0;\n";
+        }
+        os << "wgmma.commit_group.sync.aligned;\n";
       }
-      // The thread's copies are done; ordered before the async proxy's reads (wgmma), then
-      // visible to the whole warpgroup.
-      NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
-                                 NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-      gpu::BarrierOp::create(b, loc);
-      Value kAt = stageAddr(rem(t, 2));
-      Value vAt = addr(kAt, kBytes);
-
-      // S = Q·Kᵀ: k slice s is column block s / 4, 32 bytes per slice within its rows.
-      NVVM::WgmmaFenceAlignedOp::create(b, loc);
-      Value s = LLVM::UndefOp::create(b, loc, sType);
-      for (int64_t sl = 0; sl < c.d / 16; ++sl) {
-        int64_t inRow = 32 * (sl % 4);
-        Value descQ = descriptor(addr(base, (sl / 4) * kTcRows * 128 + inRow), 16, 1024);
-        Value descK = descriptor(addr(kAt, (sl / 4) * keys * 128 + inRow), 16, 1024);
-        s = NVVM::WgmmaMmaAsyncOp::create(
-            b, loc, sType, s, descQ, descK, NVVM::MMAShapeAttr::get(ctx, 64, keys, 16), wtype,
-            wtype, NVVM::WGMMATypes::f32,
-            sl == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
-            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
-            NVVM::MMALayout::col, /*satfinite=*/nullptr);
+      if (vAt) {
+        for (int64_t i = 0; i < oRegs; ++i)
+          input(reg(o, i), std::to_string(oFirst + i)); // tied to its output
+        for (int64_t sl = 0; sl < keys / 16; ++sl) {
+          std::string a = "{";
+          for (int64_t r = 0; r < 4; ++r)
+            a += (r ? ", " : "") + input(pFrags[4 * sl + r], "r");
+          std::string descV =
+              input(descriptor(addr(vAt, sl * 16 * 128), keys * 128, 1024), "l");
+          os << "wgmma.mma_async.sync.aligned.m64n" << c.dv << "k16.f32." << types << " "
+             << regList(oFirst, oRegs) << ", " << a << "}, " << descV << ", scale1, 1, 1, 1;\n";
+        }
+        os << "wgmma.commit_group.sync.aligned;\n";
       }
-      NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+      os << "}\n";
+      for (int64_t i = 0; i < outputs; ++i)
+        constraints += "=f,";
+      constraints += llvm::join(inputConstraints, ",");
+      auto allType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(outputs, f32));
+      Value all = inlineAsm(allType, inputs, text, constraints).getResult(0);
+      // The accumulators as the structs the rest of the kernel reads.
+      auto part = [&](Type type, int64_t first, int64_t count) {
+        Value v = LLVM::UndefOp::create(b, loc, type);
+        for (int64_t i = 0; i < count; ++i)
+          v = LLVM::InsertValueOp::create(b, loc, v, reg(all, first + i), ArrayRef<int64_t>{i});
+        return v;
+      };
+      return {kAt ? part(sType, 0, sRegs) : Value(), vAt ? part(oType, oFirst, oRegs) : Value()};
+    };
 
-      // Logits and the online softmax (register 4n + 2h + e: row g + 8h, key 8n + 2q + e).
+    // Logits and the online softmax of tile j0's scores (register 4n + 2h + e: row g + 8h,
+    // key 8n + 2q + e); m, l updated; returns the rows' corrections, the probabilities in `x`.
+    using Probabilities = SmallVector<std::array<std::array<Value, 2>, 2>>; // [n][h][e]
+    auto softmax = [&](Value s, Value j0, MutableArrayRef<Value> m, MutableArrayRef<Value> l,
+                       Probabilities &x) {
       const int64_t sFrags = keys / 8;
-      SmallVector<std::array<std::array<Value, 2>, 2>> x(sFrags); // [n][h][e]
+      x.assign(sFrags, {});
       std::array<Value, 2> corr;
       for (int64_t h = 0; h < 2; ++h) {
         Value tileMax = negInf();
@@ -1495,50 +1578,140 @@ protected:
         l[h] = fadd(fmul(l[h], corr[h]), sum);
         m[h] = mNew;
       }
-      // The accumulators rescaled (register 4n + 2h + e holds row g + 8h).
-      for (int64_t i = 0; i < oRegs; ++i)
-        o = LLVM::InsertValueOp::create(b, loc, o, fmul(reg(o, i), corr[(i / 2) % 2]),
-                                        ArrayRef<int64_t>{i});
-
-      // O += P·V: P's key slice s (keys 16s ..) is the A fragment of registers 2s, 2s + 1.
-      // Every A fragment and descriptor is made before the fence, so nothing touches the
-      // registers between the four wgmma (ptxas would otherwise inject a warpgroup.arrive
-      // before each, waiting for the previous one's register reads).
-      SmallVector<SmallVector<Value>> pvOperands(keys / 16);
-      for (int64_t sl = 0; sl < keys / 16; ++sl) {
+      return corr;
+    };
+    // P rounded to the storage type as A fragments (k slice s: registers 4s + r of n8 tile
+    // 2s + r / 2, row half r % 2).
+    auto roundP = [&](const Probabilities &x) {
+      SmallVector<Value> pFrags;
+      for (int64_t sl = 0; sl < keys / 16; ++sl)
         for (int64_t r = 0; r < 4; ++r) {
           auto &src = x[2 * sl + r / 2][r % 2];
           Value pair = vector::FromElementsOp::create(b, loc, pairType, ValueRange{src[0], src[1]});
           Value rounded = arith::TruncFOp::create(b, loc, pairElType, pair);
-          pvOperands[sl].push_back(LLVM::BitcastOp::create(b, loc, i32, rounded));
+          pFrags.push_back(LLVM::BitcastOp::create(b, loc, i32, rounded));
         }
-        pvOperands[sl].push_back(descriptor(addr(vAt, sl * 16 * 128), keys * 128, 1024));
-      }
-      NVVM::WgmmaFenceAlignedOp::create(b, loc);
-      for (int64_t sl = 0; sl < keys / 16; ++sl) {
-        SmallVector<Value> operands;
-        for (int64_t i = 0; i < oRegs; ++i)
-          operands.push_back(reg(o, i));
-        operands.append(pvOperands[sl]);
-        o = LLVM::InlineAsmOp::create(b, loc, oType, operands, pvAsm, pvConstraints,
-                                      /*has_side_effects=*/true, /*is_align_stack=*/false,
-                                      LLVM::tailcallkind::TailCallKind::None,
-                                      /*asm_dialect=*/nullptr, /*operand_attrs=*/nullptr)
-                .getResult(0);
-      }
-      NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-      // Nobody refills this stage (the next iteration's prefetch) before every warp is done.
-      gpu::BarrierOp::create(b, loc);
-      SmallVector<Value> yielded(m);
-      yielded.append(l);
-      yielded.push_back(o);
-      scf::YieldOp::create(b, loc, yielded);
+      return pFrags;
+    };
+    // O rescaled by the rows' corrections (register 4n + 2h + e holds row g + 8h).
+    auto rescale = [&](Value o, ValueRange corr) {
+      for (int64_t i = 0; i < oRegs; ++i)
+        o = LLVM::InsertValueOp::create(b, loc, o, fmul(reg(o, i), corr[(i / 2) % 2]),
+                                        ArrayRef<int64_t>{i});
+      return o;
+    };
+    auto kAtOf = [&](Value t) { return stageAddr(rem(t, 2)); };
+    auto vAtOf = [&](Value t) { return addr(stageAddr(rem(t, 2)), kBytes); };
+
+    // The pipeline (FlashAttention-3's overlap within a warpgroup): while the softmax of tile
+    // t runs on the CUDA cores, P·V of tile t - 1 runs on the tensor cores. As in FA3 the
+    // registers a wgmma in flight reads are never written before the wait that completes it:
+    // the probabilities of tile t stay f32 until P·V of tile t - 1 is done, and only then
+    // become the A fragments of tile t; O is rescaled before the next issue. K of a tile is
+    // copied one step before its V: step t copies K_{t+1} and V_t, after the barrier that
+    // ends the reads of the stages they fill (S of tile t - 1, P·V of tile t - 2).
+    //   prologue (tile 0): publish; copies of step 0; S_0; wait; softmax(0); P_0
+    //   step t = 1 .. n - 1: publish; copies of step t; O *= corr_{t-1}; S_t and P·V_{t-1}
+    //     issued as one block (two groups); wait for S_t (wgmma.wait_group 1); softmax(t);
+    //     wait for P·V_{t-1} (wgmma.wait_group 0); P_t
+    //   epilogue: publish; O *= corr_{n-1}; P·V_{n-1}; wait.
+    // With two warpgroups, each runs this on its own 64 rows over the shared K/V tiles; one
+    // without rows (the last row block) skips its wgmma and softmax but still copies and
+    // meets every barrier.
+    Value wgActive;
+    if (wide)
+      wgActive = cmp(arith::CmpIPredicate::ult, add(p0, mul(wg, kTcRows)), rowsTotal);
+    auto whenActive = [&](ValueRange passthrough,
+                          function_ref<SmallVector<Value>()> body) -> SmallVector<Value> {
+      if (!wgActive)
+        return body();
+      auto op = scf::IfOp::create(b, loc, passthrough.getTypes(), wgActive, true);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&op.getThenRegion().front());
+      scf::YieldOp::create(b, loc, body());
+      b.setInsertionPointToStart(&op.getElseRegion().front());
+      scf::YieldOp::create(b, loc, passthrough);
+      return SmallVector<Value>(op.getResults());
+    };
+    // State: m[2], l[2], corr[2] of the last tile, then its P as A fragments.
+    constexpr int64_t kState = 6;
+    SmallVector<Value> init = {negInf(), negInf(), fc(0.0), fc(0.0), fc(0.0), fc(0.0)};
+    init.append(pRegs, arith::ConstantIntOp::create(b, loc, i32, 0).getResult());
+    // The softmax of tile t on `s` into `state` (m and l updated, corr and P replaced), with
+    // `waitBefore` (the wait for P·V in flight) between the f32 softmax and P's rounding.
+    auto softmaxInto = [&](Value s, Value t, SmallVectorImpl<Value> &state,
+                           function_ref<void()> waitBefore) {
+      Probabilities x;
+      auto mState = MutableArrayRef<Value>(state);
+      std::array<Value, 2> corr = softmax(s, tileStart(t), mState.take_front(2),
+                                          mState.slice(2, 2), x);
+      waitBefore();
+      state.resize(4);
+      state.append(corr.begin(), corr.end());
+      state.append(roundP(x));
+    };
+    auto prologue = scf::IfOp::create(b, loc, ValueRange(init).getTypes(), anyTile, true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&prologue.getThenRegion().front());
+      publish();
+      copyStep(idx(0));
+      scf::YieldOp::create(b, loc, whenActive(init, [&] {
+        Value s = issue(kAtOf(idx(0)), Value(), {}, Value()).first;
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+        s = pin(s, sRegs);
+        SmallVector<Value> state(init.begin(), init.begin() + 4);
+        softmaxInto(s, idx(0), state, [] {});
+        return state;
+      }));
+      b.setInsertionPointToStart(&prologue.getElseRegion().front());
+      scf::YieldOp::create(b, loc, init);
+    }
+    SmallVector<Value> carried(prologue.getResults());
+    carried.push_back(LLVM::ZeroOp::create(b, loc, oType));
+    auto loop = scf::ForOp::create(b, loc, idx(1), numTiles, idx(1), carried);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value t = loop.getInductionVar();
+      ValueRange it = loop.getRegionIterArgs();
+      publish();
+      copyStep(t);
+      scf::YieldOp::create(b, loc, whenActive(it, [&] {
+        SmallVector<Value> state(it.begin(), it.begin() + 4); // m[2], l[2]
+        Value o = rescale(it.back(), it.slice(4, 2));
+        Value s;
+        std::tie(s, o) = issue(kAtOf(t), o, it.slice(kState, pRegs), vAtOf(sub(t, idx(1))));
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+        s = pin(s, sRegs);
+        softmaxInto(s, t, state, [&] {
+          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+          o = pin(o, oRegs);
+        });
+        state.push_back(o);
+        return state;
+      }));
+    }
+    Value oLoop = loop.getResults().back();
+    auto epilogue = scf::IfOp::create(b, loc, TypeRange{oType}, anyTile, true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&epilogue.getThenRegion().front());
+      publish();
+      scf::YieldOp::create(b, loc, whenActive(oLoop, [&] {
+        ValueRange last = loop.getResults();
+        Value o = rescale(oLoop, last.slice(4, 2));
+        o = issue(Value(), o, last.slice(kState, pRegs), vAtOf(sub(numTiles, idx(1)))).second;
+        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+        return SmallVector<Value>{pin(o, oRegs)};
+      }));
+      b.setInsertionPointToStart(&epilogue.getElseRegion().front());
+      scf::YieldOp::create(b, loc, oLoop);
     }
     // Q's copies are waited for even when no tile ran.
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, qGroup, b.getI32IntegerAttr(0));
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
-    Value oEnd = loop.getResult(4);
+    Value oEnd = epilogue.getResult(0);
     storeRows(split, rowsOfThread, [&](int64_t h) { return loop.getResult(h); },
               [&](int64_t h) { return loop.getResult(2 + h); }, c.dv / 8,
               [&](int64_t n, int64_t h) {
@@ -1548,6 +1721,8 @@ protected:
                     .getResult();
               });
   }
+
+  int64_t wideRows;
 };
 
 /// A head dim rounded up to the INT8 kernel's 32-byte k slices and 32-column value tiles.
@@ -2146,6 +2321,12 @@ struct GPUFlashAttentionPass
   }
 
   void runOnOperation() override {
+    if (wgmmaRows != 64 && wgmmaRows != 128) {
+      getOperation().emitError()
+          << "decoda-gpu-flash-attention: wgmma-rows must be 64 or 128 (got "
+          << static_cast<int64_t>(wgmmaRows) << ")";
+      return signalPassFailure();
+    }
     for (auto fn : llvm::to_vector(getOperation().getOps<func::FuncOp>())) {
       bool int8 = fn->hasAttr(decoda::kInt8AttentionAttr);
       auto dict = fn->getAttrOfType<DictionaryAttr>(int8 ? decoda::kInt8AttentionAttr
@@ -2202,7 +2383,7 @@ struct GPUFlashAttentionPass
       if (tcWhy.empty()) {
         std::string wgmmaWhy = wgmma ? WgmmaKernel::refusal(*c) : "";
         if (wgmma && wgmmaWhy.empty()) {
-          WgmmaKernel(fn, *c, split).emit();
+          WgmmaKernel(fn, *c, split, wgmmaRows).emit();
           ++numWgmma;
         } else {
           if (wgmma && report)

@@ -27,7 +27,7 @@
 // PTXAS-MAX: Used {{[0-9]+}} registers, used 1 barriers, 18432 bytes smem
 // PTXAS-SUM: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-SUM: Used {{[0-9]+}} registers, used 1 barriers, 38912 bytes smem
-// QUANT: .shared .align 16 .b8 __wg_attention_int8_d128_kernel_0[8448];
+// QUANT: .shared .align 16 .b8 __wg_attention_int8_d128_kernel_3_0[8448];
 // QUANT: div.rn.f32
 // QUANT: cvt.rni.f32.f32
 // QUANT: st.global.b32
@@ -38,8 +38,8 @@
 // QUANT: st.global.b32
 // QUANT-NOT: mma.sync
 // CHECK: .maxntid 128, 1, 1
-// CHECK: .shared .align 16 .b8 __wg_attention_int8_d128_kernel_0[18432];
-// CHECK: .shared .align 16 .b8 __wg_attention_int8_d128_kernel_1[20480];
+// CHECK: .shared .align 16 .b8 __wg_attention_int8_d128_kernel_4_0[18432];
+// CHECK: .shared .align 16 .b8 __wg_attention_int8_d128_kernel_4_1[20480];
 // CHECK: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK: cp.async.commit_group;
 // CHECK: cp.async.wait_group 1;
@@ -66,6 +66,6 @@
 // PTXAS-QUANT: Used {{[0-9]+}} registers, used 1 barriers, 8448 bytes smem
 // PTXAS-COMBINE: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-COMBINE: Used {{[0-9]+}} registers, used 0 barriers
-// PTXAS: Compiling entry function 'attention_int8_d128_kernel' for 'sm_90a'
+// PTXAS: Compiling entry function 'attention_int8_d128_kernel_4' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used {{[0-9]+}} registers, used 1 barriers, 38912 bytes smem

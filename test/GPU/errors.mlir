@@ -16,6 +16,13 @@
 // BLOCK: error: decoda-gpu-map-parallel-loops: block-x (64) times block-y (32) must be between 1 and 1024 threads
 // RUN: not decoda-opt %s --decoda-lower-to-cuda="attention-key-tile=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=KEYTILE
 // KEYTILE: error: decoda-convert-to-linalg: attention-key-tile must be positive and attention-decode-key-tile non-negative (got 0, 0)
+// RUN: not decoda-opt %s --decoda-lower-to-cuda="gpu-attention-rows=96" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTROWS
+// OPTROWS: error: decoda-gpu-flash-attention: wgmma-rows must be 64 or 128 (got 96)
+// RUN: not decoda-compile %s --target=cuda --gpu-attention-rows=32 -o %t.so 2>&1 | FileCheck %s --check-prefix=ROWS
+// ROWS: error: --gpu-attention-rows=32: expected 64 or 128
+// RUN: not decoda-compile %s --target=cuda --gpu-arch=sm_80 --gpu-attention-rows=64 -o %t.so 2>&1 | FileCheck %s --check-prefix=ROWSARCH
+// ROWSARCH: error: --gpu-attention-rows needs --target=cuda --gpu-arch=sm_90a and the wgmma attention kernel
+// RUN: not decoda-compile %s --gpu-attention-rows=64 -o %t.so 2>&1 | FileCheck %s --check-prefix=ROWSARCH
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }

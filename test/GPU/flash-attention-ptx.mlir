@@ -37,8 +37,8 @@
 // TCSPLIT-NOT: st.global.b16
 // TCSPLIT: st.global.b32
 // CHECK: .maxntid 128, 1, 1
-// CHECK: .shared .align 16 .b8 __wg_attention_d128_kernel_0[17408];
-// CHECK: .shared .align 16 .b8 __wg_attention_d128_kernel_1[17408];
+// CHECK: .shared .align 16 .b8 __wg_attention_d128_kernel_3_0[17408];
+// CHECK: .shared .align 16 .b8 __wg_attention_d128_kernel_3_1[17408];
 // CHECK: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK: cp.async.commit_group;
 // CHECK: cp.async.wait_group 0;
@@ -68,6 +68,6 @@
 // PTXAS-SPLIT: Used {{[0-9]+}} registers, used 1 barriers, 41088 bytes smem
 // COMBINE: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // COMBINE: Used {{[0-9]+}} registers, used 0 barriers
-// PTXAS: Compiling entry function 'attention_d128_kernel' for 'sm_90a'
+// PTXAS: Compiling entry function 'attention_d128_kernel_{{[13]}}' for 'sm_90a'
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS: Used {{[0-9]+}} registers, used 1 barriers, 34816 bytes smem

@@ -16,10 +16,10 @@
 // CHECK: shfl.sync.bfly
 // CHECK: // gpu.binary @k_proj_kernel_1
 // CHECK: .target sm_80
-// CHECK: .visible .entry k_proj_kernel(
+// CHECK: .visible .entry k_proj_kernel_1(
 // CHECK: .maxntid 256, 1, 1
-// CHECK-DAG: .shared .align {{[0-9]+}} .b8 __wg_k_proj_kernel_0[20480];
-// CHECK-DAG: .shared .align {{[0-9]+}} .b8 __wg_k_proj_kernel_1[20480];
+// CHECK-DAG: .shared .align {{[0-9]+}} .b8 __wg_k_proj_kernel_1_0[20480];
+// CHECK-DAG: .shared .align {{[0-9]+}} .b8 __wg_k_proj_kernel_1_1[20480];
 // CHECK: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK: cp.async.commit_group;
 // CHECK: cp.async.wait_group {{[01]}};

@@ -19,10 +19,10 @@
 // CHECK: shfl.sync.bfly
 // CHECK: // gpu.binary @k_proj_kernel_1
 // CHECK: .target sm_90a
-// CHECK: .visible .entry k_proj_kernel(
+// CHECK: .visible .entry k_proj_kernel_1(
 // CHECK: .maxntid 256, 1, 1
-// CHECK-DAG: .shared .align {{[0-9]+}} .b8 __wg_k_proj_kernel_0[24576];
-// CHECK-DAG: .shared .align {{[0-9]+}} .b8 __wg_k_proj_kernel_1[24576];
+// CHECK-DAG: .shared .align {{[0-9]+}} .b8 __wg_k_proj_kernel_1_0[24576];
+// CHECK-DAG: .shared .align {{[0-9]+}} .b8 __wg_k_proj_kernel_1_1[24576];
 // CHECK: cp.async.cg.shared.global [%rd{{[0-9]+}}], [%rd{{[0-9]+}}], 16, %r{{[0-9]+}};
 // CHECK: cp.async.commit_group;
 // CHECK: wgmma.fence.sync.aligned;
@@ -96,9 +96,9 @@
 // TMA: // gpu.binary @k_proj_kernel_0
 // TMA: shfl.sync.bfly
 // TMA: // gpu.binary @k_proj_kernel_1
-// TMA: .visible .entry k_proj_kernel(
+// TMA: .visible .entry k_proj_kernel_1(
 // TMA: .maxntid 256, 1, 1
-// TMA-NOT: __wg_k_proj_kernel
+// TMA-NOT: __wg_k_proj_kernel_1
 // TMA: .shared .align 16 .b8 __dynamic_shmem__0;
 // TMA-COUNT-4: mbarrier.init.shared.b64
 // TMA: fence.mbarrier_init.release.cluster;

@@ -95,6 +95,11 @@ cl::opt<bool> gpuAttentionWgmma(
     cl::desc("sm_90a: bf16/f16 attention (head dims 64, 128) on warpgroup MMA; false: the "
              "mma.sync kernel"),
     cl::init(true), cl::cat(category));
+cl::opt<int64_t> gpuAttentionRows(
+    "gpu-attention-rows",
+    cl::desc("sm_90a, wgmma attention: rows per block of the one-pass kernel, 128 (two "
+             "warpgroups sharing each K/V tile) or 64 (one warpgroup)"),
+    cl::init(128), cl::cat(category));
 cl::opt<std::string> dumpDir("dump-ir-after-each",
                              cl::desc("Write the IR after every pass to DIR/NN-<pass>.mlir"),
                              cl::value_desc("DIR"), cl::cat(category));
@@ -347,6 +352,14 @@ int main(int argc, char **argv) {
   if (cuda && gpuArch != "sm_90a" && gpuAttentionWgmma.getNumOccurrences() && gpuAttentionWgmma)
     return fail(unknown, "--gpu-attention-wgmma needs --gpu-arch=sm_90a (--gpu-arch=" + gpuArch +
                              " has no warpgroup MMA)");
+  if (gpuAttentionRows.getNumOccurrences()) {
+    if (!cuda || gpuArch != "sm_90a" || !gpuAttentionWgmma)
+      return fail(unknown, "--gpu-attention-rows needs --target=cuda --gpu-arch=sm_90a and the "
+                           "wgmma attention kernel");
+    if (gpuAttentionRows != 64 && gpuAttentionRows != 128)
+      return fail(unknown, "--gpu-attention-rows=" + std::to_string(gpuAttentionRows) +
+                               ": expected 64 or 128");
+  }
   if (cuda && gpuWarpSpecialize && (gpuArch != "sm_90a" || !gpuTma))
     return fail(unknown, "--gpu-warp-specialize needs --gpu-arch=sm_90a and --gpu-tma (it "
                          "specialises the TMA wgmma kernel)");
@@ -491,6 +504,7 @@ int main(int argc, char **argv) {
     cudaOptions.tma = gpuTma;
     cudaOptions.warpSpecialize = gpuWarpSpecialize;
     cudaOptions.attentionWgmma = gpuAttentionWgmma;
+    cudaOptions.attentionRows = gpuAttentionRows;
     buildCUDALoweringPassPipeline(pm, cudaOptions);
   } else {
     CPULoweringPipelineOptions cpuOptions;

@@ -61,6 +61,11 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
       llvm::cl::desc("sm_90a: bf16/f16 attention with head dims 64 or 128 on warpgroup MMA "
                      "(wgmma.mma_async, the 128-byte swizzle) rather than mma.sync"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> attentionRows{
+      *this, "gpu-attention-rows",
+      llvm::cl::desc("sm_90a, wgmma attention: rows per block of the one-pass kernel, 128 (two "
+                     "warpgroups sharing each K/V tile) or 64 (one warpgroup)"),
+      llvm::cl::init(128)};
   PassOptions::Option<bool> fuseEpilogue{
       *this, "fuse-epilogue",
       llvm::cl::desc("Apply the elementwise consumer of each projection (rounding, residual, "

@@ -386,6 +386,30 @@ def GPUAlignWorkgroupMemoryPass : Pass<"decoda-gpu-align-workgroup-memory", "gpu
   ];
 }
 
+def GPUNameKernelsPass : Pass<"decoda-gpu-name-kernels", "ModuleOp"> {
+  let summary = "Give every outlined kernel the name of its gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` names each kernel after the function it came from (`@f_kernel`) and
+    makes only the names of the `gpu.module`s unique (`@f_kernel`, `@f_kernel_0`, ...), so
+    every kernel of a model has the same name in its cubin, in a profiler and in `decoda-run
+    --profile`. This pass renames the kernel of every `gpu.module` holding one `gpu.func`
+    kernel to the module's name and updates the `gpu.launch_func` ops that launch it. A module
+    with several kernels keeps its names (its kernels' names already differ).
+
+    ```mlir
+    gpu.module @f_kernel_0 { gpu.func @f_kernel(...) kernel { ... } }
+    gpu.launch_func @f_kernel_0::@f_kernel ...
+    // becomes
+    gpu.module @f_kernel_0 { gpu.func @f_kernel_0(...) kernel { ... } }
+    gpu.launch_func @f_kernel_0::@f_kernel_0 ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let statistics = [
+    Statistic<"numRenamed", "num-renamed", "kernels renamed after their module">
+  ];
+}
+
 def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
   let summary = "Replace the body of every decoda.gpu_attention function by one flash-attention "
                 "kernel (tensor cores for bf16/f16, f32 SIMT otherwise; K/V tiles in shared "
@@ -483,6 +507,9 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "sm_90a: the tensor-core kernel on warpgroup MMA (wgmma.mma_async; head dims 64 "
            "and 128, dynamic shared memory in the 128-byte swizzle)">,
+    Option<"wgmmaRows", "wgmma-rows", "int64_t", /*default=*/"128",
+           "With wgmma: rows per block of the one-pass kernel, 128 (two warpgroups sharing "
+           "each K/V tile) or 64 (one warpgroup); the split form keeps 64">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every attention given the SIMT kernel instead of the tensor-core one "
            "(and, with wgmma, the mma.sync kernel instead of the wgmma one)">

@@ -108,6 +108,11 @@ def case(name):
         st, t = "bf16", 40
         q, k, v = act((2, t, 4, 128), st, 0.5), act((2, t, 2, 128), st, 0.5), uni((2, t, 2, 128), st)
         return st, [q, k, v], [R.attention(q, k, v, num_heads=4, num_kv_heads=2, causal=True, storage=st)]
+    if name == "wg_rows_window_bf16":
+        st, t = "bf16", 150
+        q, k, v = act((1, t, 4, 64), st, 0.5), act((1, t, 2, 64), st, 0.5), uni((1, t, 2, 64), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=4, num_kv_heads=2, causal=True, window=100,
+                                           storage=st)]
     if name == "wg_spec_d128_bf16":
         st = "bf16"
         q, k, v = act((1, 8, 8, 128), st, 0.5), act((1, 700, 1, 128), st, 0.5), uni((1, 700, 1, 128), st)

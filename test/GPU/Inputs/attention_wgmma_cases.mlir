@@ -28,6 +28,15 @@ func.func @wg_gqa_d128_bf16(%q: tensor<2x?x4x128xbf16>, %k: tensor<2x?x2x128xbf1
   return %o : tensor<2x?x4x128xbf16>
 }
 
+// bf16 GQA 4 over 2, D = Dv = 64, causal with a window of 100, T = 150: 300 rows per K/V head,
+// three blocks of 128 rows (the last of 44: its second warpgroup without rows) or five of 64,
+// each with its own key range (the window moves the first key, causality the last).
+func.func @wg_rows_window_bf16(%q: tensor<1x?x4x64xbf16>, %k: tensor<1x?x2x64xbf16>, %v: tensor<1x?x2x64xbf16>) -> tensor<1x?x4x64xbf16> {
+  %o = decoda.attention %q, %k, %v {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal, window = 100 : i64}
+      : tensor<1x?x4x64xbf16>, tensor<1x?x2x64xbf16>, tensor<1x?x2x64xbf16>
+  return %o : tensor<1x?x4x64xbf16>
+}
+
 // The split form: 8 draft tokens of a GQA model (8 query heads over 1: 64 rows) over 700 keys
 // at head dim 128: 3 splits of 4 tiles (the last split 188 keys), combined by the second kernel.
 func.func @wg_spec_d128_bf16(%q: tensor<1x8x8x128xbf16>, %k: tensor<1x700x1x128xbf16>, %v: tensor<1x700x1x128xbf16>) -> tensor<1x8x8x128xbf16> {
