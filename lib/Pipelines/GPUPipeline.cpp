@@ -110,6 +110,9 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   addTextual(pm, "resolve-ranked-shaped-type-result-dims");
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // ... but not the zero accumulators of projections of one shape: each is filled where its
+  // kernel (GEMV or tensor cores) folds the fill and fuses its consumer.
+  pm.addPass(createUnshareFillsPass());
 
   // Inputs stay read-only, except donated ones (decoda.donate): their results are written into
   // them, and decoda-gpu-device-buffers copies them back to host callers (decoda.written).

@@ -20,8 +20,10 @@
 // combine (one launch more); at T = 70 the one-pass attention kernel. At T = 7 the projections
 // are the 8-row GEMV kernels (decoda-gpu-gemv's dispatch for 2 <= T <= 8; before, SIMT loop
 // kernels for the zero fills, contractions and residual adds: 23 launches) with their
-// epilogues fused: 15; and q's and k's RoPE one kernel (decoda-gpu-merge-parallel-loops) 14.
-// F7: 14 launches
+// epilogues fused: 15; and q's and k's RoPE one kernel (decoda-gpu-merge-parallel-loops) 14;
+// the gate and up projections' zero accumulators no longer one shared tensor after CSE
+// (decoda-unshare-fills), so the SwiGLU product joins the up kernel's stores: 13.
+// F7: 13 launches
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 70 %t/f70-in.npz %t/f70-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f70-in.npz --expect %t/f70-out.npz --rtol 1e-4 --atol 1e-4 --quiet | FileCheck %s --check-prefix=F70
 // F70: out0: ok (4480 elements

@@ -154,8 +154,10 @@
 // 20 before flash decoding, plus the combine of the split attention (21); with the residual
 // adds of o and down fused into their GEMV kernels, SwiGLU's product into the up kernel and the
 // shared zero init of gate and up folded (its fill and copy kernels gone) 16; with one RoPE
-// cos/sin table for q and k 15; with q's and k's RoPE in one kernel 14.
-// F1: 14 launches
+// cos/sin table for q and k 15; with q's and k's RoPE in one kernel 14; with the gate and up
+// projections' zero accumulators unshared (decoda-unshare-fills) the SwiGLU product is in the up
+// kernel's stores again: 13.
+// F1: 13 launches
 // RUN: decoda-compile %S/Inputs/cached_step_bf16.mlir --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
 // Per entry, the tensor-core kernels (wgmma on the default sm_90a for the projections,
 // mma.sync for attention) and those with a GEMV's ld.global.v4 + butterfly: the prefill entry

@@ -293,6 +293,35 @@ def FuseElementwisePass : Pass<"decoda-fuse-elementwise"> {
   ];
 }
 
+def UnshareFillsPass : Pass<"decoda-unshare-fills"> {
+  let summary = "Give every op that writes into a shared fill of an empty tensor a fill of its "
+                "own";
+  let description = [{
+    CSE merges equal `linalg.fill`s of `tensor.empty`s: the zero accumulators of two
+    projections of the same shape (a decoder block's attention output and down projections)
+    become one tensor that both write into. Bufferization then gives it one buffer: the first
+    writer overwrites it in place and every other one works on a copy made before, so the
+    program fills a buffer, copies it, and a kernel that would have folded the fill of its own
+    accumulator (and applied its consumer in its stores) sees an accumulator it did not make.
+    This pass undoes that merge where it matters: when a fill of a `tensor.empty` has more than
+    one use, each use as a destination (a DPS init: `outs` of a linalg op, the dest of
+    `tensor.insert_slice`) gets its own `tensor.empty` and fill, made right before it. Uses
+    that only read the fill keep it.
+
+    ```mlir
+    %e = tensor.empty() : tensor<4x8xf32>
+    %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %a = linalg.matmul ins(%x, %w : ...) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+    %b = linalg.matmul ins(%y, %v : ...) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+    // becomes: each matmul writes into a fill of its own
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numUnshared", "num-unshared", "destination uses given a fill of their own">
+  ];
+}
+
 def MarkReadOnlyInputsPass : Pass<"decoda-mark-readonly-inputs", "ModuleOp"> {
   let summary = "Mark the tensor arguments of entry points as not writable for bufferization";
   let description = [{
