@@ -3,6 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# ccache hashes paths under the checkout relative to it, so a clone elsewhere (CI's) reuses the
+# objects of this one.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(pwd)}"
 if [ ! -f build/build.ninja ]; then
   cmake -G Ninja -S . -B build -DCMAKE_BUILD_TYPE=Release \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir >build-configure.log 2>&1 ||

@@ -11,6 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$(pwd)}" # as in scripts/build.sh
 B=build-san
 if [ ! -f $B/build.ninja ]; then
   cmake -G Ninja -S . -B $B -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang-22 \
