@@ -166,6 +166,9 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGPUMapParallelLoopsPass(mapping));
   addTextual(pm, "func.func(convert-parallel-loops-to-gpu)");
   pm.addPass(createCanonicalizerPass());
+  // Independent neighbouring kernels of one block shape (q's, k's and v's GEMVs): one launch.
+  if (options.mergeLoops)
+    pm.addNestedPass<func::FuncOp>(createGPUMergeLaunchesPass());
   // Constants and index math used by a kernel move into it (else they become parameters).
   addTextual(pm, "func.func(gpu-launch-sink-index-computations)");
   addTextual(pm, "gpu-kernel-outlining");

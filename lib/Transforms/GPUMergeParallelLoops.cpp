@@ -25,7 +25,7 @@
 
 #include "decoda/Transforms/Passes.h"
 
-#include "GPUContraction.h"
+#include "GPUIndependence.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -43,85 +43,7 @@ namespace mlir::decoda {
 using namespace mlir;
 
 namespace {
-/// Whether two roots can be the same memory.
-bool mayAlias(Value a, Value b) {
-  if (a == b)
-    return true;
-  auto isAlloc = [](Value v) {
-    return v.getDefiningOp<memref::AllocOp>() || v.getDefiningOp<memref::AllocaOp>();
-  };
-  if (isAlloc(a) || isAlloc(b))
-    return false; // a fresh allocation is distinct from everything else
-  if (isa<BlockArgument>(a) && isa<BlockArgument>(b))
-    return false; // distinct arguments: a written one is donated and overlaps no other input
-  auto ga = a.getDefiningOp<memref::GetGlobalOp>(), gb = b.getDefiningOp<memref::GetGlobalOp>();
-  if (ga && gb)
-    return ga.getName() == gb.getName();
-  if ((ga && isa<BlockArgument>(b)) || (gb && isa<BlockArgument>(a)))
-    return false;
-  return true;
-}
-
-/// The roots a loop reads and writes; failure when some effect cannot be attributed.
-struct Access {
-  SmallVector<Value> reads, writes;
-};
-
-FailureOr<Access> accessesOf(scf::ParallelOp loop) {
-  Access acc;
-  WalkResult result = loop.getBody()->walk([&](Operation *op) {
-    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return WalkResult::advance();
-    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!iface)
-      return WalkResult::interrupt(); // unknown effects
-    SmallVector<MemoryEffects::EffectInstance> effects;
-    iface.getEffects(effects);
-    for (const MemoryEffects::EffectInstance &e : effects) {
-      Value v = e.getValue();
-      if (!v) {
-        // Allocation-like effects on no value (a private alloca) are harmless; anything else
-        // (a barrier, a call) is not attributable.
-        if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()))
-          continue;
-        return WalkResult::interrupt();
-      }
-      // Through view-like ops to an allocation, an argument, a global or another op's result.
-      Value root = mlir::decoda::gpu_contraction::viewRoot(v);
-      // Buffers allocated inside the body are private to an iteration.
-      if (root.getParentRegion() && loop->isAncestor(root.getParentRegion()->getParentOp()))
-        continue;
-      if (isa<MemoryEffects::Read>(e.getEffect()))
-        acc.reads.push_back(root);
-      else if (isa<MemoryEffects::Write>(e.getEffect()))
-        acc.writes.push_back(root);
-      else if (!isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()))
-        return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (result.wasInterrupted())
-    return failure();
-  return acc;
-}
-
-bool conflict(const Access &x, const Access &y) {
-  auto any = [](ArrayRef<Value> as, ArrayRef<Value> bs) {
-    for (Value a : as)
-      for (Value b : bs)
-        if (mayAlias(a, b))
-          return true;
-    return false;
-  };
-  return any(x.writes, y.reads) || any(x.writes, y.writes) || any(x.reads, y.writes);
-}
-
-/// Ops that may stand between two merged loops (moved before the first).
-bool movable(Operation *op) {
-  if (isa<memref::AllocOp>(op))
-    return true;
-  return op->getNumRegions() == 0 && isMemoryEffectFree(op);
-}
+using namespace mlir::decoda::gpu_independence;
 
 struct GPUMergeParallelLoopsPass
     : public mlir::decoda::impl::GPUMergeParallelLoopsPassBase<GPUMergeParallelLoopsPass> {
@@ -149,7 +71,8 @@ struct GPUMergeParallelLoopsPass
       ++it;
       if (!first || first.getNumReductions() != 0)
         continue;
-      FailureOr<Access> firstAcc = accessesOf(first);
+      FailureOr<Access> firstAcc =
+          accessesOf(first, first.getRegion(), /*barriersAllowed=*/false);
       if (failed(firstAcc))
         continue;
       SmallVector<scf::ParallelOp> run{first};
@@ -166,7 +89,7 @@ struct GPUMergeParallelLoopsPass
         }
         if (loop.getNumReductions() != 0 || static_cast<int64_t>(run.size()) >= maxLoops)
           break;
-        FailureOr<Access> acc = accessesOf(loop);
+        FailureOr<Access> acc = accessesOf(loop, loop.getRegion(), /*barriersAllowed=*/false);
         if (failed(acc) || llvm::any_of(accesses, [&](const Access &a) {
               return conflict(a, *acc);
             }))

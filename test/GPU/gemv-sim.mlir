@@ -131,11 +131,10 @@
 // RUN: %PYTHON %S/Inputs/block_data.py llama-bf16 1 %t/b1-in.npz %t/b1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/b1-in.npz --expect %t/b1-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=B1
 // The seven projections: q (64), k, v (32), o (64), gate, up (96), down (64) columns, a warp
-// each; no mma kernel is left. (Kernel names are the outliner's, numbered across the module.)
+// each, q, k and v in one launch of 16 + 8 + 8 blocks (decoda-gpu-merge-launches); no mma
+// kernel is left. (Kernel names are the outliner's, numbered across the module.)
 // B1-NOT: mma
-// B1: launch blk_kernel{{(_[0-9]+)?}}: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
-// B1: launch blk_kernel{{(_[0-9]+)?}}: grid [8, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 40
-// B1: launch blk_kernel{{(_[0-9]+)?}}: grid [8, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 40
+// B1: launch blk_kernel{{(_[0-9]+)?}}: grid [32, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 160
 // B1: launch blk_kernel{{(_[0-9]+)?}}: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
 // B1: launch blk_kernel{{(_[0-9]+)?}}: grid [24, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 120
 // B1: launch blk_kernel{{(_[0-9]+)?}}: grid [24, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 120
@@ -145,8 +144,9 @@
 // with the projections' epilogues fused (the q/k/v roundings after the split into heads, o's
 // and down's residual adds, SwiGLU's product into the up kernel, down's rounding; the shared
 // zero init of gate and up folded) 15; with one RoPE cos/sin table for q and k 14; with q's
-// and k's RoPE in one kernel (decoda-gpu-merge-parallel-loops) 13.
-// B1: 13 launches
+// and k's RoPE in one kernel (decoda-gpu-merge-parallel-loops) 13; with q's, k's and v's
+// GEMVs in one launch (decoda-gpu-merge-launches) 11.
+// B1: 11 launches
 // RUN: decoda-compile %S/Inputs/llama_small_f32.mlir --static-dims=0:1=1 --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 1 %t/f1-in.npz %t/f1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f1-in.npz --expect %t/f1-out.npz --rtol 1e-5 --atol 1e-5 --quiet | FileCheck %s --check-prefix=F1
@@ -156,17 +156,19 @@
 // shared zero init of gate and up folded (its fill and copy kernels gone) 16; with one RoPE
 // cos/sin table for q and k 15; with q's and k's RoPE in one kernel 14; with the gate and up
 // projections' zero accumulators unshared (decoda-unshare-fills) the SwiGLU product is in the up
-// kernel's stores again: 13.
-// F1: 13 launches
+// kernel's stores again: 13; with q's, k's and v's GEMVs in one launch
+// (decoda-gpu-merge-launches) 11.
+// F1: 11 launches
 // RUN: decoda-compile %S/Inputs/cached_step_bf16.mlir --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
 // Per entry, the tensor-core kernels (wgmma on the default sm_90a for the projections,
 // mma.sync for attention) and those with a GEMV's ld.global.v4 + butterfly: the prefill entry
 // has both (its two projections, and its attention's tensor-core split form and one-pass
 // kernel, for more rows than the SIMT split takes; and per projection the GEMV kernels of
-// the T = 1 and T <= 8 dispatch), the decode entry no tensor cores.
+// the T = 1 and T <= 8 dispatch), the decode entry no tensor cores and its q and k/v GEMVs in
+// one kernel (decoda-gpu-merge-launches).
 // RUN: %PYTHON -c "import re; t = open('%t/c.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); k = list(zip(p[1::2], p[2::2])); [print(e, 'tensor-core kernels', sum(('mma.sync' in b or 'wgmma.mma_async' in b) for n, b in k if n.startswith(e + '_kernel')), 'gemv kernels', sum('ld.global.v4' in b and 'shfl.sync.bfly' in b for n, b in k if n.startswith(e + '_kernel'))) for e in ('step', 'step_decode')]" | FileCheck %s --check-prefix=CACHEDPTX
 // CACHEDPTX: step tensor-core kernels 4 gemv kernels 4
-// CACHEDPTX: step_decode tensor-core kernels 0 gemv kernels 2
+// CACHEDPTX: step_decode tensor-core kernels 0 gemv kernels 1
 // The caches are donated (decoda-compile --donate-caches, on for CUDA too): the entry returns
 // only the block's output and writes the updated caches into its arguments 4 and 5 -- copied
 // back into the caller's host buffers here, written in place when they are device-resident
@@ -177,8 +179,7 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry step_decode --inputs %t/c1-in.npz --expect %t/c1-donated.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=CACHED
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry step_decode --inputs %t/c1-in.npz --expect %t/c1-donated.npz --rtol 2e-2 --atol 2e-2 --device-inputs 4,5 | FileCheck %s --check-prefix=CACHED
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry step_decode --inputs %t/c1-in.npz --expect %t/c1-donated.npz --rtol 2e-2 --atol 2e-2 --device-inputs all | FileCheck %s --check-prefix=CACHED
-// CACHED: launch step_decode_kernel{{(_[0-9]+)?}}: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
-// CACHED: launch step_decode_kernel{{(_[0-9]+)?}}: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
+// CACHED: launch step_decode_kernel{{(_[0-9]+)?}}: grid [32, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 160
 // CACHED: out0: ok (64 elements, max abs error 0)
 // CACHED: arg4: ok (1024 elements, max abs error 0)
 // CACHED: arg5: ok (1024 elements, max abs error 0)

@@ -76,7 +76,9 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
       *this, "merge-loops",
       llvm::cl::desc("Merge consecutive independent elementwise loop nests (q's and k's RoPE, "
                      "the K and V cache appends) into one kernel "
-                     "(decoda-gpu-merge-parallel-loops)"),
+                     "(decoda-gpu-merge-parallel-loops), and consecutive independent launches "
+                     "of one block shape (the q, k, v GEMVs) into one launch "
+                     "(decoda-gpu-merge-launches)"),
       llvm::cl::init(true)};
 };
 

@@ -56,6 +56,42 @@ def GPUMergeParallelLoopsPass : Pass<"decoda-gpu-merge-parallel-loops", "func::F
   ];
 }
 
+def GPUMergeLaunchesPass : Pass<"decoda-gpu-merge-launches", "func::FuncOp"> {
+  let summary = "Merge consecutive independent gpu.launch ops of the same block shape into one "
+                "launch";
+  let description = [{
+    Runs on `gpu.launch` ops before `gpu-kernel-outlining`. A run of consecutive launches
+    (only allocations and side-effect-free ops between them, moved before the run) with the
+    same block size, a 1-D grid (grid y and z both 1), no dynamic shared memory, no async
+    dependencies and single-block bodies, whose memory accesses are disjoint (as
+    `decoda-gpu-merge-parallel-loops` decides it; a `gpu.barrier` is allowed: a block runs one
+    body), becomes one launch of `X1 + ... + Xk` blocks whose body picks its launch's body by
+    comparing the block index with the running offsets, the body seeing its own block index
+    (minus its offset) and grid size; their shared memory (workgroup attributions) side by
+    side. Typical run: the q, k and v projections of a decode step whose weights are
+    arguments (three GEMV kernels reading the same normalised token).
+
+    ```mlir
+    gpu.launch blocks(%b0, ...) in (%g0 = %c512, ...) threads(...) in (%c128, ...) { q }
+    gpu.launch blocks(%b1, ...) in (%g1 = %c128, ...) threads(...) in (%c128, ...) { k }
+    // becomes
+    gpu.launch blocks(%b, ...) in (%g = %c640, ...) threads(...) in (%c128, ...) {
+      scf.if %b < 512 { q at block %b } else { k at block %b - 512 }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"maxLaunches", "max-launches", "int64_t", /*default=*/"8",
+           "Most launches merged into one">
+  ];
+  let statistics = [
+    Statistic<"numMerged", "num-merged", "merged launches created">,
+    Statistic<"numLaunches", "num-launches", "launches merged into them">
+  ];
+}
+
 def GPUMapParallelLoopsPass : Pass<"decoda-gpu-map-parallel-loops", "func::FuncOp"> {
   let summary = "Tile outermost scf.parallel nests to (block-y, block-x) threads and map them "
                 "to GPU blocks and threads, innermost dimension to x";

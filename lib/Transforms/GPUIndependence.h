@@ -1,0 +1,113 @@
+//===- GPUIndependence.h - which buffers a piece of GPU code touches ------*- C++ -*-===//
+//
+// Shared by the passes that merge neighbouring GPU work into one kernel
+// (decoda-gpu-merge-parallel-loops, decoda-gpu-merge-launches): the buffers a region reads and
+// writes, by their root through view-like ops, and whether two such sets conflict.
+//
+// Roots: a fresh allocation is distinct from everything else; distinct function arguments do
+// not overlap when one of them is written (only donated arguments are written, and the runtime
+// refuses a donated buffer that overlaps another input, docs/ABI.md); the same global is the
+// same root.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DECODA_LIB_TRANSFORMS_GPUINDEPENDENCE_H
+#define DECODA_LIB_TRANSFORMS_GPUINDEPENDENCE_H
+
+#include "GPUContraction.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::decoda::gpu_independence {
+
+/// Whether two roots can be the same memory.
+inline bool mayAlias(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto isAlloc = [](Value v) {
+    return v.getDefiningOp<memref::AllocOp>() || v.getDefiningOp<memref::AllocaOp>();
+  };
+  if (isAlloc(a) || isAlloc(b))
+    return false; // a fresh allocation is distinct from everything else
+  if (isa<BlockArgument>(a) && isa<BlockArgument>(b))
+    return false; // distinct arguments: a written one is donated and overlaps no other input
+  auto ga = a.getDefiningOp<memref::GetGlobalOp>(), gb = b.getDefiningOp<memref::GetGlobalOp>();
+  if (ga && gb)
+    return ga.getName() == gb.getName();
+  if ((ga && isa<BlockArgument>(b)) || (gb && isa<BlockArgument>(a)))
+    return false;
+  return true;
+}
+
+/// The roots a piece of code reads and writes.
+struct Access {
+  SmallVector<Value> reads, writes;
+};
+
+/// The roots the ops of `body` (the region of `owner`) read and write; buffers defined inside
+/// `owner` (allocated in it, or its own block arguments: a kernel's shared memory) are private
+/// and left out. Failure when an effect cannot be attributed to a buffer: an op of unknown
+/// effects, or an effect on no value other than allocation -- except a `gpu.barrier` when
+/// `barriersAllowed` (the caller keeps the code block-uniform).
+inline FailureOr<Access> accessesOf(Operation *owner, Region &body, bool barriersAllowed) {
+  Access acc;
+  WalkResult result = body.walk([&](Operation *op) {
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    if (barriersAllowed && isa<gpu::BarrierOp>(op))
+      return WalkResult::advance();
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface)
+      return WalkResult::interrupt(); // unknown effects
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &e : effects) {
+      Value v = e.getValue();
+      if (!v) {
+        // Allocation-like effects on no value (a private alloca) are harmless; anything else
+        // (a barrier, a call) is not attributable.
+        if (isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()))
+          continue;
+        return WalkResult::interrupt();
+      }
+      Value root = gpu_contraction::viewRoot(v);
+      if (root.getParentRegion() && owner->isAncestor(root.getParentRegion()->getParentOp()))
+        continue;
+      if (isa<MemoryEffects::Read>(e.getEffect()))
+        acc.reads.push_back(root);
+      else if (isa<MemoryEffects::Write>(e.getEffect()))
+        acc.writes.push_back(root);
+      else if (!isa<MemoryEffects::Allocate, MemoryEffects::Free>(e.getEffect()))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  return acc;
+}
+
+/// Whether the two may touch the same memory with at least one of them writing it.
+inline bool conflict(const Access &x, const Access &y) {
+  auto any = [](ArrayRef<Value> as, ArrayRef<Value> bs) {
+    for (Value a : as)
+      for (Value b : bs)
+        if (mayAlias(a, b))
+          return true;
+    return false;
+  };
+  return any(x.writes, y.reads) || any(x.writes, y.writes) || any(x.reads, y.writes);
+}
+
+/// Ops that may stand between two merged pieces (moved before the first).
+inline bool movable(Operation *op) {
+  if (isa<memref::AllocOp>(op))
+    return true;
+  return op->getNumRegions() == 0 && isMemoryEffectFree(op);
+}
+
+} // namespace mlir::decoda::gpu_independence
+
+#endif // DECODA_LIB_TRANSFORMS_GPUINDEPENDENCE_H

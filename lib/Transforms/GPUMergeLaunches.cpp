@@ -1,0 +1,190 @@
+//===- GPUMergeLaunches.cpp - independent launches as one launch ----------===//
+//
+// decoda-gpu-merge-launches (GPUPasses.td): consecutive gpu.launch ops that touch disjoint
+// memory and have the same block shape and 1-D grids (the q, k and v GEMV kernels of a decode
+// step) become one launch over the concatenation of their grids,
+//
+//   gpu.launch blocks(%b) in (X1 + ... + Xk) threads(%t) in (the common block size) {
+//     if (%b < X1) { body 1 with block %b, grid X1 }
+//     else if (%b < X1 + X2) { body 2 with block %b - X1, grid X2 } ...
+//   }
+//
+// one launch of fixed cost instead of k. The branch is uniform over a block, so the bodies'
+// barriers stay block-wide; their shared memory stands side by side. Independence as in
+// decoda-gpu-merge-parallel-loops (GPUIndependence.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "decoda/Transforms/Passes.h"
+
+#include "GPUIndependence.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir::decoda {
+#define GEN_PASS_DEF_GPUMERGELAUNCHESPASS
+#include "decoda/Transforms/Passes.h.inc"
+} // namespace mlir::decoda
+
+using namespace mlir;
+using namespace mlir::decoda::gpu_independence;
+
+namespace {
+bool isOne(Value v) { return matchPattern(v, m_One()); }
+
+/// Two index values known to be equal: the same value, or equal constants.
+bool sameExtent(Value a, Value b) {
+  if (a == b)
+    return true;
+  APInt x, y;
+  return matchPattern(a, m_ConstantInt(&x)) && matchPattern(b, m_ConstantInt(&y)) && x == y;
+}
+
+/// A launch this pass can merge: 1-D grid, no async tokens, clusters, dynamic shared memory,
+/// private memory or results, one block.
+bool mergeable(gpu::LaunchOp launch) {
+  return isOne(launch.getGridSizeY()) && isOne(launch.getGridSizeZ()) &&
+         launch.getAsyncDependencies().empty() && !launch.getAsyncToken() &&
+         !launch.hasClusterSize() && !launch.getDynamicSharedMemorySize() &&
+         launch.getNumPrivateAttributions() == 0 && launch.getBody().hasOneBlock();
+}
+
+bool sameBlock(gpu::LaunchOp a, gpu::LaunchOp b) {
+  return sameExtent(a.getBlockSizeX(), b.getBlockSizeX()) &&
+         sameExtent(a.getBlockSizeY(), b.getBlockSizeY()) &&
+         sameExtent(a.getBlockSizeZ(), b.getBlockSizeZ());
+}
+
+struct GPUMergeLaunchesPass
+    : public mlir::decoda::impl::GPUMergeLaunchesPassBase<GPUMergeLaunchesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<Block *> blocks;
+    getOperation().walk([&](Block *block) {
+      // Launches are not nested in other launches.
+      if (!block->getParentOp()->getParentOfType<gpu::LaunchOp>() &&
+          !isa<gpu::LaunchOp>(block->getParentOp()))
+        blocks.push_back(block);
+    });
+    for (Block *block : blocks)
+      mergeRuns(block);
+  }
+
+  void mergeRuns(Block *block) {
+    for (auto it = block->begin(); it != block->end();) {
+      auto first = dyn_cast<gpu::LaunchOp>(&*it);
+      ++it;
+      if (!first || !mergeable(first))
+        continue;
+      FailureOr<Access> firstAcc = accessesOf(first, first.getBody(), /*barriersAllowed=*/true);
+      if (failed(firstAcc))
+        continue;
+      SmallVector<gpu::LaunchOp> run{first};
+      SmallVector<Access> accesses{*firstAcc};
+      SmallVector<Operation *> between, pending;
+      for (auto next = it; next != block->end(); ++next) {
+        Operation *op = &*next;
+        auto launch = dyn_cast<gpu::LaunchOp>(op);
+        if (!launch) {
+          if (!movable(op))
+            break;
+          pending.push_back(op);
+          continue;
+        }
+        if (!mergeable(launch) || !sameBlock(first, launch) ||
+            static_cast<int64_t>(run.size()) >= maxLaunches)
+          break;
+        FailureOr<Access> acc = accessesOf(launch, launch.getBody(), /*barriersAllowed=*/true);
+        if (failed(acc) ||
+            llvm::any_of(accesses, [&](const Access &a) { return conflict(a, *acc); }))
+          break;
+        run.push_back(launch);
+        accesses.push_back(*acc);
+        between.append(pending);
+        pending.clear();
+      }
+      if (run.size() < 2)
+        continue;
+      for (Operation *op : between)
+        op->moveBefore(first);
+      gpu::LaunchOp merged = merge(run);
+      it = std::next(Block::iterator(merged));
+      ++numMerged;
+      numLaunches += run.size();
+    }
+  }
+
+  /// One launch over the concatenated grids of `run`, replacing them.
+  gpu::LaunchOp merge(MutableArrayRef<gpu::LaunchOp> run) {
+    OpBuilder b(run.front());
+    Location loc = run.front().getLoc();
+    SmallVector<Value> offsets; // the first block of each launch, then the total
+    Value total = b.createOrFold<arith::ConstantIndexOp>(loc, 0);
+    SmallVector<Type> workgroup;
+    for (gpu::LaunchOp launch : run) {
+      offsets.push_back(total);
+      total = b.createOrFold<arith::AddIOp>(loc, total, launch.getGridSizeX());
+      for (BlockArgument arg : launch.getWorkgroupAttributions())
+        workgroup.push_back(arg.getType());
+    }
+    offsets.push_back(total);
+    gpu::LaunchOp front = run.front();
+    auto merged = gpu::LaunchOp::create(
+        b, loc, total, front.getGridSizeY(), front.getGridSizeZ(), front.getBlockSizeX(),
+        front.getBlockSizeY(), front.getBlockSizeZ(), /*dynamicSharedMemorySize=*/nullptr,
+        /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, workgroup);
+    merged->setAttr("decoda.merged_launches", b.getI64IntegerAttr(run.size()));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&merged.getBody().front());
+    Value blockX = merged.getBlockIds().x;
+    ArrayRef<BlockArgument> sharedArgs = merged.getWorkgroupAttributions();
+    size_t nextShared = 0;
+    for (size_t l = 0; l < run.size(); ++l) {
+      gpu::LaunchOp launch = run[l];
+      // if (block < offsets[l + 1]) { ... } else { the next launches }; the last unguarded.
+      bool last = l + 1 == run.size();
+      scf::IfOp branch;
+      if (!last) {
+        Value inside =
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, blockX, offsets[l + 1]);
+        branch = scf::IfOp::create(b, loc, TypeRange{}, inside, /*withElseRegion=*/true);
+        b.setInsertionPointToStart(&branch.getThenRegion().front());
+      }
+      IRMapping map;
+      gpu::KernelDim3 ids = launch.getBlockIds(), mergedIds = merged.getBlockIds();
+      map.map(ids.x, b.createOrFold<arith::SubIOp>(loc, blockX, offsets[l]));
+      map.map(ids.y, mergedIds.y);
+      map.map(ids.z, mergedIds.z);
+      gpu::KernelDim3 threads = launch.getThreadIds(), mergedThreads = merged.getThreadIds();
+      map.map(threads.x, mergedThreads.x);
+      map.map(threads.y, mergedThreads.y);
+      map.map(threads.z, mergedThreads.z);
+      gpu::KernelDim3 grid = launch.getGridSize(), mergedGrid = merged.getGridSize();
+      map.map(grid.x, launch.getGridSizeX());
+      map.map(grid.y, mergedGrid.y);
+      map.map(grid.z, mergedGrid.z);
+      gpu::KernelDim3 sizes = launch.getBlockSize(), mergedSizes = merged.getBlockSize();
+      map.map(sizes.x, mergedSizes.x);
+      map.map(sizes.y, mergedSizes.y);
+      map.map(sizes.z, mergedSizes.z);
+      for (BlockArgument arg : launch.getWorkgroupAttributions())
+        map.map(arg, sharedArgs[nextShared++]);
+      for (Operation &op : launch.getBody().front().without_terminator())
+        b.clone(op, map);
+      if (!last)
+        b.setInsertionPointToStart(&branch.getElseRegion().front());
+    }
+    b.setInsertionPointToEnd(&merged.getBody().front());
+    gpu::TerminatorOp::create(b, loc);
+    for (gpu::LaunchOp launch : run)
+      launch.erase();
+    return merged;
+  }
+};
+} // namespace

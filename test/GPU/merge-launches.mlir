@@ -1,0 +1,113 @@
+// decoda-gpu-merge-launches: consecutive independent launches of one block shape become one.
+// RUN: decoda-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(decoda-gpu-merge-launches))" | FileCheck %s
+// In the CUDA pipeline: the Llama-3.2-1B-shaped decode step (weights as arguments) has its q, k
+// and v GEMV kernels as one launch of 512 + 512 + 512 blocks (k and v split K over 4 warps) (12 launches, 14 without the
+// merge); the small f32 block at T = 1 computes what NumPy does on the PTX interpreter with its
+// q, k and v GEMVs (16 + 8 + 8 blocks) as one launch.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: decoda-compile %decoda_src/bench/gpu/llama32_1b_step.mlir --target=cuda --emit=ptx -o %t/step.ptx --dump-ir-after-each=%t/step
+// RUN: %PYTHON -c "import glob, re; t = open(glob.glob('%t/step/*-decoda-gpu-name-kernels.mlir')[0]).read(); print('launches', t.count('gpu.launch_func'), 'grids', *re.findall(r'gpu.launch_func .* blocks in \(%%c(\d+)', t)[:3])" | FileCheck %s --check-prefix=STEP
+// STEP: launches 12 grids 1 1536 1
+// RUN: decoda-compile %S/Inputs/llama_small_f32.mlir --static-dims=0:1=1 --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
+// RUN: %PYTHON %S/Inputs/block_data.py llama-f32 1 %t/f1-in.npz %t/f1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f1-in.npz --expect %t/f1-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=SIM
+// SIM: launch blk_kernel_0: grid [32, 1, 1] block [128, 1, 1] shared 0 bytes
+// SIM: out0: ok (64 elements
+// 13 before the merge (gemv-sim.mlir's F1 count without it).
+// SIM: 11 launches
+// Two sibling projections whose kernels split K over their warps (41 + 20 blocks, each with
+// 16 bytes of partial sums and a barrier), merged, against NumPy:
+// RUN: decoda-compile %S/Inputs/sibling_gemv.mlir --target=cuda --emit=ptx -o %t/s.ptx --dump-ir-after-each=%t/s
+// RUN: %PYTHON -c "import numpy as np; r = np.random.default_rng(3); x, w1, w2 = r.standard_normal((1, 1, 1030)).astype('f4'), r.standard_normal((41, 1030)).astype('f4'), r.standard_normal((20, 1030)).astype('f4'); np.savez('%t/s-in.npz', arg0=x, arg1=w1, arg2=w2); np.savez('%t/s-out.npz', out0=(x @ w1.T).astype('f4'), out1=(x @ w2.T).astype('f4'))"
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --inputs %t/s-in.npz --expect %t/s-out.npz --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=SIBLINGS
+// SIBLINGS: launch siblings_kernel: grid [61, 1, 1] block [128, 1, 1] shared 32 bytes; bar 61,
+// SIBLINGS: out0: ok (41 elements
+// SIBLINGS: out1: ok (20 elements
+// SIBLINGS: 1 launches
+
+// Two independent launches (each reads x, writes its own buffer), an allocation between them:
+// one launch of 4 + 2 blocks, each body at its own block index and grid size, their shared
+// memory side by side.
+// CHECK-LABEL: func.func @independent
+// CHECK: memref.alloc() : memref<8xf32>
+// CHECK: %[[C6:.+]] = arith.constant 6 : index
+// CHECK: gpu.launch blocks(%[[B:.+]], %{{.+}}, %{{.+}}) in (%{{.+}} = %[[C6]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) threads
+// CHECK-SAME: workgroup(%[[S1:.+]] : memref<4xf32, #gpu.address_space<workgroup>>, %[[S2:.+]] : memref<2xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[IN1:.+]] = arith.cmpi ult, %[[B]], %c4
+// CHECK: scf.if %[[IN1]] {
+// CHECK: memref.store %{{.+}}, %[[S1]]
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.+}}, %arg1[%[[B]]]
+// CHECK: } else {
+// CHECK: %[[K:.+]] = arith.subi %[[B]], %c4
+// CHECK: memref.store %{{.+}}, %[[S2]]
+// CHECK: arith.index_cast %c2 : index to i32
+// CHECK: memref.store %{{.+}}, %alloc[%[[K]]]
+// CHECK: } {decoda.merged_launches = 2 : i64}
+// CHECK-NOT: gpu.launch
+func.func @independent(%x: memref<8xf32>, %y: memref<8xf32>) -> memref<8xf32> {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %c0 = arith.constant 0 : index
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             workgroup(%s : memref<4xf32, #gpu.address_space<workgroup>>) {
+    %v = memref.load %x[%b] : memref<8xf32>
+    memref.store %v, %s[%c0] : memref<4xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    memref.store %v, %y[%b] : memref<8xf32>
+    gpu.terminator
+  }
+  %o = memref.alloc() : memref<8xf32>
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             workgroup(%s : memref<2xf32, #gpu.address_space<workgroup>>) {
+    %v = memref.load %x[%b] : memref<8xf32>
+    memref.store %v, %s[%c0] : memref<2xf32, #gpu.address_space<workgroup>>
+    %g = arith.index_cast %gx : index to i32
+    %f = arith.sitofp %g : i32 to f32
+    memref.store %f, %o[%b] : memref<8xf32>
+    gpu.terminator
+  }
+  return %o : memref<8xf32>
+}
+
+// -----
+
+// Left alone: the second reads what the first writes; different block sizes; a 2-D grid.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-COUNT-4: gpu.launch blocks
+// CHECK-NOT: decoda.merged_launches
+func.func @left_alone(%x: memref<8xf32>, %y: memref<8xf32>, %z: memref<8xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %v = memref.load %x[%b] : memref<8xf32>
+    memref.store %v, %y[%b] : memref<8xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1) {
+    %v = memref.load %y[%b] : memref<8xf32>
+    memref.store %v, %z[%b] : memref<8xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %v = memref.load %x[%b] : memref<8xf32>
+    memref.store %v, %x[%c1] : memref<8xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c2, %gy = %c2, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %v = memref.load %y[%b] : memref<8xf32>
+    memref.store %v, %z[%by] : memref<8xf32>
+    gpu.terminator
+  }
+  return
+}
