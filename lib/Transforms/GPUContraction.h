@@ -318,13 +318,14 @@ inline SmallVector<Value> leadExtents(OpBuilder &b, Location loc, const Match &m
   return dims;
 }
 
-/// Stores `epi`'s body applied to the accumulators `accs` (row `row` of the collapsed
-/// [M, N] output `out2`, columns `col`, `col` + 1, ...): its other inputs are read at each
-/// element's indices, (lead...) recovered from the row by `leadDims`. Two accumulators are
-/// stored as one vector (`col` even, N even: aligned to its size).
-inline void storeThroughEpilogue(OpBuilder &b, Location loc, Epilogue epi,
-                                 ArrayRef<Value> leadDims, Value out2, ArrayRef<Value> accs,
-                                 Value row, Value col) {
+/// The values of `epi`'s inputs other than C at the elements (row `row` of the collapsed
+/// [M, N] output, columns `col` .. `col` + count - 1), (lead...) recovered from the row by
+/// `leadDims`: for each element in turn, one value per input in operand order. The caller
+/// makes the indices valid (a kernel that loads them ahead of its guarded stores clamps rows
+/// and columns into the output).
+inline SmallVector<Value> loadEpilogueOperands(OpBuilder &b, Location loc, Epilogue epi,
+                                               ArrayRef<Value> leadDims, Value row, Value col,
+                                               int64_t count) {
   auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
   int64_t leadCount = leadDims.size();
   SmallVector<Value> lead(leadCount);
@@ -335,10 +336,9 @@ inline void storeThroughEpilogue(OpBuilder &b, Location loc, Epilogue epi,
   }
   lead[0] = rest;
   linalg::GenericOp op = epi.op;
-  Block &body = op.getRegion().front();
   auto maps = op.getIndexingMapsArray();
-  SmallVector<Value> ys;
-  for (size_t j = 0; j < accs.size(); ++j) {
+  SmallVector<Value> values;
+  for (int64_t j = 0; j < count; ++j) {
     SmallVector<Value> iters(lead);
     // n, split into the epilogue's inner dims (static extents).
     Value n = j == 0 ? col : arith::AddIOp::create(b, loc, col, idx(j)).getResult();
@@ -349,18 +349,40 @@ inline void storeThroughEpilogue(OpBuilder &b, Location loc, Epilogue epi,
     }
     innerIdx[0] = n;
     iters.append(innerIdx);
-    IRMapping map;
     for (unsigned i = 0; i < op.getNumDpsInputs(); ++i) {
-      if (i == epi.cIndex) {
-        map.map(body.getArgument(i), accs[j]);
+      if (i == epi.cIndex)
         continue;
-      }
       SmallVector<Value> at;
       for (AffineExpr r : maps[i].getResults())
         at.push_back(isa<AffineDimExpr>(r) ? iters[cast<AffineDimExpr>(r).getPosition()]
                                            : idx(cast<AffineConstantExpr>(r).getValue()));
-      map.map(body.getArgument(i), memref::LoadOp::create(b, loc, op.getDpsInputs()[i], at));
+      values.push_back(memref::LoadOp::create(b, loc, op.getDpsInputs()[i], at));
     }
+  }
+  return values;
+}
+
+/// Stores `epi`'s body applied to the accumulators `accs` (row `row` of the collapsed
+/// [M, N] output `out2`, columns `col`, `col` + 1, ...): its other inputs are `operands`
+/// (loadEpilogueOperands of these elements, loaded earlier) or, when empty, read here at each
+/// element's indices, (lead...) recovered from the row by `leadDims`. Two accumulators are
+/// stored as one vector (`col` even, N even: aligned to its size).
+inline void storeThroughEpilogue(OpBuilder &b, Location loc, Epilogue epi,
+                                 ArrayRef<Value> leadDims, Value out2, ArrayRef<Value> accs,
+                                 Value row, Value col, ArrayRef<Value> operands = {}) {
+  auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+  SmallVector<Value> loaded(operands);
+  if (loaded.empty())
+    loaded = loadEpilogueOperands(b, loc, epi, leadDims, row, col, accs.size());
+  linalg::GenericOp op = epi.op;
+  Block &body = op.getRegion().front();
+  const size_t perElement = op.getNumDpsInputs() - 1;
+  assert(loaded.size() == perElement * accs.size() && "one value per input and element");
+  SmallVector<Value> ys;
+  for (size_t j = 0; j < accs.size(); ++j) {
+    IRMapping map;
+    for (unsigned i = 0, next = 0; i < op.getNumDpsInputs(); ++i)
+      map.map(body.getArgument(i), i == epi.cIndex ? accs[j] : loaded[j * perElement + next++]);
     for (Operation &inner : body.without_terminator())
       b.clone(inner, map);
     ys.push_back(map.lookup(cast<linalg::YieldOp>(body.getTerminator()).getOperand(0)));

@@ -282,13 +282,28 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit, Epilogu
     scf::YieldOp::create(b, loc, acc);
   }
 
-  // Epilogue: each thread's accumulator pairs, rows g and g + 8 of each fragment.
-  auto fusedStore = [&](Value pair, Value row, Value col) {
+  // Epilogue: each thread's accumulator pairs, rows g and g + 8 of each fragment. The
+  // epilogue's other inputs of every pair are loaded first, unguarded at clamped indices (a
+  // valid address; the stores stay guarded): issued together, they wait out one memory latency
+  // rather than one per pair (ptxas does not hoist loads out of the stores' guards).
+  SmallVector<SmallVector<Value>> operands;
+  if (epilogue && epilogue.op.getNumDpsInputs() > 1) {
+    Value lastRow = arith::SubIOp::create(b, loc, rowsM, e.idx(1));
+    Value lastCol = e.idx(m.n - 2); // N is a multiple of 8
+    auto minu = [&](Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y).getResult(); };
+    for (int64_t mi = 0; mi < cfg.fragsM(); ++mi)
+      for (int64_t ni = 0; ni < cfg.fragsN(); ++ni)
+        for (int64_t half = 0; half < 2; ++half)
+          operands.push_back(decoda::gpu_contraction::loadEpilogueOperands(
+              b, loc, epilogue, leadDims, minu(fragRow(mi, half), lastRow),
+              minu(fragCol(ni), lastCol), 2));
+  }
+  auto fusedStore = [&](Value pair, Value row, Value col, ArrayRef<Value> pre) {
     SmallVector<Value> accs;
     for (int64_t j = 0; j < 2; ++j)
       accs.push_back(vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{j}));
     decoda::gpu_contraction::storeThroughEpilogue(b, loc, epilogue, leadDims, c2, accs, row,
-                                                  col);
+                                                  col, pre);
   };
   for (int64_t mi = 0; mi < cfg.fragsM(); ++mi)
     for (int64_t ni = 0; ni < cfg.fragsN(); ++ni) {
@@ -302,7 +317,10 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit, Epilogu
         b.setInsertionPointToStart(&store.getThenRegion().front());
         Value pair = vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{half});
         if (epilogue) {
-          fusedStore(pair, row, col);
+          fusedStore(pair, row, col,
+                     operands.empty()
+                         ? ArrayRef<Value>()
+                         : ArrayRef<Value>(operands[(mi * cfg.fragsN() + ni) * 2 + half]));
           continue;
         }
         vector::StoreOp::create(b, loc, pair, c2, ValueRange{row, col}, /*nontemporal=*/false,
@@ -382,19 +400,28 @@ struct GPUTensorCoreMatmulPass
             SmallVector<Value> leadDims;
             if (epilogue)
               leadDims = decoda::gpu_contraction::leadExtents(b, m.op.getLoc(), pm, epilogue);
-            auto store = [&](OpBuilder &b2, Value pair, Value row, Value col, Value out2) {
+            auto store = [&](OpBuilder &b2, Value pair, Value row, Value col, Value out2,
+                             ArrayRef<Value> operands) {
               SmallVector<Value> accs;
               for (int64_t j = 0; j < 2; ++j)
                 accs.push_back(
                     vector::ExtractOp::create(b2, m.op.getLoc(), pair, ArrayRef<int64_t>{j}));
-              decoda::gpu_contraction::storeThroughEpilogue(b2, m.op.getLoc(), epilogue,
-                                                            leadDims, out2, accs, row, col);
+              decoda::gpu_contraction::storeThroughEpilogue(
+                  b2, m.op.getLoc(), epilogue, leadDims, out2, accs, row, col, operands);
             };
+            // The epilogue's other inputs (the gate of a SwiGLU, a residual) are loaded ahead
+            // of the stores (EpilogueLoadFn).
+            auto load = [&](OpBuilder &b2, Value row, Value col) {
+              return decoda::gpu_contraction::loadEpilogueOperands(b2, m.op.getLoc(), epilogue,
+                                                                   leadDims, row, col, 2);
+            };
+            bool operandsToLoad = epilogue && epilogue.op.getNumDpsInputs() > 1;
             decoda::gpu_contraction::emitWgmmaKernel(
                 b, pm, wgCfg, zeroInit,
                 epilogue ? decoda::gpu_contraction::outputAsC(b, m.op.getLoc(), epilogue, pm.lead)
                          : pm.c,
-                epilogue ? decoda::gpu_contraction::StorePairFn(store) : nullptr);
+                epilogue ? decoda::gpu_contraction::StorePairFn(store) : nullptr,
+                operandsToLoad ? decoda::gpu_contraction::EpilogueLoadFn(load) : nullptr);
             ++numWgmma;
           } else {
             m.stageK = stageKFor(pm, cfg);

@@ -120,7 +120,7 @@ Value tensorMap(OpBuilder &b, Location loc, Value m2, int64_t elementBytes, int6
 } // namespace
 
 void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroInit, Value out,
-                     StorePairFn storePair) {
+                     StorePairFn storePair, EpilogueLoadFn loadOperands) {
   Location loc = m.op.getLoc();
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
@@ -441,6 +441,19 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
     }
     scf::YieldOp::create(b, loc, acc);
   }
+  // The epilogue's operands of every pair, loaded while the last tile's wgmma runs: at a
+  // clamped row and column (a valid address; the store below is still guarded), all issued
+  // before the first use.
+  SmallVector<SmallVector<Value>> operands;
+  if (loadOperands) {
+    Value lastRow = arith::SubIOp::create(b, loc, rowsM, one);
+    Value lastCol = e.idx(m.n - 2); // N is a multiple of 8
+    auto minu = [&](Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y).getResult(); };
+    for (int64_t i = 0; i < cfg.tileN / 8; ++i)
+      for (int64_t half = 0; half < 2; ++half)
+        operands.push_back(
+            loadOperands(b, minu(fragRow(half), lastRow), minu(fragCol(i), lastCol)));
+  }
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
 
   Value acc = loop.getResult(0);
@@ -458,7 +471,8 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
                                                   ArrayRef<int64_t>{4 * i + 2 * half + j}));
       Value pair = vector::FromElementsOp::create(b, loc, pairType, xs);
       if (storePair) {
-        storePair(b, pair, row, col, c2);
+        storePair(b, pair, row, col, c2,
+                  loadOperands ? ArrayRef<Value>(operands[2 * i + half]) : ArrayRef<Value>());
         continue;
       }
       vector::StoreOp::create(b, loc, pair, c2, ValueRange{row, col}, /*nontemporal=*/false,

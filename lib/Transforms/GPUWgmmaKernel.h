@@ -55,9 +55,19 @@ constexpr int64_t kMaxDynamicSharedBytes = 232448;
 std::string invalidWgmmaConfig(const WgmmaConfig &cfg);
 
 /// Stores an accumulator pair (vector<2xf32> or vector<2xi32>) of row `row`, columns `col`,
-/// `col + 1` into `out2` (the output collapsed to [M, N]).
-using StorePairFn =
-    llvm::function_ref<void(OpBuilder &b, Value pair, Value row, Value col, Value out2)>;
+/// `col + 1` into `out2` (the output collapsed to [M, N]); `operands` are what the kernel's
+/// EpilogueLoadFn returned for the pair (empty without one).
+using StorePairFn = llvm::function_ref<void(OpBuilder &b, Value pair, Value row, Value col,
+                                            Value out2, ArrayRef<Value> operands)>;
+
+/// Loads what the store of the pair at (`row`, `col`, `col` + 1) needs besides the
+/// accumulators (an epilogue's other inputs). The kernel calls it for every pair of the
+/// thread before its last wgmma.wait_group, outside any guard, with the row and column
+/// clamped into the output: the loads are independent and issued together, so the epilogue
+/// waits for one memory latency instead of one per pair (loads under the stores' guards
+/// cannot be hoisted by ptxas and run one after another).
+using EpilogueLoadFn =
+    llvm::function_ref<SmallVector<Value>(OpBuilder &b, Value row, Value col)>;
 
 /// Whether the TMA kernel takes `m`: the tensor maps need 16-byte aligned rows (K * element
 /// bytes a multiple of 16); any K otherwise (TMA zero-fills past K).
@@ -67,10 +77,11 @@ bool tmaAccepts(const Match &m);
 /// (f32 accumulators) or s8 (i32) contraction `m` (cp.async: K a multiple of the stage,
 /// tile-k bf16/f16, 2 * tile-k i8; TMA: `tmaAccepts(m)`; N of 8), accumulators starting at
 /// zero (`zeroInit`) or at C, and storing them into `out` (C, or an epilogue's output) by
-/// `storePair`, or as they are when null. With `cfg.tma` the host code before the launch asks
-/// the support code for A's and B's tensor maps (decoda_cuda_tensor_map).
+/// `storePair` (given what `loadOperands` loaded ahead for the pair, when set), or as they are
+/// when null. With `cfg.tma` the host code before the launch asks the support code for A's and
+/// B's tensor maps (decoda_cuda_tensor_map).
 void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroInit, Value out,
-                     StorePairFn storePair = nullptr);
+                     StorePairFn storePair = nullptr, EpilogueLoadFn loadOperands = nullptr);
 
 } // namespace mlir::decoda::gpu_contraction
 
