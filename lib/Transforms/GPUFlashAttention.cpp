@@ -391,15 +391,60 @@ protected:
     return {jlo, jhi};
   }
 
-  /// The logit of raw score `s` of row `rw` and key `j` (`inRange`: j < jEnd): scale, softcap,
-  /// additive mask, and -inf where the key is not visible (causal, window, chunk, segments).
-  Value logit(Value s, const Row &rw, Value j, Value inRange) {
-    Value jSafe = select(inRange, j, idx(0));
+  /// Whether every valid row of the block sees every key of [j0, j0 + count) (all below
+  /// `jEnd`), so that its logits need no mask: a block-uniform i1, or null where masks always
+  /// apply (an additive mask, segment ids, chunks). Causal: the last key is at most the first
+  /// row's position; window: the last valid row is within the window of the first key. Rows
+  /// past the end need no mask either: they read a valid row's (or zero-filled) queries, stay
+  /// finite, and are never stored. Kernels branch on it once per tile (FlashAttention masks
+  /// only the tiles on the diagonal and at the end): the per-element index compares and
+  /// selects of the mask are integer work on the same pipes as the softmax's max.
+  Value tileUnmasked(Value j0, int64_t count, Value jEnd) {
+    if (c.mask || c.segmentIds || c.chunk)
+      return Value();
+    Value posLo = add(qOff, div(p0, c.group));
+    Value posHi = add(qOff, div(sub(mins(add(p0, idx(rows)), rowsTotal), idx(1)), c.group));
+    Value jNext = add(j0, idx(count));
+    Value full = cmp(arith::CmpIPredicate::sle, jNext, jEnd);
+    if (c.causal)
+      full = andi(full, cmp(arith::CmpIPredicate::sle, jNext, add(posLo, idx(1))));
+    if (c.window)
+      full = andi(full, cmp(arith::CmpIPredicate::slt, sub(posHi, j0), idx(*c.window)));
+    return full;
+  }
+
+  /// Computes the logits of a tile with `masked(...)` (logit per element), or, where
+  /// `unmasked` (tileUnmasked) holds at run time, with `plain` (scaledLogit per element): one
+  /// scf.if on the block-uniform flag yielding every value.
+  SmallVector<Value> tileLogits(Value unmasked, int64_t count,
+                                function_ref<SmallVector<Value>(bool masked)> compute) {
+    if (!unmasked)
+      return compute(true);
+    auto branch = scf::IfOp::create(b, loc, SmallVector<Type>(count, f32), unmasked,
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&branch.getThenRegion().front());
+    scf::YieldOp::create(b, loc, compute(false));
+    b.setInsertionPointToStart(&branch.getElseRegion().front());
+    scf::YieldOp::create(b, loc, compute(true));
+    return SmallVector<Value>(branch.getResults());
+  }
+
+  /// The logit of raw score `s` of a key its row sees: scale and softcap.
+  Value scaledLogit(Value s) {
     Value x = fmul(s, logitScale ? logitScale : fc(c.scale));
     if (c.softcap && !std::isinf(*c.softcap)) {
       Value t = math::TanhOp::create(b, loc, fmul(x, fc(1.0 / *c.softcap)));
       x = fmul(fc(*c.softcap), t);
     }
+    return x;
+  }
+
+  /// The logit of raw score `s` of row `rw` and key `j` (`inRange`: j < jEnd): scale, softcap,
+  /// additive mask, and -inf where the key is not visible (causal, window, chunk, segments).
+  Value logit(Value s, const Row &rw, Value j, Value inRange) {
+    Value jSafe = select(inRange, j, idx(0));
+    Value x = scaledLogit(s);
     Value visible = andi(inRange, rw.valid);
     if (c.mask) {
       auto mt = cast<MemRefType>(mask.getType());
@@ -1115,20 +1160,33 @@ private:
           }
       }
 
-      // Logits and the online softmax on the fragments (thread rows g, g + 8).
+      // Logits (unmasked on the tiles every row sees whole: tileUnmasked) and the online
+      // softmax on the fragments (thread rows g, g + 8).
       SmallVector<std::array<std::array<Value, 2>, 2>> x(sFrags); // [n][h][e]
+      SmallVector<Value> logits = tileLogits(
+          tileUnmasked(j0, keys(), jhi), 4 * sFrags, [&](bool masked) {
+            SmallVector<Value> xs;
+            for (int64_t h = 0; h < 2; ++h)
+              for (int64_t n = 0; n < sFrags; ++n) {
+                Value pair = vector::ExtractOp::create(b, loc, sAcc[n], ArrayRef<int64_t>{h});
+                for (int64_t e = 0; e < 2; ++e) {
+                  Value j = add(j0, add(q2, idx(8 * n + e)));
+                  Value s = vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{e});
+                  xs.push_back(masked ? logit(s, rowsOfThread[h], j,
+                                              cmp(arith::CmpIPredicate::ult, j, jhi))
+                                      : scaledLogit(s));
+                }
+              }
+            return xs;
+          });
       std::array<Value, 2> corr;
       for (int64_t h = 0; h < 2; ++h) {
         Value tileMax = negInf();
-        for (int64_t n = 0; n < sFrags; ++n) {
-          Value pair = vector::ExtractOp::create(b, loc, sAcc[n], ArrayRef<int64_t>{h});
+        for (int64_t n = 0; n < sFrags; ++n)
           for (int64_t e = 0; e < 2; ++e) {
-            Value j = add(j0, add(q2, idx(8 * n + e)));
-            Value s = vector::ExtractOp::create(b, loc, pair, ArrayRef<int64_t>{e});
-            x[n][h][e] = logit(s, rowsOfThread[h], j, cmp(arith::CmpIPredicate::ult, j, jhi));
+            x[n][h][e] = logits[(h * sFrags + n) * 2 + e];
             tileMax = fmax(tileMax, x[n][h][e]);
           }
-        }
         Value mNew = fmax(m[h], butterfly(tileMax, /*isMax=*/true, 2));
         Value base = safe(mNew);
         corr[h] = fexp(arith::SubFOp::create(b, loc, m[h], base));
@@ -1556,14 +1614,27 @@ protected:
                        Probabilities &x) {
       const int64_t sFrags = keys / 8;
       x.assign(sFrags, {});
+      // Unmasked logits on the tiles every row of the block sees whole (tileUnmasked).
+      SmallVector<Value> logits =
+          tileLogits(tileUnmasked(j0, keys, jhi), 4 * sFrags, [&](bool masked) {
+            SmallVector<Value> xs;
+            for (int64_t h = 0; h < 2; ++h)
+              for (int64_t n = 0; n < sFrags; ++n)
+                for (int64_t e = 0; e < 2; ++e) {
+                  Value j = add(j0, add(q2, idx(8 * n + e)));
+                  Value sv = reg(s, 4 * n + 2 * h + e);
+                  xs.push_back(masked ? logit(sv, rowsOfThread[h], j,
+                                              cmp(arith::CmpIPredicate::ult, j, jhi))
+                                      : scaledLogit(sv));
+                }
+            return xs;
+          });
       std::array<Value, 2> corr;
       for (int64_t h = 0; h < 2; ++h) {
         Value tileMax = negInf();
         for (int64_t n = 0; n < sFrags; ++n)
           for (int64_t e = 0; e < 2; ++e) {
-            Value j = add(j0, add(q2, idx(8 * n + e)));
-            x[n][h][e] = logit(reg(s, 4 * n + 2 * h + e), rowsOfThread[h], j,
-                               cmp(arith::CmpIPredicate::ult, j, jhi));
+            x[n][h][e] = logits[(h * sFrags + n) * 2 + e];
             tileMax = fmax(tileMax, x[n][h][e]);
           }
         Value mNew = fmax(m[h], butterfly(tileMax, /*isMax=*/true, 2));

@@ -18,6 +18,7 @@
 // NAMES: attention_d128_kernel attention_d128_kernel_0 attention_d128_kernel_1 attention_d128_kernel_2 attention_d128_kernel_3{{$}}
 // RUN: FileCheck %s --check-prefix=SPLIT --input-file=%t/attention_d128_kernel.ptx
 // RUN: FileCheck %s --input-file=%t/attention_d128_kernel_3.ptx
+// RUN: FileCheck %s --check-prefix=TILE --input-file=%t/attention_d128_kernel_3.ptx
 // RUN: FileCheck %s --check-prefix=TCSPLIT --input-file=%t/attention_d128_kernel_1.ptx
 // RUN: %ptxas -arch=sm_90a -v %t/attention_d128_kernel.ptx -o %t/s.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS-SPLIT
 // RUN: %ptxas -arch=sm_90a -v %t/attention_d128_kernel_0.ptx -o %t/c.cubin 2>&1 | FileCheck %s --check-prefix=COMBINE
@@ -47,13 +48,16 @@
 // CHECK: bar.sync 0;
 // CHECK: cp.async.wait_group 1;
 // CHECK: bar.sync 0;
-// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// CHECK: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
-// CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
-// CHECK: ex2.approx
-// CHECK: cvt.rn.bf16x2.f32
-// CHECK: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// The tile's compute: S on mma.sync, the quad butterflies, the exponentials, P rounded, V with
+// ldmatrix .trans, P·V; their order in the text is LLVM's block layout (the logits of a tile
+// every row sees whole and of one that needs the mask are two branches: tileUnmasked), COUNT
+// below pins how many of each (the TILE prefix: anywhere in the kernel).
+// TILE-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// TILE-DAG: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+// TILE-DAG: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// TILE-DAG: ex2.approx
+// TILE-DAG: cvt.rn.bf16x2.f32
+// TILE-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // (The barrier that ends a tile is in the loop latch, which LLVM lays out before the tile's
 // compute, skipped by a warp without rows: COUNT below has the four barriers.)
 // CHECK: st.global.b16

@@ -47,9 +47,13 @@
 // CHECK: cvt.rn.bf16x2.f32
 // The first tile: S alone, waited for, its softmax and P. The loop: S of this tile, then P·V
 // of the one before, in one block; the softmax between the two waits, P rounded after the
-// second. The last tile: P·V alone.
-// BLOCKS-DAG: {{^}}fence Sx8 commit | wait 0 ex2 cvt{{$}}
-// BLOCKS-DAG: {{^}}fence Sx8 commit PVx4 commit | wait 1 ex2 wait 0 cvt{{$}}
+// second. The last tile: P·V alone. The loop's logits are two branches (a tile every row sees
+// whole, one that needs the mask: tileUnmasked), and LLVM lays the rest of the loop body (the
+// softmax, the wait for P·V, P's rounding) out after the first tile's code: the text after the
+// loop's block ends at its wait 1, and the first tile's line continues with the loop's
+// "ex2 wait 0 cvt" (the order within the loop holds: ptxas below reports no serialisation).
+// BLOCKS-DAG: {{^}}fence Sx8 commit | wait 0 ex2 cvt ex2 wait 0 cvt{{$}}
+// BLOCKS-DAG: {{^}}fence Sx8 commit PVx4 commit | wait 1{{$}}
 // BLOCKS-DAG: {{^}}fence PVx4 commit | wait 0{{$}}
 // BLOCKS-NOT: fence
 // Static counts: wgmma S 8 in the first tile's block and 8 in the loop's, P·V 4 in the loop's

@@ -117,6 +117,19 @@ def case(name):
         st = "bf16"
         q, k, v = act((1, 8, 8, 128), st, 0.5), act((1, 700, 1, 128), st, 0.5), uni((1, 700, 1, 128), st)
         return st, [q, k, v], [R.attention(q, k, v, num_heads=8, num_kv_heads=1, causal=True, storage=st)]
+    if name == "wg_interior_causal_f16":
+        st, t = "f16", 200
+        q, k, v = act((1, t, 2, 64), st, 0.5), act((1, t, 1, 64), st, 0.5), uni((1, t, 1, 64), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=1, causal=True, storage=st)]
+    if name == "wg_interior_full_f16":
+        st = "f16"
+        q, k, v = act((1, 30, 2, 64), st, 0.5), act((1, 150, 2, 64), st, 0.5), uni((1, 150, 2, 64), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=2, softcap=30.0, storage=st)]
+    if name == "wg_interior_window_f16":
+        st, t = "f16", 300
+        q, k, v = act((1, t, 2, 64), st, 0.5), act((1, t, 1, 64), st, 0.5), uni((1, t, 1, 64), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=1, causal=True, window=160,
+                                           storage=st)]
     raise SystemExit(f"unknown case {name}")
 
 

@@ -44,3 +44,29 @@ func.func @wg_spec_d128_bf16(%q: tensor<1x8x8x128xbf16>, %k: tensor<1x700x1x128x
       : tensor<1x8x8x128xbf16>, tensor<1x700x1x128xbf16>, tensor<1x700x1x128xbf16>
   return %o : tensor<1x8x8x128xbf16>
 }
+
+// Interior tiles (flash-attention-interior-sim.mlir): f16 causal GQA 2 over 1, head dim 64,
+// T = 200: 400 rows per K/V head, whose blocks (128 or 64 rows; 64 rows on the mma.sync kernel)
+// see most of their 64-key tiles whole (the unmasked logits) and mask the diagonal ones and the
+// ragged last (200 = 3 x 64 + 8).
+func.func @wg_interior_causal_f16(%q: tensor<1x?x2x64xf16>, %k: tensor<1x?x1x64xf16>, %v: tensor<1x?x1x64xf16>) -> tensor<1x?x2x64xf16> {
+  %o = decoda.attention %q, %k, %v {num_heads = 2 : i64, num_kv_heads = 1 : i64, causal}
+      : tensor<1x?x2x64xf16>, tensor<1x?x1x64xf16>, tensor<1x?x1x64xf16>
+  return %o : tensor<1x?x2x64xf16>
+}
+
+// Not causal, Tq = 30 over Tk = 150 keys with softcap 30 (30 rows: most of the block's rows past
+// the end): every tile whole but the last (22 of 64 keys past the end: masked by the key count
+// alone); and a window of 160 over T = 300 causal (a tile is whole for a block when its last key
+// is before the block's first row and its first within the window of the block's last row:
+// possible for windows over 127 with 128-row blocks, 95 with 64).
+func.func @wg_interior_full_f16(%q: tensor<1x30x2x64xf16>, %k: tensor<1x150x2x64xf16>, %v: tensor<1x150x2x64xf16>) -> tensor<1x30x2x64xf16> {
+  %o = decoda.attention %q, %k, %v {num_heads = 2 : i64, num_kv_heads = 2 : i64, softcap = 30.0 : f64}
+      : tensor<1x30x2x64xf16>, tensor<1x150x2x64xf16>, tensor<1x150x2x64xf16>
+  return %o : tensor<1x30x2x64xf16>
+}
+func.func @wg_interior_window_f16(%q: tensor<1x?x2x64xf16>, %k: tensor<1x?x1x64xf16>, %v: tensor<1x?x1x64xf16>) -> tensor<1x?x2x64xf16> {
+  %o = decoda.attention %q, %k, %v {num_heads = 2 : i64, num_kv_heads = 1 : i64, causal, window = 160 : i64}
+      : tensor<1x?x2x64xf16>, tensor<1x?x1x64xf16>, tensor<1x?x1x64xf16>
+  return %o : tensor<1x?x2x64xf16>
+}
