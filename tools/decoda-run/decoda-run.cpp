@@ -38,7 +38,8 @@ options:
   --output-dir DIR      write every output to DIR/NAME.npy (DIR is created if missing)
   --check NAME=FILE     compare output NAME with the reference FILE.npy (repeatable):
                         an element passes when |out - ref| <= atol + rtol * |ref|;
-                        NaN matches NaN, an infinity matches the same infinity
+                        NaN matches NaN, an infinity matches the same infinity; the line
+                        also gives rel_l2 = ||out - ref|| / ||ref|| over the finite elements
   --rtol R              relative tolerance of --check (default 1e-5)
   --atol A              absolute tolerance of --check (default 1e-8)
   --bench N             time N runs after the warm-up runs; prints median/min/max in ms
@@ -479,6 +480,7 @@ CheckResult compare(const std::string &name, const decoda_tensor &out, const npy
   const char *od = static_cast<const char *>(out.data);
   int64_t mismatches = 0, nanInf = 0, worst = -1;
   double maxAbs = 0, maxRel = 0, worstExcess = -INFINITY;
+  double errSq = 0, refSq = 0; // over the finite pairs: the relative L2 error
   for (int64_t i = 0; i < n; ++i) {
     double a = elementAsDouble(od, outKind, i, outBf16);
     double b = elementAsDouble(ref.data.data(), ref.kind, i, outBf16);
@@ -494,6 +496,8 @@ CheckResult compare(const std::string &name, const decoda_tensor &out, const npy
       double rel = b != 0 ? err / std::fabs(b) : (err > 0 ? INFINITY : 0);
       maxAbs = std::max(maxAbs, err);
       maxRel = std::max(maxRel, rel);
+      errSq += err * err;
+      refSq += b * b;
       bad = err > tol;
       excess = err - tol;
     }
@@ -507,7 +511,8 @@ CheckResult compare(const std::string &name, const decoda_tensor &out, const npy
   r.pass = mismatches == 0;
   r.line = head + (r.pass ? "PASS" : "FAIL") + " (" + std::to_string(mismatches) + "/" +
            std::to_string(n) + " elements mismatch, " + std::to_string(nanInf) +
-           " NaN/Inf mismatches): max_abs_err " + fmt(maxAbs) + ", max_rel_err " + fmt(maxRel);
+           " NaN/Inf mismatches): max_abs_err " + fmt(maxAbs) + ", max_rel_err " + fmt(maxRel) +
+           ", rel_l2 " + fmt(refSq > 0 ? std::sqrt(errSq / refSq) : (errSq > 0 ? INFINITY : 0));
   if (worst >= 0)
     r.line += ", worst at " + indexString(worst, shape) + ": got " +
               fmt(elementAsDouble(od, outKind, worst, outBf16)) + ", expected " +
