@@ -376,6 +376,21 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
     }
   }
 
+  // The epilogue's operands of every pair, loaded before the K loop so that their latency
+  // hides behind it (they live in registers through the loop: 64 more a thread for one bf16 or
+  // f32 operand of a 128-column tile, as many as the accumulators they meet at the end anyway):
+  // at a clamped row and column (a valid address; the stores below stay guarded).
+  SmallVector<SmallVector<Value>> operands;
+  if (loadOperands) {
+    Value lastRow = arith::SubIOp::create(b, loc, rowsM, one);
+    Value lastCol = e.idx(m.n - 2); // N is a multiple of 8
+    auto minu = [&](Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y).getResult(); };
+    for (int64_t i = 0; i < cfg.tileN / 8; ++i)
+      for (int64_t half = 0; half < 2; ++half)
+        operands.push_back(
+            loadOperands(b, minu(fragRow(half), lastRow), minu(fragCol(i), lastCol)));
+  }
+
   auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(kTiles), one, ValueRange{init});
   {
     OpBuilder::InsertionGuard g2(b);
@@ -440,19 +455,6 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
              [&] { loadStage(e.rem(next, stages), next); });
     }
     scf::YieldOp::create(b, loc, acc);
-  }
-  // The epilogue's operands of every pair, loaded while the last tile's wgmma runs: at a
-  // clamped row and column (a valid address; the store below is still guarded), all issued
-  // before the first use.
-  SmallVector<SmallVector<Value>> operands;
-  if (loadOperands) {
-    Value lastRow = arith::SubIOp::create(b, loc, rowsM, one);
-    Value lastCol = e.idx(m.n - 2); // N is a multiple of 8
-    auto minu = [&](Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y).getResult(); };
-    for (int64_t i = 0; i < cfg.tileN / 8; ++i)
-      for (int64_t half = 0; half < 2; ++half)
-        operands.push_back(
-            loadOperands(b, minu(fragRow(half), lastRow), minu(fragCol(i), lastCol)));
   }
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
 

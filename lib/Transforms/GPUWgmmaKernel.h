@@ -62,10 +62,10 @@ using StorePairFn = llvm::function_ref<void(OpBuilder &b, Value pair, Value row,
 
 /// Loads what the store of the pair at (`row`, `col`, `col` + 1) needs besides the
 /// accumulators (an epilogue's other inputs). The kernel calls it for every pair of the
-/// thread before its last wgmma.wait_group, outside any guard, with the row and column
-/// clamped into the output: the loads are independent and issued together, so the epilogue
-/// waits for one memory latency instead of one per pair (loads under the stores' guards
-/// cannot be hoisted by ptxas and run one after another).
+/// thread before its K loop, outside any guard, with the row and column clamped into the
+/// output: the loads are independent, issued together and in flight during the loop, so the
+/// epilogue waits for none of them (loads under the stores' guards cannot be hoisted by ptxas
+/// and run one after another, a memory latency each).
 using EpilogueLoadFn =
     llvm::function_ref<SmallVector<Value>(OpBuilder &b, Value row, Value col)>;
 

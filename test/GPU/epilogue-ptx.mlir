@@ -5,10 +5,11 @@
 // The GEMV lane stores one bf16 per row (st.global.b16), the tensor-core kernels a rounded pair
 // (st.global.b32; LLVM forms the residual add in bf16x2: exact, as f32 has more than 2 * 8 + 2
 // bits). The wgmma kernel loads the residual of all its pairs (64 bf16 a thread: 128 columns, two
-// rows) before its last wgmma.wait_group, unguarded at clamped indices, and none after: under
-// the stores' guards each load would wait out its own memory latency (measured on an H200: the
-// SwiGLU up kernel of the Llama-3.2-1B-shaped block, its gate read that way, took 0.255 ms
-// against the gate kernel's 0.137). ptxas for sm_90a: no spills. Unfused (fuse-epilogue=false through decoda-opt): four
+// rows) before its K loop, unguarded at clamped indices, and none after: under the stores'
+// guards each load waited out its own memory latency (measured on an H200: the SwiGLU up kernel
+// of the Llama-3.2-1B-shaped block, its gate read that way, took 0.255 ms against the gate
+// kernel's 0.137; 0.181 with the loads issued together before the last wait). ptxas for
+// sm_90a: no spills. Unfused (fuse-epilogue=false through decoda-opt): four
 // kernels, f32 stores, the elementwise kernel last.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/k90.ptx
@@ -22,8 +23,10 @@
 // SM90-NOT: st.global.b32
 // SM90: st.global.b16
 // SM90: // gpu.binary @res_kernel_1
-// SM90: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // SM90-COUNT-64: ld.global.b16
+// SM90-NOT: ld.global
+// SM90: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
+// SM90-NOT: ld.global
 // SM90: wgmma.wait_group.sync.aligned 0;
 // SM90-NOT: {{st.global.v2|ld.global}}
 // SM90: cvt.rn.bf16x2.f32

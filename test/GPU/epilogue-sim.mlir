@@ -52,6 +52,15 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry mlp --inputs %t/m21-in.npz --expect %t/m21-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS5
 // BITS5: out0: ok ({{[0-9]+}} elements, max abs error 0)
 // BITS5-NEXT: 5 launches
+// The warp-specialised TMA kernel (--gpu-warp-specialize: the epilogue's operands are loaded
+// by the MMA warpgroups, before their K loop) gives the same bits on both:
+// RUN: decoda-compile %S/Inputs/epilogue_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-warp-specialize --emit=ptx -o %t/ws.ptx --dump-ir-after-each=%t/ws
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/ws %t/ws.ptx --entry res --inputs %t/r37-in.npz --expect %t/r37-f.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=WS1
+// WS1: launch res_kernel{{(_[0-9]+)?}}: grid [2, 1, 1] block [384, 1, 1]
+// WS1: out0: ok (5032 elements, max abs error 0)
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/ws %t/ws.ptx --entry mlp --inputs %t/m21-in.npz --expect %t/m21-f.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=WS3
+// WS3-COUNT-3: block [384, 1, 1]
+// WS3: out0: ok (1344 elements, max abs error 0)
 // RUN: %PYTHON %S/Inputs/epilogue_data.py mlp 1 %t/m1-in.npz %t/m1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry mlp --inputs %t/m1-in.npz --expect %t/m1-out.npz --rtol 1e-2 --atol 1e-2 --save %t/m1-f.npz --quiet | FileCheck %s --check-prefix=M1
 // M1: out0: ok (64 elements
