@@ -362,6 +362,15 @@ inline SmallVector<Value> loadEpilogueOperands(OpBuilder &b, Location loc, Epilo
   return values;
 }
 
+/// Whether a kernel whose threads hold `accumulators` accumulator elements each may load the
+/// epilogue's other inputs for all of them ahead (loadEpilogueOperands before the K loop or the
+/// guarded stores): at most 64 more registers a thread (a 128-column wgmma tile with one
+/// operand), beyond which they would crowd the accumulators into spills; the kernels load them
+/// in the stores otherwise.
+inline bool epilogueLoadsFit(Epilogue epi, int64_t accumulators) {
+  return accumulators * (epi.op.getNumDpsInputs() - 1) <= 64;
+}
+
 /// Stores `epi`'s body applied to the accumulators `accs` (row `row` of the collapsed
 /// [M, N] output `out2`, columns `col`, `col` + 1, ...): its other inputs are `operands`
 /// (loadEpilogueOperands of these elements, loaded earlier) or, when empty, read here at each

@@ -287,7 +287,9 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit, Epilogu
   // valid address; the stores stay guarded): issued together, they wait out one memory latency
   // rather than one per pair (ptxas does not hoist loads out of the stores' guards).
   SmallVector<SmallVector<Value>> operands;
-  if (epilogue && epilogue.op.getNumDpsInputs() > 1) {
+  if (epilogue && epilogue.op.getNumDpsInputs() > 1 &&
+      decoda::gpu_contraction::epilogueLoadsFit(epilogue,
+                                                cfg.fragsM() * cfg.fragsN() * 4)) {
     Value lastRow = arith::SubIOp::create(b, loc, rowsM, e.idx(1));
     Value lastCol = e.idx(m.n - 2); // N is a multiple of 8
     auto minu = [&](Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y).getResult(); };
@@ -415,7 +417,9 @@ struct GPUTensorCoreMatmulPass
               return decoda::gpu_contraction::loadEpilogueOperands(b2, m.op.getLoc(), epilogue,
                                                                    leadDims, row, col, 2);
             };
-            bool operandsToLoad = epilogue && epilogue.op.getNumDpsInputs() > 1;
+            bool operandsToLoad = epilogue && epilogue.op.getNumDpsInputs() > 1 &&
+                                  decoda::gpu_contraction::epilogueLoadsFit(epilogue,
+                                                                            wgCfg.tileN / 2);
             decoda::gpu_contraction::emitWgmmaKernel(
                 b, pm, wgCfg, zeroInit,
                 epilogue ? decoda::gpu_contraction::outputAsC(b, m.op.getLoc(), epilogue, pm.lead)

@@ -448,3 +448,64 @@ func.func @lead_split(%x: memref<?x64xbf16>, %w: memref<64x64xbf16>, %y: memref<
   }
   return
 }
+
+// -----
+
+// One epilogue operand (the residual): the kernels load it for all of a thread's accumulator
+// pairs ahead (64 values a thread: the wgmma kernel before its K loop, the mma.sync one before
+// its guarded stores), at row and column clamped into the output (arith.minui), and the stores
+// use those values. @residual above has two (the residual and a bias): 128 values a thread, over
+// the 64 of epilogueLoadsFit, so its loads stay in the guarded stores (CHECK above).
+// CHECK-LABEL: func.func @residual_only(
+// CHECK: gpu.launch
+// CHECK: scf.for
+// CHECK: nvgpu.mma.sync
+// CHECK: arith.minui
+// CHECK: memref.load
+// CHECK-COUNT-63: memref.load
+// CHECK-NOT: memref.load
+// CHECK: scf.if
+// CHECK-NOT: memref.load
+// CHECK: vector.store %{{.*}} : memref<?x64xbf16>, vector<2xbf16>
+// CHECK: gpu.terminator
+// WG-LABEL: func.func @residual_only(
+// WG: gpu.launch
+// WG: arith.minui
+// WG-COUNT-64: memref.load
+// WG: scf.for
+// WG: nvvm.wgmma.mma_async
+// WG-NOT: memref.load
+// WG: nvvm.wgmma.wait.group.sync.aligned 0
+// WG-NOT: memref.load
+// WG: gpu.terminator
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#w = affine_map<(b, m, n, k) -> (n, k)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+#id = affine_map<(b, m, n) -> (b, m, n)>
+func.func @residual_only(%x: memref<2x?x64xbf16>, %w: memref<64x64xbf16>, %res: memref<2x?x64xbf16>, %y: memref<2x?x64xbf16>) {
+  %c1 = arith.constant 1 : index
+  %t = memref.dim %x, %c1 : memref<2x?x64xbf16>
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc(%t) : memref<2x?x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<2x?x64xf32>)
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x?x64xbf16>, memref<64x64xbf16>) outs(%acc : memref<2x?x64xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %o: f32):
+    %pe = arith.extf %p : bf16 to f32
+    %qe = arith.extf %q : bf16 to f32
+    %r = arith.mulf %pe, %qe : f32
+    %s = arith.addf %o, %r : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%res, %acc : memref<2x?x64xbf16>, memref<2x?x64xf32>) outs(%y : memref<2x?x64xbf16>) {
+  ^bb0(%in: bf16, %a: f32, %out: bf16):
+    %ar = arith.truncf %a : f32 to bf16
+    %re = arith.extf %in : bf16 to f32
+    %ae = arith.extf %ar : bf16 to f32
+    %s = arith.addf %re, %ae : f32
+    %v = arith.truncf %s : f32 to bf16
+    linalg.yield %v : bf16
+  }
+  return
+}
