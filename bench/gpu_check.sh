@@ -26,8 +26,9 @@
 #       own context of one), the same block with the weights as inputs, the real decode step
 #       at context 4096 (bench/gpu/llama32_1b_step.mlir: the block with a 4096-entry KV cache,
 #       GB/s of weights + cache read), causal attention alone at T=4096, head dim 128 (one
-#       flash-attention kernel: the wgmma one with two warpgroups of 64 rows per block, the same
-#       with one as attention_d128_rows64, and the mma.sync one as attention_d128_mmasync), the
+#       flash-attention kernel: the wgmma one with one warpgroup of 64 rows per block, the same
+#       with two sharing each K/V tile as attention_d128_rows128 (the block too, as
+#       prefill_T2048_rows128), and the mma.sync one as attention_d128_mmasync), the
 #       fused residual add + RMSNorm alone (one row kernel) and one
 #       cached-attention decode step over 4096 keys (flash decoding: the keys split over blocks
 #       per K/V head, then the combine), a speculative-decoding step of eight tokens over the
@@ -77,16 +78,17 @@ if [[ "$mode" == prepare ]]; then
   # (--gpu-tma=false), named NAME_cpasync, and PATH:ws the warp-specialised TMA kernel
   # (--gpu-warp-specialize), NAME_ws: checked and timed side by side with the default.
   # PATH:mmasync is the program with the mma.sync attention kernel instead of the sm_90a
-  # wgmma one (--gpu-attention-wgmma=false), NAME_mmasync; PATH:rows64 the wgmma kernel with
-  # one warpgroup of 64 rows per block instead of two sharing each K/V tile
-  # (--gpu-attention-rows=64), NAME_rows64.
+  # wgmma one (--gpu-attention-wgmma=false), NAME_mmasync; PATH:rows128 the wgmma kernel with
+  # two warpgroups of 64 rows per block sharing each K/V tile instead of one
+  # (--gpu-attention-rows=128), NAME_rows128.
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
             "$here/gpu/llama32_1b_block.mlir:decode" "$here/gpu/llama32_1b_block.mlir:cpasync"
-            "$here/gpu/llama32_1b_block.mlir:ws" "$here/gpu/llama32_1b_step.mlir"
+            "$here/gpu/llama32_1b_block.mlir:ws" "$here/gpu/llama32_1b_block.mlir:rows128"
+            "$here/gpu/llama32_1b_step.mlir"
             "$here/gpu/attention_d128.mlir" "$here/gpu/attention_d128.mlir:mmasync"
-            "$here/gpu/attention_d128.mlir:rows64"
+            "$here/gpu/attention_d128.mlir:rows128"
             "$here/gpu/attention_int8_d128.mlir"
             "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir" "$here/gpu/spec_decode_attention_d128.mlir"
@@ -99,7 +101,7 @@ if [[ "$mode" == prepare ]]; then
     p=${p%:cpasync}
     p=${p%:ws}
     p=${p%:mmasync}
-    p=${p%:rows64}
+    p=${p%:rows128}
     name=$(basename "$p" .mlir)
     dims=()
     gpuflags=()
@@ -115,9 +117,9 @@ if [[ "$mode" == prepare ]]; then
     elif [[ "$entry" == *:mmasync ]]; then
       name=${name}_mmasync
       gpuflags=(--gpu-attention-wgmma=false)
-    elif [[ "$entry" == *:rows64 ]]; then
-      name=${name}_rows64
-      gpuflags=(--gpu-attention-rows=64)
+    elif [[ "$entry" == *:rows128 ]]; then
+      name=${name}_rows128
+      gpuflags=(--gpu-attention-rows=128)
     fi
     case "$name" in int8_*) dims+=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
     if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
@@ -369,7 +371,7 @@ if os.path.exists(block):
     T = 2048
     flops = 2 * T * (2 * H * H + 2 * KV * D * H + 3 * F * H) + 2 * 2 * T * T * H / 2
     bench(block, inputs(T), "prefill_T2048", flops=flops, device=True)
-    for variant in ("cpasync", "ws"):
+    for variant in ("cpasync", "ws", "rows128"):
         other = os.path.join(d, "models", f"llama32_1b_block_{variant}.cuda.so")
         if os.path.exists(other):
             bench(other, inputs(T), f"prefill_T2048_{variant}", flops=flops, device=True)
@@ -411,12 +413,13 @@ if os.path.exists(attn_mma):
     T = 4096
     bench(attn_mma, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
           "attention_T4096_d128_causal_mmasync", flops=4 * T * T * 32 * 128 / 2)
-# The wgmma kernel with 64-row blocks (one warpgroup; each K/V tile read for 64 rows, not 128).
-attn_64 = os.path.join(d, "models", "attention_d128_rows64.cuda.so")
-if os.path.exists(attn_64):
+# The wgmma kernel with 128-row blocks (two warpgroups sharing each K/V tile, read once for 128
+# rows rather than 64; the default has one).
+attn_128 = os.path.join(d, "models", "attention_d128_rows128.cuda.so")
+if os.path.exists(attn_128):
     T = 4096
-    bench(attn_64, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
-          "attention_T4096_d128_causal_rows64", flops=4 * T * T * 32 * 128 / 2)
+    bench(attn_128, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
+          "attention_T4096_d128_causal_rows128", flops=4 * T * T * 32 * 128 / 2)
 # The same attention in INT8 (two passes over K: the Q·Kᵀ of the row max is computed twice, so
 # the integer tensor cores do 6 T² H D / 2 operations; the figure counts the 4 T² H D / 2 of the
 # attention, against the 1979 dense INT8 TOPS).

@@ -12,7 +12,7 @@
 // logits scaled by 1.01): the causal and window cases fail on all three kernels, the
 // non-causal one's maximum error rises from 1.2e-4 to 4.4e-4 (so its unmasked path runs too).
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: decoda-compile %S/Inputs/attention_wgmma_cases.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/a.ptx --dump-ir-after-each=%t/a
+// RUN: decoda-compile %S/Inputs/attention_wgmma_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-rows=128 --emit=ptx -o %t/a.ptx --dump-ir-after-each=%t/a
 // RUN: decoda-compile %S/Inputs/attention_wgmma_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-rows=64 --emit=ptx -o %t/n.ptx --dump-ir-after-each=%t/n
 // RUN: decoda-compile %S/Inputs/attention_wgmma_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-wgmma=false --emit=ptx -o %t/m.ptx --dump-ir-after-each=%t/m
 //

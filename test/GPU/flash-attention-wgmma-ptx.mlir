@@ -4,7 +4,8 @@
 // same five kernels as with mma.sync (flash-attention-ptx.mlir): flash decoding's SIMT split
 // kernel and combine, this kernel's split form (_1) and combine, and the one-pass kernel (_3);
 // each kernel carries its module's name (decoda-gpu-name-kernels).
-// The one-pass kernel: 256 threads (two warpgroups of 64 rows sharing each K/V tile), the split
+// The one-pass kernel with --gpu-attention-rows=128 (the default is 64, below): 256 threads (two
+// warpgroups of 64 rows sharing each K/V tile), the split
 // form 128 (its 64 rows); no static shared memory but the dynamic Q tile and two stages of
 // 64-key K and V tiles (one-pass: 32 + 2 x (16 + 16) KiB + 1 KiB of alignment, passed at
 // launch), filled by cp.async in 16-byte chunks, one fence.proxy.async before the barrier that
@@ -20,7 +21,7 @@
 // that reads the previous one).
 // REQUIRES: cuda-toolkit
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: decoda-compile %decoda_src/bench/gpu/attention_d128.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/a.ptx
+// RUN: decoda-compile %decoda_src/bench/gpu/attention_d128.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-rows=128 --emit=ptx -o %t/a.ptx
 // RUN: %PYTHON -c "import re; t = open('%t/a.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); [open('%t/' + n + '.ptx', 'w').write(b) for n, b in zip(p[1::2], p[2::2])]; print(' '.join(p[1::2]))" | FileCheck %s --check-prefix=NAMES
 // NAMES: attention_d128_kernel attention_d128_kernel_0 attention_d128_kernel_1 attention_d128_kernel_2 attention_d128_kernel_3{{$}}
 // RUN: FileCheck %s --check-prefixes=CHECK,ONEPASS --input-file=%t/attention_d128_kernel_3.ptx
@@ -74,7 +75,7 @@
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NEXT: Used {{[0-9]+}} registers, used 1 barriers
 //
-// The 64-row one-pass kernel (--gpu-attention-rows=64): 128 threads, Q 16 KiB, its cp.async
+// The 64-row one-pass kernel (--gpu-attention-rows=64, the default): 128 threads, Q 16 KiB, its cp.async
 // per thread Q 8 and K/V 8 each: 8 + 8 + 16 + 16 = 48; the same ptxas checks.
 // RUN: decoda-compile %decoda_src/bench/gpu/attention_d128.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-rows=64 --emit=ptx -o %t/n.ptx
 // RUN: %PYTHON -c "import re; t = open('%t/n.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); [open('%t/n' + n + '.ptx', 'w').write(b) for n, b in zip(p[1::2], p[2::2])]"

@@ -543,9 +543,9 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "sm_90a: the tensor-core kernel on warpgroup MMA (wgmma.mma_async; head dims 64 "
            "and 128, dynamic shared memory in the 128-byte swizzle)">,
-    Option<"wgmmaRows", "wgmma-rows", "int64_t", /*default=*/"128",
-           "With wgmma: rows per block of the one-pass kernel, 128 (two warpgroups sharing "
-           "each K/V tile) or 64 (one warpgroup); the split form keeps 64">,
+    Option<"wgmmaRows", "wgmma-rows", "int64_t", /*default=*/"64",
+           "With wgmma: rows per block of the one-pass kernel, 64 (one warpgroup, the "
+           "default) or 128 (two warpgroups sharing each K/V tile); the split form keeps 64">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every attention given the SIMT kernel instead of the tensor-core one "
            "(and, with wgmma, the mma.sync kernel instead of the wgmma one)">
