@@ -903,24 +903,25 @@ protected:
         // one is computed.
         nextTile = loadTileChunks(chunks, add(j0, idx(kKeys)), sub(jhi, idx(1)));
       } else {
-      stageShare(kKeys * c.d, ks, [&](Value e, Value inRange) {
-        Value jj = div(e, c.d), dd = rem(e, c.d);
-        Value j = add(j0, jj);
-        Value x = guardedLoad(within(cmp(arith::CmpIPredicate::ult, j, jEnd), inRange), k,
-                              ValueRange{bIdx, j, kvh, dd});
-        return std::pair{x, SmallVector<Value>{jj, dd}};
-      });
-      int64_t vsCols = 32 * c.cols();
-      stageShare(kKeys * vsCols, vs, [&](Value e, Value inRange) {
-        Value jj = div(e, vsCols), dd = rem(e, vsCols);
-        Value j = add(j0, jj);
-        Value inside = cmp(arith::CmpIPredicate::ult, j, jEnd);
-        if (vsCols != c.dv)
-          inside = andi(inside, cmp(arith::CmpIPredicate::ult, dd, idx(c.dv)));
-        Value x = guardedLoad(within(inside, inRange), v, ValueRange{bIdx, j, kvh, dd});
-        return std::pair{x, SmallVector<Value>{jj, dd}};
-      });
-      gpu::BarrierOp::create(b, loc);
+        // Element by element (ragged head dims), in groups of loads before their stores.
+        stageShare(kKeys * c.d, ks, [&](Value e, Value inRange) {
+          Value jj = div(e, c.d), dd = rem(e, c.d);
+          Value j = add(j0, jj);
+          Value x = guardedLoad(within(cmp(arith::CmpIPredicate::ult, j, jEnd), inRange), k,
+                                ValueRange{bIdx, j, kvh, dd});
+          return std::pair{x, SmallVector<Value>{jj, dd}};
+        });
+        int64_t vsCols = 32 * c.cols();
+        stageShare(kKeys * vsCols, vs, [&](Value e, Value inRange) {
+          Value jj = div(e, vsCols), dd = rem(e, vsCols);
+          Value j = add(j0, jj);
+          Value inside = cmp(arith::CmpIPredicate::ult, j, jEnd);
+          if (vsCols != c.dv)
+            inside = andi(inside, cmp(arith::CmpIPredicate::ult, dd, idx(c.dv)));
+          Value x = guardedLoad(within(inside, inRange), v, ValueRange{bIdx, j, kvh, dd});
+          return std::pair{x, SmallVector<Value>{jj, dd}};
+        });
+        gpu::BarrierOp::create(b, loc);
       }
 
       // Scores of key j0 + lane for the warp's rows.
