@@ -71,13 +71,17 @@ constexpr int64_t kRowsPerWarp = 4;
 constexpr int64_t kRows = kWarps * kRowsPerWarp; // rows (query, head) per block
 constexpr int64_t kThreads = 32 * kWarps;
 constexpr int64_t kKeys = 32;                    // keys per tile: one per lane
+constexpr int64_t kInnerUnroll = 4; // SIMT kernel: steps of its D and P·V loops unrolled
 constexpr int64_t kSharedLimit = 48 * 1024;      // static shared memory per block
 constexpr int64_t kTcRows = 64;                  // tensor-core kernel: 16 rows per warp
 constexpr int64_t kTcMaxHeadDim = 128;           // Q fragments D / 4, accumulators Dv / 2 regs
 
 /// Split-K decode attention (flash decoding) options.
+/// targetBlocks / minKeys: the SIMT split form (a 16-row block; many small blocks so that
+/// enough K/V bytes are in flight); tcTargetBlocks / tcMinKeys: the tensor-core and INT8 split
+/// forms (64-row blocks).
 struct SplitOptions {
-  int64_t maxSplits, targetBlocks, minKeys;
+  int64_t maxSplits, targetBlocks, minKeys, tcTargetBlocks, tcMinKeys;
 };
 
 struct Config : mlir::decoda::AttentionCallConfig {
@@ -109,7 +113,11 @@ struct Config : mlir::decoda::AttentionCallConfig {
   }
   /// Value columns per lane and row; Vs is padded with zeros to 32 * cols columns.
   int64_t cols() const { return (dv + 31) / 32; }
-  int64_t sharedBytes() const { return 4 * (kRows * d + kKeys * (d + 1) + kKeys * 32 * cols()); }
+  /// Row pitch of Vs (f32): 32 * cols() + 1, odd so that the chunked staging's stores of
+  /// consecutive keys fall in different banks (its reads, consecutive columns of one key, are
+  /// conflict-free at any pitch).
+  int64_t vsPitch() const { return 32 * cols() + 1; }
+  int64_t sharedBytes() const { return 4 * (kRows * d + kKeys * (d + 1) + kKeys * vsPitch()); }
 
   /// Tensor-core kernel: two stages of K and V tiles of `keys` keys, rows padded by 8
   /// elements (16 bytes).
@@ -542,11 +550,14 @@ public:
 
 protected:
   /// The split count of flash decoding, at run time: max(1, min(ceil(target-blocks / (B
-  /// Hkv)), ceil(keys / min-keys), max-splits)).
-  Value splitCount(Value batch) {
+  /// Hkv)), ceil(keys / min-keys), max-splits)), with the SIMT split form's target and
+  /// minimum (`tensorCoreForm` false) or the tensor-core and INT8 split forms' ones.
+  Value splitCount(Value batch, bool tensorCoreForm) {
     Value bh = mul(batch, c.numKvHeads);
-    Value want = arith::CeilDivUIOp::create(b, loc, idx(so.targetBlocks), bh);
-    Value byKeys = arith::CeilDivUIOp::create(b, loc, keyLen, idx(so.minKeys));
+    int64_t target = tensorCoreForm ? so.tcTargetBlocks : so.targetBlocks;
+    int64_t minKeys = tensorCoreForm ? so.tcMinKeys : so.minKeys;
+    Value want = arith::CeilDivUIOp::create(b, loc, idx(target), bh);
+    Value byKeys = arith::CeilDivUIOp::create(b, loc, keyLen, idx(minKeys));
     return maxs(idx(1), mins(mins(want, byKeys), idx(so.maxSplits)));
   }
 
@@ -599,11 +610,86 @@ protected:
     }
   }
 
+  /// Elements of a 16-byte chunk of a K/V row: 8 bf16/f16, 4 f32.
+  int64_t chunkElems() const { return 128 / c.elem.getIntOrFloatBitWidth(); }
+  /// K and V tiles are staged in 16-byte chunks (vector loads, ld.global.v4) when both head
+  /// dims are whole chunks: every row of the identity-layout buffers then starts at a multiple
+  /// of 16 bytes from their (16-byte aligned) base. Otherwise element by element (stageShare).
+  bool wideStage() const { return c.d % chunkElems() == 0 && c.dv % chunkElems() == 0; }
+
+  /// The chunks a thread stages of one 32-key tile: for K then V (`width` D or Dv), chunk
+  /// ch = tid + 128 s is key ch / (width / w) of the tile, columns w (ch % (width / w)) ..
+  /// + w - 1 (consecutive threads, consecutive 16 bytes of a row: coalesced); `inRange` is
+  /// null where every thread has chunk s.
+  struct Chunk {
+    bool isV;
+    Value jj, col, inRange;
+  };
+  SmallVector<Chunk> tileChunks() {
+    SmallVector<Chunk> out;
+    int64_t w = chunkElems();
+    for (bool isV : {false, true}) {
+      int64_t perRow = (isV ? c.dv : c.d) / w, chunks = kKeys * perRow;
+      for (int64_t s = 0; s * kThreads < chunks; ++s) {
+        Value ch = add(tid, idx(s * kThreads));
+        Value inRange;
+        if ((s + 1) * kThreads > chunks) {
+          inRange = cmp(arith::CmpIPredicate::ult, ch, idx(chunks));
+          ch = mins(ch, idx(chunks - 1)); // threads past the end load the last chunk again
+        }
+        out.push_back({isV, div(ch, perRow), mul(rem(ch, perRow), w), inRange});
+      }
+    }
+    return out;
+  }
+
+  /// The 16-byte loads of tile j0 (keys j0 .. j0 + 31, each clamped to `jLast`, a key of the
+  /// cache, so that every load is issued unconditionally): the raw vectors, one per chunk. No
+  /// use of them here: a kernel issues them and goes on (prefetch) until storeTileChunks.
+  SmallVector<Value> loadTileChunks(ArrayRef<Chunk> chunks, Value j0, Value jLast) {
+    auto vt = VectorType::get({chunkElems()}, c.elem);
+    SmallVector<Value> regs;
+    for (const Chunk &ch : chunks) {
+      Value j = mins(add(j0, ch.jj), jLast);
+      regs.push_back(vector::LoadOp::create(b, loc, vt, ch.isV ? v : k,
+                                            ValueRange{bIdx, j, kvh, ch.col},
+                                            /*nontemporal=*/false, llvm::MaybeAlign(16)));
+    }
+    return regs;
+  }
+
+  /// Stores the chunks of tile j0 in Ks / Vs as f32, zero for keys at or past `jEnd` (their
+  /// loads read a clamped key).
+  void storeTileChunks(ArrayRef<Chunk> chunks, ValueRange regs, Value j0, Value jEnd, Value ks,
+                       Value vs) {
+    int64_t w = chunkElems();
+    auto ft = VectorType::get({w}, f32);
+    Value zero = arith::ConstantOp::create(b, loc, ft, DenseElementsAttr::get(ft, 0.0f));
+    for (auto [ch, x] : llvm::zip_equal(chunks, regs)) {
+      Value xf = c.elem == f32 ? x : arith::ExtFOp::create(b, loc, ft, x).getResult();
+      Value inside = cmp(arith::CmpIPredicate::ult, add(j0, ch.jj), jEnd);
+      xf = select(inside, xf, zero);
+      auto storeAll = [&] {
+        for (int64_t e = 0; e < w; ++e)
+          memref::StoreOp::create(b, loc, vector::ExtractOp::create(b, loc, xf, e),
+                                  ch.isV ? vs : ks, ValueRange{ch.jj, add(ch.col, idx(e))});
+      };
+      if (!ch.inRange) {
+        storeAll();
+        continue;
+      }
+      auto guard = scf::IfOp::create(b, loc, TypeRange{}, ch.inRange, false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&guard.getThenRegion().front());
+      storeAll();
+    }
+  }
+
   /// Flash decoding: the keys of each (batch, K/V head) are split over `splits` blocks (chosen
   /// at run time from the key count and the grid size), each leaving its rows' running max,
   /// denominator and unnormalised accumulator in a workspace; a second kernel combines them.
   void emitSplit(Value batch) override {
-    splits = splitCount(batch);
+    splits = splitCount(batch, /*tensorCoreForm=*/false);
     wsRows = kRows;
     allocWork(batch);
     splitting = true;
@@ -655,35 +741,66 @@ protected:
     gpu::TerminatorOp::create(b, loc);
   }
 
+  /// Splits the combining kernel reads at once: its loops over the splits step by this many,
+  /// all loads of a step issued before any is used (one memory latency a step instead of one
+  /// a split).
+  static constexpr int64_t kCombineUnroll = 8;
+
+  /// A loop over the splits in steps of kCombineUnroll with loop-carried `init`: `body(sp,
+  /// ok, carried)` gets the step's split indices (clamped to the last split: past the end a
+  /// load reads that split again, to be discarded) and whether each is a split.
+  scf::ForOp forSplitSteps(
+      ValueRange init,
+      function_ref<SmallVector<Value>(ArrayRef<Value>, ArrayRef<Value>, ValueRange)> body) {
+    auto loop = scf::ForOp::create(b, loc, idx(0), splits, idx(kCombineUnroll), init);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value last = sub(splits, idx(1));
+    SmallVector<Value> sp, ok;
+    for (int64_t u = 0; u < kCombineUnroll; ++u) {
+      Value s = add(loop.getInductionVar(), idx(u));
+      ok.push_back(cmp(arith::CmpIPredicate::ult, s, splits));
+      sp.push_back(u == 0 ? s : mins(s, last));
+    }
+    scf::YieldOp::create(b, loc, body(sp, ok, loop.getRegionIterArgs()));
+    return loop;
+  }
+
   /// out[b, query, head, col] = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s (M the max of
-  /// the m_s), one thread per (row, column) of the split form's rows.
+  /// the m_s), one thread per (row, column) of the split form's rows. The max, then the sums
+  /// in split order (the same operations as one split at a time: a split past the end leaves
+  /// the running values as they are), kCombineUnroll splits a step.
   void emitCombine(Value batch) {
     emitCombineLaunch(batch, [&](Value r, Value col, const Row &rw) {
-      auto maxLoop = scf::ForOp::create(b, loc, idx(0), splits, idx(1), ValueRange{negInf()});
-      {
-        OpBuilder::InsertionGuard g3(b);
-        b.setInsertionPointToStart(maxLoop.getBody());
-        Value ms = memref::LoadOp::create(
-            b, loc, work, workIndex(maxLoop.getInductionVar(), r, idx(c.dv)));
-        scf::YieldOp::create(b, loc, ValueRange{fmax(maxLoop.getRegionIterArgs()[0], ms)});
-      }
+      auto maxLoop = forSplitSteps(
+          ValueRange{negInf()}, [&](ArrayRef<Value> sp, ArrayRef<Value> ok, ValueRange it) {
+            SmallVector<Value> ms;
+            for (Value s : sp)
+              ms.push_back(memref::LoadOp::create(b, loc, work, workIndex(s, r, idx(c.dv))));
+            Value m = it[0];
+            for (auto [x, valid] : llvm::zip_equal(ms, ok))
+              m = select(valid, fmax(m, x), m);
+            return SmallVector<Value>{m};
+          });
       Value mAll = maxLoop.getResult(0);
       Value base = safe(mAll);
-      auto sumLoop =
-          scf::ForOp::create(b, loc, idx(0), splits, idx(1), ValueRange{fc(0.0), fc(0.0)});
-      {
-        OpBuilder::InsertionGuard g3(b);
-        b.setInsertionPointToStart(sumLoop.getBody());
-        Value sp = sumLoop.getInductionVar();
-        Value ms = memref::LoadOp::create(b, loc, work, workIndex(sp, r, idx(c.dv)));
-        Value ls = memref::LoadOp::create(b, loc, work, workIndex(sp, r, idx(c.dv + 1)));
-        Value as = memref::LoadOp::create(b, loc, work, workIndex(sp, r, col));
-        Value w = fexp(arith::SubFOp::create(b, loc, ms, base));
-        ValueRange it = sumLoop.getRegionIterArgs();
-        scf::YieldOp::create(b, loc,
-                             ValueRange{math::FmaOp::create(b, loc, w, ls, it[0]),
-                                        math::FmaOp::create(b, loc, w, as, it[1])});
-      }
+      auto sumLoop = forSplitSteps(
+          ValueRange{fc(0.0), fc(0.0)},
+          [&](ArrayRef<Value> sp, ArrayRef<Value> ok, ValueRange it) {
+            SmallVector<Value> ms, ls, as;
+            for (Value s : sp) {
+              ms.push_back(memref::LoadOp::create(b, loc, work, workIndex(s, r, idx(c.dv))));
+              ls.push_back(memref::LoadOp::create(b, loc, work, workIndex(s, r, idx(c.dv + 1))));
+              as.push_back(memref::LoadOp::create(b, loc, work, workIndex(s, r, col)));
+            }
+            Value l = it[0], a = it[1];
+            for (int64_t u = 0; u < kCombineUnroll; ++u) {
+              Value w = fexp(arith::SubFOp::create(b, loc, ms[u], base));
+              l = select(ok[u], math::FmaOp::create(b, loc, w, ls[u], l), l);
+              a = select(ok[u], math::FmaOp::create(b, loc, w, as[u], a), a);
+            }
+            return SmallVector<Value>{l, a};
+          });
       Value y = fmul(sumLoop.getResult(1), rowScale(rw, mAll, sumLoop.getResult(0)));
       if (c.elem != f32)
         y = arith::TruncFOp::create(b, loc, c.elem, y);
@@ -696,8 +813,7 @@ protected:
     auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     auto qsType = MemRefType::get({kRows, c.d}, f32, MemRefLayoutAttrInterface(), shared);
     auto ksType = MemRefType::get({kKeys, c.d + 1}, f32, MemRefLayoutAttrInterface(), shared);
-    auto vsType =
-        MemRefType::get({kKeys, 32 * c.cols()}, f32, MemRefLayoutAttrInterface(), shared);
+    auto vsType = MemRefType::get({kKeys, c.vsPitch()}, f32, MemRefLayoutAttrInterface(), shared);
     auto launch = createLaunch({qsType, ksType, vsType}, splitting ? splits : Value());
     Value qs = launch.getWorkgroupAttributions()[0];
     Value ks = launch.getWorkgroupAttributions()[1];
@@ -710,6 +826,40 @@ protected:
     if (splitting)
       p0 = idx(0);
 
+    auto [jlo, jhi] = keyRange();
+    if (splitting)
+      std::tie(jlo, jhi) = splitShare(jlo, jhi, split, kKeys);
+    Value jEnd = jhi;
+
+    // Wide staging: the first tile's 16-byte loads go out before the queries are staged (an
+    // empty range loads nothing: its keys need not exist), each later tile's while the one
+    // before is computed; registers carry them over the loop.
+    bool wide = wideStage();
+    SmallVector<Chunk> chunks;
+    SmallVector<Value> firstTile;
+    if (wide) {
+      chunks = tileChunks();
+      auto vt = VectorType::get({chunkElems()}, c.elem);
+      SmallVector<Type> types(chunks.size(), vt);
+      auto any = scf::IfOp::create(b, loc, types, cmp(arith::CmpIPredicate::slt, jlo, jhi),
+                                   /*withElseRegion=*/true);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(&any.getThenRegion().front());
+        scf::YieldOp::create(b, loc, loadTileChunks(chunks, jlo, sub(jhi, idx(1))));
+        b.setInsertionPointToStart(&any.getElseRegion().front());
+        Value zero = arith::ConstantOp::create(b, loc, vt, DenseElementsAttr::get(vt, 0.0f));
+        scf::YieldOp::create(b, loc, SmallVector<Value>(chunks.size(), zero));
+      }
+      firstTile.assign(any.getResults().begin(), any.getResults().end());
+      // Vs's padding columns (Dv .. 32 cols - 1) are read by P·V: zero once (the loop's first
+      // barrier orders these stores before the reads).
+      if (int64_t pad = 32 * c.cols() - c.dv)
+        stageShare(kKeys * pad, vs, [&](Value e, Value) {
+          return std::pair{fc(0.0), SmallVector<Value>{div(e, pad), add(idx(c.dv), rem(e, pad))}};
+        });
+    }
+
     // The block's query rows into shared memory (0 for rows past the end).
     auto within = [&](Value valid, Value inRange) { return inRange ? andi(valid, inRange) : valid; };
     stageShare(kRows * c.d, qs, [&](Value e, Value inRange) {
@@ -719,11 +869,6 @@ protected:
       return std::pair{x, SmallVector<Value>{r, dd}};
     });
 
-    auto [jlo, jhi] = keyRange();
-    if (splitting)
-      std::tie(jlo, jhi) = splitShare(jlo, jhi, split, kKeys);
-    Value jEnd = jhi;
-
     int64_t cols = c.cols();
     SmallVector<Value> init;
     for (int64_t rr = 0; rr < kRowsPerWarp; ++rr)
@@ -732,6 +877,8 @@ protected:
       init.push_back(fc(0.0)); // l (this lane's share)
     for (int64_t i = 0; i < kRowsPerWarp * cols; ++i)
       init.push_back(fc(0.0)); // acc
+    int64_t numState = init.size();
+    init.append(firstTile); // wide: the loaded chunks of the next tile to store
     SmallVector<Row> rowsOfWarp;
     for (int64_t rr = 0; rr < kRowsPerWarp; ++rr)
       rowsOfWarp.push_back(row(add(p0, add(mul(warp, kRowsPerWarp), idx(rr)))));
@@ -744,43 +891,62 @@ protected:
       ValueRange it = loop.getRegionIterArgs();
       SmallVector<Value> m(it.begin(), it.begin() + kRowsPerWarp);
       SmallVector<Value> l(it.begin() + kRowsPerWarp, it.begin() + 2 * kRowsPerWarp);
-      SmallVector<Value> acc(it.begin() + 2 * kRowsPerWarp, it.end());
+      SmallVector<Value> acc(it.begin() + 2 * kRowsPerWarp, it.begin() + numState);
 
       // Nobody still reads the previous tile when it is overwritten.
       gpu::BarrierOp::create(b, loc);
-      stageShare(kKeys * c.d, ks, [&](Value e, Value inRange) {
-        Value jj = div(e, c.d), dd = rem(e, c.d);
-        Value j = add(j0, jj);
-        Value x = guardedLoad(within(cmp(arith::CmpIPredicate::ult, j, jEnd), inRange), k,
-                              ValueRange{bIdx, j, kvh, dd});
-        return std::pair{x, SmallVector<Value>{jj, dd}};
-      });
-      int64_t vsCols = 32 * c.cols();
-      stageShare(kKeys * vsCols, vs, [&](Value e, Value inRange) {
-        Value jj = div(e, vsCols), dd = rem(e, vsCols);
-        Value j = add(j0, jj);
-        Value inside = cmp(arith::CmpIPredicate::ult, j, jEnd);
-        if (vsCols != c.dv)
-          inside = andi(inside, cmp(arith::CmpIPredicate::ult, dd, idx(c.dv)));
-        Value x = guardedLoad(within(inside, inRange), v, ValueRange{bIdx, j, kvh, dd});
-        return std::pair{x, SmallVector<Value>{jj, dd}};
-      });
-      gpu::BarrierOp::create(b, loc);
+      SmallVector<Value> nextTile;
+      if (wide) {
+        storeTileChunks(chunks, it.drop_front(numState), j0, jEnd, ks, vs);
+        gpu::BarrierOp::create(b, loc);
+        // Tile j0 + 32 (past the end: key jhi - 1 again, never stored), loaded while this
+        // one is computed.
+        nextTile = loadTileChunks(chunks, add(j0, idx(kKeys)), sub(jhi, idx(1)));
+      } else {
+        // Element by element (ragged head dims), in groups of loads before their stores.
+        stageShare(kKeys * c.d, ks, [&](Value e, Value inRange) {
+          Value jj = div(e, c.d), dd = rem(e, c.d);
+          Value j = add(j0, jj);
+          Value x = guardedLoad(within(cmp(arith::CmpIPredicate::ult, j, jEnd), inRange), k,
+                                ValueRange{bIdx, j, kvh, dd});
+          return std::pair{x, SmallVector<Value>{jj, dd}};
+        });
+        int64_t vsCols = 32 * c.cols();
+        stageShare(kKeys * vsCols, vs, [&](Value e, Value inRange) {
+          Value jj = div(e, vsCols), dd = rem(e, vsCols);
+          Value j = add(j0, jj);
+          Value inside = cmp(arith::CmpIPredicate::ult, j, jEnd);
+          if (vsCols != c.dv)
+            inside = andi(inside, cmp(arith::CmpIPredicate::ult, dd, idx(c.dv)));
+          Value x = guardedLoad(within(inside, inRange), v, ValueRange{bIdx, j, kvh, dd});
+          return std::pair{x, SmallVector<Value>{jj, dd}};
+        });
+        gpu::BarrierOp::create(b, loc);
+      }
 
       // Scores of key j0 + lane for the warp's rows.
       SmallVector<Value> zeros(kRowsPerWarp, fc(0.0));
-      auto dLoop = scf::ForOp::create(b, loc, idx(0), idx(c.d), idx(1), zeros);
+      // Unrolled by kInnerUnroll (when D allows): the shared-memory loads of those steps are
+      // issued before their FMAs (one shared latency per kInnerUnroll steps; the sums keep
+      // their order).
+      int64_t dStep = c.d % kInnerUnroll == 0 ? kInnerUnroll : 1;
+      auto dLoop = scf::ForOp::create(b, loc, idx(0), idx(c.d), idx(dStep), zeros);
       {
         OpBuilder::InsertionGuard g3(b);
         b.setInsertionPointToStart(dLoop.getBody());
-        Value dd = dLoop.getInductionVar();
-        Value kd = memref::LoadOp::create(b, loc, ks, ValueRange{lane, dd});
-        SmallVector<Value> s;
-        for (int64_t rr = 0; rr < kRowsPerWarp; ++rr) {
-          Value r = add(mul(warp, kRowsPerWarp), idx(rr));
-          Value qd = memref::LoadOp::create(b, loc, qs, ValueRange{r, dd});
-          s.push_back(math::FmaOp::create(b, loc, qd, kd, dLoop.getRegionIterArgs()[rr]));
+        SmallVector<Value> kd, qd;
+        for (int64_t u = 0; u < dStep; ++u) {
+          Value dd = add(dLoop.getInductionVar(), idx(u));
+          kd.push_back(memref::LoadOp::create(b, loc, ks, ValueRange{lane, dd}));
+          for (int64_t rr = 0; rr < kRowsPerWarp; ++rr) {
+            Value r = add(mul(warp, kRowsPerWarp), idx(rr));
+            qd.push_back(memref::LoadOp::create(b, loc, qs, ValueRange{r, dd}));
+          }
         }
+        SmallVector<Value> s(dLoop.getRegionIterArgs());
+        for (int64_t u = 0; u < dStep; ++u)
+          for (int64_t rr = 0; rr < kRowsPerWarp; ++rr)
+            s[rr] = math::FmaOp::create(b, loc, qd[u * kRowsPerWarp + rr], kd[u], s[rr]);
         scf::YieldOp::create(b, loc, s);
       }
 
@@ -801,26 +967,33 @@ protected:
       }
 
       // acc += P·V: each key's probability broadcast from its lane.
-      auto pvLoop = scf::ForOp::create(b, loc, idx(0), idx(kKeys), idx(1), acc);
+      auto pvLoop = scf::ForOp::create(b, loc, idx(0), idx(kKeys), idx(kInnerUnroll), acc);
       {
         OpBuilder::InsertionGuard g3(b);
         b.setInsertionPointToStart(pvLoop.getBody());
-        Value jj = pvLoop.getInductionVar();
-        Value src = arith::IndexCastOp::create(b, loc, b.getI32Type(), jj);
         SmallVector<Value> next(pvLoop.getRegionIterArgs());
-        SmallVector<Value> vcol;
-        for (int64_t cc = 0; cc < cols; ++cc)
-          vcol.push_back(memref::LoadOp::create(b, loc, vs, ValueRange{jj, add(lane, idx(32 * cc))}));
-        for (int64_t rr = 0; rr < kRowsPerWarp; ++rr) {
-          Value pj = shuffle(probs[rr], src, gpu::ShuffleMode::IDX);
+        SmallVector<Value> vcol, pj; // [u][cc], [u][rr]
+        for (int64_t u = 0; u < kInnerUnroll; ++u) {
+          Value jj = add(pvLoop.getInductionVar(), idx(u));
+          Value src = arith::IndexCastOp::create(b, loc, b.getI32Type(), jj);
           for (int64_t cc = 0; cc < cols; ++cc)
-            next[rr * cols + cc] = math::FmaOp::create(b, loc, pj, vcol[cc], next[rr * cols + cc]);
+            vcol.push_back(
+                memref::LoadOp::create(b, loc, vs, ValueRange{jj, add(lane, idx(32 * cc))}));
+          for (int64_t rr = 0; rr < kRowsPerWarp; ++rr)
+            pj.push_back(shuffle(probs[rr], src, gpu::ShuffleMode::IDX));
         }
+        for (int64_t u = 0; u < kInnerUnroll; ++u)
+          for (int64_t rr = 0; rr < kRowsPerWarp; ++rr)
+            for (int64_t cc = 0; cc < cols; ++cc)
+              next[rr * cols + cc] =
+                  math::FmaOp::create(b, loc, pj[u * kRowsPerWarp + rr], vcol[u * cols + cc],
+                                      next[rr * cols + cc]);
         scf::YieldOp::create(b, loc, next);
       }
       SmallVector<Value> yielded(m);
       yielded.append(l);
       yielded.append(pvLoop.getResults().begin(), pvLoop.getResults().end());
+      yielded.append(nextTile);
       scf::YieldOp::create(b, loc, yielded);
     }
 
@@ -986,7 +1159,7 @@ private:
     if (c.simtSplit && c.tq * c.group <= kRows)
       return SimtKernel::emitSplit(batch);
     // The split form with more than one split at run time, else the one-pass kernel.
-    splits = splitCount(batch);
+    splits = splitCount(batch, /*tensorCoreForm=*/true);
     Value many = cmp(arith::CmpIPredicate::ugt, splits, idx(1));
     auto ifMany = scf::IfOp::create(b, loc, TypeRange{}, many, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard g(b);
@@ -1001,7 +1174,7 @@ private:
   /// (emitted once).
   void emitAtRunTime(Value batch) override {
     Value inBlock = cmp(arith::CmpIPredicate::ule, rowsTotal, idx(kTcRows));
-    Value tcSplitCount = splitCount(batch);
+    Value tcSplitCount = splitCount(batch, /*tensorCoreForm=*/true);
     Value tcSplits = andi(inBlock, cmp(arith::CmpIPredicate::ugt, tcSplitCount, idx(1)));
     auto oneOf = [&](Value cond, function_ref<void()> then, function_ref<void()> otherwise) {
       auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, cond, /*withElseRegion=*/true);
@@ -1902,7 +2075,7 @@ private:
     Value tiles = allocQuantized(batch);
     int64_t dyn = ShapedType::kDynamic;
     Value bh = mul(batch, c.numKvHeads);
-    splits = mins(splitCount(batch), tiles); // tiles >= 1
+    splits = mins(splitCount(batch, /*tensorCoreForm=*/true), tiles); // tiles >= 1
     wsRows = kTcRows;
     Value rowsAll = mul(arith::MulIOp::create(b, loc, bh, splits), wsRows);
     workM = memref::AllocOp::create(b, loc, MemRefType::get({dyn}, f32), ValueRange{rowsAll});
@@ -2407,12 +2580,15 @@ struct GPUFlashAttentionPass
       StringAttr op = dict.getAs<StringAttr>("op");
       StringRef opName = op ? op.getValue() : int8 ? "INT8 attention" : "attention";
       std::string why;
-      SplitOptions split{decodeSplits, decodeTargetBlocks, decodeMinKeys};
-      if (split.targetBlocks < 1 || split.minKeys < 1) {
+      SplitOptions split{decodeSplits, decodeTargetBlocks, decodeMinKeys, decodeTcTargetBlocks,
+                         decodeTcMinKeys};
+      if (split.targetBlocks < 1 || split.minKeys < 1 || split.tcTargetBlocks < 1 ||
+          split.tcMinKeys < 1) {
         getOperation().emitError()
-            << "decoda-gpu-flash-attention: decode-target-blocks and decode-min-keys must be at "
-               "least 1 (got "
-            << split.targetBlocks << ", " << split.minKeys << ")";
+            << "decoda-gpu-flash-attention: decode-target-blocks, decode-min-keys, "
+               "decode-tc-target-blocks and decode-tc-min-keys must be at least 1 (got "
+            << split.targetBlocks << ", " << split.minKeys << ", " << split.tcTargetBlocks << ", "
+            << split.tcMinKeys << ")";
         return signalPassFailure();
       }
       FailureOr<Config> c = readConfig(fn, dict, split, int8, why);

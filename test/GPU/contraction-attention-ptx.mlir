@@ -33,7 +33,7 @@ func.func @linear(%x: tensor<1x?x256xf32>, %w: tensor<512x256xf32>) -> tensor<1x
 // CHECK: .visible .entry attention_kernel(
 // CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_0[2048];
 // CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_1[4224];
-// CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_2[4096];
+// CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_2[4224];
 // CHECK: bar.sync 0;
 // CHECK: st.shared.b32
 // CHECK: bar.sync 0;
@@ -47,7 +47,7 @@ func.func @linear(%x: tensor<1x?x256xf32>, %w: tensor<512x256xf32>) -> tensor<1x
 // CHECK: .visible .entry attention_kernel_[[ONE]](
 // CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_[[ONE]]_0[2048];
 // CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_[[ONE]]_1[4224];
-// CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_[[ONE]]_2[4096];
+// CHECK-DAG: .shared .align 16 .b8 __wg_attention_kernel_[[ONE]]_2[4224];
 // CHECK: bar.sync 0;
 // CHECK: shfl.sync.idx.b32
 // CHECK-NOT: // gpu.binary

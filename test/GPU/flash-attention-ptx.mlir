@@ -28,11 +28,17 @@
 // SPLIT: .shared .align 16 .b8 __wg_attention_d128_kernel_0[8192];
 // SPLIT: shfl.sync.idx.b32
 // SPLIT-NOT: mma.sync
-// The SIMT kernel stages Q and each K/V tile in groups of 8 loads per thread issued before
-// their 8 shared stores (Q: 16 x 128 elements, 2 groups; K and V: 32 x 128 each, 4 groups each),
-// not one load waiting for its store at a time.
+// The SIMT kernel stages K/V tiles by 16-byte loads (ld.global.v4.b32: 8 bf16; K and V 32 x 128
+// each, 512 chunks, 4 a thread each): the first tile's 8 before Q's staging (16 x 128 elements
+// in 2 groups of 8 scalar loads issued before their stores), the next tile's 8 in the loop after
+// the current tile's stores and barrier (prefetch: they are waited on only at the next
+// iteration's stores). So 16 global loads before the first shared store run (the first tile's 8
+// and Q's first group), 8 before the second (Q's second group), and 16 ld.global.v4 in all;
+// the scalar loads are Q's only.
 // RUN: %PYTHON -c "import re; t = open('%t/attention_d128_kernel.ptx').read(); runs = []; cur = 0; exec('for l in t.splitlines():\n if \'ld.global\' in l: cur += 1\n elif \'st.shared\' in l:\n  runs += [cur] if cur else []\n  cur = 0'); print('global loads before each shared store run:', *runs)" | FileCheck %s --check-prefix=STAGE
-// STAGE: global loads before each shared store run: 8 8 8 8 8 8 8 8 8 8{{$}}
+// STAGE: global loads before each shared store run: 16 8{{$}}
+// RUN: %PYTHON -c "t = open('%t/attention_d128_kernel.ptx').read(); print('v4', t.count('ld.global.v4.b32'), 'b16', t.count('ld.global.b16'))" | FileCheck %s --check-prefix=WIDE
+// WIDE: v4 16 b16 16{{$}}
 // TCSPLIT: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // TCSPLIT: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // TCSPLIT-NOT: st.global.b16
@@ -69,7 +75,7 @@
 // COUNT: _3 mma.sync 64 ldmatrix.x4 24 ldmatrix.x4.trans 16 cp.async 24 bar.sync 4 st.global.b16 64 st.global.b32 0
 // COUNT: _1 mma.sync 64 ldmatrix.x4 24 ldmatrix.x4.trans 16 cp.async 24 bar.sync 4 st.global.b16 0 st.global.b32 68
 // PTXAS-SPLIT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// PTXAS-SPLIT: Used {{[0-9]+}} registers, used 1 barriers, 41088 bytes smem
+// PTXAS-SPLIT: Used {{[0-9]+}} registers, used 1 barriers, 41216 bytes smem
 // COMBINE: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // COMBINE: Used {{[0-9]+}} registers, used 0 barriers
 // PTXAS: Compiling entry function 'attention_d128_kernel_{{[13]}}' for 'sm_90a'

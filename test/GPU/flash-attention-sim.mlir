@@ -29,7 +29,7 @@
 // RUN: decoda-compile %S/Inputs/attention_cases.mlir --target=cuda --gpu-attention-wgmma=false --emit=ptx -o %t/a.ptx --dump-ir-after-each=%t/a
 // RUN: %PYTHON %S/Inputs/attention_data.py gqa_causal %t/1-in.npz %t/1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry gqa_causal --inputs %t/1-in.npz --expect %t/1-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=GQA
-// GQA: launch gqa_causal_kernel{{(_[0-9]+)?}}: grid [6, 2, 1] block [128, 1, 1] shared 10368 bytes; bar 32, shfl 2608
+// GQA: launch gqa_causal_kernel{{(_[0-9]+)?}}: grid [6, 2, 1] block [128, 1, 1] shared 10496 bytes; bar 32, shfl 2608
 // GQA: out0: ok (5760 elements
 // GQA: 1 launches
 // RUN: %PYTHON %S/Inputs/attention_data.py mqa_window_bf16 %t/2-in.npz %t/2-out.npz

@@ -1,35 +1,51 @@
 // decoda-gpu-flash-attention, decode steps (flash decoding): when all rows of a (batch, K/V
 // head) fit one block (Tq * group <= 16: the SIMT kernel's split form), the keys are split over
 // a run-time number of blocks (splits = max(1, min(ceil(target / (B * Hkv)), ceil(keys /
-// min-keys), decode-splits))), each leaving m, l and the unnormalised accumulator in a
-// workspace [B][Hkv][splits][16][Dv + 2], and a second kernel combines them (a thread per (row,
-// value column), ceil(rows * Dv / 128) blocks per (K/V head, batch)). bf16/f16 calls on the
-// tensor-core kernel with 17 to 64 rows take its own split form (64 rows a split in the
-// workspace; the one-pass kernel when the run-time split count is 1). A dynamic query count
-// compiles the forms and picks one at run time; decode-splits=1 turns the split off.
+// min-keys), decode-splits)); SIMT: target 528 and min-keys 64 by default), each leaving m, l and
+// the unnormalised accumulator in a workspace [B][Hkv][splits][16][Dv + 2], and a second kernel
+// combines them (a thread per (row, value column), ceil(rows * Dv / 128) blocks per (K/V head,
+// batch), its loops over the splits stepping by 8 with the 8 loads of a step issued first).
+// K/V tiles are staged by 16-byte vector loads (both head dims whole 16-byte chunks), the next
+// tile's loaded while the current one is computed. bf16/f16 calls on the tensor-core kernel with
+// 17 to 64 rows take its own split form with its own count (decode-tc-target-blocks 264,
+// decode-tc-min-keys 256; 64 rows a split in the workspace; the one-pass kernel when the
+// run-time split count is 1). A dynamic query count compiles the forms and picks one at run
+// time; decode-splits=1 turns the split off.
 // Numerics: flash-decoding-sim.mlir.
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-flash-attention | FileCheck %s
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-flash-attention=decode-splits=1 | FileCheck %s --check-prefix=OFF
 // RUN: not decoda-opt %s --split-input-file --decoda-gpu-flash-attention="decode-target-blocks=0" 2>&1 | FileCheck %s --check-prefix=BADOPT
-// BADOPT: error: decoda-gpu-flash-attention: decode-target-blocks and decode-min-keys must be at least 1 (got 0, 256)
+// BADOPT: error: decoda-gpu-flash-attention: decode-target-blocks, decode-min-keys, decode-tc-target-blocks and decode-tc-min-keys must be at least 1 (got 0, 64, 264, 256)
+// RUN: not decoda-opt %s --split-input-file --decoda-gpu-flash-attention="decode-tc-min-keys=0" 2>&1 | FileCheck %s --check-prefix=BADTC
+// BADTC: error: decoda-gpu-flash-attention: decode-target-blocks, decode-min-keys, decode-tc-target-blocks and decode-tc-min-keys must be at least 1 (got 528, 64, 264, 0)
 
 // One query of 8 heads over 2 K/V heads (8 rows), bf16.
 // CHECK-LABEL: func.func private @decode(
 // CHECK-SAME: %[[Q:.*]]: memref<1x1x8x64xbf16>, %[[K:.*]]: memref<1x?x2x64xbf16>, %[[V:.*]]: memref<1x?x2x64xbf16>, %[[N:.*]]: index)
 // CHECK: %[[OUT:.*]] = memref.alloc() : memref<1x1x8x64xbf16>
 // CHECK: scf.if
-// The split count: ceil(264 / (B * 2)), ceil(keys / 256), at most 64, at least 1.
+// The split count: ceil(528 / (B * 2)), ceil(keys / 64), at most 64, at least 1.
 // CHECK: %[[BH:.*]] = arith.muli %{{.*}}, %c2{{(_[0-9]+)?}} : index
-// CHECK: %[[WANT:.*]] = arith.ceildivui %c264{{(_[0-9]+)?}}, %[[BH]] : index
-// CHECK: %[[BYKEYS:.*]] = arith.ceildivui %[[N]], %c256{{(_[0-9]+)?}} : index
+// CHECK: %[[WANT:.*]] = arith.ceildivui %c528{{(_[0-9]+)?}}, %[[BH]] : index
+// CHECK: %[[BYKEYS:.*]] = arith.ceildivui %[[N]], %c64{{(_[0-9]+)?}} : index
 // CHECK: %[[M1:.*]] = arith.minsi %[[WANT]], %[[BYKEYS]] : index
 // CHECK: %[[M2:.*]] = arith.minsi %[[M1]], %c64{{(_[0-9]+)?}} : index
 // CHECK: %[[S:.*]] = arith.maxsi %c1{{(_[0-9]+)?}}, %[[M2]] : index
 // CHECK: %[[WORK:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
-// The partial kernel: grid (splits, Hkv, B); whole 32-key tiles of the block's share.
+// The partial kernel: grid (splits, Hkv, B); whole 32-key tiles of the block's share; the
+// first tile's K and V chunks (64 bf16 a row: 256 16-byte chunks of each, 2 a thread) loaded
+// ahead of the loop, when the share is not empty.
 // CHECK: gpu.launch blocks(%[[SPLIT:[^,]*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[S]], %{{.*}} = %c2{{(_[0-9]+)?}}, %{{.*}} = %{{.*}}) threads(%{{.*}}) in (%{{.*}} = %c128
 // CHECK: arith.ceildivui %{{.*}}, %[[S]] : index
 // CHECK: arith.ceildivui %{{.*}}, %c32{{(_[0-9]+)?}} : index
+// CHECK: scf.if %{{.*}} -> (vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
+// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x?x2x64xbf16>, vector<8xbf16>
+// CHECK: scf.for {{.*}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>, vector<8xbf16>)
+// In the loop: the carried chunks widened and stored, a barrier, the next tile's loads, then
+// the scores.
+// CHECK: arith.extf %{{.*}} : vector<8xbf16> to vector<8xf32>
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x?x2x64xbf16>, vector<8xbf16>
 // CHECK: scf.for
 // CHECK: math.exp
 // CHECK: scf.yield
@@ -43,9 +59,11 @@
 // CHECK: %[[ELEMS:.*]] = arith.muli %{{.*}}, %c64{{(_[0-9]+)?}} : index
 // CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[ELEMS]], %c128{{(_[0-9]+)?}} : index
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %c2{{(_[0-9]+)?}}, %{{.*}} = %{{.*}}) threads
-// CHECK: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %[[S]] step %c1{{(_[0-9]+)?}} iter_args(%{{.*}}) -> (f32)
+// CHECK: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %[[S]] step %c8{{(_[0-9]+)?}} iter_args(%{{.*}}) -> (f32)
+// CHECK-COUNT-8: memref.load %[[WORK]]
 // CHECK: arith.maximumf
-// CHECK: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %[[S]] step %c1{{(_[0-9]+)?}} iter_args(%{{.*}}, %{{.*}}) -> (f32, f32)
+// CHECK: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %[[S]] step %c8{{(_[0-9]+)?}} iter_args(%{{.*}}, %{{.*}}) -> (f32, f32)
+// CHECK-COUNT-24: memref.load %[[WORK]]
 // CHECK: math.exp
 // CHECK: math.fma
 // CHECK: math.fma
@@ -114,8 +132,11 @@ func.func private @prefill(%q: memref<1x5x4x32xf32>, %k: memref<1x5x1x32xf32>, %
 // -----
 
 // bf16, four tokens of 8 heads over one K/V head (32 rows): the tensor-core kernel's split form
-// when the run-time split count is above 1, else the one-pass tensor-core kernel.
+// when the run-time split count is above 1, else the one-pass tensor-core kernel. Its count
+// keeps the tensor-core form's target and minimum (264 blocks, 256 keys).
 // CHECK-LABEL: func.func private @spec(
+// CHECK: arith.ceildivui %c264{{(_[0-9]+)?}}, %{{.*}} : index
+// CHECK: arith.ceildivui %{{.*}}, %c256{{(_[0-9]+)?}} : index
 // CHECK: %[[S:.*]] = arith.maxsi %c1{{(_[0-9]+)?}}, %{{.*}} : index
 // CHECK: %[[MANY:.*]] = arith.cmpi ugt, %[[S]], %c1{{(_[0-9]+)?}} : index
 // CHECK: scf.if %[[MANY]] {
@@ -134,7 +155,7 @@ func.func private @prefill(%q: memref<1x5x4x32xf32>, %k: memref<1x5x1x32xf32>, %
 // The combining kernel: 32 rows x 64 columns, 16 blocks.
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %c1{{(_[0-9]+)?}}, %{{.*}} = %{{.*}}) threads
 // CHECK-NOT: nvgpu.mma.sync
-// CHECK: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %[[S]] step %c1{{(_[0-9]+)?}} iter_args(%{{.*}}) -> (f32)
+// CHECK: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %[[S]] step %c8{{(_[0-9]+)?}} iter_args(%{{.*}}) -> (f32)
 // CHECK: arith.truncf %{{.*}} : f32 to bf16
 // CHECK: gpu.terminator
 // CHECK: memref.dealloc %[[WORK]]

@@ -486,7 +486,9 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
 
     SIMT kernel (everything else: f32, other head dims): a block of 128 threads owns 16 rows;
     the queries are staged in shared memory (f32), keys stream in tiles of 32 (`Ks[32][D+1]`,
-    `Vs[32][32 ceil(Dv/32)]` f32); lane j scores key j for the warp's 4 rows; warp
+    `Vs[32][32 ceil(Dv/32) + 1]` f32), by 16-byte loads when both head dims are whole 16-byte
+    chunks (all of a tile's loads before its stores, the next tile's loaded while the current
+    one is computed), element by element otherwise; lane j scores key j for the warp's 4 rows; warp
     butterflies for max and sum; P·V broadcasts each key's probability with `gpu.shuffle idx`.
     Its shared tiles must fit 48 KiB (D = Dv up to about 120).
 
@@ -496,14 +498,17 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     the grid would be only `B * Hkv` blocks (8 for Llama-3.2-1B at batch 1, on 132 SMs).
     Instead the visible key range of each (batch, K/V head) is split over
     `splits = max(1, min(ceil(decode-target-blocks / (B * Hkv)), ceil(keys /
-    decode-min-keys), decode-splits))` blocks (computed at run time; whole 32-key tiles each):
+    decode-min-keys), decode-splits))` blocks (computed at run time; whole 32-key tiles each;
+    by default 528 and 64: Hkv = 8, B = 1 at 4096 keys gives 64 splits, 512 blocks):
     grid `(splits, Hkv, B)`, each block leaving its rows' running max, denominator and
     unnormalised f32 accumulator in a workspace `[B][Hkv][splits][16][Dv + 2]`; a second
     kernel (grid `(ceil(rows * Dv / 128), Hkv, B)`, a thread per (row, column)) rescales the
     partials to their common max, sums them in split order, adds the sinks and normalises as
-    above. `decode-splits=1` keeps the single kernel. Calls the tensor-core kernel takes
+    above; its loops over the splits step by 8 with the loads of a step issued first.
+    `decode-splits=1` keeps the single kernel. Calls the tensor-core kernel takes
     (bf16/f16) with `16 < Tq * group <= 64` (a few tokens at once, as in speculative decoding)
-    take its own split form when the run-time split count is above 1: the tensor-core kernel
+    take its own split form when its run-time split count (the formula with
+    `decode-tc-target-blocks` and `decode-tc-min-keys`, 264 and 256) is above 1: the tensor-core kernel
     with grid `(splits, Hkv, B)`, each block the 64 rows and whole key tiles of its share,
     leaving its partials in the same workspace layout with 64 rows a split for the same
     combining kernel; the one-pass kernel otherwise (also for up to 16 rows when the SIMT
@@ -534,10 +539,14 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     Option<"decodeSplits", "decode-splits", "int64_t", /*default=*/"64",
            "Most blocks the keys of one (batch, K/V head) of a decode step are split over "
            "(1: no split)">,
-    Option<"decodeTargetBlocks", "decode-target-blocks", "int64_t", /*default=*/"264",
-           "Blocks a split decode step aims at (two per SM of an H200)">,
-    Option<"decodeMinKeys", "decode-min-keys", "int64_t", /*default=*/"256",
-           "Fewest keys per split">,
+    Option<"decodeTargetBlocks", "decode-target-blocks", "int64_t", /*default=*/"528",
+           "Blocks the SIMT split form of a decode step aims at (four per SM of an H200)">,
+    Option<"decodeMinKeys", "decode-min-keys", "int64_t", /*default=*/"64",
+           "Fewest keys per split of the SIMT split form (two 32-key tiles)">,
+    Option<"decodeTcTargetBlocks", "decode-tc-target-blocks", "int64_t", /*default=*/"264",
+           "Blocks the tensor-core and INT8 split forms aim at (two per SM of an H200)">,
+    Option<"decodeTcMinKeys", "decode-tc-min-keys", "int64_t", /*default=*/"256",
+           "Fewest keys per split of the tensor-core and INT8 split forms">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Use the tensor-core kernel for bf16/f16 attention where it applies">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",

@@ -3,6 +3,8 @@ attention of Inputs/decode_attention_cases.mlir (flash-decoding-sim.mlir).
 
   decode_attention_data.py CASE IN.npz OUT.npz      CASE: decode_gqa, decode_window_sinks_f16,
                                                     cached_decode_bf16, dynamic_t3, dynamic_t40,
+                                                    decode_many_d128_bf16, decode_window_many_f16,
+                                                    decode_ragged_bf16,
                                                     spec_bf16, spec_window_sinks_f16,
                                                     spec_cached_t2, spec_cached_t6, spec_cached_t20
 
@@ -41,6 +43,20 @@ def case(name):
         st, t = "f32", int(name[len("dynamic_t"):])
         q, k, v = act((1, t, 4, 32), st), act((1, t, 1, 32), st), act((1, t, 1, 32), st)
         return st, [q, k, v], [R.attention(q, k, v, num_heads=4, num_kv_heads=1, causal=True)]
+    if name == "decode_many_d128_bf16":
+        st = "bf16"
+        q, k, v = act((1, 1, 4, 128), st), act((1, 3000, 1, 128), st), act((1, 3000, 1, 128), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=4, num_kv_heads=1, causal=True, storage=st)]
+    if name == "decode_window_many_f16":
+        st = "f16"
+        q, k = act((1, 1, 4, 64), st), act((1, 2100, 1, 64), st)
+        v, s = act((1, 2100, 1, 64), st), act((4,), st)
+        return st, [q, k, v, s], [R.attention(q, k, v, num_heads=4, num_kv_heads=1, causal=True, window=100,
+                                              sinks=s, storage=st)]
+    if name == "decode_ragged_bf16":
+        st = "bf16"
+        q, k, v = act((1, 1, 4, 36), st), act((1, 300, 1, 36), st), act((1, 300, 1, 36), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=4, num_kv_heads=1, causal=True, storage=st)]
     if name == "spec_bf16":
         st = "bf16"
         q, k, v = act((1, 8, 8, 64), st), act((1, 700, 1, 64), st), uni((1, 700, 1, 64), st)
