@@ -163,12 +163,13 @@
 // Per entry, the tensor-core kernels (wgmma on the default sm_90a for the projections,
 // mma.sync for attention) and those with a GEMV's ld.global.v4 + butterfly (not the SIMT
 // attention's split kernel, which stages K/V by ld.global.v4 too and broadcasts P by
-// shfl.sync.idx, which no GEMV has): the prefill entry
+// shfl.sync.idx, which no GEMV has, nor the row norms, whose 16-byte loads and row sums look
+// alike but which take an rsqrt): the prefill entry
 // has both (its two projections, and its attention's tensor-core split form and one-pass
 // kernel, for more rows than the SIMT split takes; and per projection the GEMV kernels of
 // the T = 1 and T <= 8 dispatch), the decode entry no tensor cores and its q and k/v GEMVs in
 // one kernel (decoda-gpu-merge-launches).
-// RUN: %PYTHON -c "import re; t = open('%t/c.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); k = list(zip(p[1::2], p[2::2])); [print(e, 'tensor-core kernels', sum(('mma.sync' in b or 'wgmma.mma_async' in b) for n, b in k if n.startswith(e + '_kernel')), 'gemv kernels', sum('ld.global.v4' in b and 'shfl.sync.bfly' in b and 'shfl.sync.idx' not in b for n, b in k if n.startswith(e + '_kernel'))) for e in ('step', 'step_decode')]" | FileCheck %s --check-prefix=CACHEDPTX
+// RUN: %PYTHON -c "import re; t = open('%t/c.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); k = list(zip(p[1::2], p[2::2])); [print(e, 'tensor-core kernels', sum(('mma.sync' in b or 'wgmma.mma_async' in b) for n, b in k if n.startswith(e + '_kernel')), 'gemv kernels', sum('ld.global.v4' in b and 'shfl.sync.bfly' in b and 'shfl.sync.idx' not in b and 'rsqrt' not in b for n, b in k if n.startswith(e + '_kernel'))) for e in ('step', 'step_decode')]" | FileCheck %s --check-prefix=CACHEDPTX
 // CACHEDPTX: step tensor-core kernels 4 gemv kernels 4
 // CACHEDPTX: step_decode tensor-core kernels 0 gemv kernels 1
 // The caches are donated (decoda-compile --donate-caches, on for CUDA too): the entry returns

@@ -2,7 +2,8 @@
 // reference.py (Inputs/norm_data.py), one launch per norm: f32 RMSNorm (one warp per row);
 // bf16 LayerNorm with a bias over D = 300 (two warps, features past D); bf16 add_rms_norm with
 // a scaled branch and a weight offset at D = 2048 (eight warps through shared memory; the sum
-// and the norm); f16 add_layer_norm; QK-norm over heads. bf16/f16 results are exact after the
+// and the norm); f16 add_layer_norm; QK-norm over heads; f16 RMSNorm over an odd D = 1001
+// (scalar chunks). bf16/f16 results are exact after the
 // rounding, f32 within 1e-6. The race check catches the missing barrier between the warps'
 // partial sums and their reads.
 // RUN: rm -rf %t && mkdir -p %t
@@ -30,6 +31,10 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/n %t/n.ptx --entry qk_norm_f32 --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=QK
 // QK: launch qk_norm_f32_kernel: grid [36, 1, 1]
 // QK: out0: ok (576 elements
+// RUN: %PYTHON %S/Inputs/norm_data.py rms_odd_f16 %t/6-in.npz %t/6-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/n %t/n.ptx --entry rms_odd_f16 --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=ODD
+// ODD: launch rms_odd_f16_kernel: grid [4, 1, 1] block [128, 1, 1]
+// ODD: out0: ok (4004 elements
 // RUN: awk '/gpu.binary @add_rms_bf16_kernel/{on=1} on && /bar.sync/ && !done {done=1; next} {print}' %t/n.ptx > %t/nobar.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/n %t/nobar.ptx --entry add_rms_bf16 --inputs %t/3-in.npz --expect %t/3-out.npz 2>&1 | FileCheck %s --check-prefix=NOBAR
 // NOBAR: shared race: thread {{[0-9]+}} reads bytes at {{[0-9]+}} that thread {{[0-9]+}} wrote

@@ -578,8 +578,10 @@ def GPURowNormPass : Pass<"decoda-gpu-row-norm", "ModuleOp"> {
     {gpu-kernel-calls}` made of each `decoda.rms_norm`, `layer_norm`, `add_rms_norm` and
     `add_layer_norm` (`decoda.gpu_norm` dictionary). Each body becomes one `gpu.launch` over
     the rows ([R, D] views of the row-major buffers): a block of T = clamp(32 ceil(D / 256),
-    32, 1024) threads per row, each thread keeping its ceil(D / T) features in registers; the
-    add forms compute and store the rounded sum `residual + scale * branch` first and
+    32, 1024) threads per row, each thread keeping its features in registers as chunks of V
+    consecutive ones (V: 16 bytes of the storage type, halved until it divides D; one vector
+    load or store per chunk, chunk `tid + i T`), every load of a thread (row, weight, bias)
+    issued before its first store; the add forms compute and store the rounded sum `residual + scale * branch` first and
     normalise that; the row sums (one for RMSNorm, two for LayerNorm: the mean, then the
     centred variance, as the op definitions) are a butterfly of `gpu.shuffle xor` per warp,
     then one partial per warp through shared memory and a barrier; the scaling by
@@ -588,6 +590,7 @@ def GPURowNormPass : Pass<"decoda-gpu-row-norm", "ModuleOp"> {
     keeps the target-neutral body (linalg on buffers, inlined back) with a remark.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
   let statistics = [

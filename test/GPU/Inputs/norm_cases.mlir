@@ -7,8 +7,8 @@ func.func @rms_f32(%x: tensor<2x?x64xf32>, %w: tensor<64xf32>) -> tensor<2x?x64x
   return %y : tensor<2x?x64xf32>
 }
 
-// bf16 LayerNorm with a bias, D = 300: 64 threads (two warps through shared memory), five
-// features per thread, the last partly past D.
+// bf16 LayerNorm with a bias, D = 300: 64 threads (two warps through shared memory), chunks of
+// 4 features (300 is not a multiple of 8), two per thread, the second past D for threads 11 ..
 func.func @layer_bias_bf16(%x: tensor<1x?x300xbf16>, %w: tensor<300xbf16>, %b: tensor<300xbf16>) -> tensor<1x?x300xbf16> {
   %y = decoda.layer_norm %x, %w, %b {eps = 1.0e-05 : f64} : tensor<1x?x300xbf16>, tensor<300xbf16>, tensor<300xbf16>
   return %y : tensor<1x?x300xbf16>
@@ -31,4 +31,11 @@ func.func @add_layer_f16(%r: tensor<3x5x96xf16>, %a: tensor<3x5x96xf16>, %w: ten
 func.func @qk_norm_f32(%q: tensor<1x?x4x16xf32>, %w: tensor<16xf32>) -> tensor<1x?x4x16xf32> {
   %y = decoda.rms_norm %q, %w {eps = 1.0e-06 : f64} : tensor<1x?x4x16xf32>, tensor<16xf32>
   return %y : tensor<1x?x4x16xf32>
+}
+
+// f16 RMSNorm over an odd D = 1001: scalar chunks (no vector divides D), 128 threads, eight
+// features per thread, the last past D for threads 105 ..
+func.func @rms_odd_f16(%x: tensor<1x?x1001xf16>, %w: tensor<1001xf16>) -> tensor<1x?x1001xf16> {
+  %y = decoda.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<1x?x1001xf16>, tensor<1001xf16>
+  return %y : tensor<1x?x1001xf16>
 }

@@ -44,6 +44,9 @@ def case(name):
     if name == "qk_norm_f32":
         q, w = act((1, 9, 4, 16), "f32"), act((16,), "f32", 0.2, 1.0)
         return "f32", [q, w], [R.rms_norm(q, w, 1e-6)]
+    if name == "rms_odd_f16":
+        x, w = act((1, 4, 1001), "f16", 2.0), act((1001,), "f16", 0.2, 1.0)
+        return "f16", [x, w], [R.rms_norm(x, w, 1e-5)]
     raise SystemExit(f"unknown case {name}")
 
 
