@@ -322,10 +322,11 @@ inline SmallVector<Value> leadExtents(OpBuilder &b, Location loc, const Match &m
 /// [M, N] output, columns `col` .. `col` + count - 1), (lead...) recovered from the row by
 /// `leadDims`: for each element in turn, one value per input in operand order. The caller
 /// makes the indices valid (a kernel that loads them ahead of its guarded stores clamps rows
-/// and columns into the output).
+/// and columns into the output). Input `skip` is not loaded: a null value holds its place
+/// (the kernel has it in registers).
 inline SmallVector<Value> loadEpilogueOperands(OpBuilder &b, Location loc, Epilogue epi,
                                                ArrayRef<Value> leadDims, Value row, Value col,
-                                               int64_t count) {
+                                               int64_t count, int skip = -1) {
   auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
   int64_t leadCount = leadDims.size();
   SmallVector<Value> lead(leadCount);
@@ -352,6 +353,10 @@ inline SmallVector<Value> loadEpilogueOperands(OpBuilder &b, Location loc, Epilo
     for (unsigned i = 0; i < op.getNumDpsInputs(); ++i) {
       if (i == epi.cIndex)
         continue;
+      if (int(i) == skip) {
+        values.push_back(Value());
+        continue;
+      }
       SmallVector<Value> at;
       for (AffineExpr r : maps[i].getResults())
         at.push_back(isa<AffineDimExpr>(r) ? iters[cast<AffineDimExpr>(r).getPosition()]

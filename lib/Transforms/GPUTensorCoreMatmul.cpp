@@ -66,6 +66,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+
 namespace mlir::decoda {
 #define GEN_PASS_DEF_GPUTENSORCOREMATMULPASS
 #include "decoda/Transforms/Passes.h.inc"
@@ -332,9 +334,211 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit, Epilogu
   gpu::TerminatorOp::create(b, loc);
 }
 
+/// Whether `a` and `b` are the same value or computed alike: results (at the same index) of
+/// pure ops of one kind and attributes whose operands are so, at most `depth` ops deep (the
+/// row-count tests that decoda-gpu-gemv puts before each projection's dispatch).
+bool sameValue(Value a, Value b, int depth = 6) {
+  if (a == b)
+    return true;
+  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+  if (!x || !y || depth == 0 || !isPure(x) || x->getName() != y->getName() ||
+      x->getAttrDictionary() != y->getAttrDictionary() ||
+      x->getNumOperands() != y->getNumOperands() || x->getNumRegions() || y->getNumRegions() ||
+      cast<OpResult>(a).getResultNumber() != cast<OpResult>(b).getResultNumber())
+    return false;
+  for (auto [u, v] : llvm::zip(x->getOperands(), y->getOperands()))
+    if (!sameValue(u, v, depth - 1))
+      return false;
+  return true;
+}
+
+/// Merges the dispatch `second` into `first`: two result-less scf.if on the same condition,
+/// `first` before `second` with only allocations and effect-free ops between (moved before
+/// `first`). Each branch of `second` goes to the end of the same branch of `first` (so the
+/// ops keep their order), and two ifs that end up last in a branch and test the same
+/// condition are merged in turn (the nested `M <= max-m` test of the dispatch). Returns false,
+/// changing nothing, when the two do not have that form.
+bool mergeDispatches(scf::IfOp first, scf::IfOp second) {
+  if (first->getBlock() != second->getBlock() || first.getNumResults() ||
+      second.getNumResults() || !sameValue(first.getCondition(), second.getCondition()) ||
+      !first->isBeforeInBlock(second) ||
+      first.getElseRegion().empty() != second.getElseRegion().empty())
+    return false;
+  for (Operation *o = first->getNextNode(); o != second.getOperation(); o = o->getNextNode())
+    if (!isa<memref::AllocOp>(o) && !isMemoryEffectFree(o))
+      return false;
+  while (first->getNextNode() != second.getOperation())
+    first->getNextNode()->moveBefore(first);
+  auto append = [](Region &from, Region &to) {
+    if (from.empty())
+      return;
+    Block &src = from.front(), &dst = to.front();
+    while (!src.without_terminator().empty())
+      src.front().moveBefore(dst.getTerminator());
+  };
+  append(second.getThenRegion(), first.getThenRegion());
+  append(second.getElseRegion(), first.getElseRegion());
+  second.erase();
+  for (Region *r : {&first.getThenRegion(), &first.getElseRegion()}) {
+    if (r->empty())
+      continue;
+    Block &blk = r->front();
+    Operation *term = blk.getTerminator();
+    auto last = dyn_cast_or_null<scf::IfOp>(term->getPrevNode());
+    if (!last)
+      continue;
+    // The ifs of the two dispatches: the last one came from `second`; its partner is the
+    // closest if before it.
+    for (Operation *o = last->getPrevNode(); o; o = o->getPrevNode())
+      if (auto prev = dyn_cast<scf::IfOp>(o)) {
+        mergeDispatches(prev, last);
+        break;
+      }
+  }
+  return true;
+}
+
+/// The ancestors of `op1` and `op2` in their closest common block, when both are result-less
+/// scf.if (the dynamic-M dispatches decoda-gpu-gemv made around two projections).
+std::optional<std::pair<scf::IfOp, scf::IfOp>> dispatchesOf(Operation *op1, Operation *op2) {
+  for (Operation *a = op1->getParentOp(); a; a = a->getParentOp()) {
+    if (isa<func::FuncOp>(a))
+      break;
+    Operation *b2 = a->getBlock()->findAncestorOpInBlock(*op2);
+    if (!b2)
+      continue;
+    auto i1 = dyn_cast<scf::IfOp>(a), i2 = dyn_cast<scf::IfOp>(b2);
+    if (i1 && i2 && i1 != i2)
+      return std::make_pair(i1, i2);
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// A GLU's gate and up projections, computed by one kernel of two weights: `second`'s fused
+/// epilogue reads `first`'s result (its input `firstIndex`) from the kernel's registers.
+struct GateUp {
+  linalg::GenericOp first, second;
+  ProjectionMatch m1, m2;
+  linalg::FillOp fill1, fill2;
+  Epilogue epi;
+  unsigned firstIndex = 0;
+};
+
+/// Whether the consecutive contractions `op1`, `op2` are such a pair (`refuse` took both):
+/// one A (the same value), weights of one float type, each a zero-filled temporary C, only
+/// allocations, effect-free ops and op2's fill between them, op2's fusable epilogue the one
+/// reader of op1's C besides op1 and its fill (directly, with the identity map; users in
+/// another branch of an enclosing scf.if aside), and that
+/// epilogue's output no view of op1's weight (other blocks still read it).
+std::optional<GateUp> gateUpPair(linalg::GenericOp op1, linalg::GenericOp op2,
+                                 llvm::function_ref<std::string(const ProjectionMatch &)> refuse) {
+  GateUp p;
+  if (op1->getBlock() != op2->getBlock() ||
+      !decoda::gpu_contraction::matchProjection(op1, p.m1).empty() ||
+      !decoda::gpu_contraction::matchProjection(op2, p.m2).empty() || !refuse(p.m1).empty() ||
+      !refuse(p.m2).empty())
+    return std::nullopt;
+  if (p.m1.integer() || p.m1.a != p.m2.a || p.m1.b.getType() != p.m2.b.getType() ||
+      p.m1.c.getType() != p.m2.c.getType() || p.m1.c == p.m2.c)
+    return std::nullopt;
+  p.fill1 = decoda::gpu_contraction::zeroFillBefore(op1, p.m1.c);
+  p.fill2 = decoda::gpu_contraction::zeroFillBefore(op2, p.m2.c);
+  if (!p.fill1 || !p.fill2 || !p.m1.c.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  for (Operation *o = op1->getNextNode(); o != op2.getOperation(); o = o->getNextNode())
+    if (o != p.fill2.getOperation() && !isa<memref::AllocOp>(o) && !isMemoryEffectFree(o))
+      return std::nullopt;
+  p.epi = decoda::gpu_contraction::fusableEpilogue(p.m2);
+  if (!p.epi)
+    return std::nullopt;
+  linalg::GenericOp e = p.epi.op;
+  int found = -1;
+  for (unsigned i = 0; i < e.getNumDpsInputs(); ++i) {
+    if (e.getDpsInputs()[i] != p.m1.c)
+      continue;
+    if (found >= 0 || !e.getIndexingMapsArray()[i].isIdentity())
+      return std::nullopt;
+    found = i;
+  }
+  if (found < 0)
+    return std::nullopt;
+  // Users in another branch of an scf.if around op1 never run with it (the GEMV kernels of
+  // a dynamic-M dispatch write the same temporary).
+  auto exclusive = [&](Operation *user) {
+    for (Operation *a = op1->getParentOp(); a && !isa<func::FuncOp>(a); a = a->getParentOp()) {
+      auto ifOp = dyn_cast<scf::IfOp>(a);
+      if (!ifOp)
+        continue;
+      for (auto [mine, other] : {std::make_pair(&ifOp.getThenRegion(), &ifOp.getElseRegion()),
+                                 std::make_pair(&ifOp.getElseRegion(), &ifOp.getThenRegion())})
+        if (mine->isAncestor(op1->getParentRegion()) && other->isAncestor(user->getParentRegion()))
+          return true;
+    }
+    return false;
+  };
+  for (Operation *user : p.m1.c.getUsers())
+    if (user != op1.getOperation() && user != e.getOperation() &&
+        user != p.fill1.getOperation() && !isa<memref::DeallocOp, memref::DimOp>(user) &&
+        !exclusive(user))
+      return std::nullopt;
+  if (decoda::gpu_contraction::viewRoot(p.epi.out()) == decoda::gpu_contraction::viewRoot(p.m1.b))
+    return std::nullopt;
+  p.first = op1;
+  p.second = op2;
+  p.firstIndex = found;
+  return p;
+}
+
 struct GPUTensorCoreMatmulPass
     : public mlir::decoda::impl::GPUTensorCoreMatmulPassBase<GPUTensorCoreMatmulPass> {
   using Base::Base;
+
+  /// The kernel of a gate/up pair, where the second projection's epilogue was; the two
+  /// contractions, their fills and the epilogue are erased (C's temporaries once unused).
+  void emitGateUp(GateUp &p, const decoda::gpu_contraction::WgmmaConfig &wgCfg,
+                  SmallVectorImpl<memref::AllocOp> &fusedTemporaries) {
+    Location loc = p.second.getLoc();
+    Epilogue epi = p.epi;
+    OpBuilder b(epi.op);
+    SmallVector<Value> leadDims = decoda::gpu_contraction::leadExtents(b, loc, p.m2, epi);
+    const int first = p.firstIndex;
+    // The first result's place among the epilogue's inputs other than C, per element.
+    const unsigned perElement = epi.op.getNumDpsInputs() - 1;
+    const unsigned slot = first - (first > int(epi.cIndex) ? 1 : 0);
+    auto store = [&](OpBuilder &b2, Value pair, Value row, Value col, Value out2,
+                     ArrayRef<Value>, Value firstPair) {
+      SmallVector<Value> accs;
+      SmallVector<Value> operands = decoda::gpu_contraction::loadEpilogueOperands(
+          b2, loc, epi, leadDims, row, col, 2, first);
+      for (int64_t j = 0; j < 2; ++j) {
+        accs.push_back(vector::ExtractOp::create(b2, loc, pair, ArrayRef<int64_t>{j}));
+        operands[j * perElement + slot] =
+            vector::ExtractOp::create(b2, loc, firstPair, ArrayRef<int64_t>{j});
+      }
+      decoda::gpu_contraction::storeThroughEpilogue(b2, loc, epi, leadDims, out2, accs, row,
+                                                    col, operands);
+    };
+    decoda::gpu_contraction::emitWgmmaKernel(
+        b, p.m2, wgCfg, /*zeroInit=*/true,
+        decoda::gpu_contraction::outputAsC(b, loc, epi, p.m2.lead), store,
+        /*loadOperands=*/nullptr, /*secondB=*/p.m1.b);
+    auto alloc1 = p.m1.c.getDefiningOp<memref::AllocOp>();
+    auto alloc2 = p.m2.c.getDefiningOp<memref::AllocOp>();
+    decoda::gpu_contraction::eraseEpilogue(epi);
+    p.second.erase();
+    p.fill2.erase();
+    p.first.erase();
+    p.fill1.erase();
+    fusedTemporaries.push_back(alloc1);
+    if (alloc2)
+      fusedTemporaries.push_back(alloc2);
+    numRewritten += 2;
+    numWgmma += 1;
+    numFillsFolded += 2;
+    numEpiloguesFused += 1;
+    ++numGateUp;
+  }
 
   void runOnOperation() override {
     decoda::gpu_contraction::WgmmaConfig wgCfg{tileM, tileN, tileK, wgmmaStages};
@@ -383,8 +587,42 @@ struct GPUTensorCoreMatmulPass
         op.emitRemark() << "decoda-gpu-tensorcore-matmul: epilogue not fused: " << why;
     };
     SmallVector<memref::AllocOp> fusedTemporaries;
+    auto refuseMatch = [&](const ProjectionMatch &m) { return refuse(m, cfg, wgCfg.tma); };
+    // A GLU's gate and up projections first: one kernel of two weights each.
+    decoda::gpu_contraction::WgmmaConfig dualCfg = wgCfg;
+    dualCfg.dualB = true;
+    if (gateUp && fuseEpilogue && wgmma &&
+        decoda::gpu_contraction::invalidWgmmaConfig(dualCfg).empty()) {
+      decoda::gpu_contraction::zeroCopiesToFills(getOperation());
+      SmallVector<linalg::GenericOp> contractions;
+      getOperation()->walk([&](linalg::GenericOp op) {
+        if (!op->getParentOfType<gpu::LaunchOp>() &&
+            llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
+          contractions.push_back(op);
+      });
+      for (size_t i = 0; i + 1 < contractions.size(); ++i) {
+        linalg::GenericOp op1 = contractions[i], op2 = contractions[i + 1];
+        // Under dynamic-M dispatches (decoda-gpu-gemv: the GEMV kernels for a few rows, these
+        // contractions for more), the two dispatches merge into one first when the pair is
+        // otherwise plausible: float projections taken here, the same A, and op2's next op
+        // reads op1's result.
+        ProjectionMatch m1, m2;
+        if (op1->getBlock() != op2->getBlock() &&
+            decoda::gpu_contraction::matchProjection(op1, m1).empty() &&
+            decoda::gpu_contraction::matchProjection(op2, m2).empty() && m1.a == m2.a &&
+            !m1.integer() && refuseMatch(m1).empty() && refuseMatch(m2).empty() &&
+            op2->getNextNode() && llvm::is_contained(op2->getNextNode()->getOperands(), m1.c))
+          if (auto ifs = dispatchesOf(op1, op2))
+            mergeDispatches(ifs->first, ifs->second);
+        std::optional<GateUp> p = gateUpPair(op1, op2, refuseMatch);
+        if (!p)
+          continue;
+        emitGateUp(*p, wgCfg, fusedTemporaries);
+        ++i; // both taken
+      }
+    }
     auto counts = decoda::gpu_contraction::rewriteProjections(
-        getOperation(), [&](const ProjectionMatch &m) { return refuse(m, cfg, wgCfg.tma); },
+        getOperation(), refuseMatch,
         [&](const ProjectionMatch &pm, bool zeroInit) {
           Match m;
           static_cast<ProjectionMatch &>(m) = pm;
@@ -403,7 +641,7 @@ struct GPUTensorCoreMatmulPass
             if (epilogue)
               leadDims = decoda::gpu_contraction::leadExtents(b, m.op.getLoc(), pm, epilogue);
             auto store = [&](OpBuilder &b2, Value pair, Value row, Value col, Value out2,
-                             ArrayRef<Value> operands) {
+                             ArrayRef<Value> operands, Value) {
               SmallVector<Value> accs;
               for (int64_t j = 0; j < 2; ++j)
                 accs.push_back(

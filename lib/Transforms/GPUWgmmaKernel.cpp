@@ -59,6 +59,8 @@ std::string invalidWgmmaConfig(const WgmmaConfig &cfg) {
     return "tile-m must be 64 or 128 (one or two warpgroups of 64 rows)";
   if (cfg.tileN < 8 || cfg.tileN > 256 || cfg.tileN % 8 != 0)
     return "tile-n must be a multiple of 8 from 8 to 256 (the N of wgmma.m64nNk16)";
+  if (cfg.dualB && (!cfg.tma || cfg.bRows() > 256))
+    return "two weights per kernel need TMA and 2 tile-n <= 256 (the N of one wgmma)";
   if (cfg.tma) {
     // The stage row is the 128-byte swizzle span, whatever tile-k is.
     if (cfg.tmaStages < 2)
@@ -119,9 +121,14 @@ Value tensorMap(OpBuilder &b, Location loc, Value m2, int64_t elementBytes, int6
 }
 } // namespace
 
-void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroInit, Value out,
-                     StorePairFn storePair, EpilogueLoadFn loadOperands) {
+void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &kernelCfg, bool zeroInit,
+                     Value out, StorePairFn storePair, EpilogueLoadFn loadOperands,
+                     Value secondB) {
   Location loc = m.op.getLoc();
+  WgmmaConfig cfg = kernelCfg;
+  cfg.dualB = static_cast<bool>(secondB);
+  assert((!cfg.dualB || (cfg.tma && zeroInit && storePair && cfg.bRows() <= 256)) &&
+         "two weights need TMA, zero-initialised accumulators, a store callback, N <= 256");
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
   // In bytes a stage row is 2 * tile-k (tile-k bf16/f16, 2 * tile-k i8) with cp.async, 128
@@ -134,7 +141,8 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
   const int64_t stages = cfg.tma ? cfg.tmaStages : cfg.stages;
   // cp.async: the no-swizzle core-matrix layout; TMA: 8-row x 128-byte swizzle atoms.
   const int64_t lbo = cfg.tma ? 16 : 128, sbo = cfg.tma ? 1024 : 128 * chunksPerRow;
-  const int64_t aStage = cfg.tileM * stageK, bStage = cfg.tileN * stageK; // elements
+  // B's stage: tile-n rows of B, then (dualB) tile-n rows of the second weight.
+  const int64_t aStage = cfg.tileM * stageK, bStage = cfg.bRows() * stageK; // elements
   // TMA zero-fills past K, so a partial last tile is fine there.
   const int64_t kTiles = cfg.tma ? (m.k + stageK - 1) / stageK : m.k / stageK;
   const int64_t lookahead = cfg.tma ? stages - 1 : stages - 2;
@@ -145,10 +153,12 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
   Value rowsN = e.idx(m.n);
   Value one = e.idx(1);
   Type i64 = b.getI64Type();
-  Value mapA, mapB;
+  Value mapA, mapB, mapB2;
   if (cfg.tma) {
     mapA = tensorMap(b, loc, a2, eb, stageK, cfg.tileM);
     mapB = tensorMap(b, loc, m.b, eb, stageK, cfg.tileN);
+    if (cfg.dualB)
+      mapB2 = tensorMap(b, loc, secondB, eb, stageK, cfg.tileN);
   }
   OpBuilder::InsertionGuard guard(b);
   // TMA: no static shared memory but the stages, aligned at run time, and the mbarriers.
@@ -268,6 +278,8 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
     };
     load(aBase, aStride, mapA, m0);
     load(bBase, bStride, mapB, n0);
+    if (cfg.dualB) // the second weight's rows n0 .. below B's in the stage
+      load(arith::AddIOp::create(b, loc, bBase, i64c(cfg.tileN * rowBytes)), bStride, mapB2, n0);
   };
   auto ifThen = [&](Value cond, llvm::function_ref<void()> body) {
     auto op = scf::IfOp::create(b, loc, TypeRange{}, cond, /*withElseRegion=*/false);
@@ -345,9 +357,10 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
   Value aWarpgroup = arith::AddIOp::create(
       b, loc, aBase, arith::MulIOp::create(b, loc, toI64(mmaWg), i64c(8 * sbo)));
 
-  // Accumulators: one struct of TN / 2 f32 or i32 (the D fragment).
+  // Accumulators: one struct of TN / 2 f32 or i32 (the D fragment; dualB: B's columns in
+  // registers 0 .. TN / 2 - 1, the second weight's in TN / 2 .. TN - 1).
   Type f32 = m.integer() ? Type(b.getI32Type()) : Type(b.getF32Type());
-  int64_t regs = cfg.tileN / 2;
+  int64_t regs = cfg.bRows() / 2;
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(regs, f32));
   Value lane = e.rem(tid, 32), warpInGroup = e.rem(e.div(tid, 32), 4);
   Value g = e.div(lane, 4), q2 = e.mul(e.rem(lane, 4), 2);
@@ -432,7 +445,7 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
       // B[n][k] is K-major: "col" (no transpose), like A's "row".
       acc = NVVM::WgmmaMmaAsyncOp::create(
           b, loc, accType, acc, descA, descB,
-          NVVM::MMAShapeAttr::get(ctx, 64, cfg.tileN, sliceK), type, type, typeD,
+          NVVM::MMAShapeAttr::get(ctx, 64, cfg.bRows(), sliceK), type, type, typeD,
           NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
           NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row, NVVM::MMALayout::col,
           /*satfinite=*/nullptr);
@@ -472,9 +485,18 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
         xs.push_back(LLVM::ExtractValueOp::create(b, loc, acc,
                                                   ArrayRef<int64_t>{4 * i + 2 * half + j}));
       Value pair = vector::FromElementsOp::create(b, loc, pairType, xs);
+      Value second;
+      if (cfg.dualB) {
+        SmallVector<Value> ys;
+        for (int64_t j = 0; j < 2; ++j)
+          ys.push_back(LLVM::ExtractValueOp::create(
+              b, loc, acc, ArrayRef<int64_t>{cfg.tileN / 2 + 4 * i + 2 * half + j}));
+        second = vector::FromElementsOp::create(b, loc, pairType, ys);
+      }
       if (storePair) {
         storePair(b, pair, row, col, c2,
-                  loadOperands ? ArrayRef<Value>(operands[2 * i + half]) : ArrayRef<Value>());
+                  loadOperands ? ArrayRef<Value>(operands[2 * i + half]) : ArrayRef<Value>(),
+                  second);
         continue;
       }
       vector::StoreOp::create(b, loc, pair, c2, ValueRange{row, col}, /*nontemporal=*/false,

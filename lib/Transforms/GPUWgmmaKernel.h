@@ -30,20 +30,26 @@ struct WgmmaConfig {
   /// mbarrier per stage) and tile-m / 64 consumer warpgroups that release each stage after
   /// their wgmma of it completed, without a block-wide barrier per k tile.
   bool warpSpecialize = false;
+  /// With `tma`: two weights sharing A (a GLU's gate and up projections): B's stage holds
+  /// tile-n rows of each, one wgmma of N = 2 tile-n computes both tiles, and the store sees
+  /// both accumulators of an element (emitWgmmaKernel's `secondB`).
+  bool dualB = false;
   /// Bytes of a TMA stage row: the 128-byte swizzle's span.
   static constexpr int64_t kTmaRowBytes = 128;
   int64_t warpgroups() const { return tileM / 64; }
+  /// Rows of a B stage, the N of each wgmma.
+  int64_t bRows() const { return tileN * (dualB ? 2 : 1); }
   int64_t threads() const { return 128 * warpgroups(); }
   bool producerWarpgroup() const { return tma && warpSpecialize; }
   /// Threads of a block: the consumer (MMA) warpgroups and the producer's.
   int64_t launchThreads() const { return threads() + (producerWarpgroup() ? 128 : 0); }
   int64_t sharedBytes(int64_t elementBytes) const {
-    return stages * (tileM + tileN) * tileK * elementBytes;
+    return stages * (tileM + bRows()) * tileK * elementBytes;
   }
   /// Dynamic shared memory of the TMA kernel: its stages, 1024 bytes to align them to the
   /// swizzle's 1024-byte pattern at run time, and one 8-byte mbarrier per stage.
   int64_t tmaSharedBytes() const {
-    return tmaStages * (tileM + tileN) * kTmaRowBytes + 1024 +
+    return tmaStages * (tileM + bRows()) * kTmaRowBytes + 1024 +
            8 * tmaStages * (producerWarpgroup() ? 2 : 1);
   }
 };
@@ -56,9 +62,11 @@ std::string invalidWgmmaConfig(const WgmmaConfig &cfg);
 
 /// Stores an accumulator pair (vector<2xf32> or vector<2xi32>) of row `row`, columns `col`,
 /// `col + 1` into `out2` (the output collapsed to [M, N]); `operands` are what the kernel's
-/// EpilogueLoadFn returned for the pair (empty without one).
+/// EpilogueLoadFn returned for the pair (empty without one); `secondPair` is the same pair of
+/// the second weight's accumulators (`dualB`; null otherwise).
 using StorePairFn = llvm::function_ref<void(OpBuilder &b, Value pair, Value row, Value col,
-                                            Value out2, ArrayRef<Value> operands)>;
+                                            Value out2, ArrayRef<Value> operands,
+                                            Value secondPair)>;
 
 /// Loads what the store of the pair at (`row`, `col`, `col` + 1) needs besides the
 /// accumulators (an epilogue's other inputs). The kernel calls it for every pair of the
@@ -79,9 +87,12 @@ bool tmaAccepts(const Match &m);
 /// zero (`zeroInit`) or at C, and storing them into `out` (C, or an epilogue's output) by
 /// `storePair` (given what `loadOperands` loaded ahead for the pair, when set), or as they are
 /// when null. With `cfg.tma` the host code before the launch asks the support code for A's and
-/// B's tensor maps (decoda_cuda_tensor_map).
+/// B's tensor maps (decoda_cuda_tensor_map). With `secondB` (a weight of B's type; `cfg.tma`,
+/// `zeroInit`, `storePair` and 2 tile-n <= 256 required) the kernel computes A B^T and
+/// A secondB^T together (`dualB`) and `storePair` gets both accumulator pairs of each element.
 void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroInit, Value out,
-                     StorePairFn storePair = nullptr, EpilogueLoadFn loadOperands = nullptr);
+                     StorePairFn storePair = nullptr, EpilogueLoadFn loadOperands = nullptr,
+                     Value secondB = nullptr);
 
 } // namespace mlir::decoda::gpu_contraction
 

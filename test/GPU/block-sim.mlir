@@ -39,8 +39,9 @@
 // down's rounding, and the fill and copy of gate's and up's shared zero init, now folded), 14
 // before q's and k's RoPE shared one cos/sin table (resolve-ranked-shaped-type-result-dims
 // and CSE in the pipeline), 13 before q's and k's RoPE became one kernel
-// (decoda-gpu-merge-parallel-loops).
-// B70: 12 launches; {{.*}} mma {{[1-9][0-9]*}}, {{.*}}wgmma {{[1-9][0-9]*}}{{$}}
+// (decoda-gpu-merge-parallel-loops), 12 before gate and up became one kernel of two weights
+// (decoda-gpu-tensorcore-matmul{gate-up}; the unfused build below keeps them apart).
+// B70: 11 launches; {{.*}} mma {{[1-9][0-9]*}}, {{.*}}wgmma {{[1-9][0-9]*}}{{$}}
 // Bit for bit the result of the same block with fuse-epilogue=false (decoda-opt, the same
 // pipelines): 17 launches (the zero-init fold stays; 19 before independent neighbouring loops,
 // q's and k's RoPE and the unfused k and v roundings, were merged).

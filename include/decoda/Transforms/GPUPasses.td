@@ -335,6 +335,15 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "ModuleOp"> {
     the stage (`tile-k`; 32 for i8 with the defaults; with `wgmma-tma`: rows not 16-byte
     aligned), `N` not a multiple of 8, dynamic
     `N`/`K`, non-identity layouts, other maps or bodies.
+
+    With `gate-up` (and `wgmma-tma`, 2 `tile-n` <= 256) the two projections of a GLU become
+    one kernel: consecutive bf16/f16 contractions reading the same A, with weights of one
+    type, both starting from a folded zero fill, the first one's f32 result read only by the
+    second one's fused epilogue (with the identity map). B's stage holds `tile-n` rows of each
+    weight (two TMA boxes, one mbarrier), one wgmma m64n{2 tile-n}k16 per k slice computes
+    both tiles, and the epilogue takes the first result from the registers: the f32 gate
+    (M x N x 4 bytes) is no longer written by one kernel and read back by the other, and the
+    activation is read once for both.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::vector::VectorDialect", "::mlir::scf::SCFDialect",
@@ -367,6 +376,9 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "ModuleOp"> {
            "Apply the elementwise consumer of C (bf16/f16 rounding, residual adds, GLU "
            "products, the INT8 dequantisation) in the kernel's stores instead of a following "
            "SIMT kernel">,
+    Option<"gateUp", "gate-up", "bool", /*default=*/"true",
+           "With wgmma-tma: a GLU's gate and up projections (same activation, the gate read "
+           "only by the up projection's epilogue) in one kernel of two weights">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every contraction left to the SIMT path, with the reason">
   ];
@@ -375,7 +387,8 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "ModuleOp"> {
     Statistic<"numWgmma", "num-wgmma", "of them, wgmma (sm_90a) kernels">,
     Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">,
     Statistic<"numEpiloguesFused", "num-epilogues-fused",
-              "elementwise consumers of C computed in the kernels' stores">
+              "elementwise consumers of C computed in the kernels' stores">,
+    Statistic<"numGateUp", "num-gate-up", "GLU gate and up projections in one kernel">
   ];
 }
 
