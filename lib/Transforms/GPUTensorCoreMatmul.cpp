@@ -21,7 +21,9 @@
 // With `wgmma` (sm_90a) a bf16/f16 contraction, and an INT8 one whose K is a multiple of the
 // 64-byte stage, gets the warpgroup-MMA kernel of GPUWgmmaKernel.cpp instead (the epilogue
 // fused the same way, through its store callback and storeThroughEpilogue); other INT8 ones
-// keep the kernel here.
+// keep the kernel here. With TMA, a GLU's gate and up projections (one A, the gate read only
+// by the up projection's fused epilogue) are first paired into one kernel of two weights
+// (`gate-up`; GateUp below), their dynamic-M dispatches merged into one before.
 //
 // The kernel is written in bytes: a k slice is 32 bytes of a row (16 bf16/f16 for m16n8k16,
 // 32 i8 for m16n8k32), a stage SK = 2 * tile-k bytes (tile-k bf16 elements; for i8 2 * tile-k

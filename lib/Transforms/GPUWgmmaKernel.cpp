@@ -37,6 +37,12 @@
 // Accumulators (PTX ISA, "Matrix fragments for wgmma .m64nNk16", D): warp v of the warpgroup,
 // lane l, g = l / 4, q = l % 4: registers 4i + 2h + e hold D[16 v + 8 h + g][8 i + 2 q + e].
 //
+// Two weights (`secondB`, TMA only: a GLU's up and gate projections of one A): B's stage is
+// TN rows of B then TN rows of the second weight (a TMA box each, one mbarrier), each k slice
+// one wgmma m64n{2 TN}k16, so registers 4i + 2h + e (i < TN / 8) are B's column 8i + 2q + e
+// and registers TN / 2 + 4i + 2h + e the second weight's same column; the store callback
+// gets both pairs.
+//
 //===----------------------------------------------------------------------===//
 
 #include "GPUWgmmaKernel.h"
