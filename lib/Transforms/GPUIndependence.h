@@ -108,6 +108,65 @@ inline bool movable(Operation *op) {
   return op->getNumRegions() == 0 && isMemoryEffectFree(op);
 }
 
+/// What mergeRuns did: runs merged, and the pieces they held.
+struct RunCounts {
+  int64_t runs = 0, pieces = 0;
+};
+
+/// Merges every run of consecutive pieces (ops of type OpT) of `block` that `joins` accepts
+/// (`joins(first, first)` for the first of a run, `joins(first, op)` for each next one), at
+/// most `maxRun` long, with pairwise independent accesses (of `body(op)`: accessesOf) and only
+/// `movable` ops between them, which move before the first; `merge` replaces a run by one op
+/// and returns it; the scan goes on after it.
+template <typename OpT>
+RunCounts mergeRuns(Block *block, int64_t maxRun, bool barriersAllowed,
+                    llvm::function_ref<bool(OpT first, OpT op)> joins,
+                    llvm::function_ref<Region &(OpT)> body,
+                    llvm::function_ref<OpT(MutableArrayRef<OpT>)> merge) {
+  RunCounts counts;
+  for (auto it = block->begin(); it != block->end();) {
+    auto first = dyn_cast<OpT>(&*it);
+    ++it;
+    if (!first || !joins(first, first))
+      continue;
+    FailureOr<Access> firstAcc = accessesOf(first, body(first), barriersAllowed);
+    if (failed(firstAcc))
+      continue;
+    SmallVector<OpT> run{first};
+    SmallVector<Access> accesses{*firstAcc};
+    SmallVector<Operation *> between, pending;
+    for (auto next = it; next != block->end(); ++next) {
+      Operation *op = &*next;
+      auto piece = dyn_cast<OpT>(op);
+      if (!piece) {
+        if (!movable(op))
+          break;
+        pending.push_back(op);
+        continue;
+      }
+      if (!joins(first, piece) || static_cast<int64_t>(run.size()) >= maxRun)
+        break;
+      FailureOr<Access> acc = accessesOf(piece, body(piece), barriersAllowed);
+      if (failed(acc) ||
+          llvm::any_of(accesses, [&](const Access &a) { return conflict(a, *acc); }))
+        break;
+      run.push_back(piece);
+      accesses.push_back(*acc);
+      between.append(pending);
+      pending.clear();
+    }
+    if (run.size() < 2)
+      continue;
+    for (Operation *op : between)
+      op->moveBefore(first);
+    OpT merged = merge(run);
+    it = std::next(Block::iterator(merged));
+    ++counts.runs;
+    counts.pieces += run.size();
+  }
+  return counts;
+}
+
 } // namespace mlir::decoda::gpu_independence
 
 #endif // DECODA_LIB_TRANSFORMS_GPUINDEPENDENCE_H

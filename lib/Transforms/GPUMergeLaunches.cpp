@@ -77,47 +77,15 @@ struct GPUMergeLaunchesPass
   }
 
   void mergeRuns(Block *block) {
-    for (auto it = block->begin(); it != block->end();) {
-      auto first = dyn_cast<gpu::LaunchOp>(&*it);
-      ++it;
-      if (!first || !mergeable(first))
-        continue;
-      FailureOr<Access> firstAcc = accessesOf(first, first.getBody(), /*barriersAllowed=*/true);
-      if (failed(firstAcc))
-        continue;
-      SmallVector<gpu::LaunchOp> run{first};
-      SmallVector<Access> accesses{*firstAcc};
-      SmallVector<Operation *> between, pending;
-      for (auto next = it; next != block->end(); ++next) {
-        Operation *op = &*next;
-        auto launch = dyn_cast<gpu::LaunchOp>(op);
-        if (!launch) {
-          if (!movable(op))
-            break;
-          pending.push_back(op);
-          continue;
-        }
-        if (!mergeable(launch) || !sameBlock(first, launch) ||
-            static_cast<int64_t>(run.size()) >= maxLaunches)
-          break;
-        FailureOr<Access> acc = accessesOf(launch, launch.getBody(), /*barriersAllowed=*/true);
-        if (failed(acc) ||
-            llvm::any_of(accesses, [&](const Access &a) { return conflict(a, *acc); }))
-          break;
-        run.push_back(launch);
-        accesses.push_back(*acc);
-        between.append(pending);
-        pending.clear();
-      }
-      if (run.size() < 2)
-        continue;
-      for (Operation *op : between)
-        op->moveBefore(first);
-      gpu::LaunchOp merged = merge(run);
-      it = std::next(Block::iterator(merged));
-      ++numMerged;
-      numLaunches += run.size();
-    }
+    RunCounts counts = mlir::decoda::gpu_independence::mergeRuns<gpu::LaunchOp>(
+        block, maxLaunches, /*barriersAllowed=*/true,
+        [&](gpu::LaunchOp first, gpu::LaunchOp launch) {
+          return mergeable(launch) && sameBlock(first, launch);
+        },
+        [](gpu::LaunchOp launch) -> Region & { return launch.getBody(); },
+        [&](MutableArrayRef<gpu::LaunchOp> run) { return merge(run); });
+    numMerged += counts.runs;
+    numLaunches += counts.pieces;
   }
 
   /// One launch over the concatenated grids of `run`, replacing them.

@@ -66,48 +66,13 @@ struct GPUMergeParallelLoopsPass
   }
 
   void mergeRuns(Block *block) {
-    for (auto it = block->begin(); it != block->end();) {
-      auto first = dyn_cast<scf::ParallelOp>(&*it);
-      ++it;
-      if (!first || first.getNumReductions() != 0)
-        continue;
-      FailureOr<Access> firstAcc =
-          accessesOf(first, first.getRegion(), /*barriersAllowed=*/false);
-      if (failed(firstAcc))
-        continue;
-      SmallVector<scf::ParallelOp> run{first};
-      SmallVector<Access> accesses{*firstAcc};
-      SmallVector<Operation *> between, pending;
-      for (auto next = it; next != block->end(); ++next) {
-        Operation *op = &*next;
-        auto loop = dyn_cast<scf::ParallelOp>(op);
-        if (!loop) {
-          if (!movable(op))
-            break;
-          pending.push_back(op);
-          continue;
-        }
-        if (loop.getNumReductions() != 0 || static_cast<int64_t>(run.size()) >= maxLoops)
-          break;
-        FailureOr<Access> acc = accessesOf(loop, loop.getRegion(), /*barriersAllowed=*/false);
-        if (failed(acc) || llvm::any_of(accesses, [&](const Access &a) {
-              return conflict(a, *acc);
-            }))
-          break;
-        run.push_back(loop);
-        accesses.push_back(*acc);
-        between.append(pending);
-        pending.clear();
-      }
-      if (run.size() < 2)
-        continue;
-      for (Operation *op : between)
-        op->moveBefore(first);
-      scf::ParallelOp merged = merge(run);
-      it = std::next(Block::iterator(merged));
-      ++numMerged;
-      numLoops += run.size();
-    }
+    RunCounts counts = mlir::decoda::gpu_independence::mergeRuns<scf::ParallelOp>(
+        block, maxLoops, /*barriersAllowed=*/false,
+        [](scf::ParallelOp, scf::ParallelOp loop) { return loop.getNumReductions() == 0; },
+        [](scf::ParallelOp loop) -> Region & { return loop.getRegion(); },
+        [&](MutableArrayRef<scf::ParallelOp> run) { return merge(run); });
+    numMerged += counts.runs;
+    numLoops += counts.pieces;
   }
 
   /// One 1-D loop over the concatenated iteration spaces of `run`, replacing them.
