@@ -5,7 +5,8 @@
 //
 //   block b, warp w, lane l; s warps per column (the K split, 1 for wide projections):
 //     group g = w / s, part p = w % s, columns n_j = (b * warps / s + g) * cols + j (rows of B)
-//   acc[j][m] = 0 (vector<V x f32>); S = 32 s V (a stride), U = unroll (clamped)
+//   acc[j][m] = 0 (vector<V x f32>); S = 32 s V (a stride), U = unroll (clamped to K's strides
+//   per part and to 144 registers of vectors a step)
 //   for i in [0, K / (S U)):                               (every access in bounds)
 //     for u < U: k = (i U + u) S + (p 32 + l) V: w = B[n_j, k : k+V]; acc[j][m] += A[m, k :] * w
 //   for k in [K / (S U) * S U + (p 32 + l) V, K) step S: the same, one vector at a time
@@ -217,8 +218,14 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   Value zero = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
   SmallVector<Value> acc(cfg.cols * rowsM, zero);
   // Unrolled by at most the strides each part has, so that a short part still has all its
-  // loads in flight in one step.
-  int64_t unroll = std::clamp<int64_t>(m.k / (32 * v) / split, 1, cfg.unroll);
+  // loads in flight in one step; and by at most what keeps a step's vectors (one 16-byte
+  // weight vector per column and one activation vector per row, 4 registers each) within
+  // kStepRegisters, halving (8 rows: 4 steps, as many registers as before the budget).
+  constexpr int64_t kStepRegisters = 144;
+  int64_t unrollCap = cfg.unroll;
+  while (unrollCap > 1 && unrollCap * 4 * (cfg.cols + rowsM) > kStepRegisters)
+    unrollCap /= 2;
+  int64_t unroll = std::clamp<int64_t>(m.k / (32 * v) / split, 1, unrollCap);
   int64_t stride = 32 * split * v, big = stride * unroll, mainSteps = m.k / big;
   Value laneK = e.mul(e.add(e.mul(part, 32), lane), v);
   if (mainSteps > 0) {

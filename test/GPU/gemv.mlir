@@ -7,6 +7,7 @@
 // Numerics of the generated kernels: gemv-sim.mlir; PTX and ptxas: gemv-ptx.mlir.
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=report=true --verify-diagnostics | FileCheck %s
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=min-blocks=1 2>/dev/null | FileCheck %s --check-prefix=NOSPLIT
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv="min-blocks=1 unroll=4" 2>/dev/null | FileCheck %s --check-prefix=UNROLL4
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv="report=true max-m=2" 2>&1 >/dev/null | FileCheck %s --check-prefix=MAXM
 // MAXM-NOT: M = 1 is above
 // MAXM: M = 4 is above max-m = 2
@@ -52,15 +53,21 @@
 // CHECK: memref.store %{{.*}}, %[[C]][%{{.*}}, %{{.*}}] : memref<1x512xf32>
 // CHECK: gpu.terminator
 // CHECK-NOT: linalg.generic
-// Without the split (min-blocks=1): 128 blocks, a warp per column, four loads per step over
-// two steps, no shared memory, no barrier.
+// Without the split (min-blocks=1): 128 blocks, a warp per column, all eight loads of a lane
+// in one step (unroll 8: 8 weight and 8 activation vectors, 64 registers, within the 144 of
+// a step), no shared memory, no barrier; unroll=4 takes two steps of four.
 // NOSPLIT-LABEL: func.func @bf16_m1(
 // NOSPLIT: gpu.launch blocks({{.*}}) in (%{{[^ ]+}} = %c128{{(_[0-9]+)?}}, {{.*}}) threads
 // NOSPLIT-NOT: workgroup
-// NOSPLIT: scf.for %{{.*}} = %{{.*}} to %c2 step
-// NOSPLIT-COUNT-4: vector.load %{{.*}} : memref<512x2048xbf16>, vector<8xbf16>
+// NOSPLIT: scf.for %{{.*}} = %{{.*}} to %c1{{(_[0-9]+)?}} step
+// NOSPLIT-COUNT-8: vector.load %{{.*}} : memref<512x2048xbf16>, vector<8xbf16>
 // NOSPLIT-NOT: gpu.barrier
 // NOSPLIT: gpu.terminator
+// UNROLL4-LABEL: func.func @bf16_m1(
+// UNROLL4: scf.for %{{.*}} = %{{.*}} to %c2 step
+// UNROLL4-COUNT-4: vector.load %{{.*}} : memref<512x2048xbf16>, vector<8xbf16>
+// UNROLL4-NOT: vector.load %{{.*}} : memref<512x2048xbf16>
+// UNROLL4: scf.yield
 func.func @bf16_m1(%x: memref<1x1x2048xbf16>, %w: memref<512x2048xbf16>, %y: memref<1x1x512xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%y : memref<1x1x512xf32>)

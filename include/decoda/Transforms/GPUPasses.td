@@ -189,7 +189,9 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     * lane `l` reads `B[n, k .. k + V)` for `k = l * V + i * 32 * V` with vector loads of
       `V` elements (16 bytes: 8 bf16/f16 or 4 f32; halved while `K` is not a multiple of
       `V`, so every row stays aligned), coalesced along `k`, `unroll` loads in flight per
-      column; the remainder of `K` past the unrolled steps is a per-lane loop (lanes past `K`
+      column (8, halved while the step's 16-byte weight and activation vectors, 4 registers
+      each for every column and row, would pass 144 registers: 8 up to 3 rows, 4 for 4 to 8;
+      a K = 2048 bf16 row is then one step, all 8 of a lane's loads at once); the remainder of `K` past the unrolled steps is a per-lane loop (lanes past `K`
       do nothing). The matching `A[m, k ..]` vectors are read through L1 (A is at most
       `max-m` rows, read by every warp). f32 accumulators `V` wide per (column, row), FMA;
     * while the grid would have fewer than `min-blocks` blocks (a narrow projection: too
@@ -236,8 +238,10 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     Option<"warps", "warps", "int64_t", /*default=*/"4", "Warps per block">,
     Option<"colsPerWarp", "cols-per-warp", "int64_t", /*default=*/"1",
            "Output columns (weight rows) per warp">,
-    Option<"unroll", "unroll", "int64_t", /*default=*/"4",
-           "Vector loads of each weight row in flight per lane">,
+    Option<"unroll", "unroll", "int64_t", /*default=*/"8",
+           "Vector loads of each weight row in flight per lane (at most; fewer when the "
+           "weight and activation vectors of a step would pass 144 registers: 4 for 4 to 8 "
+           "rows)">,
     Option<"minBlocks", "min-blocks", "int64_t", /*default=*/"512",
            "Split K among 2, 4, ... warps of a block while the grid has fewer blocks than "
            "this (several per SM: an H200 has 132)">,
