@@ -150,6 +150,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   tensorCores.wgmma = options.gpuArch == "sm_90a";
   tensorCores.wgmmaTma = options.gpuArch == "sm_90a" && options.tma;
   tensorCores.tmaWarpSpecialize = options.warpSpecialize;
+  tensorCores.gateUp = options.gateUp;
   pm.addPass(createGPUTensorCoreMatmulPass(tensorCores)); // module: declares the map function
   // Every other linalg op (and copy) is a parallel loop nest; each nest is one kernel.
   pm.addNestedPass<func::FuncOp>(createGPUCopiesToLinalgPass());

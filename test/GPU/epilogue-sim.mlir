@@ -56,6 +56,12 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry mlp --inputs %t/m21-in.npz --expect %t/m21-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS5
 // BITS5: out0: ok ({{[0-9]+}} elements, max abs error 0)
 // BITS5-NEXT: 5 launches
+// With --gpu-gate-up=false gate and up are a kernel each (the f32 gate through memory): three
+// launches, the same bits.
+// RUN: decoda-compile %S/Inputs/epilogue_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-gate-up=false --emit=ptx -o %t/ngu.ptx --dump-ir-after-each=%t/ngu
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/ngu %t/ngu.ptx --entry mlp --inputs %t/m21-in.npz --expect %t/m21-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=NGU
+// NGU: out0: ok (1344 elements, max abs error 0)
+// NGU-NEXT: 3 launches
 // The warp-specialised TMA kernel (--gpu-warp-specialize: the epilogue's operands are loaded
 // by the MMA warpgroups, before their K loop) gives the same bits on both:
 // RUN: decoda-compile %S/Inputs/epilogue_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-warp-specialize --emit=ptx -o %t/ws.ptx --dump-ir-after-each=%t/ws

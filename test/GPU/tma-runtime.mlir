@@ -30,7 +30,7 @@
 // RUN: %PYTHON -c "import collections; c = collections.Counter(l.strip() for l in open('%t/log2')); print('maps', sum(v for k, v in c.items() if k.startswith('tensor map')), 'attributes', c['func attribute 8'], 'launches', sum(v for k, v in c.items() if k.startswith('launch shared=')), 'dynamic', sum(v for k, v in c.items() if k.startswith('launch shared=') and k != 'launch shared=0'))" | FileCheck %s --check-prefix=CPASYNC
 // CPASYNC: maps 0 attributes 0 launches 1 dynamic 0
 // The flags are refused where they would do nothing: without --target=cuda, TMA on another
-// architecture, warp specialisation without TMA.
+// architecture, warp specialisation or gate-up kernels without TMA.
 // RUN: not decoda-compile %s --gpu-tma=false -o %t/cpu.so 2>&1 | FileCheck %s --check-prefix=FLAG
 // FLAG: --gpu-tma needs --target=cuda
 // RUN: not decoda-compile %s --target=cuda --gpu-arch=sm_80 --gpu-tma -o %t/80.so 2>&1 | FileCheck %s --check-prefix=FLAG80
@@ -40,6 +40,9 @@
 // FLAGWS: --gpu-warp-specialize needs --gpu-arch=sm_90a and --gpu-tma (it specialises the TMA wgmma kernel)
 // RUN: not decoda-compile %s --gpu-warp-specialize -o %t/cpu.so 2>&1 | FileCheck %s --check-prefix=FLAGCPU
 // FLAGCPU: --gpu-warp-specialize needs --target=cuda
+// RUN: not decoda-compile %s --target=cuda --gpu-tma=false --gpu-gate-up -o %t/gu.so 2>&1 | FileCheck %s --check-prefix=FLAGGU
+// RUN: not decoda-compile %s --gpu-gate-up=false -o %t/gu.so 2>&1 | FileCheck %s --check-prefix=FLAGGU
+// FLAGGU: --gpu-gate-up needs --target=cuda --gpu-arch=sm_90a and --gpu-tma (it is a form of the TMA wgmma kernel)
 func.func @k_proj(%x: tensor<1x?x2048xbf16>, %w: tensor<512x2048xbf16>) -> tensor<1x?x512xbf16> {
   %y = decoda.linear %x, %w : tensor<1x?x2048xbf16>, tensor<512x2048xbf16>
   return %y : tensor<1x?x512xbf16>

@@ -90,6 +90,11 @@ cl::opt<bool> gpuWarpSpecialize(
     cl::desc("sm_90a with --gpu-tma: a producer warpgroup loads the wgmma kernels' stages, the "
              "MMA warpgroups release them through mbarriers"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> gpuGateUp(
+    "gpu-gate-up",
+    cl::desc("sm_90a with --gpu-tma: a GLU's gate and up projections as one wgmma kernel of two "
+             "weights; false: a kernel each, the f32 gate through memory"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> gpuAttentionWgmma(
     "gpu-attention-wgmma",
     cl::desc("sm_90a: bf16/f16 attention (head dims 64, 128) on warpgroup MMA; false: the "
@@ -364,6 +369,9 @@ int main(int argc, char **argv) {
   if (cuda && gpuWarpSpecialize && (gpuArch != "sm_90a" || !gpuTma))
     return fail(unknown, "--gpu-warp-specialize needs --gpu-arch=sm_90a and --gpu-tma (it "
                          "specialises the TMA wgmma kernel)");
+  if (gpuGateUp.getNumOccurrences() && (!cuda || gpuArch != "sm_90a" || !gpuTma))
+    return fail(unknown, "--gpu-gate-up needs --target=cuda --gpu-arch=sm_90a and --gpu-tma (it "
+                         "is a form of the TMA wgmma kernel)");
   if (!cuda && emit == Emit::PTX)
     return fail(unknown, "--emit=ptx needs --target=cuda");
   if (attentionKeyTile < 1)
@@ -504,6 +512,7 @@ int main(int argc, char **argv) {
     cudaOptions.donateInputs = donateCaches;
     cudaOptions.tma = gpuTma;
     cudaOptions.warpSpecialize = gpuWarpSpecialize;
+    cudaOptions.gateUp = gpuGateUp;
     cudaOptions.attentionWgmma = gpuAttentionWgmma;
     cudaOptions.attentionRows = gpuAttentionRows;
     buildCUDALoweringPassPipeline(pm, cudaOptions);

@@ -56,6 +56,11 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
                      "and the MMA warpgroups release them through mbarriers (no block-wide "
                      "barrier per k tile)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> gateUp{
+      *this, "gpu-gate-up",
+      llvm::cl::desc("sm_90a with gpu-tma: a GLU's gate and up projections as one wgmma kernel "
+                     "of two weights (the f32 gate stays in registers)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> attentionWgmma{
       *this, "gpu-attention-wgmma",
       llvm::cl::desc("sm_90a: bf16/f16 attention with head dims 64 or 128 on warpgroup MMA "
