@@ -143,6 +143,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   // dispatch leaves it after the contraction of its M > 1 branch for the tensor-core pass).
   GPUGemvPassOptions gemv;
   gemv.fuseEpilogue = options.fuseEpilogue;
+  gemv.gateUp = options.gateUp;
   pm.addNestedPass<func::FuncOp>(createGPUGemvPass(gemv));
   GPUTensorCoreMatmulPassOptions tensorCores;
   tensorCores.fuseEpilogue = options.fuseEpilogue;

@@ -14,6 +14,7 @@
 #define DECODA_LIB_TRANSFORMS_GPUCONTRACTION_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -24,6 +25,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::decoda::gpu_contraction {
@@ -563,6 +565,97 @@ rewriteProjections(Operation *root, llvm::function_ref<std::string(const Match &
     ++counts.rewritten;
   }
   return counts;
+}
+
+/// A GLU's gate and up projections, computed by one kernel of two weights: `second`'s fused
+/// epilogue reads `first`'s result (its input `firstIndex`) from the kernel's registers.
+struct GateUp {
+  linalg::GenericOp first, second;
+  Match m1, m2;
+  linalg::FillOp fill1, fill2;
+  Epilogue epi;
+  unsigned firstIndex = 0;
+};
+
+/// Whether the consecutive contractions `op1`, `op2` are such a pair (`refuse` took both):
+/// one A (the same value), weights of one float type, each a zero-filled temporary C, only
+/// allocations, effect-free ops and op2's fill between them, op2's fusable epilogue the one
+/// reader of op1's C besides op1 and its fill (directly, with the identity map; users in
+/// another branch of an enclosing scf.if aside), and that
+/// epilogue's output no view of op1's weight (other blocks still read it).
+inline std::optional<GateUp> gateUpPair(linalg::GenericOp op1, linalg::GenericOp op2,
+                                 llvm::function_ref<std::string(const Match &)> refuse) {
+  GateUp p;
+  if (op1->getBlock() != op2->getBlock() ||
+      !matchProjection(op1, p.m1).empty() ||
+      !matchProjection(op2, p.m2).empty() || !refuse(p.m1).empty() ||
+      !refuse(p.m2).empty())
+    return std::nullopt;
+  if (p.m1.integer() || p.m1.a != p.m2.a || p.m1.b.getType() != p.m2.b.getType() ||
+      p.m1.c.getType() != p.m2.c.getType() || p.m1.c == p.m2.c)
+    return std::nullopt;
+  p.fill1 = zeroFillBefore(op1, p.m1.c);
+  p.fill2 = zeroFillBefore(op2, p.m2.c);
+  if (!p.fill1 || !p.fill2 || !p.m1.c.getDefiningOp<memref::AllocOp>())
+    return std::nullopt;
+  for (Operation *o = op1->getNextNode(); o != op2.getOperation(); o = o->getNextNode())
+    if (o != p.fill2.getOperation() && !isa<memref::AllocOp>(o) && !isMemoryEffectFree(o))
+      return std::nullopt;
+  p.epi = fusableEpilogue(p.m2);
+  if (!p.epi)
+    return std::nullopt;
+  linalg::GenericOp e = p.epi.op;
+  int found = -1;
+  for (unsigned i = 0; i < e.getNumDpsInputs(); ++i) {
+    if (e.getDpsInputs()[i] != p.m1.c)
+      continue;
+    if (found >= 0 || !e.getIndexingMapsArray()[i].isIdentity())
+      return std::nullopt;
+    found = i;
+  }
+  if (found < 0)
+    return std::nullopt;
+  // Users in another branch of an scf.if around op1 never run with it (the GEMV kernels of
+  // a dynamic-M dispatch write the same temporary).
+  auto exclusive = [&](Operation *user) {
+    for (Operation *a = op1->getParentOp(); a && !isa<func::FuncOp>(a); a = a->getParentOp()) {
+      auto ifOp = dyn_cast<scf::IfOp>(a);
+      if (!ifOp)
+        continue;
+      for (auto [mine, other] : {std::make_pair(&ifOp.getThenRegion(), &ifOp.getElseRegion()),
+                                 std::make_pair(&ifOp.getElseRegion(), &ifOp.getThenRegion())})
+        if (mine->isAncestor(op1->getParentRegion()) && other->isAncestor(user->getParentRegion()))
+          return true;
+    }
+    return false;
+  };
+  for (Operation *user : p.m1.c.getUsers())
+    if (user != op1.getOperation() && user != e.getOperation() &&
+        user != p.fill1.getOperation() && !isa<memref::DeallocOp, memref::DimOp>(user) &&
+        !exclusive(user))
+      return std::nullopt;
+  if (viewRoot(p.epi.out()) == viewRoot(p.m1.b))
+    return std::nullopt;
+  p.first = op1;
+  p.second = op2;
+  p.firstIndex = found;
+  return p;
+}
+
+/// The epilogue operands of one element of a gate/up kernel's store: the inputs of `p.epi`
+/// other than C loaded at (`row`, `col` + `j`) for `j` < `count`, with the gate's place filled
+/// by `gates[j]` (the kernel's sums of the first weight).
+inline SmallVector<Value> gateUpOperands(OpBuilder &b, Location loc, const GateUp &p,
+                                         ArrayRef<Value> leadDims, Value row, Value col,
+                                         ArrayRef<Value> gates) {
+  SmallVector<Value> operands = loadEpilogueOperands(b, loc, p.epi, leadDims, row, col,
+                                                     gates.size(), p.firstIndex);
+  linalg::GenericOp op = p.epi.op;
+  const unsigned perElement = op.getNumDpsInputs() - 1;
+  const unsigned slot = p.firstIndex - (p.firstIndex > p.epi.cIndex ? 1 : 0);
+  for (size_t j = 0; j < gates.size(); ++j)
+    operands[j * perElement + slot] = gates[j];
+  return operands;
 }
 
 /// The launch of a tensor-core kernel: grid (ceil(N / tileN), ceil(M / tileM)) of `threads`

@@ -102,7 +102,8 @@ int64_t splitK(const Match &m, const Config &cfg) {
 /// computes rowsM rows, rows past `count` reading A's last row, and stores only the first
 /// `count`.
 void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool zeroInit,
-                Epilogue epilogue, Value count = nullptr) {
+                Epilogue epilogue, Value count = nullptr,
+                const decoda::gpu_contraction::GateUp *dual = nullptr) {
   Location loc = m.op.getLoc();
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
@@ -116,10 +117,13 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
     leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
   int64_t split = splitK(m, cfg), groups = cfg.warps / split;
   int64_t perBlock = groups * cfg.cols;
+  // Weight rows a warp reads per column of C: one, or (a gate/up pair) B's and the first
+  // weight's, the latter's sums in logical columns cols .. 2 cols - 1.
+  const int64_t wcols = cfg.cols * (dual ? 2 : 1);
   Value one = e.idx(1);
   // With a split, each warp's partial sums meet in shared memory: [warps][cols * M].
   auto partialType =
-      MemRefType::get({cfg.warps, cfg.cols * rowsM},
+      MemRefType::get({cfg.warps, wcols * rowsM},
                       m.integer() ? Type(b.getI32Type()) : Type(b.getF32Type()),
                       MemRefLayoutAttrInterface(),
                       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
@@ -150,6 +154,14 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
     Value n = e.add(col0, e.idx(j));
     cols.push_back(n);
     rows.push_back(e.select(e.lt(n, e.idx(m.n)), n, lastRow));
+  }
+  SmallVector<Value> weights(cfg.cols, m.b);
+  if (dual) {
+    for (int64_t j = 0; j < cfg.cols; ++j) {
+      cols.push_back(cols[j]);
+      rows.push_back(rows[j]);
+    }
+    weights.append(cfg.cols, dual->m1.b);
   }
 
   int64_t v = vectorWidth(m);
@@ -202,28 +214,28 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   auto step = [&](ArrayRef<Value> ks, SmallVector<Value> acc) {
     SmallVector<Value> w;
     for (Value k : ks)
-      for (int64_t j = 0; j < cfg.cols; ++j)
-        w.push_back(load(m.b, rows[j], k));
+      for (int64_t j = 0; j < wcols; ++j)
+        w.push_back(load(weights[j], rows[j], k));
     for (size_t u = 0; u < ks.size(); ++u)
       for (int64_t r = 0; r < rowsM; ++r) {
         Value a = load(a2, aRows[r], ks[u]);
-        for (int64_t j = 0; j < cfg.cols; ++j) {
+        for (int64_t j = 0; j < wcols; ++j) {
           Value &c = acc[j * rowsM + r];
-          c = multiplyAdd(a, w[u * cfg.cols + j], c);
+          c = multiplyAdd(a, w[u * wcols + j], c);
         }
       }
     return acc;
   };
 
   Value zero = arith::ConstantOp::create(b, loc, accType, b.getZeroAttr(accType));
-  SmallVector<Value> acc(cfg.cols * rowsM, zero);
+  SmallVector<Value> acc(wcols * rowsM, zero);
   // Unrolled by at most the strides each part has, so that a short part still has all its
   // loads in flight in one step; and by at most what keeps a step's vectors (one 16-byte
   // weight vector per column and one activation vector per row, 4 registers each) within
   // kStepRegisters, halving (8 rows: 4 steps, as many registers as before the budget).
   constexpr int64_t kStepRegisters = 144;
   int64_t unrollCap = cfg.unroll;
-  while (unrollCap > 1 && unrollCap * 4 * (cfg.cols + rowsM) > kStepRegisters)
+  while (unrollCap > 1 && unrollCap * 4 * (wcols + rowsM) > kStepRegisters)
     unrollCap /= 2;
   int64_t unroll = std::clamp<int64_t>(m.k / (32 * v) / split, 1, unrollCap);
   int64_t stride = 32 * split * v, big = stride * unroll, mainSteps = m.k / big;
@@ -316,6 +328,13 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
                                          /*withElseRegion=*/false);
         b.setInsertionPointToStart(&inRange.getThenRegion().front());
       }
+      if (dual) {
+        decoda::gpu_contraction::storeThroughEpilogue(
+            b, loc, epilogue, leadDims, c2, {s}, e.idx(r), cols[j],
+            decoda::gpu_contraction::gateUpOperands(b, loc, *dual, leadDims, e.idx(r), cols[j],
+                                                    {sums[(cfg.cols + j) * rowsM + r]}));
+        continue;
+      }
       if (epilogue) {
         decoda::gpu_contraction::storeThroughEpilogue(b, loc, epilogue, leadDims, c2, {s},
                                                       e.idx(r), cols[j]);
@@ -360,6 +379,46 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         op.emitRemark() << "decoda-gpu-gemv: epilogue not fused: " << why;
     };
     SmallVector<memref::AllocOp> fusedTemporaries;
+    // A GLU's gate and up projections with static rows first: one kernel reading both weight
+    // rows of each column (GPUContraction.h, gateUpPair).
+    if (gateUp && fuseEpilogue) {
+      decoda::gpu_contraction::zeroCopiesToFills(getOperation());
+      SmallVector<linalg::GenericOp> contractions;
+      getOperation()->walk([&](linalg::GenericOp op) {
+        if (!op->getParentOfType<gpu::LaunchOp>() &&
+            llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
+          contractions.push_back(op);
+      });
+      auto staticRowsOnly = [&](const Match &m) -> std::string {
+        std::string why = refuse(m);
+        if (why.empty() && staticRows(m) < 0)
+          return "M is dynamic";
+        return why;
+      };
+      for (size_t i = 0; i + 1 < contractions.size(); ++i) {
+        std::optional<decoda::gpu_contraction::GateUp> p = decoda::gpu_contraction::gateUpPair(
+            contractions[i], contractions[i + 1], staticRowsOnly);
+        if (!p)
+          continue;
+        OpBuilder b(p->epi.op);
+        emitKernel(b, p->m2, staticRows(p->m2), cfg, /*zeroInit=*/true, p->epi, nullptr, &*p);
+        auto alloc1 = p->m1.c.getDefiningOp<memref::AllocOp>();
+        auto alloc2 = p->m2.c.getDefiningOp<memref::AllocOp>();
+        decoda::gpu_contraction::eraseEpilogue(p->epi);
+        p->second.erase();
+        p->fill2.erase();
+        p->first.erase();
+        p->fill1.erase();
+        fusedTemporaries.push_back(alloc1);
+        if (alloc2)
+          fusedTemporaries.push_back(alloc2);
+        numRewritten += 2;
+        numFillsFolded += 2;
+        numEpiloguesFused += 1;
+        ++numGateUp;
+        ++i; // both taken
+      }
+    }
     auto emit = [&](const Match &cm, bool zeroInit) {
       Match m = cm;
       // The elementwise consumer of C (the INT8 dequantisation, a bf16/f16 rounding, ...) is

@@ -417,109 +417,28 @@ std::optional<std::pair<scf::IfOp, scf::IfOp>> dispatchesOf(Operation *op1, Oper
   return std::nullopt;
 }
 
-/// A GLU's gate and up projections, computed by one kernel of two weights: `second`'s fused
-/// epilogue reads `first`'s result (its input `firstIndex`) from the kernel's registers.
-struct GateUp {
-  linalg::GenericOp first, second;
-  ProjectionMatch m1, m2;
-  linalg::FillOp fill1, fill2;
-  Epilogue epi;
-  unsigned firstIndex = 0;
-};
-
-/// Whether the consecutive contractions `op1`, `op2` are such a pair (`refuse` took both):
-/// one A (the same value), weights of one float type, each a zero-filled temporary C, only
-/// allocations, effect-free ops and op2's fill between them, op2's fusable epilogue the one
-/// reader of op1's C besides op1 and its fill (directly, with the identity map; users in
-/// another branch of an enclosing scf.if aside), and that
-/// epilogue's output no view of op1's weight (other blocks still read it).
-std::optional<GateUp> gateUpPair(linalg::GenericOp op1, linalg::GenericOp op2,
-                                 llvm::function_ref<std::string(const ProjectionMatch &)> refuse) {
-  GateUp p;
-  if (op1->getBlock() != op2->getBlock() ||
-      !decoda::gpu_contraction::matchProjection(op1, p.m1).empty() ||
-      !decoda::gpu_contraction::matchProjection(op2, p.m2).empty() || !refuse(p.m1).empty() ||
-      !refuse(p.m2).empty())
-    return std::nullopt;
-  if (p.m1.integer() || p.m1.a != p.m2.a || p.m1.b.getType() != p.m2.b.getType() ||
-      p.m1.c.getType() != p.m2.c.getType() || p.m1.c == p.m2.c)
-    return std::nullopt;
-  p.fill1 = decoda::gpu_contraction::zeroFillBefore(op1, p.m1.c);
-  p.fill2 = decoda::gpu_contraction::zeroFillBefore(op2, p.m2.c);
-  if (!p.fill1 || !p.fill2 || !p.m1.c.getDefiningOp<memref::AllocOp>())
-    return std::nullopt;
-  for (Operation *o = op1->getNextNode(); o != op2.getOperation(); o = o->getNextNode())
-    if (o != p.fill2.getOperation() && !isa<memref::AllocOp>(o) && !isMemoryEffectFree(o))
-      return std::nullopt;
-  p.epi = decoda::gpu_contraction::fusableEpilogue(p.m2);
-  if (!p.epi)
-    return std::nullopt;
-  linalg::GenericOp e = p.epi.op;
-  int found = -1;
-  for (unsigned i = 0; i < e.getNumDpsInputs(); ++i) {
-    if (e.getDpsInputs()[i] != p.m1.c)
-      continue;
-    if (found >= 0 || !e.getIndexingMapsArray()[i].isIdentity())
-      return std::nullopt;
-    found = i;
-  }
-  if (found < 0)
-    return std::nullopt;
-  // Users in another branch of an scf.if around op1 never run with it (the GEMV kernels of
-  // a dynamic-M dispatch write the same temporary).
-  auto exclusive = [&](Operation *user) {
-    for (Operation *a = op1->getParentOp(); a && !isa<func::FuncOp>(a); a = a->getParentOp()) {
-      auto ifOp = dyn_cast<scf::IfOp>(a);
-      if (!ifOp)
-        continue;
-      for (auto [mine, other] : {std::make_pair(&ifOp.getThenRegion(), &ifOp.getElseRegion()),
-                                 std::make_pair(&ifOp.getElseRegion(), &ifOp.getThenRegion())})
-        if (mine->isAncestor(op1->getParentRegion()) && other->isAncestor(user->getParentRegion()))
-          return true;
-    }
-    return false;
-  };
-  for (Operation *user : p.m1.c.getUsers())
-    if (user != op1.getOperation() && user != e.getOperation() &&
-        user != p.fill1.getOperation() && !isa<memref::DeallocOp, memref::DimOp>(user) &&
-        !exclusive(user))
-      return std::nullopt;
-  if (decoda::gpu_contraction::viewRoot(p.epi.out()) == decoda::gpu_contraction::viewRoot(p.m1.b))
-    return std::nullopt;
-  p.first = op1;
-  p.second = op2;
-  p.firstIndex = found;
-  return p;
-}
-
 struct GPUTensorCoreMatmulPass
     : public mlir::decoda::impl::GPUTensorCoreMatmulPassBase<GPUTensorCoreMatmulPass> {
   using Base::Base;
 
   /// The kernel of a gate/up pair, where the second projection's epilogue was; the two
   /// contractions, their fills and the epilogue are erased (C's temporaries once unused).
-  void emitGateUp(GateUp &p, const decoda::gpu_contraction::WgmmaConfig &wgCfg,
+  void emitGateUp(decoda::gpu_contraction::GateUp &p, const decoda::gpu_contraction::WgmmaConfig &wgCfg,
                   SmallVectorImpl<memref::AllocOp> &fusedTemporaries) {
     Location loc = p.second.getLoc();
     Epilogue epi = p.epi;
     OpBuilder b(epi.op);
     SmallVector<Value> leadDims = decoda::gpu_contraction::leadExtents(b, loc, p.m2, epi);
-    const int first = p.firstIndex;
-    // The first result's place among the epilogue's inputs other than C, per element.
-    const unsigned perElement = epi.op.getNumDpsInputs() - 1;
-    const unsigned slot = first - (first > int(epi.cIndex) ? 1 : 0);
     auto store = [&](OpBuilder &b2, Value pair, Value row, Value col, Value out2,
                      ArrayRef<Value>, Value firstPair) {
-      SmallVector<Value> accs;
-      SmallVector<Value> operands = decoda::gpu_contraction::loadEpilogueOperands(
-          b2, loc, epi, leadDims, row, col, 2, first);
+      SmallVector<Value> accs, gates;
       for (int64_t j = 0; j < 2; ++j) {
         accs.push_back(vector::ExtractOp::create(b2, loc, pair, ArrayRef<int64_t>{j}));
-        operands[j * perElement + slot] =
-            vector::ExtractOp::create(b2, loc, firstPair, ArrayRef<int64_t>{j});
+        gates.push_back(vector::ExtractOp::create(b2, loc, firstPair, ArrayRef<int64_t>{j}));
       }
-      decoda::gpu_contraction::storeThroughEpilogue(b2, loc, epi, leadDims, out2, accs, row,
-                                                    col, operands);
+      decoda::gpu_contraction::storeThroughEpilogue(
+          b2, loc, epi, leadDims, out2, accs, row, col,
+          decoda::gpu_contraction::gateUpOperands(b2, loc, p, leadDims, row, col, gates));
     };
     decoda::gpu_contraction::emitWgmmaKernel(
         b, p.m2, wgCfg, /*zeroInit=*/true,
@@ -616,7 +535,7 @@ struct GPUTensorCoreMatmulPass
             op2->getNextNode() && llvm::is_contained(op2->getNextNode()->getOperands(), m1.c))
           if (auto ifs = dispatchesOf(op1, op2))
             mergeDispatches(ifs->first, ifs->second);
-        std::optional<GateUp> p = gateUpPair(op1, op2, refuseMatch);
+        std::optional<decoda::gpu_contraction::GateUp> p = decoda::gpu_contraction::gateUpPair(op1, op2, refuseMatch);
         if (!p)
           continue;
         emitGateUp(*p, wgCfg, fusedTemporaries);

@@ -56,6 +56,18 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry mlp --inputs %t/m21-in.npz --expect %t/m21-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS5
 // BITS5: out0: ok ({{[0-9]+}} elements, max abs error 0)
 // BITS5-NEXT: 5 launches
+// The decode-shaped SwiGLU (static T = 1): gate and up in one GEMV kernel whose warps read both
+// weight rows of a column (K split over two warps: 100 blocks of two columns), the GLU in the
+// storing lane, then down: 2 launches, bit for bit the unfused build's 4 (gate and up, the
+// GLU, down, its rounding; the unfused gate and up GEMVs are independent: one launch).
+// RUN: %PYTHON %S/Inputs/epilogue_data.py mlpd 1 %t/md-in.npz %t/md-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry mlp_decode --inputs %t/md-in.npz --expect %t/md-out.npz --rtol 1e-2 --atol 1e-2 --save %t/md-f.npz | FileCheck %s --check-prefix=MD
+// MD: launch mlp_decode_kernel{{(_[0-9]+)?}}: grid [100, 1, 1] block [128, 1, 1] shared 32 bytes
+// MD: out0: ok (512 elements, max abs error 0)
+// MD-NEXT: 2 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry mlp_decode --inputs %t/md-in.npz --expect %t/md-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS4
+// BITS4: out0: ok (512 elements, max abs error 0)
+// BITS4-NEXT: 4 launches
 // With --gpu-gate-up=false gate and up are a kernel each (the f32 gate through memory): three
 // launches, the same bits.
 // RUN: decoda-compile %S/Inputs/epilogue_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-gate-up=false --emit=ptx -o %t/ngu.ptx --dump-ir-after-each=%t/ngu

@@ -11,6 +11,11 @@
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-tensorcore-matmul="wgmma=true" --canonicalize | FileCheck %s --check-prefix=NOTMA
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-tensorcore-matmul="wgmma=true wgmma-tma=true tile-n=256 tile-k=64" --canonicalize | FileCheck %s --check-prefix=N256
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv --decoda-gpu-tensorcore-matmul="wgmma=true wgmma-tma=true" --canonicalize --cse | FileCheck %s --check-prefix=DISPATCH
+// decoda-gpu-gemv{gate-up} does the same for static few rows (a decode step): one GEMV kernel
+// whose warps read both weight rows of their column (8 + 8 weight vectors and 8 activation
+// vectors a step), the storing lane applying the GLU to both sums.
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv --canonicalize --cse | FileCheck %s --check-prefix=GEMV
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=gate-up=false --canonicalize --cse | FileCheck %s --check-prefix=GEMVOFF
 
 #a = affine_map<(b, m, n, k) -> (b, m, k)>
 #w = affine_map<(b, m, n, k) -> (n, k)>
@@ -188,4 +193,66 @@ func.func @two_inputs(%x: memref<4x64xbf16>, %y: memref<4x64xbf16>, %wg: memref<
     linalg.yield %r : bf16
   }
   return %h : memref<4x96xbf16>
+}
+
+// -----
+
+#a = affine_map<(b, m, n, k) -> (b, m, k)>
+#w = affine_map<(b, m, n, k) -> (n, k)>
+#c = affine_map<(b, m, n, k) -> (b, m, n)>
+#e = affine_map<(b, m, n) -> (b, m, n)>
+
+// Without decoda-gpu-gemv the tensor-core pass takes the pair at one row too.
+// CHECK-LABEL: func.func @swiglu_decode(
+// CHECK: <m = 64, n = 256, k = 16>
+// GEMV-LABEL: func.func @swiglu_decode(
+// GEMV-SAME: %[[X:.*]]: memref<1x1x64xbf16>, %[[WG:.*]]: memref<96x64xbf16>, %[[WU:.*]]: memref<96x64xbf16>)
+// GEMV-NOT: memref<1x1x96xf32>
+// GEMV: gpu.launch blocks({{.*}}) in ({{.*}} = %c24,
+// GEMV: vector.load %[[WU]]
+// GEMV: vector.load %[[WG]]
+// GEMV: math.exp
+// GEMV: gpu.terminator
+// GEMV-NOT: gpu.launch
+// GEMV: return
+// GEMVOFF-LABEL: func.func @swiglu_decode(
+// GEMVOFF-COUNT-2: gpu.launch blocks({{.*}}) in ({{.*}} = %c24,
+func.func @swiglu_decode(%x: memref<1x1x64xbf16>, %wg: memref<96x64xbf16>, %wu: memref<96x64xbf16>) -> memref<1x1x96xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %g = memref.alloc() : memref<1x1x96xf32>
+  linalg.fill ins(%zero : f32) outs(%g : memref<1x1x96xf32>)
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %wg : memref<1x1x64xbf16>, memref<96x64xbf16>) outs(%g : memref<1x1x96xf32>) {
+  ^bb0(%in: bf16, %wv: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %wv : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %out, %2 : f32
+    linalg.yield %3 : f32
+  }
+  %u = memref.alloc() : memref<1x1x96xf32>
+  linalg.fill ins(%zero : f32) outs(%u : memref<1x1x96xf32>)
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %wu : memref<1x1x64xbf16>, memref<96x64xbf16>) outs(%u : memref<1x1x96xf32>) {
+  ^bb0(%in: bf16, %wv: bf16, %out: f32):
+    %0 = arith.extf %in : bf16 to f32
+    %1 = arith.extf %wv : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %out, %2 : f32
+    linalg.yield %3 : f32
+  }
+  %h = memref.alloc() : memref<1x1x96xbf16>
+  linalg.generic {indexing_maps = [#e, #e, #e], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g, %u : memref<1x1x96xf32>, memref<1x1x96xf32>) outs(%h : memref<1x1x96xbf16>) {
+  ^bb0(%gv: f32, %uv: f32, %o: bf16):
+    %n = arith.negf %gv : f32
+    %ex = math.exp %n : f32
+    %d = arith.addf %ex, %one : f32
+    %s = arith.divf %gv, %d : f32
+    %p = arith.mulf %s, %uv : f32
+    %r = arith.truncf %p : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  return %h : memref<1x1x96xbf16>
 }

@@ -131,13 +131,14 @@
 // RUN: %PYTHON %S/Inputs/block_data.py llama-bf16 1 %t/b1-in.npz %t/b1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/b1-in.npz --expect %t/b1-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=B1
 // The seven projections: q (64), k, v (32), o (64), gate, up (96), down (64) columns, a warp
-// each, q, k and v in one launch of 16 + 8 + 8 blocks (decoda-gpu-merge-launches); no mma
-// kernel is left. (Kernel names are the outliner's, numbered across the module.)
+// each, q, k and v in one launch of 16 + 8 + 8 blocks (decoda-gpu-merge-launches), gate and up
+// in one kernel whose warps read both weight rows of a column (decoda-gpu-gemv{gate-up}: two
+// butterflies a warp, shfl 240); no mma kernel is left. (Kernel names are the outliner's,
+// numbered across the module.)
 // B1-NOT: mma
 // B1: launch blk_kernel{{(_[0-9]+)?}}: grid [32, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 160
 // B1: launch blk_kernel{{(_[0-9]+)?}}: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
-// B1: launch blk_kernel{{(_[0-9]+)?}}: grid [24, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 120
-// B1: launch blk_kernel{{(_[0-9]+)?}}: grid [24, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 120
+// B1: launch blk_kernel{{(_[0-9]+)?}}: grid [24, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 240
 // B1: launch blk_kernel{{(_[0-9]+)?}}: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
 // B1: out0: ok (64 elements, max abs error 0)
 // 24 launches before flash decoding; the attention is now its split kernel and the combine (25);
@@ -145,8 +146,8 @@
 // and down's residual adds, SwiGLU's product into the up kernel, down's rounding; the shared
 // zero init of gate and up folded) 15; with one RoPE cos/sin table for q and k 14; with q's
 // and k's RoPE in one kernel (decoda-gpu-merge-parallel-loops) 13; with q's, k's and v's
-// GEMVs in one launch (decoda-gpu-merge-launches) 11.
-// B1: 11 launches
+// GEMVs in one launch (decoda-gpu-merge-launches) 11; with gate and up in one kernel 10.
+// B1: 10 launches
 // RUN: decoda-compile %S/Inputs/llama_small_f32.mlir --static-dims=0:1=1 --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 1 %t/f1-in.npz %t/f1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f1-in.npz --expect %t/f1-out.npz --rtol 1e-5 --atol 1e-5 --quiet | FileCheck %s --check-prefix=F1
@@ -157,8 +158,8 @@
 // cos/sin table for q and k 15; with q's and k's RoPE in one kernel 14; with the gate and up
 // projections' zero accumulators unshared (decoda-unshare-fills) the SwiGLU product is in the up
 // kernel's stores again: 13; with q's, k's and v's GEMVs in one launch
-// (decoda-gpu-merge-launches) 11.
-// F1: 11 launches
+// (decoda-gpu-merge-launches) 11; with gate and up in one kernel 10.
+// F1: 10 launches
 // RUN: decoda-compile %S/Inputs/cached_step_bf16.mlir --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
 // Per entry, the tensor-core kernels (wgmma on the default sm_90a for the projections,
 // mma.sync for attention) and those with a GEMV's ld.global.v4 + butterfly (not the SIMT

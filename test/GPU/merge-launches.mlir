@@ -1,20 +1,21 @@
 // decoda-gpu-merge-launches: consecutive independent launches of one block shape become one.
 // RUN: decoda-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(decoda-gpu-merge-launches))" | FileCheck %s
 // In the CUDA pipeline: the Llama-3.2-1B-shaped decode step (weights as arguments) has its q, k
-// and v GEMV kernels as one launch of 512 + 512 + 512 blocks (k and v split K over 4 warps) (12 launches, 14 without the
-// merge); the small f32 block at T = 1 computes what NumPy does on the PTX interpreter with its
+// and v GEMV kernels as one launch of 512 + 512 + 512 blocks (k and v split K over 4 warps) (11 launches, 13 without the
+// merge; 12 and 14 before gate and up became one GEMV kernel); the small f32 block at T = 1 computes what NumPy does on the PTX interpreter with its
 // q, k and v GEMVs (16 + 8 + 8 blocks) as one launch.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %decoda_src/bench/gpu/llama32_1b_step.mlir --target=cuda --emit=ptx -o %t/step.ptx --dump-ir-after-each=%t/step
 // RUN: %PYTHON -c "import glob, re; t = open(glob.glob('%t/step/*-decoda-gpu-name-kernels.mlir')[0]).read(); print('launches', t.count('gpu.launch_func'), 'grids', *re.findall(r'gpu.launch_func .* blocks in \(%%c(\d+)', t)[:3])" | FileCheck %s --check-prefix=STEP
-// STEP: launches 12 grids 1 1536 1
+// STEP: launches 11 grids 1 1536 1
 // RUN: decoda-compile %S/Inputs/llama_small_f32.mlir --static-dims=0:1=1 --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 1 %t/f1-in.npz %t/f1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f1-in.npz --expect %t/f1-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=SIM
 // SIM: launch blk_kernel_0: grid [32, 1, 1] block [128, 1, 1] shared 0 bytes
 // SIM: out0: ok (64 elements
-// 13 before the merge (gemv-sim.mlir's F1 count without it).
-// SIM: 11 launches
+// 12 before the merge (gemv-sim.mlir's F1 count without it; 11 and 13 before gate and up became
+// one GEMV kernel).
+// SIM: 10 launches
 // Two sibling projections whose kernels split K over their warps (41 + 20 blocks, each with
 // 16 bytes of partial sums and a barrier), merged, against NumPy:
 // RUN: decoda-compile %S/Inputs/sibling_gemv.mlir --target=cuda --emit=ptx -o %t/s.ptx --dump-ir-after-each=%t/s

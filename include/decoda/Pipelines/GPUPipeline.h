@@ -58,8 +58,9 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
       llvm::cl::init(false)};
   PassOptions::Option<bool> gateUp{
       *this, "gpu-gate-up",
-      llvm::cl::desc("sm_90a with gpu-tma: a GLU's gate and up projections as one wgmma kernel "
-                     "of two weights (the f32 gate stays in registers)"),
+      llvm::cl::desc("A GLU's gate and up projections as one kernel: on sm_90a with gpu-tma "
+                     "one wgmma kernel of two weights, and (any arch) one GEMV kernel when the "
+                     "rows are static and few; the f32 gate stays in registers"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> attentionWgmma{
       *this, "gpu-attention-wgmma",

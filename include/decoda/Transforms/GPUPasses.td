@@ -248,6 +248,10 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     Option<"dynamicM", "dynamic-m", "bool", /*default=*/"true",
            "With a dynamic M, run the GEMV kernels when M <= max-m and the contraction "
            "otherwise">,
+    Option<"gateUp", "gate-up", "bool", /*default=*/"true",
+           "A GLU's gate and up projections with static rows (the first one's f32 result "
+           "read only by the second one's fused epilogue) as one kernel: each warp reads both "
+           "weight rows of its column and the storing lane applies the GLU to both sums">,
     Option<"fuseEpilogue", "fuse-epilogue", "bool", /*default=*/"true",
            "Apply the elementwise consumer of C (bf16/f16 rounding, residual adds, GLU "
            "products, the INT8 dequantisation) in the storing lane instead of a following "
@@ -261,7 +265,8 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
               "of those, dynamic-M contractions dispatched at run time (M = 1, M <= max-m)">,
     Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">,
     Statistic<"numEpiloguesFused", "num-epilogues-fused",
-              "elementwise consumers of C computed in the kernels' stores">
+              "elementwise consumers of C computed in the kernels' stores">,
+    Statistic<"numGateUp", "num-gate-up", "GLU gate and up projections in one kernel">
   ];
 }
 

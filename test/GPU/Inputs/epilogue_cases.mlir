@@ -40,3 +40,11 @@ func.func @odd(%x: tensor<1x?x200xbf16>, %w: tensor<40x200xbf16>, %r: tensor<1x?
   %o = decoda.residual_add %r, %y : tensor<1x?x40xbf16>
   return %o : tensor<1x?x40xbf16>
 }
+
+// A decode-shaped SwiGLU MLP (static T = 1, hidden 512, 200 features): gate and up in one GEMV
+// kernel (decoda-gpu-gemv{gate-up}; 50 blocks, so K splits over two warps a column).
+func.func @mlp_decode(%x: tensor<1x1x512xbf16>, %wg: tensor<200x512xbf16>, %wu: tensor<200x512xbf16>, %wd: tensor<512x200xbf16>) -> tensor<1x1x512xbf16> {
+  %m = decoda.gated_mlp %x, %wg, %wu, %wd {kind = #decoda.glu<swiglu>}
+      : tensor<1x1x512xbf16>, tensor<200x512xbf16>, tensor<200x512xbf16>, tensor<512x200xbf16>
+  return %m : tensor<1x1x512xbf16>
+}

@@ -3,7 +3,7 @@ functions of Inputs/epilogue_cases.mlir, written from the ops' formulas: a contr
 float64 from the rounded inputs, rounded to float32 (the accumulator), then the elementwise
 work in float32 with the bf16 roundings where the program has them (round to nearest even).
 
-  epilogue_data.py res|mlp|dec|odd|q8 T IN.npz OUT.npz
+  epilogue_data.py res|mlp|mlpd|dec|odd|q8 T IN.npz OUT.npz
 """
 import sys
 
@@ -35,10 +35,13 @@ if kind in ("res", "dec", "odd"):  # bf16(r + bf16(x . w^T)), the sum in float32
     y = bf16(proj(x, w))
     np.savez(inp, arg0=x, arg1=w, arg2=r)
     np.savez(out, out0=bf16(f(r) + f(y)))
-elif kind == "mlp":  # down(bf16(silu(g) * u)), silu(g) = g * (1 / (1 + exp(-g))), in float32
-    x = bf16(rng.standard_normal((1, t, 64)))
-    wg, wu = bf16(rng.standard_normal((96, 64)) * 0.2), bf16(rng.standard_normal((96, 64)) * 0.2)
-    wd = bf16(rng.standard_normal((64, 96)) * 0.2)
+elif kind in ("mlp", "mlpd"):  # down(bf16(silu(g) * u)), silu(g) = g * (1 / (1 + exp(-g)))
+    # in float32; mlpd: the decode-shaped one (hidden 512, 200 features, T = 1)
+    hid, ff = (64, 96) if kind == "mlp" else (512, 200)
+    x = bf16(rng.standard_normal((1, t, hid)))
+    wg = bf16(rng.standard_normal((ff, hid)) * 0.2 * 64 / hid)
+    wu = bf16(rng.standard_normal((ff, hid)) * 0.2 * 64 / hid)
+    wd = bf16(rng.standard_normal((hid, ff)) * 0.2)
     g, u = proj(x, wg), proj(x, wu)
     one = np.float32(1)
     h = bf16(g * (one / (one + np.exp(-g))) * u)
