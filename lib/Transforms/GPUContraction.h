@@ -524,6 +524,17 @@ inline void zeroCopiesToFills(Operation *root) {
   }
 }
 
+/// The generics with a reduction under `root` that are not in a kernel yet, in order.
+inline SmallVector<linalg::GenericOp> contractionsUnder(Operation *root) {
+  SmallVector<linalg::GenericOp> generics;
+  root->walk([&](linalg::GenericOp op) {
+    if (!op->getParentOfType<gpu::LaunchOp>() &&
+        llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
+      generics.push_back(op);
+  });
+  return generics;
+}
+
 /// What a rewrite of the projections did.
 struct RewriteCounts {
   int64_t rewritten = 0, fillsFolded = 0;
@@ -539,12 +550,7 @@ rewriteProjections(Operation *root, llvm::function_ref<std::string(const Match &
                    llvm::function_ref<void(linalg::GenericOp, const std::string &)> leftAlone) {
   zeroCopiesToFills(root);
   // Only the contractions: an elementwise generic after one may be erased by `emit` (fused).
-  SmallVector<linalg::GenericOp> generics;
-  root->walk([&](linalg::GenericOp op) {
-    if (!op->getParentOfType<gpu::LaunchOp>() &&
-        llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
-      generics.push_back(op);
-  });
+  SmallVector<linalg::GenericOp> generics = contractionsUnder(root);
   RewriteCounts counts;
   for (linalg::GenericOp op : generics) {
     Match m;
@@ -656,6 +662,21 @@ inline SmallVector<Value> gateUpOperands(OpBuilder &b, Location loc, const GateU
   for (size_t j = 0; j < gates.size(); ++j)
     operands[j * perElement + slot] = gates[j];
   return operands;
+}
+
+/// Erases what the kernel of `p` replaces (the epilogue, both contractions and their fills)
+/// and adds C's temporaries to `temporaries` (for eraseIfUnused once every kernel is built).
+inline void eraseGateUp(GateUp &p, SmallVectorImpl<memref::AllocOp> &temporaries) {
+  auto alloc1 = p.m1.c.getDefiningOp<memref::AllocOp>();
+  auto alloc2 = p.m2.c.getDefiningOp<memref::AllocOp>();
+  eraseEpilogue(p.epi);
+  p.second.erase();
+  p.fill2.erase();
+  p.first.erase();
+  p.fill1.erase();
+  temporaries.push_back(alloc1);
+  if (alloc2)
+    temporaries.push_back(alloc2);
 }
 
 /// The launch of a tensor-core kernel: grid (ceil(N / tileN), ceil(M / tileM)) of `threads`

@@ -383,12 +383,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
     // rows of each column (GPUContraction.h, gateUpPair).
     if (gateUp && fuseEpilogue) {
       decoda::gpu_contraction::zeroCopiesToFills(getOperation());
-      SmallVector<linalg::GenericOp> contractions;
-      getOperation()->walk([&](linalg::GenericOp op) {
-        if (!op->getParentOfType<gpu::LaunchOp>() &&
-            llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
-          contractions.push_back(op);
-      });
+      SmallVector<linalg::GenericOp> contractions =
+          decoda::gpu_contraction::contractionsUnder(getOperation());
       auto staticRowsOnly = [&](const Match &m) -> std::string {
         std::string why = refuse(m);
         if (why.empty() && staticRows(m) < 0)
@@ -402,16 +398,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
           continue;
         OpBuilder b(p->epi.op);
         emitKernel(b, p->m2, staticRows(p->m2), cfg, /*zeroInit=*/true, p->epi, nullptr, &*p);
-        auto alloc1 = p->m1.c.getDefiningOp<memref::AllocOp>();
-        auto alloc2 = p->m2.c.getDefiningOp<memref::AllocOp>();
-        decoda::gpu_contraction::eraseEpilogue(p->epi);
-        p->second.erase();
-        p->fill2.erase();
-        p->first.erase();
-        p->fill1.erase();
-        fusedTemporaries.push_back(alloc1);
-        if (alloc2)
-          fusedTemporaries.push_back(alloc2);
+        decoda::gpu_contraction::eraseGateUp(*p, fusedTemporaries);
         numRewritten += 2;
         numFillsFolded += 2;
         numEpiloguesFused += 1;

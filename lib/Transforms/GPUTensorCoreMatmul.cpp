@@ -444,16 +444,7 @@ struct GPUTensorCoreMatmulPass
         b, p.m2, wgCfg, /*zeroInit=*/true,
         decoda::gpu_contraction::outputAsC(b, loc, epi, p.m2.lead), store,
         /*loadOperands=*/nullptr, /*secondB=*/p.m1.b);
-    auto alloc1 = p.m1.c.getDefiningOp<memref::AllocOp>();
-    auto alloc2 = p.m2.c.getDefiningOp<memref::AllocOp>();
-    decoda::gpu_contraction::eraseEpilogue(epi);
-    p.second.erase();
-    p.fill2.erase();
-    p.first.erase();
-    p.fill1.erase();
-    fusedTemporaries.push_back(alloc1);
-    if (alloc2)
-      fusedTemporaries.push_back(alloc2);
+    decoda::gpu_contraction::eraseGateUp(p, fusedTemporaries);
     numRewritten += 2;
     numWgmma += 1;
     numFillsFolded += 2;
@@ -515,12 +506,8 @@ struct GPUTensorCoreMatmulPass
     if (gateUp && fuseEpilogue && wgmma &&
         decoda::gpu_contraction::invalidWgmmaConfig(dualCfg).empty()) {
       decoda::gpu_contraction::zeroCopiesToFills(getOperation());
-      SmallVector<linalg::GenericOp> contractions;
-      getOperation()->walk([&](linalg::GenericOp op) {
-        if (!op->getParentOfType<gpu::LaunchOp>() &&
-            llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction))
-          contractions.push_back(op);
-      });
+      SmallVector<linalg::GenericOp> contractions =
+          decoda::gpu_contraction::contractionsUnder(getOperation());
       for (size_t i = 0; i + 1 < contractions.size(); ++i) {
         linalg::GenericOp op1 = contractions[i], op2 = contractions[i + 1];
         // Under dynamic-M dispatches (decoda-gpu-gemv: the GEMV kernels for a few rows, these
