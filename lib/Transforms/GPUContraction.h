@@ -573,11 +573,10 @@ rewriteProjections(Operation *root, llvm::function_ref<std::string(const Match &
   return counts;
 }
 
-/// A GLU's gate and up projections, computed by one kernel of two weights: `second`'s fused
-/// epilogue reads `first`'s result (its input `firstIndex`) from the kernel's registers.
+/// A GLU's gate and up projections, computed by one kernel of two weights: m2's fused
+/// epilogue reads m1's result (its input `firstIndex`) from the kernel's registers.
 struct GateUp {
-  linalg::GenericOp first, second;
-  Match m1, m2;
+  Match m1, m2; // the first (gate) and second (up) contractions, m1.op and m2.op
   linalg::FillOp fill1, fill2;
   Epilogue epi;
   unsigned firstIndex = 0;
@@ -587,15 +586,13 @@ struct GateUp {
 /// one A (the same value), weights of one float type, each a zero-filled temporary C, only
 /// allocations, effect-free ops and op2's fill between them, op2's fusable epilogue the one
 /// reader of op1's C besides op1 and its fill (directly, with the identity map; users in
-/// another branch of an enclosing scf.if aside), and that
-/// epilogue's output no view of op1's weight (other blocks still read it).
+/// another branch of an enclosing scf.if aside), and that epilogue's output no view of op1's
+/// weight (other blocks still read it).
 inline std::optional<GateUp> gateUpPair(linalg::GenericOp op1, linalg::GenericOp op2,
-                                 llvm::function_ref<std::string(const Match &)> refuse) {
+                                        llvm::function_ref<std::string(const Match &)> refuse) {
   GateUp p;
-  if (op1->getBlock() != op2->getBlock() ||
-      !matchProjection(op1, p.m1).empty() ||
-      !matchProjection(op2, p.m2).empty() || !refuse(p.m1).empty() ||
-      !refuse(p.m2).empty())
+  if (op1->getBlock() != op2->getBlock() || !matchProjection(op1, p.m1).empty() ||
+      !matchProjection(op2, p.m2).empty() || !refuse(p.m1).empty() || !refuse(p.m2).empty())
     return std::nullopt;
   if (p.m1.integer() || p.m1.a != p.m2.a || p.m1.b.getType() != p.m2.b.getType() ||
       p.m1.c.getType() != p.m2.c.getType() || p.m1.c == p.m2.c)
@@ -630,7 +627,8 @@ inline std::optional<GateUp> gateUpPair(linalg::GenericOp op1, linalg::GenericOp
         continue;
       for (auto [mine, other] : {std::make_pair(&ifOp.getThenRegion(), &ifOp.getElseRegion()),
                                  std::make_pair(&ifOp.getElseRegion(), &ifOp.getThenRegion())})
-        if (mine->isAncestor(op1->getParentRegion()) && other->isAncestor(user->getParentRegion()))
+        if (mine->isAncestor(op1->getParentRegion()) &&
+            other->isAncestor(user->getParentRegion()))
           return true;
     }
     return false;
@@ -642,8 +640,6 @@ inline std::optional<GateUp> gateUpPair(linalg::GenericOp op1, linalg::GenericOp
       return std::nullopt;
   if (viewRoot(p.epi.out()) == viewRoot(p.m1.b))
     return std::nullopt;
-  p.first = op1;
-  p.second = op2;
   p.firstIndex = found;
   return p;
 }
@@ -670,9 +666,9 @@ inline void eraseGateUp(GateUp &p, SmallVectorImpl<memref::AllocOp> &temporaries
   auto alloc1 = p.m1.c.getDefiningOp<memref::AllocOp>();
   auto alloc2 = p.m2.c.getDefiningOp<memref::AllocOp>();
   eraseEpilogue(p.epi);
-  p.second.erase();
+  p.m2.op.erase();
   p.fill2.erase();
-  p.first.erase();
+  p.m1.op.erase();
   p.fill1.erase();
   temporaries.push_back(alloc1);
   if (alloc2)

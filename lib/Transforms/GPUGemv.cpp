@@ -328,16 +328,14 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
                                          /*withElseRegion=*/false);
         b.setInsertionPointToStart(&inRange.getThenRegion().front());
       }
-      if (dual) {
-        decoda::gpu_contraction::storeThroughEpilogue(
-            b, loc, epilogue, leadDims, c2, {s}, e.idx(r), cols[j],
-            decoda::gpu_contraction::gateUpOperands(b, loc, *dual, leadDims, e.idx(r), cols[j],
-                                                    {sums[(cfg.cols + j) * rowsM + r]}));
-        continue;
-      }
       if (epilogue) {
+        // A gate/up pair's epilogue takes the gate from the first weight's sum.
+        SmallVector<Value> operands;
+        if (dual)
+          operands = decoda::gpu_contraction::gateUpOperands(
+              b, loc, *dual, leadDims, e.idx(r), cols[j], {sums[(cfg.cols + j) * rowsM + r]});
         decoda::gpu_contraction::storeThroughEpilogue(b, loc, epilogue, leadDims, c2, {s},
-                                                      e.idx(r), cols[j]);
+                                                      e.idx(r), cols[j], operands);
         continue;
       }
       SmallVector<Value, 2> at{e.idx(r), cols[j]};

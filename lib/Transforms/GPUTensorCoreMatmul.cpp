@@ -336,22 +336,21 @@ void emitKernel(OpBuilder &b, Match m, const Config &cfg, bool zeroInit, Epilogu
   gpu::TerminatorOp::create(b, loc);
 }
 
-/// Whether `a` and `b` are the same value or computed alike: results (at the same index) of
-/// pure ops of one kind and attributes whose operands are so, at most `depth` ops deep (the
-/// row-count tests that decoda-gpu-gemv puts before each projection's dispatch).
+/// Whether `a` and `b` are the same value or computed alike: the same result of equivalent
+/// pure ops (OperationEquivalence: name, properties, attributes, result types) whose operands
+/// are so, at most `depth` ops deep (the row-count tests that decoda-gpu-gemv puts before each
+/// projection's dispatch).
 bool sameValue(Value a, Value b, int depth = 6) {
   if (a == b)
     return true;
   Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
-  if (!x || !y || depth == 0 || !isPure(x) || x->getName() != y->getName() ||
-      x->getAttrDictionary() != y->getAttrDictionary() ||
-      x->getNumOperands() != y->getNumOperands() || x->getNumRegions() || y->getNumRegions() ||
+  if (!x || !y || depth == 0 || !isPure(x) || x->getNumRegions() ||
       cast<OpResult>(a).getResultNumber() != cast<OpResult>(b).getResultNumber())
     return false;
-  for (auto [u, v] : llvm::zip(x->getOperands(), y->getOperands()))
-    if (!sameValue(u, v, depth - 1))
-      return false;
-  return true;
+  return OperationEquivalence::isEquivalentTo(
+      x, y,
+      [&](Value u, Value v) { return success(sameValue(u, v, depth - 1)); },
+      /*markEquivalent=*/nullptr, OperationEquivalence::IgnoreLocations);
 }
 
 /// Merges the dispatch `second` into `first`: two result-less scf.if on the same condition,
@@ -423,9 +422,10 @@ struct GPUTensorCoreMatmulPass
 
   /// The kernel of a gate/up pair, where the second projection's epilogue was; the two
   /// contractions, their fills and the epilogue are erased (C's temporaries once unused).
-  void emitGateUp(decoda::gpu_contraction::GateUp &p, const decoda::gpu_contraction::WgmmaConfig &wgCfg,
+  void emitGateUp(decoda::gpu_contraction::GateUp &p,
+                  const decoda::gpu_contraction::WgmmaConfig &wgCfg,
                   SmallVectorImpl<memref::AllocOp> &fusedTemporaries) {
-    Location loc = p.second.getLoc();
+    Location loc = p.m2.op.getLoc();
     Epilogue epi = p.epi;
     OpBuilder b(epi.op);
     SmallVector<Value> leadDims = decoda::gpu_contraction::leadExtents(b, loc, p.m2, epi);
@@ -522,7 +522,8 @@ struct GPUTensorCoreMatmulPass
             op2->getNextNode() && llvm::is_contained(op2->getNextNode()->getOperands(), m1.c))
           if (auto ifs = dispatchesOf(op1, op2))
             mergeDispatches(ifs->first, ifs->second);
-        std::optional<decoda::gpu_contraction::GateUp> p = decoda::gpu_contraction::gateUpPair(op1, op2, refuseMatch);
+        std::optional<decoda::gpu_contraction::GateUp> p =
+            decoda::gpu_contraction::gateUpPair(op1, op2, refuseMatch);
         if (!p)
           continue;
         emitGateUp(*p, wgCfg, fusedTemporaries);

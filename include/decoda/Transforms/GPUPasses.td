@@ -191,8 +191,9 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
       `V`, so every row stays aligned), coalesced along `k`, `unroll` loads in flight per
       column (8, halved while the step's 16-byte weight and activation vectors, 4 registers
       each for every column and row, would pass 144 registers: 8 up to 3 rows, 4 for 4 to 8;
-      a K = 2048 bf16 row is then one step, all 8 of a lane's loads at once); the remainder of `K` past the unrolled steps is a per-lane loop (lanes past `K`
-      do nothing). The matching `A[m, k ..]` vectors are read through L1 (A is at most
+      a K = 2048 bf16 row is then one step, all 8 of a lane's loads at once); the
+      remainder of `K` past the unrolled steps is a per-lane loop (lanes past `K` do
+      nothing). The matching `A[m, k ..]` vectors are read through L1 (A is at most
       `max-m` rows, read by every warp). f32 accumulators `V` wide per (column, row), FMA;
     * while the grid would have fewer than `min-blocks` blocks (a narrow projection: too
       few loads in flight to cover memory latency), `s` = 2, 4, ... (up to `warps`) warps
@@ -603,8 +604,8 @@ def GPURowNormPass : Pass<"decoda-gpu-row-norm", "ModuleOp"> {
     32, 1024) threads per row, each thread keeping its features in registers as chunks of V
     consecutive ones (V: 16 bytes of the storage type, halved until it divides D; one vector
     load or store per chunk, chunk `tid + i T`), every load of a thread (row, weight, bias)
-    issued before its first store; the add forms compute and store the rounded sum `residual + scale * branch` first and
-    normalise that; the row sums (one for RMSNorm, two for LayerNorm: the mean, then the
+    issued before its first store; the add forms compute and store the rounded sum
+    `residual + scale * branch` first and normalise that; the row sums (one for RMSNorm, two for LayerNorm: the mean, then the
     centred variance, as the op definitions) are a butterfly of `gpu.shuffle xor` per warp,
     then one partial per warp through shared memory and a barrier; the scaling by
     `weight (+ weight_offset)` and the bias are in the same pass, rounded to the storage type.
