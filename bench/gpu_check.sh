@@ -322,6 +322,17 @@ for refdir in "$dir"/ref/*/; do
     echo "FAIL $key"
     status=1
   fi
+  # Decode-shaped programs again with launch graphs: the checked outputs are those of the last
+  # of four calls, the graph built by the first, its temporaries moved to the arena by the
+  # second (every node updated), replayed as it is by the third and fourth.
+  if [[ $key == *decode* || $key == *step* ]]; then
+    if timeout -k 5 "${GPU_CHECK_TIMEOUT:-60}" "$run" "$m" "${entry_flag[@]}" --inputs "$inputs"         --cuda-graphs --bench 2 --warmup 1 "${checks[@]}" "${tol[@]}"; then
+      echo "PASS $key (launch graphs)"
+    else
+      echo "FAIL $key (launch graphs)"
+      status=1
+    fi
+  fi
 done
 
 echo "== timings"
@@ -332,9 +343,10 @@ d, run = sys.argv[1], sys.argv[2]
 rng = np.random.default_rng(0)
 def bf16(shape):
     return ((rng.standard_normal(shape) * 0.05).astype("<f4").view("<u4") >> 16).astype("<u2")
-def bench(model, arrays, label, flops=None, bytes_=None, device=False):
+def bench(model, arrays, label, flops=None, bytes_=None, device=False, graphs=False):
     """device: the inputs uploaded once (decoda-run --device-inputs), donated caches written in
-    place on the device (--donate); else host inputs copied by every call."""
+    place on the device (--donate); else host inputs copied by every call. graphs: launch
+    graphs (--cuda-graphs; timed calls only: profiled runs launch kernel by kernel)."""
     path = os.path.join(d, "inputs", label + ".npz")
     np.savez(path, **arrays)
     # The cache offset stays in host memory: the host code reads it (a device one would be
@@ -343,9 +355,10 @@ def bench(model, arrays, label, flops=None, bytes_=None, device=False):
     flags = ["--device-inputs=" + names, "--donate"] if device else []
     # --profile: 10 more runs with CUDA events around every launch (before the timed ones): the
     # kernels' span without the per-call copies of host inputs and outputs, and each launch.
+    flags += ["--cuda-graphs", "--bench", "50"] if graphs else ["--profile", "--bench", "10"]
     try:
-        out = subprocess.run([run, model, "--inputs", path, "--bench", "10", "--warmup", "2",
-                              "--profile"] + flags, capture_output=True, text=True,
+        out = subprocess.run([run, model, "--inputs", path, "--warmup", "2"] + flags,
+                             capture_output=True, text=True,
                              timeout=float(os.environ.get("GPU_CHECK_TIMEOUT", "60")) * 2)
     except subprocess.TimeoutExpired:
         os.remove(path)
@@ -388,6 +401,9 @@ if os.path.exists(block):
     dec = os.path.join(d, "models", "llama32_1b_block_decode.cuda.so")
     bench(dec if os.path.exists(dec) else block, inputs(1), "decode_T1", bytes_=weights,
           device=True)
+    # The same calls as launch graphs (one graph launch a call; compare the call figures).
+    bench(dec if os.path.exists(dec) else block, inputs(1), "decode_T1_graphs", bytes_=weights,
+          device=True, graphs=True)
     if os.path.exists(dec):
         bench(block, inputs(1), "decode_T1_dynamic_build", bytes_=weights, device=True)
 step = os.path.join(d, "models", "llama32_1b_step.cuda.so")
@@ -401,6 +417,8 @@ if os.path.exists(step):
               "v_cache": bf16((1, S, KV, D)), "offset": np.array(S - 1, np.int64)}
     weights = 2 * (2 * H * H + 2 * KV * D * H + 3 * F * H)
     bench(step, arrays, "decode_step_S4096", bytes_=weights + 2 * S * KV * D * 2, device=True)
+    bench(step, arrays, "decode_step_S4096_graphs", bytes_=weights + 2 * S * KV * D * 2,
+          device=True, graphs=True)
 const = os.path.join(d, "models", "llama32_1b_const.cuda.so")
 if os.path.exists(const):
     T = 2048

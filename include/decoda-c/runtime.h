@@ -137,6 +137,17 @@ decoda_status decoda_profile_enable(const decoda_model *model, int on);
 decoda_status decoda_profile_last(const decoda_model *model, const decoda_kernel_time **kernels,
                                   int64_t *count);
 
+/* Launch graphs (CUDA models; docs/ABI.md, "Launch graphs"). While on for the calling thread,
+   the kernel launches of its calls are held back and each run of them that nothing else on the
+   stream separates (no copy, free or wait) goes to the device as one CUDA graph launch; the
+   executable graph is kept (up to 8 per stream, the least recently launched replaced) and
+   replayed by later runs with the same kernels and launch dimensions, after updating the nodes
+   whose argument values changed. Fewer driver calls per call: for decode steps, whose kernels
+   are a few microseconds each. A profiled call (decoda_profile_enable) launches one by one.
+   Turning it off destroys the thread's graphs. DECODA_ERROR_NO_DEVICE for a CPU model;
+   DECODA_ERROR_RUNTIME when the driver lacks the graph entry points (CUDA 12.4 or later). */
+decoda_status decoda_cuda_graphs_enable(const decoda_model *model, int on);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,15 +13,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DECODA_CUDA_API_VERSION 3
+#define DECODA_CUDA_API_VERSION 4
 
 struct decoda_cuda_api {
   int32_t version; /* DECODA_CUDA_API_VERSION */
   int (*module_load)(void **module, const void *image, size_t size);
   int (*module_unload)(void *module);
   int (*get_function)(void **function, void *module, const char *name);
+  /* Version 4: num_params, the number of kernel parameters `params` points to (launch graphs
+     copy their values). */
   int (*launch)(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64_t by,
-                int64_t bz, int32_t shared_bytes, void *stream, void **params);
+                int64_t bz, int32_t shared_bytes, void *stream, void **params,
+                size_t num_params);
   int (*stream_create)(void **stream);
   int (*stream_synchronize)(void *stream);
   int (*stream_destroy)(void *stream);

@@ -9,11 +9,15 @@
 #include "CUDARuntime.h"
 #include "CUDAAPI.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
+#include <memory>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -60,6 +64,18 @@ struct Driver {
   CUresult (*cuEventSynchronize)(void *) = nullptr;
   CUresult (*cuEventElapsedTime)(float *, void *, void *) = nullptr;
   CUresult (*cuEventDestroy)(void *) = nullptr;
+  // Optional (CUDA 12.4 and later): launch graphs (decoda_cuda_graphs_enable). The node
+  // parameters are cuda.h's CUDA_KERNEL_NODE_PARAMS (KernelNode below).
+  CUresult (*cuFuncGetParamInfo)(void *, size_t, size_t *, size_t *) = nullptr;
+  CUresult (*cuGraphCreate)(void **, unsigned) = nullptr;
+  CUresult (*cuGraphAddKernelNode)(void **, void *, void *const *, size_t, const void *) =
+      nullptr;
+  CUresult (*cuGraphInstantiateWithFlags)(void **, void *, unsigned long long) = nullptr;
+  CUresult (*cuGraphExecKernelNodeSetParams)(void *, void *, const void *) = nullptr;
+  CUresult (*cuGraphLaunch)(void *, void *) = nullptr;
+  CUresult (*cuGraphExecDestroy)(void *) = nullptr;
+  CUresult (*cuGraphDestroy)(void *) = nullptr;
+  std::string noGraphs; // the graph entry points the driver lacks
   CUcontext context = nullptr;
   void *pool = nullptr; // the device's default pool, when stream-ordered allocation is there
 };
@@ -82,6 +98,13 @@ int call(CUresult rc) {
 }
 int enter() { return call(gDriver.cuCtxSetCurrent(gDriver.context)); }
 
+// Launch graphs (below): the held-back launches go out before anything else on the stream.
+int flushLaunches();
+void forgetGraphs(void *stream);
+int arenaAlloc(void **ptr, uint64_t size, void *stream);
+int arenaFree(void *ptr, void *stream);
+void dropArena(void *stream);
+
 int moduleLoad(void **module, const void *image, size_t) {
   if (int rc = enter())
     return rc;
@@ -97,7 +120,10 @@ int moduleUnload(void *module) {
     std::lock_guard<std::mutex> guard(gSharedAllowedLock);
     gSharedAllowed.clear();
   }
-  return enter() ? 1 : call(gDriver.cuModuleUnload(module));
+  if (int rc = enter())
+    return rc;
+  forgetGraphs(nullptr); // their nodes may launch the module's functions
+  return call(gDriver.cuModuleUnload(module));
 }
 // Kernel names by function handle, for profiles (a handle may be reused by a later module:
 // getFunction overwrites its name).
@@ -113,6 +139,326 @@ int getFunction(void **function, void *module, const char *name) {
     gNames[*function] = name;
   }
   return rc;
+}
+
+//===----------------------------------------------------------------------===//
+// Launch graphs (docs/ABI.md, "Launch graphs"): while on for the calling thread, launches are
+// held back and each run of them that nothing else on the stream separates (no copy, free or
+// wait) goes to the device as one CUDA graph launch. The executable graph of a run is kept,
+// keyed by its stream and the kernels, launch dimensions and parameter sizes of its launches;
+// the next run of that shape replays it, first updating the nodes whose parameter values
+// changed (cuGraphExecKernelNodeSetParams). A decode step then costs one graph launch (and an
+// update per kernel whose arguments moved) instead of a driver launch per kernel.
+//===----------------------------------------------------------------------===//
+
+/// cuda.h's CUDA_KERNEL_NODE_PARAMS (_v2: func, grid, block, shared memory, kernelParams,
+/// extra, kern, ctx); the v1 entry points read its first eight fields, the same layout.
+struct KernelNode {
+  void *func;
+  unsigned grid[3], block[3], sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+  void *kern;
+  void *ctx;
+};
+
+/// One held-back launch: its parameter values copied (the host code's are gone after the
+/// launch call returns), each at an 8-byte-aligned offset of `bytes`.
+struct Launch {
+  void *function = nullptr;
+  unsigned dims[7] = {}; // grid x, y, z, block x, y, z, dynamic shared bytes
+  std::shared_ptr<const std::vector<size_t>> sizes; // the function's parameter sizes
+  std::vector<unsigned char> bytes;
+
+  bool sameShape(const Launch &o) const {
+    return function == o.function && std::equal(dims, dims + 7, o.dims) && *sizes == *o.sizes;
+  }
+  /// Pointers to the parameter values, as cuLaunchKernel and the graph nodes take them.
+  std::vector<void *> pointers() {
+    std::vector<void *> p;
+    size_t at = 0;
+    for (size_t size : *sizes) {
+      p.push_back(bytes.data() + at);
+      at += (size + 7) & ~size_t(7);
+    }
+    return p;
+  }
+  KernelNode node(void **params) const {
+    return {function, {dims[0], dims[1], dims[2]}, {dims[3], dims[4], dims[5]}, dims[6],
+            params, nullptr, nullptr, nullptr};
+  }
+};
+
+// Parameter sizes by function (cuFuncGetParamInfo, once per function); forgotten at a module
+// unload, like gSharedAllowed (a held-back launch keeps its own reference).
+std::mutex gParamSizesLock;
+std::unordered_map<void *, std::shared_ptr<const std::vector<size_t>>> gParamSizes;
+
+std::shared_ptr<const std::vector<size_t>> paramSizes(void *function, size_t count) {
+  std::lock_guard<std::mutex> guard(gParamSizesLock);
+  std::shared_ptr<const std::vector<size_t>> &sizes = gParamSizes[function];
+  if (sizes && sizes->size() == count)
+    return sizes;
+  auto fresh = std::make_shared<std::vector<size_t>>();
+  for (size_t i = 0; i < count; ++i) {
+    size_t offset = 0, size = 0;
+    if (CUresult rc = gDriver.cuFuncGetParamInfo(function, i, &offset, &size)) {
+      tlMessage = "cuFuncGetParamInfo (parameter " + std::to_string(i) + " of " +
+                  std::to_string(count) + "): " + describe(rc);
+      return nullptr;
+    }
+    fresh->push_back(size);
+  }
+  sizes = std::move(fresh);
+  return sizes;
+}
+
+struct Pending {
+  void *stream = nullptr;
+  std::vector<Launch> launches;
+};
+thread_local Pending tlPending;
+thread_local bool tlGraphsOn = false;
+
+/// An executable graph of one run of launches on one stream.
+struct Graph {
+  void *stream = nullptr;
+  std::vector<Launch> launches; // the values its nodes hold now
+  std::vector<void *> nodes;
+  void *graph = nullptr, *exec = nullptr;
+  std::thread::id owner = std::this_thread::get_id();
+  uint64_t used = 0; // gGraphClock at its last launch (the least recent goes first)
+};
+constexpr size_t kGraphsPerStream = 8;
+std::mutex gGraphsLock;
+std::vector<std::unique_ptr<Graph>> gGraphs;
+uint64_t gGraphClock = 0;
+
+void destroyGraph(Graph &g) {
+  if (g.exec)
+    gDriver.cuGraphExecDestroy(g.exec);
+  if (g.graph)
+    gDriver.cuGraphDestroy(g.graph);
+}
+
+/// Destroys the graphs `drop` selects. Callers hold gGraphsLock.
+template <typename F> void dropGraphs(F drop) {
+  auto keep = std::remove_if(gGraphs.begin(), gGraphs.end(), [&](std::unique_ptr<Graph> &g) {
+    if (!drop(*g))
+      return false;
+    destroyGraph(*g);
+    return true;
+  });
+  gGraphs.erase(keep, gGraphs.end());
+}
+
+/// The graphs of `stream` go (it is being destroyed); null: every graph and the parameter
+/// sizes go (a module is unloaded, so no call is running and functions may change).
+void forgetGraphs(void *stream) {
+  if (!stream)
+    tlPending = Pending();
+  if (!gDriver.cuGraphExecDestroy)
+    return;
+  std::lock_guard<std::mutex> guard(gGraphsLock);
+  dropGraphs([&](const Graph &g) { return !stream || g.stream == stream; });
+  if (!stream) {
+    std::lock_guard<std::mutex> sizes(gParamSizesLock);
+    gParamSizes.clear();
+  }
+}
+
+std::string runName(const std::vector<Launch> &run) {
+  std::lock_guard<std::mutex> guard(gNamesLock);
+  auto it = gNames.find(run.front().function);
+  return "a CUDA graph of " + std::to_string(run.size()) + " launches (the first " +
+         (it == gNames.end() ? std::string("?") : it->second) + ")";
+}
+
+int launchNow(Launch &l, void *stream) {
+  std::vector<void *> params = l.pointers();
+  return call(gDriver.cuLaunchKernel(l.function, l.dims[0], l.dims[1], l.dims[2], l.dims[3],
+                                     l.dims[4], l.dims[5], l.dims[6], stream, params.data(),
+                                     nullptr));
+}
+
+/// A new executable graph of `run` (its launches in order, each depending on the one before).
+std::unique_ptr<Graph> buildGraph(std::vector<Launch> &run, void *stream) {
+  auto g = std::make_unique<Graph>();
+  g->stream = stream;
+  auto fail = [&](const char *what, CUresult rc) -> std::unique_ptr<Graph> {
+    tlMessage = runName(run) + ": " + what + ": " + describe(rc);
+    destroyGraph(*g);
+    return nullptr;
+  };
+  if (CUresult rc = gDriver.cuGraphCreate(&g->graph, 0))
+    return fail("cuGraphCreate", rc);
+  for (Launch &l : run) {
+    std::vector<void *> params = l.pointers();
+    KernelNode node = l.node(params.data());
+    void *added = nullptr;
+    void *const *after = g->nodes.empty() ? nullptr : &g->nodes.back();
+    if (CUresult rc = gDriver.cuGraphAddKernelNode(&added, g->graph, after, after ? 1 : 0,
+                                                   &node))
+      return fail("cuGraphAddKernelNode", rc);
+    g->nodes.push_back(added);
+  }
+  if (CUresult rc = gDriver.cuGraphInstantiateWithFlags(&g->exec, g->graph, 0))
+    return fail("cuGraphInstantiateWithFlags", rc);
+  g->launches = std::move(run);
+  return g;
+}
+
+/// Issues the calling thread's held-back launches: one alone as a launch, a run of several as
+/// its graph (built the first time its shape is seen, its changed nodes updated after).
+int flushLaunches() {
+  Pending &p = tlPending;
+  if (p.launches.empty())
+    return 0;
+  std::vector<Launch> run;
+  run.swap(p.launches);
+  void *stream = p.stream;
+  p.stream = nullptr;
+  if (run.size() == 1)
+    return launchNow(run.front(), stream);
+  std::lock_guard<std::mutex> guard(gGraphsLock);
+  Graph *g = nullptr;
+  size_t onStream = 0;
+  for (std::unique_ptr<Graph> &c : gGraphs) {
+    if (c->stream != stream)
+      continue;
+    ++onStream;
+    if (c->launches.size() == run.size() &&
+        std::equal(run.begin(), run.end(), c->launches.begin(),
+                   [](const Launch &a, const Launch &b) { return a.sameShape(b); }))
+      g = c.get();
+  }
+  if (g) {
+    for (size_t i = 0; i < run.size(); ++i) {
+      if (run[i].bytes == g->launches[i].bytes)
+        continue;
+      std::vector<void *> params = run[i].pointers();
+      KernelNode node = run[i].node(params.data());
+      if (CUresult rc = gDriver.cuGraphExecKernelNodeSetParams(g->exec, g->nodes[i], &node)) {
+        tlMessage = runName(run) + ": cuGraphExecKernelNodeSetParams: " + describe(rc);
+        return rc;
+      }
+      g->launches[i].bytes.swap(run[i].bytes);
+    }
+  } else {
+    if (onStream >= kGraphsPerStream) {
+      auto oldest = gGraphs.end();
+      for (auto it = gGraphs.begin(); it != gGraphs.end(); ++it)
+        if ((*it)->stream == stream && (oldest == gGraphs.end() || (*it)->used < (*oldest)->used))
+          oldest = it;
+      destroyGraph(**oldest);
+      gGraphs.erase(oldest);
+    }
+    std::unique_ptr<Graph> built = buildGraph(run, stream);
+    if (!built)
+      return 1;
+    g = built.get();
+    gGraphs.push_back(std::move(built));
+  }
+  g->used = ++gGraphClock;
+  if (CUresult rc = gDriver.cuGraphLaunch(g->exec, stream)) {
+    tlMessage = runName(g->launches) + ": cuGraphLaunch: " + describe(rc);
+    return rc;
+  }
+  return 0;
+}
+
+// The temporaries of a call with graphs on come from its stream's arena: one pool allocation
+// handed out front to back and reset when the next call begins (the stream orders that call's
+// kernels after this one's), frees within the call doing nothing. So a call's temporaries have
+// the same addresses every call and its graphs replay without node updates, whatever order
+// the pool would hand blocks back in; and neither allocations nor frees cost driver calls or
+// end a run of launches. The first call, or one that needs more, takes what does not fit from
+// the pool as usual; the next call begins with an arena of what it needed (up to
+// kArenaLimit; past it the rest keeps coming from the pool).
+constexpr size_t kArenaLimit = size_t(256) << 20;
+constexpr size_t kArenaAlign = 256; // as cuMemAlloc's
+struct Arena {
+  void *stream = nullptr;
+  std::thread::id owner = std::this_thread::get_id();
+  CUdeviceptr base = 0;
+  size_t capacity = 0;
+  size_t wanted = 0; // the end of the current call's last allocation, had all fit
+};
+std::mutex gArenasLock;
+std::vector<Arena> gArenas;
+
+Arena *arenaOf(void *stream) {
+  for (Arena &a : gArenas)
+    if (a.stream == stream)
+      return &a;
+  return nullptr;
+}
+
+/// 0 with `ptr` set when the arena serves the allocation, else 1 (the pool does).
+int arenaAlloc(void **ptr, uint64_t size, void *stream) {
+  std::lock_guard<std::mutex> guard(gArenasLock);
+  Arena *a = arenaOf(stream);
+  if (!a) {
+    gArenas.push_back(Arena());
+    a = &gArenas.back();
+    a->stream = stream;
+  }
+  // Offsets grow with every allocation, served or not, so what the pool serves past the
+  // capacity never overlaps what the arena serves.
+  size_t at = (a->wanted + kArenaAlign - 1) & ~(kArenaAlign - 1);
+  a->wanted = at + size;
+  if (a->wanted > a->capacity)
+    return 1;
+  *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(a->base + at));
+  return 0;
+}
+
+/// 0 when `ptr` is in the arena of `stream` (nothing to do), else 1.
+int arenaFree(void *ptr, void *stream) {
+  std::lock_guard<std::mutex> guard(gArenasLock);
+  Arena *a = arenaOf(stream);
+  CUdeviceptr p = reinterpret_cast<uintptr_t>(ptr);
+  return a && a->capacity && p >= a->base && p < a->base + a->capacity ? 0 : 1;
+}
+
+/// Drops the arenas `drop` selects, their memory freed in their streams' order (errors
+/// ignored: they go away). Callers hold gArenasLock.
+template <typename F> void dropArenas(F drop) {
+  auto keep = std::remove_if(gArenas.begin(), gArenas.end(), [&](const Arena &a) {
+    if (!drop(a))
+      return false;
+    if (a.base)
+      gDriver.cuMemFreeAsync(a.base, a.stream);
+    return true;
+  });
+  gArenas.erase(keep, gArenas.end());
+}
+
+void dropArena(void *stream) {
+  std::lock_guard<std::mutex> guard(gArenasLock);
+  dropArenas([&](const Arena &a) { return a.stream == stream; });
+}
+
+/// The start of a call: the calling thread's arenas hand out from their start again, each
+/// first grown to what its last call needed.
+void resetArenas() {
+  std::lock_guard<std::mutex> guard(gArenasLock);
+  std::thread::id self = std::this_thread::get_id();
+  for (Arena &a : gArenas) {
+    if (a.owner != self)
+      continue;
+    if (a.wanted > a.capacity && a.capacity < kArenaLimit) {
+      size_t grown = std::min(kArenaLimit, a.wanted + a.wanted / 8);
+      CUdeviceptr fresh = 0;
+      if (gDriver.cuMemAllocAsync(&fresh, grown, a.stream) == 0) {
+        if (a.base)
+          gDriver.cuMemFreeAsync(a.base, a.stream);
+        a.base = fresh;
+        a.capacity = grown;
+      }
+    }
+    a.wanted = 0;
+  }
 }
 
 // The calling thread's kernel profile (decoda::runtime::cudaProfileBegin/End): an event
@@ -155,7 +501,7 @@ void profileRecord(size_t i, void *stream) {
     p.failure = "cuEventRecord: " + describe(rc);
 }
 int launch(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64_t by,
-           int64_t bz, int32_t sharedBytes, void *stream, void **params) {
+           int64_t bz, int32_t sharedBytes, void *stream, void **params, size_t numParams) {
   // Grid limits (x < 2^31, y and z < 2^16) are the driver's to check.
   for (int64_t d : {gx, gy, gz, bx, by, bz})
     if (d > INT32_MAX) {
@@ -180,6 +526,28 @@ int launch(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64
     }
   }
   Profile &prof = tlProfile;
+  if (tlGraphsOn && !prof.recording) {
+    Pending &p = tlPending;
+    if (p.stream && p.stream != stream)
+      if (int rc = flushLaunches())
+        return rc;
+    Launch l;
+    l.function = function;
+    const int64_t dims[7] = {gx, gy, gz, bx, by, bz, sharedBytes};
+    std::copy(dims, dims + 7, l.dims);
+    if (!(l.sizes = paramSizes(function, numParams)))
+      return 1;
+    for (size_t i = 0; i < numParams; ++i) {
+      size_t at = l.bytes.size(), size = (*l.sizes)[i];
+      l.bytes.resize(at + ((size + 7) & ~size_t(7)));
+      std::memcpy(l.bytes.data() + at, params[i], size);
+    }
+    p.stream = stream;
+    p.launches.push_back(std::move(l));
+    return 0;
+  }
+  if (int rc = flushLaunches())
+    return rc;
   if (prof.recording && prof.functions.empty())
     profileRecord(0, stream);
   int rc = call(gDriver.cuLaunchKernel(function, unsigned(gx), unsigned(gy), unsigned(gz),
@@ -197,9 +565,21 @@ int streamCreate(void **stream) {
   return call(gDriver.cuStreamCreate(stream, /*CU_STREAM_NON_BLOCKING=*/1));
 }
 int streamSynchronize(void *stream) {
-  return enter() ? 1 : call(gDriver.cuStreamSynchronize(stream));
+  if (int rc = enter())
+    return rc;
+  if (int rc = flushLaunches())
+    return rc;
+  return call(gDriver.cuStreamSynchronize(stream));
 }
-int streamDestroy(void *stream) { return enter() ? 1 : call(gDriver.cuStreamDestroy(stream)); }
+int streamDestroy(void *stream) {
+  if (int rc = enter())
+    return rc;
+  if (tlPending.stream == stream)
+    tlPending = Pending();
+  forgetGraphs(stream);
+  dropArena(stream);
+  return call(gDriver.cuStreamDestroy(stream));
+}
 int memAlloc(void **ptr, uint64_t size) {
   if (int rc = enter())
     return rc;
@@ -209,12 +589,18 @@ int memAlloc(void **ptr, uint64_t size) {
   return rc;
 }
 int memFree(void *ptr) {
-  return enter() ? 1 : call(gDriver.cuMemFree(reinterpret_cast<uintptr_t>(ptr)));
+  if (int rc = enter())
+    return rc;
+  if (int rc = flushLaunches())
+    return rc;
+  return call(gDriver.cuMemFree(reinterpret_cast<uintptr_t>(ptr)));
 }
 int memcpyAsync(void *dst, const void *src, uint64_t size, void *stream) {
   // Unified addressing (every 64-bit platform CUDA supports): the driver tells host from
   // device pointers.
   if (int rc = enter())
+    return rc;
+  if (int rc = flushLaunches())
     return rc;
   return call(gDriver.cuMemcpyAsync(reinterpret_cast<uintptr_t>(dst),
                                     reinterpret_cast<uintptr_t>(src), size, stream));
@@ -229,6 +615,8 @@ int memAllocAsync(void **ptr, uint64_t size, void *stream) {
     return memAlloc(ptr, size);
   if (int rc = enter())
     return rc;
+  if (tlGraphsOn && arenaAlloc(ptr, size, stream) == 0)
+    return 0;
   CUdeviceptr p = 0;
   int rc = call(gDriver.cuMemAllocAsync(&p, size, stream));
   *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(p));
@@ -236,6 +624,11 @@ int memAllocAsync(void **ptr, uint64_t size, void *stream) {
 }
 int memFreeAsync(void *ptr, void *stream) {
   if (int rc = enter())
+    return rc;
+  if (arenaFree(ptr, stream) == 0)
+    return 0;
+  // The held-back launches may use the buffer: they go first.
+  if (int rc = flushLaunches())
     return rc;
   if (gDriver.pool)
     return call(gDriver.cuMemFreeAsync(reinterpret_cast<uintptr_t>(ptr), stream));
@@ -370,6 +763,23 @@ std::string initialize() {
   if (!(d.cuEventElapsedTime = reinterpret_cast<decltype(d.cuEventElapsedTime)>(
             dlsym(lib, "cuEventElapsedTime_v2"))))
     resolve(lib, d.cuEventElapsedTime, "cuEventElapsedTime", noEvents);
+  // Launch graphs; the _v2 node entry points (CUDA 12) take the same struct as the first ones,
+  // two fields longer (KernelNode).
+  std::string noGraphs; // decoda_cuda_graphs_enable then fails, naming them
+  resolve(lib, d.cuFuncGetParamInfo, "cuFuncGetParamInfo", noGraphs);
+  resolve(lib, d.cuGraphCreate, "cuGraphCreate", noGraphs);
+  if (!(d.cuGraphAddKernelNode = reinterpret_cast<decltype(d.cuGraphAddKernelNode)>(
+            dlsym(lib, "cuGraphAddKernelNode_v2"))))
+    resolve(lib, d.cuGraphAddKernelNode, "cuGraphAddKernelNode", noGraphs);
+  resolve(lib, d.cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", noGraphs);
+  if (!(d.cuGraphExecKernelNodeSetParams =
+            reinterpret_cast<decltype(d.cuGraphExecKernelNodeSetParams)>(
+                dlsym(lib, "cuGraphExecKernelNodeSetParams_v2"))))
+    resolve(lib, d.cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams", noGraphs);
+  resolve(lib, d.cuGraphLaunch, "cuGraphLaunch", noGraphs);
+  resolve(lib, d.cuGraphExecDestroy, "cuGraphExecDestroy", noGraphs);
+  resolve(lib, d.cuGraphDestroy, "cuGraphDestroy", noGraphs);
+  d.noGraphs = noGraphs;
   if (!missing.empty())
     return "no CUDA device: the CUDA driver '" + path + "' lacks " + missing;
   if (CUresult rc = d.cuInit(0))
@@ -492,4 +902,35 @@ const std::vector<decoda::runtime::KernelTime> &
 decoda::runtime::cudaProfileLast(std::string &error) {
   error = tlProfile.error;
   return tlProfile.last;
+}
+
+std::string decoda::runtime::cudaGraphsEnable(bool on) {
+  if (on && !gDriver.noGraphs.empty())
+    return "the CUDA driver lacks the entry points launch graphs use (" + gDriver.noGraphs +
+           "; CUDA 12.4 or later has them)";
+  tlGraphsOn = on;
+  if (!on && gDriver.cuGraphExecDestroy) {
+    if (enter())
+      return tlMessage;
+    std::thread::id self = std::this_thread::get_id();
+    {
+      std::lock_guard<std::mutex> guard(gGraphsLock);
+      dropGraphs([&](const Graph &g) { return g.owner == self; });
+    }
+    std::lock_guard<std::mutex> guard(gArenasLock);
+    dropArenas([&](const Arena &a) { return a.owner == self; });
+  }
+  return "";
+}
+
+void decoda::runtime::cudaCallBegin() {
+  if (tlGraphsOn && enter() == 0)
+    resetArenas();
+}
+
+void decoda::runtime::cudaCallEnd(bool ok) {
+  // A successful call has issued everything (its end waits for the stream); a failed one may
+  // leave launches held back: they belong to the failed call and are dropped.
+  if (!ok)
+    tlPending = Pending();
 }

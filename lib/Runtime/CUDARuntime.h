@@ -43,6 +43,16 @@ struct KernelTime {
 /// call); `error` set when its events failed.
 const std::vector<KernelTime> &cudaProfileLast(std::string &error);
 
+/// Launch graphs of the calling thread (docs/ABI.md, "Launch graphs"): while on, the
+/// launches of a call that nothing else on the stream separates go to the device as one CUDA
+/// graph, kept and replayed by later calls. Enabling returns an error when the driver lacks
+/// the graph entry points; turning it off destroys the thread's graphs.
+std::string cudaGraphsEnable(bool on);
+/// The start of a call of a CUDA model (with graphs on: the thread's arenas start over).
+void cudaCallBegin();
+/// The end of a call of a CUDA model; a failed call's held-back launches are dropped.
+void cudaCallEnd(bool ok);
+
 } // namespace decoda::runtime
 
 #endif // DECODA_RUNTIME_CUDARUNTIME_H

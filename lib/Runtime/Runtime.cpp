@@ -491,11 +491,15 @@ decoda_status runImpl(decoda_model *model, int entryIndex, const decoda_tensor *
 
   JumpContext ctx;
   ctx.message[0] = '\0';
-  if (model->cuda)
+  if (model->cuda) {
+    decoda::runtime::cudaCallBegin();
     decoda::runtime::cudaProfileBegin();
+  }
   bool called = callGuarded(entry->fn, args.data(), ctx);
-  if (model->cuda)
+  if (model->cuda) {
     decoda::runtime::cudaProfileEnd(called);
+    decoda::runtime::cudaCallEnd(called);
+  }
   if (!called)
     return setError(DECODA_ERROR_RUNTIME,
                     "entry '" + spec.name + "': run-time check failed: " + ctx.message);
@@ -974,6 +978,7 @@ decoda_status needDevice(const decoda_model *model, const char *what,
   return DECODA_OK;
 }
 constexpr const char *kProfilesAreForCUDA = "kernel profiles are for CUDA models";
+constexpr const char *kGraphsAreForCUDA = "launch graphs are for CUDA models";
 } // namespace
 
 decoda_status decoda_device_alloc(const decoda_model *model, size_t bytes, void **ptr) {
@@ -1027,6 +1032,15 @@ decoda_status decoda_profile_enable(const decoda_model *model, int on) {
   std::string why = decoda::runtime::cudaProfileEnable(on != 0);
   if (!why.empty())
     return setError(DECODA_ERROR_RUNTIME, "decoda_profile_enable: " + why);
+  return DECODA_OK;
+}
+
+decoda_status decoda_cuda_graphs_enable(const decoda_model *model, int on) {
+  if (decoda_status s = needDevice(model, "decoda_cuda_graphs_enable", kGraphsAreForCUDA))
+    return s;
+  std::string why = decoda::runtime::cudaGraphsEnable(on != 0);
+  if (!why.empty())
+    return setError(DECODA_ERROR_RUNTIME, "decoda_cuda_graphs_enable: " + why);
   return DECODA_OK;
 }
 

@@ -138,6 +138,7 @@ def _library():
             "decoda_device_copy": (c_int, [model_p, c_void_p, c_void_p, ctypes.c_size_t]),
             "decoda_is_device_pointer": (c_int, [model_p, c_void_p]),
             "decoda_profile_enable": (c_int, [model_p, c_int]),
+            "decoda_cuda_graphs_enable": (c_int, [model_p, c_int]),
             "decoda_profile_last": (c_int, [model_p, ctypes.POINTER(ctypes.POINTER(_KernelTime)),
                                             ctypes.POINTER(ctypes.c_int64)]),
         }
@@ -322,6 +323,16 @@ class Model:
         :meth:`last_profile` returns them. A CPU model raises :class:`DecodaError`
         (``NO_DEVICE``)."""
         status = self._lib.decoda_profile_enable(self._handle, 1 if on else 0)
+        if status != 0:
+            raise _error(self._lib, status)
+
+    def cuda_graphs(self, on=True):
+        """Launch graphs for this thread's calls of CUDA models (docs/ABI.md, "Launch
+        graphs"): while on, each run of a call's launches with nothing else between them goes
+        to the device as one CUDA graph, kept and replayed by later calls. Turning it off
+        destroys the thread's graphs. A CPU model raises :class:`DecodaError`
+        (``NO_DEVICE``); a driver without graphs (before CUDA 12.4) ``RUNTIME``."""
+        status = self._lib.decoda_cuda_graphs_enable(self._handle, 1 if on else 0)
         if status != 0:
             raise _error(self._lib, status)
 

@@ -53,6 +53,10 @@ options:
                         entry returns updated) to the model: it writes those outputs in place
                         instead of into a copy (each --bench run then starts from the cache
                         the run before wrote)
+  --cuda-graphs         CUDA models: launch graphs (docs/ABI.md, "Launch graphs"): each run of
+                        launches with no copy, free or wait between them goes to the device
+                        as one CUDA graph, kept and replayed by the next runs (--profile runs
+                        still launch one by one)
   --device-inputs[=A,B]  CUDA models: upload every input (or inputs A, B) to device memory
                         once, before the runs, and pass the device buffers (docs/ABI.md,
                         "Device-resident tensors"): the model reads them in place, and with
@@ -220,6 +224,7 @@ struct Options {
   bool list = false;
   bool donate = false;
   bool profile = false;
+  bool graphs = false;
   bool deviceInputs = false;
   std::vector<std::string> deviceInputNames; // --device-inputs=a,b; empty: every input
 };
@@ -262,10 +267,14 @@ Options parseArgs(int argc, char **argv) {
         }
         continue;
       }
-      if (flag == "--list" || flag == "--donate" || flag == "--profile") {
+      if (flag == "--list" || flag == "--donate" || flag == "--profile" ||
+          flag == "--cuda-graphs") {
         if (inlineValue)
           die(kExitUsage, flag + " takes no value", true);
-        (flag == "--list" ? o.list : flag == "--donate" ? o.donate : o.profile) = true;
+        (flag == "--list"     ? o.list
+         : flag == "--donate" ? o.donate
+         : flag == "--profile" ? o.profile
+                               : o.graphs) = true;
         continue;
       }
       if (!takesValue)
@@ -542,6 +551,8 @@ int main(int argc, char **argv) {
   decoda_model *model = nullptr;
   if (decoda_model_load(opt.model.c_str(), &model) != DECODA_OK)
     die(kExitUsage, decoda_last_error());
+  if (opt.graphs && decoda_cuda_graphs_enable(model, 1) != DECODA_OK)
+    die(kExitUsage, std::string("--cuda-graphs: ") + decoda_last_error());
   if (opt.list) {
     printSignature(model, opt.model);
     decoda_model_free(model);

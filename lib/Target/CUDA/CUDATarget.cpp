@@ -50,7 +50,8 @@ struct decoda_cuda_api {
   int (*module_unload)(void *module);
   int (*get_function)(void **function, void *module, const char *name);
   int (*launch)(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64_t by,
-                int64_t bz, int32_t shared_bytes, void *stream, void **params);
+                int64_t bz, int32_t shared_bytes, void *stream, void **params,
+                size_t num_params);
   int (*stream_create)(void **stream);
   int (*stream_synchronize)(void *stream);
   int (*stream_destroy)(void *stream);
@@ -68,7 +69,7 @@ struct decoda_cuda_api {
 };
 
 EXPORT const char decoda_target[] = "cuda";
-EXPORT const int32_t decoda_cuda_api_version = 3;
+EXPORT const int32_t decoda_cuda_api_version = 4;
 /* Set by the runtime after dlopen, before any entry point runs. */
 EXPORT const struct decoda_cuda_api *decoda_cuda = 0;
 
@@ -213,12 +214,11 @@ void mgpuLaunchKernel(void *function, int64_t gx, int64_t gy, int64_t gz, int64_
                       int64_t by, int64_t bz, int32_t shared_bytes, void *handle,
                       void **params, void **extra, size_t num_params) {
   (void)extra;
-  (void)num_params;
   struct decoda_stream *s = handle;
   if (gx <= 0 || gy <= 0 || gz <= 0)
     return; /* an empty iteration space (a zero extent): nothing to run */
   cuda_check(cuda("mgpuLaunchKernel")->launch(function, gx, gy, gz, bx, by, bz, shared_bytes,
-                                               s->stream, params),
+                                               s->stream, params, num_params),
              "kernel launch");
   s->work_pending = 1;
 }

@@ -44,3 +44,8 @@ for l in lines:
     if l.startswith("pool release threshold ") and l != "pool release threshold 0":
         print("pool release threshold:", l.split()[-1])
 print("pool trims:", sum(1 for l in lines if l.startswith("pool trim ")))
+if any(l.startswith("graph ") for l in lines):
+    print("kernel launches:", sum(1 for l in lines if l.startswith("launch blocks ")))
+    print("graph launches:", sum(1 for l in lines if l.startswith("graph launch stream ")))
+    print("graph instantiations:", sum(1 for l in lines if l.startswith("graph instantiate ")))
+    print("graph node updates:", sum(1 for l in lines if l == "graph set params"))

@@ -25,6 +25,25 @@
  *   up); launches log their block counts and copies their sizes, events their records. Built
  *   with -DFAKE_CUDA_NO_EVENTS it lacks the event entry points.
  *
+ * - $FAKE_CUDA_EXEC_LOG: every kernel the fake device "runs" (a launch, or a node of a launched
+ *   graph) is appended to that file as `NAME grid X,Y,Z block X,Y,Z shared S params P...`, a
+ *   parameter that points into a fake device allocation written `bN+OFFSET` (N: the
+ *   allocation's number, from 1 in allocation order), others as integers, so runs whose
+ *   allocations differ only in address compare equal. A function's parameters are 8 bytes each
+ *   and it has as many as the runtime asked cuFuncGetParamInfo about (all our kernels' PTX
+ *   parameters are .u64; the runtime asks before a function's first launch); until it asked,
+ *   `params ?`.
+ * - The pool (cuMemAllocAsync) keeps what cuMemFreeAsync frees and hands a kept block of the
+ *   same size back, the one freed last first, as a pool reuses memory: a call's temporaries
+ *   then have the same addresses every call (they are new allocations for the log and the
+ *   exec log's numbering).
+ * - Launch graphs (cuGraphCreate, cuGraphAddKernelNode_v2, cuGraphInstantiateWithFlags,
+ *   cuGraphExecKernelNodeSetParams_v2, cuGraphLaunch, cuGraphExecDestroy, cuGraphDestroy): a
+ *   graph is a list of kernel nodes (copied parameter values), an executable graph a copy of it
+ *   made at instantiation, its nodes updated by SetParams, and a graph launch runs its nodes in
+ *   order as launches would (clock, exec log); logged as `graph ...` lines. Built with
+ *   -DFAKE_CUDA_NO_GRAPHS it lacks them (and cuFuncGetParamInfo).
+ *
  * Build: cc -shared -fPIC fake_cuda.c -o fake_cuda.so */
 #include <stdint.h>
 #include <stdio.h>
@@ -37,13 +56,16 @@ static unsigned long long fake_clock; /* microseconds of fake device time */
 
 /* The fake device allocations, for cuPointerGetAttribute. */
 #define MAX_BUFFERS 4096
-static struct { uintptr_t base; size_t size; } buffers[MAX_BUFFERS];
+#define MAX_FUNCTIONS 256
+static struct { uintptr_t base; size_t size; int id; } buffers[MAX_BUFFERS];
+static int allocations; /* numbers the allocations, for the exec log */
 
 static void remember(uintptr_t base, size_t size) {
   for (int i = 0; i < MAX_BUFFERS; ++i)
     if (!buffers[i].base) {
       buffers[i].base = base;
       buffers[i].size = size;
+      buffers[i].id = ++allocations;
       return;
     }
 }
@@ -59,6 +81,44 @@ static int is_device(uintptr_t p) {
   return 0;
 }
 static unsigned long long stream_id(void *stream) { return stream ? *(int *)stream : 0; }
+
+/* Parameter counts by function, learnt from cuFuncGetParamInfo. */
+static struct { void *f; int count; } param_counts[MAX_FUNCTIONS];
+static int param_count(void *f) {
+  for (int i = 0; i < MAX_FUNCTIONS && param_counts[i].f; ++i)
+    if (param_counts[i].f == f)
+      return param_counts[i].count;
+  return -1;
+}
+
+/* One kernel run on the fake device: the exec log's line. `values` holds `count` parameters
+   (count < 0: unknown). */
+static void exec_log(void *f, const unsigned dims[7], const uint64_t *values, int count) {
+  const char *path = getenv("FAKE_CUDA_EXEC_LOG");
+  if (!path)
+    return;
+  FILE *out = fopen(path, "a");
+  if (!out)
+    return;
+  fprintf(out, "%s grid %u,%u,%u block %u,%u,%u shared %u params", (const char *)f, dims[0],
+          dims[1], dims[2], dims[3], dims[4], dims[5], dims[6]);
+  if (count < 0)
+    fputs(" ?", out);
+  for (int i = 0; i < count; ++i) {
+    int found = 0;
+    for (int b = 0; b < MAX_BUFFERS && !found; ++b)
+      if (buffers[b].base && values[i] >= buffers[b].base &&
+          values[i] < buffers[b].base + buffers[b].size) {
+        fprintf(out, " b%d+%llu", buffers[b].id,
+                (unsigned long long)(values[i] - buffers[b].base));
+        found = 1;
+      }
+    if (!found)
+      fprintf(out, " %llu", (unsigned long long)values[i]);
+  }
+  fputc('\n', out);
+  fclose(out);
+}
 
 static void note(const char *fmt, unsigned long long a) {
   const char *path = getenv("FAKE_CUDA_LOG");
@@ -111,7 +171,6 @@ CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
   return 0;
 }
 /* Functions allowed over 48 KiB of dynamic shared memory (cuFuncSetAttribute). */
-#define MAX_FUNCTIONS 256
 static struct { void *f; int bytes; } allowed[MAX_FUNCTIONS];
 CUresult cuFuncSetAttribute(void *f, int attribute, int value) {
   note("func attribute %llu", (unsigned long long)attribute);
@@ -158,8 +217,7 @@ CUresult cuTensorMapEncodeTiled(void *map, int type, unsigned rank, void *base,
 #endif
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned shared, void *stream, void **params, void **extra) {
-  (void)bx, (void)by, (void)bz;
-  (void)params, (void)extra;
+  (void)extra;
   const char *fail = getenv("FAKE_CUDA_FAIL_LAUNCH");
   if (!shared_allowed(f, shared)) {
     note("launch refused: shared=%llu not allowed", shared);
@@ -170,7 +228,15 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
   note("launch blocks %llu", (unsigned long long)gx * gy * gz);
   note("launch shared=%llu", shared);
   note("launch stream %llu", stream_id(stream));
-  return fail && *fail && launches >= atoi(fail) ? 719 : 0;
+  if (fail && *fail && launches >= atoi(fail))
+    return 719;
+  const unsigned dims[7] = {gx, gy, gz, bx, by, bz, shared};
+  uint64_t values[256];
+  int count = param_count(f);
+  for (int i = 0; i < count && i < 256; ++i)
+    memcpy(&values[i], params[i], 8);
+  exec_log(f, dims, values, count);
+  return 0;
 }
 CUresult cuStreamCreate(void **stream, unsigned flags) {
   (void)flags;
@@ -208,13 +274,38 @@ CUresult cuMemFree_v2(uintptr_t ptr) {
   note("free", 0);
   return 0;
 }
+/* The pool's kept blocks (freed by cuMemFreeAsync, not yet handed back). */
+#define MAX_KEPT 1024
+static struct { uintptr_t base; size_t size; } kept[MAX_KEPT];
+static int num_kept;
 CUresult cuMemAllocAsync(uintptr_t *ptr, size_t size, void *stream) {
   note("pool alloc stream %llu", stream_id(stream));
+  for (int i = num_kept - 1; i >= 0; --i)
+    if (kept[i].size == (size ? size : 1)) {
+      *ptr = kept[i].base;
+      memmove(&kept[i], &kept[i + 1], (size_t)(--num_kept - i) * sizeof kept[0]);
+      memset((void *)*ptr, 0, size);
+      ++live_buffers;
+      remember(*ptr, size ? size : 1);
+      note("alloc %llu", size);
+      return 0;
+    }
   return cuMemAlloc_v2(ptr, size);
 }
 CUresult cuMemFreeAsync(uintptr_t ptr, void *stream) {
   note("pool free stream %llu", stream_id(stream));
-  return cuMemFree_v2(ptr);
+  size_t size = 0;
+  for (int i = 0; i < MAX_BUFFERS; ++i)
+    if (buffers[i].base == ptr)
+      size = buffers[i].size;
+  if (!size || num_kept == MAX_KEPT)
+    return cuMemFree_v2(ptr);
+  forget(ptr);
+  --live_buffers;
+  note("free", 0);
+  kept[num_kept].base = ptr;
+  kept[num_kept++].size = size;
+  return 0;
 }
 CUresult cuDeviceGetDefaultMemPool(void **pool, int device) {
   (void)device;
@@ -234,6 +325,8 @@ CUresult cuMemPoolSetAttribute(void *pool, int attribute, void *value) {
 CUresult cuMemPoolTrimTo(void *pool, size_t keep) {
   (void)pool;
   note("pool trim %llu", keep);
+  while (num_kept > 0)
+    free((void *)kept[--num_kept].base);
   return 0;
 }
 CUresult cuPointerGetAttribute(void *data, int attribute, uintptr_t ptr) {
@@ -275,4 +368,136 @@ CUresult cuEventDestroy_v2(void *event) {
   note("event destroy", 0);
   return 0;
 }
+#endif
+#ifndef FAKE_CUDA_NO_GRAPHS
+CUresult cuFuncGetParamInfo(void *f, size_t index, size_t *offset, size_t *size) {
+  int i = 0;
+  while (i < MAX_FUNCTIONS && param_counts[i].f && param_counts[i].f != f)
+    ++i;
+  if (i == MAX_FUNCTIONS)
+    return 1;
+  param_counts[i].f = f;
+  if ((int)index + 1 > param_counts[i].count)
+    param_counts[i].count = (int)index + 1;
+  *offset = 8 * index;
+  *size = 8;
+  return 0;
+}
+
+/* A kernel node: the fields of CUDA_KERNEL_NODE_PARAMS it uses, parameter values copied. */
+struct fake_node {
+  void *graph; /* the graph it was added to */
+  int index;
+  void *f;
+  unsigned dims[7];
+  int count;
+  uint64_t values[256];
+};
+struct fake_graph {
+  void *source; /* an executable graph's graph */
+  int num_nodes;
+  struct fake_node nodes[64];
+};
+struct node_params { /* CUDA_KERNEL_NODE_PARAMS_v2 */
+  void *func;
+  unsigned grid[3], block[3], shared;
+  void **kernelParams;
+  void **extra;
+  void *kern;
+  void *ctx;
+};
+static int graphs_live, execs_live;
+
+static CUresult fill_node(struct fake_node *n, const struct node_params *p) {
+  n->f = p->func;
+  const unsigned dims[7] = {p->grid[0], p->grid[1], p->grid[2], p->block[0], p->block[1],
+                            p->block[2], p->shared};
+  memcpy(n->dims, dims, sizeof dims);
+  n->count = param_count(p->func);
+  if (n->count < 0 || n->count > 256 || p->extra || p->kern)
+    return 1; /* CUDA_ERROR_INVALID_VALUE */
+  for (int i = 0; i < n->count; ++i)
+    memcpy(&n->values[i], p->kernelParams[i], 8);
+  return 0;
+}
+CUresult cuGraphCreate(void **graph, unsigned flags) {
+  if (flags)
+    return 1;
+  *graph = calloc(1, sizeof(struct fake_graph));
+  ++graphs_live;
+  note("graph create", 0);
+  return *graph ? 0 : 2;
+}
+CUresult cuGraphAddKernelNode_v2(void **node, void *graph, void *const *deps, size_t num_deps,
+                                 const struct node_params *p) {
+  struct fake_graph *g = graph;
+  /* Our runs are chains: each node after the one before. */
+  if (g->num_nodes == 64 || num_deps != (g->num_nodes ? 1u : 0u) ||
+      (num_deps && deps[0] != &g->nodes[g->num_nodes - 1]))
+    return 1;
+  struct fake_node *n = &g->nodes[g->num_nodes];
+  if (fill_node(n, p))
+    return 1;
+  n->graph = g;
+  n->index = g->num_nodes++;
+  *node = n;
+  note("graph node", 0);
+  return 0;
+}
+CUresult cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags) {
+  if (flags)
+    return 1;
+  struct fake_graph *e = malloc(sizeof *e);
+  if (!e)
+    return 2;
+  memcpy(e, graph, sizeof *e);
+  e->source = graph;
+  *exec = e;
+  ++execs_live;
+  note("graph instantiate %llu", (unsigned long long)e->num_nodes);
+  return 0;
+}
+CUresult cuGraphExecKernelNodeSetParams_v2(void *exec, void *node, const struct node_params *p) {
+  /* `node` is a node of the graph `exec` was made from; its copy in `exec` has its index. */
+  struct fake_graph *e = exec;
+  struct fake_node *n = node;
+  if (n->graph != e->source || n->index >= e->num_nodes)
+    return 1;
+  struct fake_node *mine = &e->nodes[n->index];
+  if (p->func != mine->f)
+    return 1; /* a node's function cannot change */
+  note("graph set params", 0);
+  return fill_node(mine, p);
+}
+CUresult cuGraphLaunch(void *exec, void *stream) {
+  struct fake_graph *e = exec;
+  note("graph launch %llu", (unsigned long long)e->num_nodes);
+  note("graph launch stream %llu", stream_id(stream));
+  const char *fail = getenv("FAKE_CUDA_FAIL_LAUNCH");
+  for (int i = 0; i < e->num_nodes; ++i) {
+    struct fake_node *n = &e->nodes[i];
+    if (!shared_allowed(n->f, n->dims[6]))
+      return 1;
+    ++launches;
+    fake_clock += (unsigned long long)n->dims[0] * n->dims[1] * n->dims[2];
+    if (fail && *fail && launches >= atoi(fail))
+      return 719;
+    exec_log(n->f, n->dims, n->values, n->count);
+  }
+  return 0;
+}
+CUresult cuGraphExecDestroy(void *exec) {
+  free(exec);
+  --execs_live;
+  note("graph exec destroy", 0);
+  return 0;
+}
+CUresult cuGraphDestroy(void *graph) {
+  free(graph);
+  --graphs_live;
+  note("graph destroy", 0);
+  return 0;
+}
+/* The live graphs and executable graphs (a test's check that none is leaked). */
+int fake_cuda_graphs_live(void) { return graphs_live + execs_live; }
 #endif
