@@ -55,6 +55,7 @@
 #include "llvm/ADT/ScopeExit.h"
 
 #include <array>
+#include <cmath>
 #include <limits>
 #include <tuple>
 
@@ -335,6 +336,24 @@ protected:
   Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
   Value fmax(Value x, Value y) { return arith::MaximumFOp::create(b, loc, x, y); }
   Value fexp(Value x) { return math::ExpOp::create(b, loc, x); }
+  /// e^(x - base) as FlashAttention computes it: 2^(x log2 e - base log2 e), one FMA (base
+  /// log2 e is the same for a row's elements: computed once after CSE) and one
+  /// `ex2.approx.ftz.f32` (MUFU), instead of math.exp's range reduction of x - base (about ten
+  /// instructions an element, the kernels' issue slots being the attention's bound). Error:
+  /// ex2.approx's 2^-22 relative, plus 2^-24 of |x log2 e| from the FMA's rounding (x is at
+  /// most base, so the arguments are <= 0; 4e-6 relative at |x| = 70), far below the
+  /// probabilities' rounding to bf16 / f16. -inf - anything gives 0, as e^(-inf) does.
+  Value fexpDiff(Value x, Value base) { return fexpDiffScaled(x, fc(M_LOG2E), base); }
+  /// e^(k x - base) given kLog2e = k log2 e: one FMA and one ex2 an element (the logit scale
+  /// k folded into the FMA, see WgmmaKernel's softmax).
+  Value fexpDiffScaled(Value x, Value kLog2e, Value base) {
+    Value negBase = arith::NegFOp::create(b, loc, fmul(base, fc(M_LOG2E)));
+    Value arg = math::FmaOp::create(b, loc, x, kLog2e, negBase);
+    return LLVM::CallIntrinsicOp::create(b, loc, f32,
+                                         b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
+                                         ValueRange{arg})
+        .getResult(0);
+  }
   Value negInf() { return fc(-std::numeric_limits<double>::infinity()); }
   Value widen(Value x) {
     return x.getType() == f32 ? x : arith::ExtFOp::create(b, loc, f32, x).getResult();
@@ -492,8 +511,8 @@ protected:
     if (c.sinks) {
       Value sink = widen(memref::LoadOp::create(b, loc, sinks, ValueRange{rw.head}));
       Value big = safe(fmax(mRow, sink));
-      num = fexp(arith::SubFOp::create(b, loc, mRow, big));
-      den = fadd(fmul(den, num), fexp(arith::SubFOp::create(b, loc, sink, big)));
+      num = fexpDiff(mRow, big);
+      den = fadd(fmul(den, num), fexpDiff(sink, big));
     }
     Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, den, fc(0.0));
     return select(empty, fc(0.0), arith::DivFOp::create(b, loc, num, select(empty, fc(1.0), den)));
@@ -795,7 +814,7 @@ protected:
             }
             Value l = it[0], a = it[1];
             for (int64_t u = 0; u < kCombineUnroll; ++u) {
-              Value w = fexp(arith::SubFOp::create(b, loc, ms[u], base));
+              Value w = fexpDiff(ms[u], base);
               l = select(ok[u], math::FmaOp::create(b, loc, w, ls[u], l), l);
               a = select(ok[u], math::FmaOp::create(b, loc, w, as[u], a), a);
             }
@@ -957,8 +976,8 @@ protected:
         Value x = logit(dLoop.getResult(rr), rowsOfWarp[rr], j, inRange);
         Value mNew = fmax(m[rr], butterfly(x, /*isMax=*/true, 16));
         Value base = safe(mNew);
-        Value corr = fexp(arith::SubFOp::create(b, loc, m[rr], base));
-        Value p = fexp(arith::SubFOp::create(b, loc, x, base));
+        Value corr = fexpDiff(m[rr], base);
+        Value p = fexpDiff(x, base);
         l[rr] = fadd(fmul(l[rr], corr), p);
         for (int64_t cc = 0; cc < cols; ++cc)
           acc[rr * cols + cc] = fmul(acc[rr * cols + cc], corr);
@@ -1362,11 +1381,11 @@ private:
           }
         Value mNew = fmax(m[h], butterfly(tileMax, /*isMax=*/true, 2));
         Value base = safe(mNew);
-        corr[h] = fexp(arith::SubFOp::create(b, loc, m[h], base));
+        corr[h] = fexpDiff(m[h], base);
         Value sum = fc(0.0);
         for (int64_t n = 0; n < sFrags; ++n)
           for (int64_t e = 0; e < 2; ++e) {
-            x[n][h][e] = fexp(arith::SubFOp::create(b, loc, x[n][h][e], base));
+            x[n][h][e] = fexpDiff(x[n][h][e], base);
             sum = fadd(sum, x[n][h][e]);
           }
         l[h] = fadd(fmul(l[h], corr[h]), sum);
@@ -1787,21 +1806,31 @@ protected:
                        Probabilities &x) {
       const int64_t sFrags = keys / 8;
       x.assign(sFrags, {});
-      // Unmasked logits on the tiles every row of the block sees whole (tileUnmasked).
-      SmallVector<Value> logits =
-          tileLogits(tileUnmasked(j0, keys, jhi), 4 * sFrags, [&](bool masked) {
-            SmallVector<Value> xs;
-            for (int64_t h = 0; h < 2; ++h)
-              for (int64_t n = 0; n < sFrags; ++n)
-                for (int64_t e = 0; e < 2; ++e) {
-                  Value j = add(j0, add(q2, idx(8 * n + e)));
-                  Value sv = reg(s, 4 * n + 2 * h + e);
-                  xs.push_back(masked ? logit(sv, rowsOfThread[h], j,
-                                              cmp(arith::CmpIPredicate::ult, j, jhi))
-                                      : scaledLogit(sv));
-                }
-            return xs;
-          });
+      // Unmasked logits on the tiles every row of the block sees whole (tileUnmasked). When
+      // the logit is only the scale times the score (no softcap), an unmasked tile keeps the
+      // raw scores: its max is the scale times theirs (rounding is monotonic, the scale
+      // positive: the same value), and the scale goes into the exponent's FMA, so an element
+      // costs a max, an FMA and an ex2.
+      Value unmasked = tileUnmasked(j0, keys, jhi);
+      const bool fold = unmasked && !logitScale && c.scale > 0 &&
+                        (!c.softcap || std::isinf(*c.softcap));
+      SmallVector<Value> logits = tileLogits(unmasked, 4 * sFrags, [&](bool masked) {
+        SmallVector<Value> xs;
+        for (int64_t h = 0; h < 2; ++h)
+          for (int64_t n = 0; n < sFrags; ++n)
+            for (int64_t e = 0; e < 2; ++e) {
+              Value j = add(j0, add(q2, idx(8 * n + e)));
+              Value sv = reg(s, 4 * n + 2 * h + e);
+              xs.push_back(masked ? logit(sv, rowsOfThread[h], j,
+                                          cmp(arith::CmpIPredicate::ult, j, jhi))
+                           : fold ? sv
+                                  : scaledLogit(sv));
+            }
+        return xs;
+      });
+      // The logits are unit · logits[i] (unit: the scale on a folded unmasked tile, else 1).
+      Value unit = fold ? select(unmasked, fc(c.scale), fc(1.0)) : Value();
+      Value unitLog2e = fold ? fmul(unit, fc(M_LOG2E)) : fc(M_LOG2E);
       std::array<Value, 2> corr;
       for (int64_t h = 0; h < 2; ++h) {
         Value tileMax = negInf();
@@ -1810,13 +1839,15 @@ protected:
             x[n][h][e] = logits[(h * sFrags + n) * 2 + e];
             tileMax = fmax(tileMax, x[n][h][e]);
           }
+        if (unit)
+          tileMax = fmul(tileMax, unit);
         Value mNew = fmax(m[h], butterfly(tileMax, /*isMax=*/true, 2));
         Value baseMax = safe(mNew);
-        corr[h] = fexp(arith::SubFOp::create(b, loc, m[h], baseMax));
+        corr[h] = fexpDiff(m[h], baseMax);
         Value sum = fc(0.0);
         for (int64_t n = 0; n < sFrags; ++n)
           for (int64_t e = 0; e < 2; ++e) {
-            x[n][h][e] = fexp(arith::SubFOp::create(b, loc, x[n][h][e], baseMax));
+            x[n][h][e] = fexpDiffScaled(x[n][h][e], unitLog2e, baseMax);
             sum = fadd(sum, x[n][h][e]);
           }
         l[h] = fadd(fmul(l[h], corr[h]), sum);

@@ -39,7 +39,9 @@
 // CHECK: arith.cmpi sle
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
-// CHECK: math.exp
+// CHECK: %[[NB:.*]] = arith.negf
+// CHECK: %[[ARG:.*]] = math.fma %{{.*}}, %{{.*}}, %[[NB]] : f32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[ARG]]) : (f32) -> f32
 // CHECK: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
 // CHECK: nvgpu.ldmatrix %[[VS]][{{.*}}] {numTiles = 4 : i32, transpose = true}
 // CHECK: nvgpu.mma.sync
@@ -64,7 +66,9 @@
 // SIMT: math.fma
 // SIMT: arith.cmpi sle
 // SIMT: gpu.shuffle  xor
-// SIMT: math.exp
+// SIMT: %[[NB:.*]] = arith.negf
+// SIMT: %[[ARG:.*]] = math.fma %{{.*}}, %{{.*}}, %[[NB]] : f32
+// SIMT: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[ARG]]) : (f32) -> f32
 // SIMT: gpu.shuffle  idx
 // SIMT: scf.yield
 // SIMT: arith.truncf %{{.*}} : f32 to bf16

@@ -47,7 +47,9 @@
 // CHECK: gpu.barrier
 // CHECK-COUNT-4: vector.load %{{.*}} {alignment = 16 : i64} : memref<1x?x2x64xbf16>, vector<8xbf16>
 // CHECK: scf.for
-// CHECK: math.exp
+// CHECK: %[[NB:.*]] = arith.negf
+// CHECK: %[[ARG:.*]] = math.fma %{{.*}}, %{{.*}}, %[[NB]] : f32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[ARG]]) : (f32) -> f32
 // CHECK: scf.yield
 // CHECK-NOT: arith.truncf
 // CHECK: memref.store %{{.*}}, %[[WORK]][%{{.*}}] : memref<?xf32>
@@ -64,7 +66,9 @@
 // CHECK: arith.maximumf
 // CHECK: scf.for %{{.*}} = %c0{{(_[0-9]+)?}} to %[[S]] step %c8{{(_[0-9]+)?}} iter_args(%{{.*}}, %{{.*}}) -> (f32, f32)
 // CHECK-COUNT-24: memref.load %[[WORK]]
-// CHECK: math.exp
+// CHECK: %[[NB:.*]] = arith.negf
+// CHECK: %[[ARG:.*]] = math.fma %{{.*}}, %{{.*}}, %[[NB]] : f32
+// CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[ARG]]) : (f32) -> f32
 // CHECK: math.fma
 // CHECK: math.fma
 // CHECK: arith.divf
