@@ -1647,14 +1647,30 @@ protected:
     Value numTiles = div(add(span, idx(keys - 1)), keys);
     Value anyTile = cmp(arith::CmpIPredicate::sgt, numTiles, idx(0));
     auto tileStart = [&](Value t) { return add(jlo, mul(t, keys)); };
-    // Keys j0 .. j0 + 63 of K or V into its half of `stage` (zero past jhi).
+    // Keys j0 .. j0 + 63 of K or V into its half of `stage` (zero past jhi). A tile whose keys
+    // are all below jhi (every tile but a ragged last one; block-uniform) copies without the
+    // per-copy bound: its source rows are j0 + r, 8 · 2048 bytes apart from copy to copy at
+    // head dim 128, immediate offsets of one address (7 instructions a copy otherwise: the
+    // compare, the clamped row, the address and the source size).
     auto copyKeys = [&](Value mem, int64_t at, Value stage, int64_t width, Value j0) {
-      copySwizzled(mem, at, mul(stage, stageBytes / 2), keys, width, [&](Value r, Value col) {
-        Value j = add(j0, r);
-        Value inside = cmp(arith::CmpIPredicate::ult, j, jhi);
-        // j0 < jhi is a key of the cache: a valid address for the zero fill.
-        return std::pair{inside, SmallVector<Value>{bIdx, select(inside, j, j0), kvh, col}};
-      });
+      auto copies = [&](bool guarded) {
+        copySwizzled(mem, at, mul(stage, stageBytes / 2), keys, width, [&](Value r, Value col) {
+          Value j = add(j0, r);
+          if (!guarded)
+            return std::pair{arith::ConstantOp::create(b, loc, b.getBoolAttr(true)).getResult(),
+                             SmallVector<Value>{bIdx, j, kvh, col}};
+          Value inside = cmp(arith::CmpIPredicate::ult, j, jhi);
+          // j0 < jhi is a key of the cache: a valid address for the zero fill.
+          return std::pair{inside, SmallVector<Value>{bIdx, select(inside, j, j0), kvh, col}};
+        });
+      };
+      Value whole = cmp(arith::CmpIPredicate::sle, add(j0, idx(keys)), jhi);
+      auto op = scf::IfOp::create(b, loc, TypeRange{}, whole, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&op.getThenRegion().front());
+      copies(false);
+      b.setInsertionPointToStart(&op.getElseRegion().front());
+      copies(true);
     };
     auto copyK = [&](Value t) { copyKeys(k, qBytes / 2, rem(t, 2), c.d, tileStart(t)); };
     auto copyV = [&](Value t) { copyKeys(v, (qBytes + kBytes) / 2, rem(t, 2), c.dv, tileStart(t)); };

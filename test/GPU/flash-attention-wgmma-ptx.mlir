@@ -62,13 +62,16 @@
 // first tile's, the loop's two, the last one's; three barriers (first tile, loop, last P·V),
 // each after one fence.proxy.async. cp.async per thread: the one-pass kernel's 256 threads Q
 // 128 rows x 16 chunks / 256 = 8, a K or V tile 64 x 16 / 256 = 4, copied K_0 before the first
-// tile, K_1 + V_0 in it, K_{t+1} + V_t in the loop: 8 + 4 + 8 + 8 = 28; the split form's 128
-// threads twice as many per tile and its 64 rows of Q 8: 8 + 8 + 16 + 16 = 48. The one-pass
+// tile, K_1 + V_0 in it, K_{t+1} + V_t in the loop, each tile's copies in two forms (a whole
+// tile below the key count without bounds: `16, 16` from one address plus immediate offsets;
+// else each copy's source size 16 or 0): 8 + 2 (4 + 8 + 8) = 48, of them 20 unbounded; the
+// split form's 128 threads twice as many per tile and its 64 rows of Q 8: 8 + 2 (8 + 16 + 16)
+// = 88, 40 unbounded. The one-pass
 // kernel stores 64 bf16 outputs per thread (two rows x 32 columns), the split form 68 f32
 // partials (64 accumulators, m and l of two rows).
-// RUN: %PYTHON -c "[print(k, 'wgmma.n64', t.count('wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16'), 'wgmma.n128', t.count('wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16'), 'regA', t.count('scale1, 1, 1, 1;'), 'fence', t.count('wgmma.fence'), 'commit', t.count('wgmma.commit_group'), 'wait', t.count('wgmma.wait_group'), 'cp.async', t.count('cp.async.cg.shared.global'), 'proxy', t.count('fence.proxy.async'), 'bar.sync', t.count('bar.sync'), 'ldmatrix', t.count('ldmatrix'), 'mma.sync', t.count('mma.sync'), 'st.global.b16', t.count('st.global.b16'), 'st.global.b32', t.count('st.global.b32')) for k in ('_3', '_1') for t in [open('%t/attention_d128_kernel' + k + '.ptx').read()]]" | FileCheck %s --check-prefix=COUNT
-// COUNT: _3 wgmma.n64 16 wgmma.n128 8 regA 8 fence 3 commit 4 wait 4 cp.async 28 proxy 3 bar.sync 3 ldmatrix 0 mma.sync 0 st.global.b16 64 st.global.b32 0
-// COUNT: _1 wgmma.n64 16 wgmma.n128 8 regA 8 fence 3 commit 4 wait 4 cp.async 48 proxy 3 bar.sync 3 ldmatrix 0 mma.sync 0 st.global.b16 0 st.global.b32 68
+// RUN: %PYTHON -c "[print(k, 'wgmma.n64', t.count('wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16'), 'wgmma.n128', t.count('wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16'), 'regA', t.count('scale1, 1, 1, 1;'), 'fence', t.count('wgmma.fence'), 'commit', t.count('wgmma.commit_group'), 'wait', t.count('wgmma.wait_group'), 'cp.async', t.count('cp.async.cg.shared.global'), 'whole', t.count(', 16, 16;'), 'proxy', t.count('fence.proxy.async'), 'bar.sync', t.count('bar.sync'), 'ldmatrix', t.count('ldmatrix'), 'mma.sync', t.count('mma.sync'), 'st.global.b16', t.count('st.global.b16'), 'st.global.b32', t.count('st.global.b32')) for k in ('_3', '_1') for t in [open('%t/attention_d128_kernel' + k + '.ptx').read()]]" | FileCheck %s --check-prefix=COUNT
+// COUNT: _3 wgmma.n64 16 wgmma.n128 8 regA 8 fence 3 commit 4 wait 4 cp.async 48 whole 20 proxy 3 bar.sync 3 ldmatrix 0 mma.sync 0 st.global.b16 64 st.global.b32 0
+// COUNT: _1 wgmma.n64 16 wgmma.n128 8 regA 8 fence 3 commit 4 wait 4 cp.async 88 whole 40 proxy 3 bar.sync 3 ldmatrix 0 mma.sync 0 st.global.b16 0 st.global.b32 68
 // RUN: %ptxas -arch=sm_90a -v %t/attention_d128_kernel_3.ptx -o %t/o.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=serialized --implicit-check-not="warpgroup.arrive is injected"
 // RUN: %ptxas -arch=sm_90a -v %t/attention_d128_kernel_1.ptx -o %t/t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=serialized --implicit-check-not="warpgroup.arrive is injected"
 // PTXAS: Compiling entry function 'attention_d128_kernel_{{[13]}}' for 'sm_90a'
@@ -76,9 +79,9 @@
 // PTXAS-NEXT: Used {{[0-9]+}} registers, used 1 barriers
 //
 // The 64-row one-pass kernel (--gpu-attention-rows=64, the default): 128 threads, Q 16 KiB, its cp.async
-// per thread Q 8 and K/V 8 each: 8 + 8 + 16 + 16 = 48; the same ptxas checks.
+// per thread Q 8 and K/V 8 each, in two forms: 8 + 2 (8 + 16 + 16) = 88; the same ptxas checks.
 // RUN: decoda-compile %decoda_src/bench/gpu/attention_d128.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-rows=64 --emit=ptx -o %t/n.ptx
 // RUN: %PYTHON -c "import re; t = open('%t/n.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); [open('%t/n' + n + '.ptx', 'w').write(b) for n, b in zip(p[1::2], p[2::2])]"
 // RUN: %PYTHON -c "t = open('%t/nattention_d128_kernel_3.ptx').read(); print('maxntid', t.split('.maxntid ')[1].split(',')[0], 'cp.async', t.count('cp.async.cg.shared.global'))" | FileCheck %s --check-prefix=ROWS64
-// ROWS64: maxntid 128 cp.async 48
+// ROWS64: maxntid 128 cp.async 88
 // RUN: %ptxas -arch=sm_90a -v %t/nattention_d128_kernel_3.ptx -o %t/n.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=serialized --implicit-check-not="warpgroup.arrive is injected"
