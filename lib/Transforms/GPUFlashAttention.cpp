@@ -1859,7 +1859,10 @@ protected:
           tileMax = fmul(tileMax, unit);
         Value mNew = fmax(m[h], butterfly(tileMax, /*isMax=*/true, 2));
         Value baseMax = safe(mNew);
-        corr[h] = fexpDiff(m[h], baseMax);
+        // Exactly 1 when the max did not move (the FMA's residual would make it 1 + 2^-24):
+        // the next step skips O's rescale when no row of the warp moved.
+        Value still = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m[h], mNew);
+        corr[h] = select(still, fc(1.0), fexpDiff(m[h], baseMax));
         Value sum = fc(0.0);
         for (int64_t n = 0; n < sFrags; ++n)
           for (int64_t e = 0; e < 2; ++e) {
@@ -1884,12 +1887,28 @@ protected:
         }
       return pFrags;
     };
-    // O rescaled by the rows' corrections (register 4n + 2h + e holds row g + 8h).
+    // O rescaled by the rows' corrections (register 4n + 2h + e holds row g + 8h), skipped by
+    // a warp none of whose rows' max moved in the last tile (every correction exactly 1: a
+    // warp-uniform branch on vote.any; late in long rows most tiles leave the max alone, and
+    // the Dv / 2 multiplies are a fifth of a tile's instructions at head dim 128).
     auto rescale = [&](Value o, ValueRange corr) {
+      Value one = fc(1.0);
+      Value moved = arith::OrIOp::create(
+          b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, corr[0], one),
+          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, corr[1], one));
+      Value any = NVVM::VoteSyncOp::create(b, loc, b.getI1Type(), i32c(-1), moved,
+                                           NVVM::VoteSyncKind::any);
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{oType}, any, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      Value scaled = o;
       for (int64_t i = 0; i < oRegs; ++i)
-        o = LLVM::InsertValueOp::create(b, loc, o, fmul(reg(o, i), corr[(i / 2) % 2]),
-                                        ArrayRef<int64_t>{i});
-      return o;
+        scaled = LLVM::InsertValueOp::create(b, loc, scaled, fmul(reg(o, i), corr[(i / 2) % 2]),
+                                             ArrayRef<int64_t>{i});
+      scf::YieldOp::create(b, loc, scaled);
+      b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      scf::YieldOp::create(b, loc, o);
+      return ifOp.getResult(0);
     };
     auto kAtOf = [&](Value t) { return stageAddr(rem(t, 2)); };
     auto vAtOf = [&](Value t) { return addr(stageAddr(rem(t, 2)), kBytes); };

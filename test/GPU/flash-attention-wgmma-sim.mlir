@@ -61,6 +61,19 @@
 // ROWS: out0: ok (38400 elements
 // ROWS64: launch wg_rows_window_bf16_kernel{{(_[0-9]+)?}}: grid [5, 2, 1] block [128, 1, 1] shared 0 + 41984 dynamic bytes; bar 26,
 // ROWS64: out0: ok (38400 elements
+// An attention sink (key 0 dominates every row): after the first tile no row's max moves, so
+// every warp skips O's rescale (vote.any of "a correction is not exactly 1" false). With that
+// branch made to double O instead, 17398 of the 25600 outputs came out wrong (checked once by
+// hand), so the case runs the skipping path; the random cases above skip nowhere.
+// RUN: %PYTHON %S/Inputs/attention_data.py wg_sink_causal_f16 %t/6-in.npz %t/6-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry wg_sink_causal_f16 --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 9.8e-4 --atol 5.4e-4 | FileCheck %s --check-prefix=SINK
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/n %t/n.ptx --entry wg_sink_causal_f16 --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 9.8e-4 --atol 5.4e-4 | FileCheck %s --check-prefix=SINK
+// SINK: out0: ok (25600 elements
+// The vote decides: forced to "no row moved" (every warp skips every rescale), the window
+// case's outputs are wrong (2572 of 38400; its blocks have two key tiles).
+// RUN: %PYTHON -c "import re; t = open('%t/a.ptx').read(); open('%t/novote.ptx', 'w').write(re.sub(r'vote[.]sync[.]any[.]pred\s+(\S+), \S+, -1;', r'setp.ne.u32 \1, 0, 0;', t))"
+// RUN: not grep -q 'vote.sync' %t/novote.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/a %t/novote.ptx --entry wg_rows_window_bf16 --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 7.9e-3 --atol 4.3e-3 2>&1 | FileCheck %s --check-prefix=WRONG
 // RUN: %PYTHON %S/Inputs/attention_data.py wg_spec_d128_bf16 %t/4-in.npz %t/4-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry wg_spec_d128_bf16 --inputs %t/4-in.npz --expect %t/4-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=SPEC
 // SPEC: launch wg_spec_d128_bf16_kernel: grid [3, 1, 1] block [128, 1, 1] shared 0 + 82944 dynamic bytes; {{.*}}wgmma

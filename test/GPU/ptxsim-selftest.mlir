@@ -29,6 +29,8 @@
 // that splits a warp before it is reported (Inputs/ptxsim_collective_check.py).
 // RUN: %PYTHON %S/Inputs/ptxsim_collective_check.py | FileCheck %s --check-prefix=COLL
 // COLL: warp 0 skipped, warp 1 shuffled: ok
+// vote.sync any / all / uni / ballot per warp, against values worked out by hand.
+// COLL-NEXT: vote.sync any/all/uni/ballot per warp: ok
 // RUN: not %PYTHON %S/Inputs/ptxsim_collective_check.py --diverge | FileCheck %s --check-prefix=COLLBAD
 // COLLBAD: error: shfl.sync.bfly.b32: reached by only some threads of a warp
 // RUN: rm -rf %t && mkdir -p %t

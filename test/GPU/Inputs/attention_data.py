@@ -121,6 +121,16 @@ def case(name):
         st, t = "f16", 200
         q, k, v = act((1, t, 2, 64), st, 0.5), act((1, t, 1, 64), st, 0.5), uni((1, t, 1, 64), st)
         return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=1, causal=True, storage=st)]
+    if name == "wg_sink_causal_f16":
+        # Key 0 scores far above the rest for every row (an attention sink): a row's max is set
+        # by the first tile and stays, so the later tiles take the kernel's path that skips O's
+        # rescale (every correction exactly 1 in the warp).
+        st, t = "f16", 200
+        q = R.to_storage(np.abs(rng.standard_normal((1, t, 2, 64))) * 0.5 + 0.25, st)
+        k = act((1, t, 1, 64), st, 0.5)
+        k[:, 0] = R.to_storage(np.full((1, 64), 1.5), st)
+        v = uni((1, t, 1, 64), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=1, causal=True, storage=st)]
     if name == "wg_interior_full_f16":
         st = "f16"
         q, k, v = act((1, 30, 2, 64), st, 0.5), act((1, 150, 2, 64), st, 0.5), uni((1, 150, 2, 64), st)

@@ -70,3 +70,12 @@ func.func @wg_interior_window_f16(%q: tensor<1x?x2x64xf16>, %k: tensor<1x?x1x64x
       : tensor<1x?x2x64xf16>, tensor<1x?x1x64xf16>, tensor<1x?x1x64xf16>
   return %o : tensor<1x?x2x64xf16>
 }
+
+// f16 causal, 2 heads over 1 K/V head of 64, T = 200, key 0 dominating every row's scores (an
+// attention sink): the rows' max never moves after the first tile, so the later tiles skip O's
+// rescale (flash-attention-wgmma-sim.mlir).
+func.func @wg_sink_causal_f16(%q: tensor<1x?x2x64xf16>, %k: tensor<1x?x1x64xf16>, %v: tensor<1x?x1x64xf16>) -> tensor<1x?x2x64xf16> {
+  %o = decoda.attention %q, %k, %v {num_heads = 2 : i64, num_kv_heads = 1 : i64, causal}
+      : tensor<1x?x2x64xf16>, tensor<1x?x1x64xf16>, tensor<1x?x1x64xf16>
+  return %o : tensor<1x?x2x64xf16>
+}

@@ -6,13 +6,13 @@ branch away wait at the join point: the usual reconvergence of structured code).
 instructions Decoda's kernels use -- integer/float arithmetic, compares, selects, branches,
 global and shared loads/stores, cp.async (with commit/wait groups: a copy lands only when its
 group is waited for), ldmatrix, mma.sync m16n8k16 (f16/bf16 -> f32) and m16n8k32 (s8/u8 x s8/u8 -> s32, wrapping
-or .satfinite), shfl.sync, bar.sync -- and fails loudly on anything else. Fragment layouts of
+or .satfinite), shfl.sync, vote.sync, bar.sync -- and fails loudly on anything else. Fragment layouts of
 ldmatrix and mma are those of the PTX ISA ("Matrix fragments for mma.m16n8k16", "Matrix
 fragments for mma.m16n8k32", "ldmatrix"), written here independently of the compiler.
 
 Checks beyond the values: every global access must fall inside an allocated buffer; every
 shared access inside the block's shared variables; 16-byte cp.async and ldmatrix rows must be
-16-byte aligned; warp collectives (ldmatrix, mma, shfl) must be reached by all 32 lanes together
+16-byte aligned; warp collectives (ldmatrix, mma, shfl, vote) must be reached by all 32 lanes together
 and bar.sync by every thread of the block; and shared memory is checked for races between
 barriers: a thread reading bytes another thread wrote (or has a cp.async pending on) since the
 last bar.sync, or writing bytes another thread read since then, is an error.
@@ -24,7 +24,7 @@ generic shared addresses (a window at SHARED_WINDOW), mbarriers with deadlock de
 TMA 2-D tile loads (cp.async.bulk.tensor) through tensor maps of this module's format
 (encode_tensor_map), whose bytes are visible to a thread only after it observed the mbarrier
 phase that completes the copy.
-A collective (bar.sync, wgmma, ldmatrix, mma, shfl) runs once all live threads of its group
+A collective (bar.sync, wgmma, ldmatrix, mma, shfl, vote) runs once all live threads of its group
 (block, warpgroup, warp) are there: threads that reach it first wait for the others, which may
 have diverged past a join that LLVM laid out at a lower address (a loop latch); a group that
 never completes is reported as reached by only some of its threads.
@@ -724,7 +724,7 @@ class Block:
             return self.T
         if base == "wgmma":
             return 128 if self.T % 128 == 0 else self.T
-        if base in ("ldmatrix", "mma", "shfl"):
+        if base in ("ldmatrix", "mma", "shfl", "vote"):
             return 32
         return 0
 
@@ -1446,6 +1446,41 @@ class Block:
                 out[w0:w0 + 32] = a[w0:w0 + 32][srcl]
             dst = ops[0].split("|")[0]
             self.set(dst, out, m, 32)
+        elif base == "vote":
+            # vote.sync.{any,all,uni}.pred d, [!]a, membermask; vote.sync.ballot.b32 d, [!]a, mask:
+            # over the warp's lanes that execute it, every one of which must be in the mask.
+            self.collective(m, done, 32, op)
+            kind = parts[2]
+            neg = ops[1].startswith("!")
+            a = self.reg(ops[1].lstrip("!")).astype(bool)
+            if neg:
+                a = ~a
+            member = self.value(ops[2]).astype(np.uint64)
+            out = np.zeros(self.T, dtype=np.uint64)
+            for w0 in range(0, self.T, 32):
+                sl = slice(w0, w0 + 32)
+                lanes = m[sl]
+                if not lanes.any():
+                    continue
+                bits = (member[sl] >> np.arange(32, dtype=np.uint64)) & np.uint64(1)
+                if (lanes & (bits == 0)).any():
+                    raise SimError(f"{op}: a lane outside its membermask executes it")
+                av = a[sl][lanes]
+                if kind == "any":
+                    r = int(av.any())
+                elif kind == "all":
+                    r = int(av.all())
+                elif kind == "uni":
+                    r = int(av.all() or not av.any())
+                elif kind == "ballot":
+                    r = int(sum(1 << i for i in range(32) if lanes[i] and a[sl][i]))
+                else:
+                    raise SimError(f"instruction {op!r} not supported by the simulator")
+                out[sl] = r
+            if kind == "ballot":
+                self.set(ops[0], out, m, 32)
+            else:
+                self.set(ops[0], out.astype(bool), m, 1)
         elif base == "wgmma":
             self.wgmma(op, parts, ops, m, done)
         elif base == "mbarrier":
