@@ -979,6 +979,17 @@ decoda_status needDevice(const decoda_model *model, const char *what,
 }
 constexpr const char *kProfilesAreForCUDA = "kernel profiles are for CUDA models";
 constexpr const char *kGraphsAreForCUDA = "launch graphs are for CUDA models";
+/// A per-thread switch of the CUDA runtime (kernel profiles, launch graphs) for a CUDA model:
+/// `enable` returns why it cannot be turned on ("" when done).
+decoda_status switchThreadSetting(const decoda_model *model, const char *what,
+                                  const char *purpose, std::string (*enable)(bool), int on) {
+  if (decoda_status s = needDevice(model, what, purpose))
+    return s;
+  std::string why = enable(on != 0);
+  if (!why.empty())
+    return setError(DECODA_ERROR_RUNTIME, std::string(what) + ": " + why);
+  return DECODA_OK;
+}
 } // namespace
 
 decoda_status decoda_device_alloc(const decoda_model *model, size_t bytes, void **ptr) {
@@ -1027,21 +1038,13 @@ int decoda_is_device_pointer(const decoda_model *model, const void *ptr) {
 }
 
 decoda_status decoda_profile_enable(const decoda_model *model, int on) {
-  if (decoda_status s = needDevice(model, "decoda_profile_enable", kProfilesAreForCUDA))
-    return s;
-  std::string why = decoda::runtime::cudaProfileEnable(on != 0);
-  if (!why.empty())
-    return setError(DECODA_ERROR_RUNTIME, "decoda_profile_enable: " + why);
-  return DECODA_OK;
+  return switchThreadSetting(model, "decoda_profile_enable", kProfilesAreForCUDA,
+                             decoda::runtime::cudaProfileEnable, on);
 }
 
 decoda_status decoda_cuda_graphs_enable(const decoda_model *model, int on) {
-  if (decoda_status s = needDevice(model, "decoda_cuda_graphs_enable", kGraphsAreForCUDA))
-    return s;
-  std::string why = decoda::runtime::cudaGraphsEnable(on != 0);
-  if (!why.empty())
-    return setError(DECODA_ERROR_RUNTIME, "decoda_cuda_graphs_enable: " + why);
-  return DECODA_OK;
+  return switchThreadSetting(model, "decoda_cuda_graphs_enable", kGraphsAreForCUDA,
+                             decoda::runtime::cudaGraphsEnable, on);
 }
 
 decoda_status decoda_profile_last(const decoda_model *model, const decoda_kernel_time **kernels,
