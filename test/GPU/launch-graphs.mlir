@@ -25,6 +25,7 @@
 // CHECK: with graphs, call 2 (offset 4): launches 0, graph launches 1, instantiations 0, node updates 2, allocations 0, frees 0
 // CHECK: with graphs, call 3 (offset 9): launches 0, graph launches 1, instantiations 0, node updates 2, allocations 0, frees 0
 // CHECK: with graphs, call 4 (offset 9): launches 0, graph launches 1, instantiations 0, node updates 0, allocations 0, frees 0
+// CHECK: first call's pool allocations and frees as without graphs: yes
 // A profiled call launches kernel by kernel (each between its events).
 // CHECK: profiled call with graphs on, launches profiled: 11
 // A graph and its executable graph (the fake driver counts both).
