@@ -119,6 +119,9 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   if (options.donateInputs)
     pm.addPass(createDonateInputsPass());
   pm.addPass(createMarkReadOnlyInputsPass());
+  // A result only inserted into a slice of another tensor is computed in that slice (a decode
+  // step's roped K and V written straight into the donated caches: no append kernel).
+  addTextual(pm, "eliminate-empty-tensors");
   addTextual(pm, "one-shot-bufferize{bufferize-function-boundaries "
                  "function-boundary-type-conversion=identity-layout-map}");
   if (options.donateInputs) {
@@ -126,6 +129,9 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
     drop.markWritten = true;
     pm.addPass(createDropDonatedResultsPass(drop));
   }
+  // CSE first: the slice written in place and the slice of the insertion are two equal
+  // subviews, and the copy between them only folds away once they are one.
+  pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
 
   // Attention and norms: one kernel per call (or the target-neutral body, with a remark); the
@@ -135,6 +141,8 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   attention.wgmmaRows = options.attentionRows;
   pm.addPass(createGPUFlashAttentionPass(attention));
   pm.addPass(createGPURowNormPass());
+  // RoPE: one kernel per rotation, its cos/sin table computed per block in shared memory.
+  pm.addNestedPass<func::FuncOp>(createGPURopePass());
   addTextual(pm, "inline");
   // Decode-sized projections (static M <= 8, bf16/f16/f32): one memory-bound GEMV kernel
   // each; the others (prefill) on tensor cores (bf16/f16, f32 accumulation): one gpu.launch

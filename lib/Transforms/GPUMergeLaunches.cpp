@@ -10,7 +10,10 @@
 //   }
 //
 // one launch of fixed cost instead of k. The branch is uniform over a block, so the bodies'
-// barriers stay block-wide; their shared memory stands side by side. Independence as in
+// barriers stay block-wide; their shared memory stands side by side. A body whose block shape
+// differs from the first's (same thread count: a [32, 8] elementwise nest beside a 256-thread
+// kernel) recovers its thread ids from the linear id, x fastest, as the hardware numbers
+// threads: its warps hold the same threads as before. Independence as in
 // decoda-gpu-merge-parallel-loops (GPUIndependence.h).
 //
 //===----------------------------------------------------------------------===//
@@ -54,6 +57,18 @@ bool mergeable(gpu::LaunchOp launch) {
          launch.getNumPrivateAttributions() == 0 && launch.getBody().hasOneBlock();
 }
 
+/// The threads of a block when its shape is static.
+std::optional<int64_t> staticThreads(gpu::LaunchOp l) {
+  int64_t n = 1;
+  for (Value v : {l.getBlockSizeX(), l.getBlockSizeY(), l.getBlockSizeZ()}) {
+    APInt x;
+    if (!matchPattern(v, m_ConstantInt(&x)))
+      return std::nullopt;
+    n *= x.getSExtValue();
+  }
+  return n;
+}
+
 bool sameBlock(gpu::LaunchOp a, gpu::LaunchOp b) {
   return sameExtent(a.getBlockSizeX(), b.getBlockSizeX()) &&
          sameExtent(a.getBlockSizeY(), b.getBlockSizeY()) &&
@@ -80,7 +95,12 @@ struct GPUMergeLaunchesPass
     RunCounts counts = mlir::decoda::gpu_independence::mergeRuns<gpu::LaunchOp>(
         block, maxLaunches, /*barriersAllowed=*/true,
         [&](gpu::LaunchOp first, gpu::LaunchOp launch) {
-          return mergeable(launch) && sameBlock(first, launch);
+          if (!mergeable(launch))
+            return false;
+          if (sameBlock(first, launch))
+            return true;
+          std::optional<int64_t> x = staticThreads(first), y = staticThreads(launch);
+          return x && y && *x == *y;
         },
         [](gpu::LaunchOp launch) -> Region & { return launch.getBody(); },
         [&](MutableArrayRef<gpu::LaunchOp> run) { return merge(run); });
@@ -130,17 +150,33 @@ struct GPUMergeLaunchesPass
       map.map(ids.y, mergedIds.y);
       map.map(ids.z, mergedIds.z);
       gpu::KernelDim3 threads = launch.getThreadIds(), mergedThreads = merged.getThreadIds();
-      map.map(threads.x, mergedThreads.x);
-      map.map(threads.y, mergedThreads.y);
-      map.map(threads.z, mergedThreads.z);
+      if (sameBlock(front, launch)) {
+        map.map(threads.x, mergedThreads.x);
+        map.map(threads.y, mergedThreads.y);
+        map.map(threads.z, mergedThreads.z);
+      } else {
+        // The same thread count in another shape: ids from the linear id, x fastest.
+        gpu::KernelDim3 ms = merged.getBlockSize();
+        Value lin = arith::AddIOp::create(
+            b, loc, mergedThreads.x,
+            arith::MulIOp::create(
+                b, loc, ms.x,
+                arith::AddIOp::create(b, loc, mergedThreads.y,
+                                      arith::MulIOp::create(b, loc, ms.y, mergedThreads.z))));
+        Value bx = launch.getBlockSizeX(), by = launch.getBlockSizeY();
+        map.map(threads.x, arith::RemUIOp::create(b, loc, lin, bx));
+        Value rest = arith::DivUIOp::create(b, loc, lin, bx);
+        map.map(threads.y, arith::RemUIOp::create(b, loc, rest, by));
+        map.map(threads.z, arith::DivUIOp::create(b, loc, rest, by));
+      }
       gpu::KernelDim3 grid = launch.getGridSize(), mergedGrid = merged.getGridSize();
       map.map(grid.x, launch.getGridSizeX());
       map.map(grid.y, mergedGrid.y);
       map.map(grid.z, mergedGrid.z);
-      gpu::KernelDim3 sizes = launch.getBlockSize(), mergedSizes = merged.getBlockSize();
-      map.map(sizes.x, mergedSizes.x);
-      map.map(sizes.y, mergedSizes.y);
-      map.map(sizes.z, mergedSizes.z);
+      gpu::KernelDim3 sizes = launch.getBlockSize();
+      map.map(sizes.x, launch.getBlockSizeX());
+      map.map(sizes.y, launch.getBlockSizeY());
+      map.map(sizes.z, launch.getBlockSizeZ());
       for (BlockArgument arg : launch.getWorkgroupAttributions())
         map.map(arg, sharedArgs[nextShared++]);
       for (Operation &op : launch.getBody().front().without_terminator())

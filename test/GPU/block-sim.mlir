@@ -2,7 +2,7 @@
 // (Inputs/ptxsim.py; the host function, with its key-tile loop, subviews and constants, on
 // Inputs/gpusim_run.py) and match the NumPy reference of python/decoda/reference.py
 // (Inputs/block_data.py): RMSNorm and the fused residual + RMSNorm (one row kernel each), RoPE
-// (its cos/sin table is a constant global read through the model's resident device copy),
+// (one kernel for q and k: the cos/sin table computed per block in shared memory),
 // causal GQA attention (one flash-attention kernel: f32 SIMT, at T = 70 three 32-key tiles,
 // the last partial, at T = 7 the split-key form of flash decoding; bf16 the tensor-core
 // kernel, one 64-row block and 64-key tiles 64 + 6),
@@ -22,13 +22,14 @@
 // kernels for the zero fills, contractions and residual adds: 23 launches) with their
 // epilogues fused: 15; and q's and k's RoPE one kernel (decoda-gpu-merge-parallel-loops) 14;
 // the gate and up projections' zero accumulators no longer one shared tensor after CSE
-// (decoda-unshare-fills), so the SwiGLU product joins the up kernel's stores: 13.
-// F7: 13 launches
+// (decoda-unshare-fills), so the SwiGLU product joins the up kernel's stores: 13; RoPE one
+// kernel with its cos/sin table computed in its blocks (decoda-gpu-rope): 12.
+// F7: 12 launches
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 70 %t/f70-in.npz %t/f70-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f70-in.npz --expect %t/f70-out.npz --rtol 1e-4 --atol 1e-4 --quiet | FileCheck %s --check-prefix=F70
 // F70: out0: ok (4480 elements
-// 22 before q's and k's RoPE became one kernel.
-// F70: 21 launches
+// 22 before q's and k's RoPE became one kernel, 21 before its table joined it.
+// F70: 20 launches
 // RUN: decoda-compile %S/Inputs/llama_small_bf16.mlir --target=cuda --emit=ptx -o %t/b.ptx --dump-ir-after-each=%t/b
 // RUN: %PYTHON %S/Inputs/block_data.py llama-bf16 70 %t/b70-in.npz %t/b70-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/b70-in.npz --expect %t/b70-out.npz --rtol 2e-2 --atol 2e-2 --quiet | FileCheck %s --check-prefix=B70
@@ -40,8 +41,9 @@
 // before q's and k's RoPE shared one cos/sin table (resolve-ranked-shaped-type-result-dims
 // and CSE in the pipeline), 13 before q's and k's RoPE became one kernel
 // (decoda-gpu-merge-parallel-loops), 12 before gate and up became one kernel of two weights
-// (decoda-gpu-tensorcore-matmul{gate-up}; the unfused build below keeps them apart).
-// B70: 11 launches; {{.*}} mma {{[1-9][0-9]*}}, {{.*}}wgmma {{[1-9][0-9]*}}{{$}}
+// (decoda-gpu-tensorcore-matmul{gate-up}; the unfused build below keeps them apart), 11 before
+// RoPE's table joined its kernel (decoda-gpu-rope).
+// B70: 10 launches; {{.*}} mma {{[1-9][0-9]*}}, {{.*}}wgmma {{[1-9][0-9]*}}{{$}}
 // Bit for bit the result of the same block with fuse-epilogue=false (decoda-opt, the same
 // pipelines): 17 launches (the zero-init fold stays; 19 before independent neighbouring loops,
 // q's and k's RoPE and the unfused k and v roundings, were merged).

@@ -146,8 +146,9 @@
 // and down's residual adds, SwiGLU's product into the up kernel, down's rounding; the shared
 // zero init of gate and up folded) 15; with one RoPE cos/sin table for q and k 14; with q's
 // and k's RoPE in one kernel (decoda-gpu-merge-parallel-loops) 13; with q's, k's and v's
-// GEMVs in one launch (decoda-gpu-merge-launches) 11; with gate and up in one kernel 10.
-// B1: 10 launches
+// GEMVs in one launch (decoda-gpu-merge-launches) 11; with gate and up in one kernel 10; with
+// RoPE one kernel computing its table (decoda-gpu-rope) 9.
+// B1: 9 launches
 // RUN: decoda-compile %S/Inputs/llama_small_f32.mlir --static-dims=0:1=1 --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 1 %t/f1-in.npz %t/f1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f1-in.npz --expect %t/f1-out.npz --rtol 1e-5 --atol 1e-5 --quiet | FileCheck %s --check-prefix=F1
@@ -158,8 +159,8 @@
 // cos/sin table for q and k 15; with q's and k's RoPE in one kernel 14; with the gate and up
 // projections' zero accumulators unshared (decoda-unshare-fills) the SwiGLU product is in the up
 // kernel's stores again: 13; with q's, k's and v's GEMVs in one launch
-// (decoda-gpu-merge-launches) 11; with gate and up in one kernel 10.
-// F1: 10 launches
+// (decoda-gpu-merge-launches) 11; with gate and up in one kernel 10; with RoPE one kernel 9.
+// F1: 9 launches
 // RUN: decoda-compile %S/Inputs/cached_step_bf16.mlir --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
 // Per entry, the tensor-core kernels (wgmma on the default sm_90a for the projections,
 // mma.sync for attention) and those with a GEMV's ld.global.v4 + butterfly (not the SIMT

@@ -1,21 +1,23 @@
 // decoda-gpu-merge-launches: consecutive independent launches of one block shape become one.
 // RUN: decoda-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(decoda-gpu-merge-launches))" | FileCheck %s
 // In the CUDA pipeline: the Llama-3.2-1B-shaped decode step (weights as arguments) has its q, k
-// and v GEMV kernels as one launch of 512 + 512 + 512 blocks (k and v split K over 4 warps) (11 launches, 13 without the
-// merge; 12 and 14 before gate and up became one GEMV kernel); the small f32 block at T = 1 computes what NumPy does on the PTX interpreter with its
+// and v GEMV kernels as one launch of 512 + 512 + 512 blocks (k and v split K over 4 warps), and
+// the V cache write ([32, 8] threads) with q's and k's RoPE kernels (256 threads) as one launch
+// of 2 + 1 + 1 blocks (9 launches; 11 before RoPE was one kernel and the caches were written in
+// place, 12 before gate and up became one GEMV kernel); the small f32 block at T = 1 computes what NumPy does on the PTX interpreter with its
 // q, k and v GEMVs (16 + 8 + 8 blocks) as one launch.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %decoda_src/bench/gpu/llama32_1b_step.mlir --target=cuda --emit=ptx -o %t/step.ptx --dump-ir-after-each=%t/step
 // RUN: %PYTHON -c "import glob, re; t = open(glob.glob('%t/step/*-decoda-gpu-name-kernels.mlir')[0]).read(); print('launches', t.count('gpu.launch_func'), 'grids', *re.findall(r'gpu.launch_func .* blocks in \(%%c(\d+)', t)[:3])" | FileCheck %s --check-prefix=STEP
-// STEP: launches 11 grids 1 1536 1
+// STEP: launches 9 grids 1 1536 4
 // RUN: decoda-compile %S/Inputs/llama_small_f32.mlir --static-dims=0:1=1 --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 1 %t/f1-in.npz %t/f1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f1-in.npz --expect %t/f1-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=SIM
 // SIM: launch blk_kernel_0: grid [32, 1, 1] block [128, 1, 1] shared 0 bytes
 // SIM: out0: ok (64 elements
-// 12 before the merge (gemv-sim.mlir's F1 count without it; 11 and 13 before gate and up became
-// one GEMV kernel).
-// SIM: 10 launches
+// 11 before the merge (gemv-sim.mlir's F1 count without it); 10 before RoPE was one kernel (its
+// table computed in the rotation's blocks), 11 before gate and up became one GEMV kernel.
+// SIM: 9 launches
 // Two sibling projections whose kernels split K over their warps (41 + 20 blocks, each with
 // 16 bytes of partial sums and a barrier), merged, against NumPy:
 // RUN: decoda-compile %S/Inputs/sibling_gemv.mlir --target=cuda --emit=ptx -o %t/s.ptx --dump-ir-after-each=%t/s
@@ -73,6 +75,50 @@ func.func @independent(%x: memref<8xf32>, %y: memref<8xf32>) -> memref<8xf32> {
     gpu.terminator
   }
   return %o : memref<8xf32>
+}
+
+// -----
+
+// The same thread count in two shapes (64 x 1 and 16 x 4, as a [32, 8] elementwise nest beside
+// a 256-thread kernel): the second body takes its thread ids from the linear id, x fastest
+// (x = lin % 16, y = lin / 16 % 4, z = lin / 64), its block size its own.
+// CHECK-LABEL: func.func @reshaped
+// CHECK: gpu.launch blocks(%[[B:.+]], %{{.+}}, %{{.+}}) in (%{{.+}} = %c3, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) threads(%[[TX:.+]], %[[TY:.+]], %[[TZ:.+]]) in (%[[SX:.+]] = %c64, %[[SY:.+]] = %c1, %{{.+}} = %c1)
+// CHECK: scf.if
+// CHECK: memref.store %{{.+}}, %arg1[%[[TX]]]
+// CHECK: } else {
+// CHECK: %[[ZY:.+]] = arith.muli %[[SY]], %[[TZ]]
+// CHECK: %[[YZ:.+]] = arith.addi %[[TY]], %[[ZY]]
+// CHECK: %[[X64:.+]] = arith.muli %[[SX]], %[[YZ]]
+// CHECK: %[[LIN:.+]] = arith.addi %[[TX]], %[[X64]]
+// CHECK: %[[X:.+]] = arith.remui %[[LIN]], %c16
+// CHECK: %[[REST:.+]] = arith.divui %[[LIN]], %c16
+// CHECK: %[[Y:.+]] = arith.remui %[[REST]], %c4
+// CHECK: %[[Y16:.+]] = arith.muli %[[Y]], %c16
+// CHECK: %[[I:.+]] = arith.addi %[[X]], %[[Y16]]
+// CHECK: memref.store %{{.+}}, %arg2[%[[I]]]
+// CHECK: } {decoda.merged_launches = 2 : i64}
+func.func @reshaped(%x: memref<64xf32>, %y: memref<64xf32>, %z: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %v = memref.load %x[%t] : memref<64xf32>
+    memref.store %v, %y[%t] : memref<64xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c16, %sy = %c4, %sz = %c1) {
+    %r = arith.muli %ty, %sx : index
+    %i = arith.addi %t, %r : index
+    %v = memref.load %x[%i] : memref<64xf32>
+    memref.store %v, %z[%i] : memref<64xf32>
+    gpu.terminator
+  }
+  return
 }
 
 // -----

@@ -3,29 +3,30 @@
 // nest on the running offsets, row-major delinearisation), tagged decoda.merged_loops; allocs
 // and pure ops between them move before the run. Left alone: a nest reading or writing what an
 // earlier one writes (through views too), an op with side effects between, reductions, nests
-// inside a kernel or loop. max-loops caps a run. Numerics: the RUN lines at the end (q's and
-// k's RoPE on the PTX interpreter against reference.py, merged and not, bit for bit).
+// inside a kernel or loop. max-loops caps a run. Numerics: the RUN lines at the end (two
+// independent elementwise ops on the PTX interpreter against NumPy, merged and not, bit for
+// bit).
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-merge-parallel-loops | FileCheck %s
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-merge-parallel-loops=max-loops=2 | FileCheck %s --check-prefix=MAX2
-// Numerics (Inputs/merge_cases.mlir, Inputs/merge_data.py): q's and k's RoPE in f32 at T = 5
-// through decoda-lower-to-cuda; with dynamic T the two tables are not CSE'd (q's and k's T are
-// separate dims), so q's RoPE and k's table are independent neighbours: one kernel of 256
-// threads a block over 320 + 40 elements, three launches instead of four (merge-loops=false),
-// against reference.py and bit for bit the unmerged build.
+// Numerics (Inputs/merge_cases.mlir, Inputs/merge_data.py): a * a over [1, T, 4, 16] and exp(b)
+// over [1, T, 2, 16] in f32 at T = 5 through decoda-lower-to-cuda (separate dynamic T: nothing
+// fuses them): one kernel of 256 threads a block over 320 + 160 elements, one launch instead of
+// two (merge-loops=false), against NumPy and bit for bit the unmerged build. (This used q's
+// and k's RoPE until decoda-gpu-rope made each one kernel of its own.)
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %S/Inputs/merge_cases.mlir --target=cuda --emit=ptx -o %t/m.ptx --dump-ir-after-each=%t/m
-// RUN: %PYTHON %S/Inputs/merge_data.py rope_qk 5 %t/in.npz %t/out.npz
-// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/m %t/m.ptx --entry rope_qk --inputs %t/in.npz --expect %t/out.npz --rtol 1e-5 --atol 1e-5 --save %t/got.npz | FileCheck %s --check-prefix=SIM
-// SIM: launch rope_qk_kernel_0: grid [2, 1, 1] block [256, 1, 1]
+// RUN: %PYTHON %S/Inputs/merge_data.py mul_exp 5 %t/in.npz %t/out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/m %t/m.ptx --entry mul_exp --inputs %t/in.npz --expect %t/out.npz --rtol 1e-5 --atol 1e-5 --save %t/got.npz | FileCheck %s --check-prefix=SIM
+// SIM: launch mul_exp_kernel: grid [2, 1, 1] block [256, 1, 1]
 // SIM: out0: ok (320 elements
 // SIM: out1: ok (160 elements
-// SIM: 3 launches
+// SIM: 1 launches
 // RUN: decoda-opt %S/Inputs/merge_cases.mlir --decoda-graph-opt --decoda-lower-to-cuda="format=isa merge-loops=false" --mlir-print-ir-before=decoda-lower-runtime-checks 2>%t/u-host.mlir >%t/u-out.mlir
 // RUN: %PYTHON %S/Inputs/opt_ptx.py %t/u-host.mlir %t/u-out.mlir %t/u %t/u.ptx
-// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry rope_qk --inputs %t/in.npz --expect %t/got.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=UNMERGED
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry mul_exp --inputs %t/in.npz --expect %t/got.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=UNMERGED
 // UNMERGED: out0: ok (320 elements, max abs error 0)
 // UNMERGED: out1: ok (160 elements, max abs error 0)
-// UNMERGED: 4 launches
+// UNMERGED: 2 launches
 
 // Two nests of different ranks writing distinct allocations (an alloc between them moves up):
 // trip counts 3 * 5 = 15 and 7, one loop to 22.

@@ -35,7 +35,8 @@ def DecodaToLinalgPass : Pass<"decoda-convert-to-linalg", "ModuleOp"> {
     Option<"gpuKernelCalls", "gpu-kernel-calls", "bool", /*default=*/"false",
            "Attention/cached_attention (non-INT8) and the norms as calls of private functions "
            "tagged decoda.gpu_attention / decoda.gpu_norm, whose bodies the GPU pipeline "
-           "replaces by one kernel each after bufferization">
+           "replaces by one kernel each after bufferization; RoPE's table and rotation "
+           "generics tagged decoda.rope_table / decoda.rope_apply for decoda-gpu-rope">
   ];
   let statistics = [
     Statistic<"numLowered", "num-lowered", "decoda ops lowered">

@@ -57,12 +57,14 @@ def GPUMergeParallelLoopsPass : Pass<"decoda-gpu-merge-parallel-loops", "func::F
 }
 
 def GPUMergeLaunchesPass : Pass<"decoda-gpu-merge-launches", "func::FuncOp"> {
-  let summary = "Merge consecutive independent gpu.launch ops of the same block shape into one "
-                "launch";
+  let summary = "Merge consecutive independent gpu.launch ops of the same block shape (or static "
+                "thread count) into one launch";
   let description = [{
     Runs on `gpu.launch` ops before `gpu-kernel-outlining`. A run of consecutive launches
     (only allocations and side-effect-free ops between them, moved before the run) with the
-    same block size, a 1-D grid (grid y and z both 1), no dynamic shared memory, no async
+    same block size -- or the same static number of threads in another shape, whose body then
+    takes its thread ids from the linear id (x fastest, the hardware's numbering, so its warps
+    hold the same threads) -- a 1-D grid (grid y and z both 1), no dynamic shared memory, no async
     dependencies and single-block bodies, whose memory accesses are disjoint (as
     `decoda-gpu-merge-parallel-loops` decides it; a `gpu.barrier` is allowed: a block runs one
     body), becomes one launch of `X1 + ... + Xk` blocks whose body picks its launch's body by
@@ -620,6 +622,46 @@ def GPURowNormPass : Pass<"decoda-gpu-row-norm", "ModuleOp"> {
   let statistics = [
     Statistic<"numKernels", "num-kernels", "norm functions given a row kernel">,
     Statistic<"numLeft", "num-left", "norm functions left to the target-neutral body">
+  ];
+}
+
+def GPURopePass : Pass<"decoda-gpu-rope", "func::FuncOp"> {
+  let summary = "Replace each decoda.rope (its cos/sin table and rotation generics) by one "
+                "kernel: the block's table in shared memory, pairs rotated as 16-byte vectors";
+  let description = [{
+    Runs after bufferization on the generics that `decoda-convert-to-linalg
+    {gpu-kernel-calls}` made of each `decoda.rope`: the cos/sin table (`decoda.rope_table`)
+    and the rotation over [B, T, H, D] (`decoda.rope_apply`, reading the table and the pair
+    partners with memref.load). Each rotation becomes one `gpu.launch` of 256 threads over a
+    1-D grid of B ceil(T / P) blocks, P tokens a block (P = max(1, 256 / work items of a
+    token), fewer if the table would pass 32 KiB):
+
+      phase 1: for the block's tokens and each pair k < r/2: angle = f32(position) inv_freq[k],
+               cos/sin (times YaRN's attention factor) into shared memory; one barrier
+      phase 2: work item (token, head, chunk): half_split takes V pairs (x[k0..], x[k0+r/2..])
+               as two V-element loads and stores; interleaved V features (V/2 adjacent pairs,
+               partners by vector shuffles); features past rotary_dim copied V at a time
+
+    V: 16 bytes of the storage type, halved until it divides r/2 (half_split) or r
+    (interleaved, at least 2) and D - r. The f32 arithmetic is the linalg lowering's, op for
+    op, so the results are bit-identical to it; the table is computed once per block instead
+    of in a kernel of its own, and the q and k rotations (one block shape) merge into one
+    launch (decoda-gpu-merge-launches). Vector accesses need the views' offsets and outer
+    strides to be multiples of V (checked on the host; otherwise each chunk is accessed element
+    by element, a uniform branch). The output may be any view with a unit inner stride (a
+    decode step's K written straight into the cache). The table generic is erased once no
+    rotation reads it. A tagged generic whose structure changed since lowering (inputs,
+    maps, body op count: something fused into it), or with dynamic H / D or another storage
+    type than f32/f16/bf16, is left to the generic lowering with a remark.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+  let statistics = [
+    Statistic<"numKernels", "num-kernels", "rotations given a rope kernel">,
+    Statistic<"numTables", "num-tables", "cos/sin tables erased">,
+    Statistic<"numLeft", "num-left", "tagged rotations left to the generic lowering">
   ];
 }
 

@@ -28,7 +28,7 @@ void mlir::decoda::populateDecodaToLinalgPatterns(RewritePatternSet &patterns,
   populateResidualLoweringPatterns(patterns);
   populateProjectionLoweringPatterns(patterns);
   populateActivationLoweringPatterns(patterns);
-  populateRopeLoweringPatterns(patterns);
+  populateRopeLoweringPatterns(patterns, options.gpuKernelCalls);
   populateAttentionLoweringPatterns(patterns, options);
   populateMoELoweringPatterns(patterns);
   populateQuantLoweringPatterns(patterns);

@@ -14,6 +14,11 @@
 // Positions come from the operand ([T] or [B, T], i32/i64) or are the token index t. All
 // arithmetic is in f32; dynamic B and T only change the loop bounds.
 //
+// For the GPU pipeline (gpuTags) the two generics carry kRopeTableAttr / kRopeApplyAttr, which
+// decoda-gpu-rope reads to replace the pair by one kernel; the apply's tag records its body's
+// floating-point op count, so a rotation that fusion has changed since is left to the generic
+// lowering.
+//
 //===----------------------------------------------------------------------===//
 
 #include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
@@ -27,7 +32,7 @@ using namespace mlir::decoda::lowering;
 
 namespace {
 struct LowerRope : public OpRewritePattern<RopeOp> {
-  using OpRewritePattern::OpRewritePattern;
+  LowerRope(MLIRContext *ctx, bool gpuTags) : OpRewritePattern<RopeOp>(ctx), gpuTags(gpuTags) {}
   LogicalResult matchAndRewrite(RopeOp op, PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value x = op.getInput();
@@ -133,12 +138,29 @@ struct LowerRope : public OpRewritePattern<RopeOp> {
           Value y = arith::SelectOp::create(b, l, inRot, rot, v);
           return fromF32(b, l, y, elem);
         });
+    if (gpuTags) {
+      auto apply = out.getDefiningOp<linalg::GenericOp>();
+      table->setAttr(kRopeTableAttr,
+                     rewriter.getDictionaryAttr(
+                         {rewriter.getNamedAttr("factor", rewriter.getF64FloatAttr(attnFactor)),
+                          rewriter.getNamedAttr("positions", rewriter.getBoolAttr(positions != nullptr)),
+                          rewriter.getNamedAttr("per_batch", rewriter.getBoolAttr(perBatch))}));
+      apply->setAttr(
+          kRopeApplyAttr,
+          rewriter.getDictionaryAttr(
+              {rewriter.getNamedAttr("rotary", rewriter.getI64IntegerAttr(rotary)),
+               rewriter.getNamedAttr("interleaved", rewriter.getBoolAttr(interleaved)),
+               rewriter.getNamedAttr("float_ops",
+                                     rewriter.getI64IntegerAttr(ropeFloatOps(*apply.getBody())))}));
+    }
     rewriter.replaceOp(op, castIfNeeded(rewriter, loc, out, type));
     return success();
   }
+
+  bool gpuTags;
 };
 } // namespace
 
-void mlir::decoda::populateRopeLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerRope>(patterns.getContext());
+void mlir::decoda::populateRopeLoweringPatterns(RewritePatternSet &patterns, bool gpuTags) {
+  patterns.add<LowerRope>(patterns.getContext(), gpuTags);
 }

@@ -501,6 +501,10 @@ class Host:
             setr(self.array_view(r)[tuple(ins[1:])].item())
         elif n == "memref.dim":
             setr(ins[0].shape[ins[1]])
+        elif n == "memref.extract_strided_metadata":
+            src = ins[0]
+            base = MemRef(src.base, 0, [], [], src.el)
+            setr(base, src.offset, *src.shape, *src.strides)
         elif n == "memref.cast":
             src = ins[0]
             setr(MemRef(src.base, src.offset, src.shape, src.strides, src.el))

@@ -24,7 +24,7 @@ struct DecodaToLinalgOptions {
   /// Non-INT8 attention / cached_attention (kGPUAttentionAttr) and the norms (kGPUNormAttr) as
   /// calls of tagged private functions whose bodies the GPU pipeline replaces by one kernel
   /// each after bufferization (decoda-gpu-flash-attention, decoda-gpu-row-norm); inline
-  /// otherwise.
+  /// otherwise. RoPE's generics tagged for decoda-gpu-rope (kRopeTableAttr, kRopeApplyAttr).
   bool gpuKernelCalls = false;
 };
 
@@ -48,6 +48,26 @@ constexpr llvm::StringLiteral kGPUAttentionAttr = "decoda.gpu_attention";
 /// present; results: the norm (or the rounded sum residual + scale * branch, then the norm).
 constexpr llvm::StringLiteral kGPUNormAttr = "decoda.gpu_norm";
 
+/// The tags of decoda.rope's two generics for the GPU pipeline (gpuKernelCalls), read by
+/// decoda-gpu-rope. The cos/sin table [T, r/2] or [B, T, r/2] (inputs inv_freq, then the
+/// positions when given; outputs cos, sin): factor (f64, YaRN's attention factor folded into
+/// cos and sin), positions, per_batch (bools). The rotation over [B, T, H, D] (input x, the
+/// table and the pair partners read by tensor.extract): rotary (i64, rotary_dim), interleaved
+/// (bool), float_ops (i64: ropeFloatOps of its body when lowered).
+constexpr llvm::StringLiteral kRopeTableAttr = "decoda.rope_table";
+constexpr llvm::StringLiteral kRopeApplyAttr = "decoda.rope_apply";
+
+/// The ops of a RoPE rotation's body with a floating-point result, constants aside: index
+/// folding (a unit dim's linalg.index) leaves the count alone, while an elementwise op fused
+/// into the rotation since lowering adds to it.
+inline int64_t ropeFloatOps(Block &body) {
+  int64_t n = 0;
+  for (Operation &op : body)
+    n += !op.hasTrait<OpTrait::ConstantLike>() &&
+         llvm::any_of(op.getResultTypes(), [](Type t) { return isa<FloatType>(t); });
+  return n;
+}
+
 /// rms_norm, layer_norm, add_rms_norm, add_layer_norm (as kGPUNormAttr calls with `gpuCalls`).
 void populateNormLoweringPatterns(RewritePatternSet &patterns, bool gpuCalls = false);
 /// residual_add, hyper_connection.
@@ -56,8 +76,8 @@ void populateResidualLoweringPatterns(RewritePatternSet &patterns);
 void populateProjectionLoweringPatterns(RewritePatternSet &patterns);
 /// glu, softcap.
 void populateActivationLoweringPatterns(RewritePatternSet &patterns);
-/// rope.
-void populateRopeLoweringPatterns(RewritePatternSet &patterns);
+/// rope (the generics tagged kRopeTableAttr / kRopeApplyAttr with `gpuTags`).
+void populateRopeLoweringPatterns(RewritePatternSet &patterns, bool gpuTags = false);
 /// attention, cached_attention, mla.
 void populateAttentionLoweringPatterns(RewritePatternSet &patterns,
                                        const DecodaToLinalgOptions &options);
