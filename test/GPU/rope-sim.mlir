@@ -17,7 +17,8 @@
 // memory (P tokens x r/2 x 2 f32: P = 256 / work items of a token), one barrier, then the
 // pairs as 16-byte vectors; q's and k's of one position in one launch (merged). The results are
 // bit-identical to the generic lowering's (same f32 operations), checked here against the
-// reference. rope_unaligned_bf16 reads a view at odd element offsets: its chunks go element by
+// reference; rope_cache_bf16 ropes k straight into a donated cache before a cached attention.
+// rope_unaligned_bf16 reads a view at odd element offsets: its chunks go element by
 // element (the scalar branch), still exact.
 //
 // RUN: rm -rf %t && mkdir -p %t
@@ -76,6 +77,16 @@
 // UNAL: launch rope_unaligned_bf16_kernel: grid [1, 1, 1] block [256, 1, 1]
 // UNAL: out0: ok (1280 elements, max abs error 0)
 // UNAL: 1 launches
+//
+// RoPE into a donated cache (k's rotation writes row `offset` of the cache view directly), then
+// the attention over it: the caches compared after the call, exact.
+// RUN: %PYTHON %S/Inputs/rope_data.py rope_cache_bf16 %t/9-in.npz %t/9-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/r %t/r.ptx --entry rope_cache_bf16 --inputs %t/9-in.npz --expect %t/9-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=CACHE
+// CACHE: launch rope_cache_bf16_kernel: grid [2, 1, 1] block [256, 1, 1]
+// CACHE: out0: ok (256 elements, max abs error 0)
+// CACHE: arg3: ok (2048 elements, max abs error 0)
+// CACHE: arg4: ok (2048 elements, max abs error 0)
+// CACHE: 4 launches
 //
 // The check can fail: against the reference of the opposite rotation (positions -p, same
 // inputs) case 1 is reported as a mismatch.

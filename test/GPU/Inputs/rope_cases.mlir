@@ -57,3 +57,17 @@ func.func @rope_unaligned_bf16(%x: tensor<1x5x4x65xbf16>, %pos: tensor<5xi64>) -
   %y = decoda.rope %v positions(%pos : tensor<5xi64>) {theta = 5.0e+05 : f64} : tensor<1x5x4x64xbf16>
   return %y : tensor<1x5x4x64xbf16>
 }
+
+// A decode step's RoPE into a donated cache: q and k of one token at position `offset` roped,
+// k and v written at row `offset` of the caches (k straight from the RoPE kernel: the cache
+// slice is its output view, offset * 128 elements), then the attention over the cache.
+func.func @rope_cache_bf16(%q: tensor<1x1x4x64xbf16>, %k: tensor<1x1x2x64xbf16>, %v: tensor<1x1x2x64xbf16>, %kc: tensor<1x16x2x64xbf16>, %vc: tensor<1x16x2x64xbf16>, %offset: tensor<i64>) -> (tensor<1x1x4x64xbf16>, tensor<1x16x2x64xbf16>, tensor<1x16x2x64xbf16>) {
+  %off64 = tensor.extract %offset[] : tensor<i64>
+  %off = arith.index_cast %off64 : i64 to index
+  %pos = tensor.expand_shape %offset [] output_shape [1] : tensor<i64> into tensor<1xi64>
+  %qr = decoda.rope %q positions(%pos : tensor<1xi64>) {theta = 1.0e+04 : f64} : tensor<1x1x4x64xbf16>
+  %kr = decoda.rope %k positions(%pos : tensor<1xi64>) {theta = 1.0e+04 : f64} : tensor<1x1x2x64xbf16>
+  %o, %kc2, %vc2 = decoda.cached_attention %qr, %kr, %v, %kc, %vc[%off] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal}
+      : tensor<1x1x4x64xbf16>, tensor<1x1x2x64xbf16>, tensor<1x1x2x64xbf16>, tensor<1x16x2x64xbf16>, tensor<1x16x2x64xbf16>
+  return %o, %kc2, %vc2 : tensor<1x1x4x64xbf16>, tensor<1x16x2x64xbf16>, tensor<1x16x2x64xbf16>
+}

@@ -74,6 +74,16 @@ def case(name, sign):
         st = "bf16"
         x, pos = act((1, 5, 4, 65), st), np.array([1, 2, 300, 4096, 9999], np.int64)
         return st, [x, pos], [rope(x[..., 1:], pos, st, theta=5.0e5)]
+    if name == "rope_cache_bf16":
+        st = "bf16"
+        q, k, v = act((1, 1, 4, 64), st), act((1, 1, 2, 64), st), act((1, 1, 2, 64), st)
+        kc, vc, off = act((1, 16, 2, 64), st), act((1, 16, 2, 64), st), 9
+        pos = np.array([off], np.int64)
+        o, kc2, vc2 = R.cached_attention(rope(q, pos, st, theta=1.0e4), rope(k, pos, st, theta=1.0e4),
+                                         v, kc, vc, off, num_heads=4, num_kv_heads=2, causal=True,
+                                         storage=st)
+        # The caches are donated: compared as arguments 3 and 4 after the call.
+        return st, [q, k, v, kc, vc, np.array(off, np.int64)], {"out0": o, "arg3": kc2, "arg4": vc2}
     raise SystemExit(f"unknown case {name}")
 
 
@@ -86,7 +96,8 @@ def main():
     name, inp, outp = args
     st, ins, outs = case(name, sign)
     np.savez(inp, **{f"arg{i}": bits(a, st) for i, a in enumerate(ins)})
-    np.savez(outp, **{f"out{i}": bits(a, st) for i, a in enumerate(outs)})
+    named = outs if isinstance(outs, dict) else {f"out{i}": a for i, a in enumerate(outs)}
+    np.savez(outp, **{n: bits(a, st) for n, a in named.items()})
 
 
 if __name__ == "__main__":
