@@ -29,7 +29,8 @@
 #       GB/s of weights + cache read), causal attention alone at T=4096, head dim 128 (one
 #       flash-attention kernel: the wgmma one with one warpgroup of 64 rows per block, the same
 #       with two sharing each K/V tile as attention_d128_rows128 (the block too, as
-#       prefill_T2048_rows128), and the mma.sync one as attention_d128_mmasync), the
+#       prefill_T2048_rows128), with 128-key tiles as attention_d128_keys128 (the block too,
+#       prefill_T2048_keys128), and the mma.sync one as attention_d128_mmasync), the
 #       fused residual add + RMSNorm alone (one row kernel) and one
 #       cached-attention decode step over 4096 keys (flash decoding: the keys split over blocks
 #       per K/V head, then the combine), a speculative-decoding step of eight tokens over the
@@ -85,15 +86,17 @@ if [[ "$mode" == prepare ]]; then
   # PATH:mmasync is the program with the mma.sync attention kernel instead of the sm_90a
   # wgmma one (--gpu-attention-wgmma=false), NAME_mmasync; PATH:rows128 the wgmma kernel with
   # two warpgroups of 64 rows per block sharing each K/V tile instead of one
-  # (--gpu-attention-rows=128), NAME_rows128.
+  # (--gpu-attention-rows=128), NAME_rows128; PATH:keys128 the wgmma kernel with 128-key K/V
+  # tiles (--gpu-attention-keys=128), NAME_keys128.
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
             "$here/gpu/llama32_1b_block.mlir:decode" "$here/gpu/llama32_1b_block.mlir:nogateup"
             "$here/gpu/llama32_1b_block.mlir:ws" "$here/gpu/llama32_1b_block.mlir:rows128"
+            "$here/gpu/llama32_1b_block.mlir:keys128"
             "$here/gpu/llama32_1b_step.mlir"
             "$here/gpu/attention_d128.mlir" "$here/gpu/attention_d128.mlir:mmasync"
-            "$here/gpu/attention_d128.mlir:rows128"
+            "$here/gpu/attention_d128.mlir:rows128" "$here/gpu/attention_d128.mlir:keys128"
             "$here/gpu/attention_int8_d128.mlir"
             "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir" "$here/gpu/spec_decode_attention_d128.mlir"
@@ -108,6 +111,7 @@ if [[ "$mode" == prepare ]]; then
     p=${p%:nogateup}
     p=${p%:mmasync}
     p=${p%:rows128}
+    p=${p%:keys128}
     name=$(basename "$p" .mlir)
     dims=()
     gpuflags=()
@@ -129,6 +133,9 @@ if [[ "$mode" == prepare ]]; then
     elif [[ "$entry" == *:rows128 ]]; then
       name=${name}_rows128
       gpuflags=(--gpu-attention-rows=128)
+    elif [[ "$entry" == *:keys128 ]]; then
+      name=${name}_keys128
+      gpuflags=(--gpu-attention-keys=128)
     fi
     case "$name" in int8_*) dims+=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
     if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
@@ -393,7 +400,7 @@ if os.path.exists(block):
     T = 2048
     flops = 2 * T * (2 * H * H + 2 * KV * D * H + 3 * F * H) + 2 * 2 * T * T * H / 2
     bench(block, inputs(T), "prefill_T2048", flops=flops, device=True)
-    for variant in ("nogateup", "ws", "rows128"):
+    for variant in ("nogateup", "ws", "rows128", "keys128"):
         other = os.path.join(d, "models", f"llama32_1b_block_{variant}.cuda.so")
         if os.path.exists(other):
             bench(other, inputs(T), f"prefill_T2048_{variant}", flops=flops, device=True)
@@ -447,6 +454,13 @@ if os.path.exists(attn_128):
     T = 4096
     bench(attn_128, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
           "attention_T4096_d128_causal_rows128", flops=4 * T * T * 32 * 128 / 2)
+# The wgmma kernel with 128-key K/V tiles (S as m64n128k16: half the tiles, each with twice the
+# tensor-core work for the same barrier, row-max butterflies and rescale).
+attn_k128 = os.path.join(d, "models", "attention_d128_keys128.cuda.so")
+if os.path.exists(attn_k128):
+    T = 4096
+    bench(attn_k128, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
+          "attention_T4096_d128_causal_keys128", flops=4 * T * T * 32 * 128 / 2)
 # The same attention in INT8 (two passes over K: the Q·Kᵀ of the row max is computed twice, so
 # the integer tensor cores do 6 T² H D / 2 operations; the figure counts the 4 T² H D / 2 of the
 # attention, against the 1979 dense INT8 TOPS).

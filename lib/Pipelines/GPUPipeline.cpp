@@ -139,6 +139,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   GPUFlashAttentionPassOptions attention;
   attention.wgmma = options.gpuArch == "sm_90a" && options.attentionWgmma;
   attention.wgmmaRows = options.attentionRows;
+  attention.wgmmaKeys = options.attentionKeys;
   pm.addPass(createGPUFlashAttentionPass(attention));
   pm.addPass(createGPURowNormPass());
   // RoPE: one kernel per rotation, its cos/sin table computed per block in shared memory.

@@ -1535,15 +1535,17 @@ protected:
 class WgmmaKernel : public TensorCoreKernel {
 public:
   /// `wideRows`: the one-pass kernel's rows per block, 64 (one warpgroup) or 128 (two
-  /// warpgroups sharing each K/V tile); the split form keeps 64.
-  WgmmaKernel(func::FuncOp fn, const Config &c, const SplitOptions &so, int64_t wideRows)
-      : TensorCoreKernel(fn, c, so), wideRows(wideRows) {}
+  /// warpgroups sharing each K/V tile); the split form keeps 64. `keysPerTile`: the keys of a
+  /// K/V tile, 64 or 128 (S = Q·Kᵀ as m64n128k16, twice the work per tile's fixed cost: the
+  /// barrier, the row maxima's butterflies, O's rescale).
+  WgmmaKernel(func::FuncOp fn, const Config &c, const SplitOptions &so, int64_t wideRows,
+              int64_t keysPerTile)
+      : TensorCoreKernel(fn, c, so), wideRows(wideRows), keysPerTile(keysPerTile) {}
 
-  static constexpr int64_t kKeysPerTile = 64;
   /// Dynamic shared memory of a block of `blockRows` rows: Q, two stages of K and V, and 1024
   /// bytes to align them.
-  static int64_t sharedBytes(const Config &c, int64_t blockRows) {
-    return 2 * (blockRows * c.d + 2 * kKeysPerTile * (c.d + c.dv)) + 1024;
+  static int64_t sharedBytes(const Config &c, int64_t blockRows, int64_t keys) {
+    return 2 * (blockRows * c.d + 2 * keys * (c.d + c.dv)) + 1024;
   }
   /// Why this form does not take `c` (which the mma.sync kernel takes), or "".
   static std::string refusal(const Config &c) {
@@ -1560,7 +1562,7 @@ protected:
     MLIRContext *ctx = b.getContext();
     Type el = c.elem;
     Type i32 = b.getI32Type(), i64 = b.getI64Type();
-    const int64_t keys = kKeysPerTile;
+    const int64_t keys = keysPerTile;
     // A warpgroup per 64 rows.
     const int64_t blockRows = tcSplitting ? kTcRows : wideRows;
     const int64_t threads = 2 * blockRows;
@@ -1573,7 +1575,7 @@ protected:
     const int64_t stageBytes = kBytes + vBytes, tileBytes = qBytes + 2 * stageBytes;
     auto launch = createLaunch(
         {}, tcSplitting ? splits : Value(),
-        arith::ConstantIntOp::create(b, loc, i32, sharedBytes(c, blockRows)).getResult(),
+        arith::ConstantIntOp::create(b, loc, i32, sharedBytes(c, blockRows, keys)).getResult(),
         threads);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&launch.getBody().front());
@@ -1647,7 +1649,7 @@ protected:
     Value numTiles = div(add(span, idx(keys - 1)), keys);
     Value anyTile = cmp(arith::CmpIPredicate::sgt, numTiles, idx(0));
     auto tileStart = [&](Value t) { return add(jlo, mul(t, keys)); };
-    // Keys j0 .. j0 + 63 of K or V into its half of `stage` (zero past jhi). A tile whose keys
+    // Keys j0 .. j0 + keys - 1 of K or V into its half of `stage` (zero past jhi). A tile whose keys
     // are all below jhi (every tile but a ragged last one; block-uniform) copies without the
     // per-copy bound: its source rows are j0 + r, 8 · 2048 bytes apart from copy to copy at
     // head dim 128, immediate offsets of one address (7 instructions a copy otherwise: the
@@ -2032,7 +2034,7 @@ protected:
               });
   }
 
-  int64_t wideRows;
+  int64_t wideRows, keysPerTile;
 };
 
 /// A head dim rounded up to the INT8 kernel's 32-byte k slices and 32-column value tiles.
@@ -2637,6 +2639,12 @@ struct GPUFlashAttentionPass
           << static_cast<int64_t>(wgmmaRows) << ")";
       return signalPassFailure();
     }
+    if (wgmmaKeys != 64 && wgmmaKeys != 128) {
+      getOperation().emitError()
+          << "decoda-gpu-flash-attention: wgmma-keys must be 64 or 128 (got "
+          << static_cast<int64_t>(wgmmaKeys) << ")";
+      return signalPassFailure();
+    }
     for (auto fn : llvm::to_vector(getOperation().getOps<func::FuncOp>())) {
       bool int8 = fn->hasAttr(decoda::kInt8AttentionAttr);
       auto dict = fn->getAttrOfType<DictionaryAttr>(int8 ? decoda::kInt8AttentionAttr
@@ -2696,7 +2704,7 @@ struct GPUFlashAttentionPass
       if (tcWhy.empty()) {
         std::string wgmmaWhy = wgmma ? WgmmaKernel::refusal(*c) : "";
         if (wgmma && wgmmaWhy.empty()) {
-          WgmmaKernel(fn, *c, split, wgmmaRows).emit();
+          WgmmaKernel(fn, *c, split, wgmmaRows, wgmmaKeys).emit();
           ++numWgmma;
         } else {
           if (wgmma && report)

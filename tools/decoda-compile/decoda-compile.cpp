@@ -106,6 +106,11 @@ cl::opt<int64_t> gpuAttentionRows(
              "warpgroup, the default: faster on the H200) or 128 (two warpgroups sharing each "
              "K/V tile)"),
     cl::init(64), cl::cat(category));
+cl::opt<int64_t> gpuAttentionKeys(
+    "gpu-attention-keys",
+    cl::desc("sm_90a, wgmma attention: keys per K/V tile, 64 (the default) or 128 (half the "
+             "tiles, each with twice the tensor-core work)"),
+    cl::init(64), cl::cat(category));
 cl::opt<std::string> dumpDir("dump-ir-after-each",
                              cl::desc("Write the IR after every pass to DIR/NN-<pass>.mlir"),
                              cl::value_desc("DIR"), cl::cat(category));
@@ -366,6 +371,14 @@ int main(int argc, char **argv) {
       return fail(unknown, "--gpu-attention-rows=" + std::to_string(gpuAttentionRows) +
                                ": expected 64 or 128");
   }
+  if (gpuAttentionKeys.getNumOccurrences()) {
+    if (!cuda || gpuArch != "sm_90a" || !gpuAttentionWgmma)
+      return fail(unknown, "--gpu-attention-keys needs --target=cuda --gpu-arch=sm_90a and the "
+                           "wgmma attention kernel");
+    if (gpuAttentionKeys != 64 && gpuAttentionKeys != 128)
+      return fail(unknown, "--gpu-attention-keys=" + std::to_string(gpuAttentionKeys) +
+                               ": expected 64 or 128");
+  }
   if (cuda && gpuWarpSpecialize && (gpuArch != "sm_90a" || !gpuTma))
     return fail(unknown, "--gpu-warp-specialize needs --gpu-arch=sm_90a and --gpu-tma (it "
                          "specialises the TMA wgmma kernel)");
@@ -515,6 +528,7 @@ int main(int argc, char **argv) {
     cudaOptions.gateUp = gpuGateUp;
     cudaOptions.attentionWgmma = gpuAttentionWgmma;
     cudaOptions.attentionRows = gpuAttentionRows;
+    cudaOptions.attentionKeys = gpuAttentionKeys;
     buildCUDALoweringPassPipeline(pm, cudaOptions);
   } else {
     CPULoweringPipelineOptions cpuOptions;

@@ -73,6 +73,11 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
                      "warpgroup, the default: faster on the H200) or 128 (two warpgroups "
                      "sharing each K/V tile)"),
       llvm::cl::init(64)};
+  PassOptions::Option<int64_t> attentionKeys{
+      *this, "gpu-attention-keys",
+      llvm::cl::desc("sm_90a, wgmma attention: keys per K/V tile, 64 (the default) or 128 "
+                     "(S = Q·Kᵀ as m64n128k16: half the tiles, twice the work per tile)"),
+      llvm::cl::init(64)};
   PassOptions::Option<bool> fuseEpilogue{
       *this, "fuse-epilogue",
       llvm::cl::desc("Apply the elementwise consumer of each projection (rounding, residual, "

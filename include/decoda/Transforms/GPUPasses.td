@@ -581,6 +581,9 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     Option<"wgmmaRows", "wgmma-rows", "int64_t", /*default=*/"64",
            "With wgmma: rows per block of the one-pass kernel, 64 (one warpgroup, the "
            "default) or 128 (two warpgroups sharing each K/V tile); the split form keeps 64">,
+    Option<"wgmmaKeys", "wgmma-keys", "int64_t", /*default=*/"64",
+           "With wgmma: keys per K/V tile, 64 (the default) or 128 (S as m64n128k16: half "
+           "the tiles, each with twice the tensor-core work for the same fixed cost)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every attention given the SIMT kernel instead of the tensor-core one "
            "(and, with wgmma, the mma.sync kernel instead of the wgmma one)">

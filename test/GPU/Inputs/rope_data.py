@@ -33,6 +33,14 @@ def bits(a, st):
     return np.asarray(a, {"f32": np.float32, "f16": np.float16}[st])
 
 
+# Cases without a positions operand: storage, x's shape, the rope attributes.
+TOKEN_INDEX = {
+    "rope_dyn_f16": ("f16", (2, 9, 3, 128), dict(theta=1.0e4)),
+    "rope_odd_f16": ("f16", (1, 3, 2, 10), dict(theta=1.0e4)),
+    "rope_pass_bf16": ("bf16", (1, 4, 3, 100), dict(theta=1.0e4, rotary_dim=64)),
+}
+
+
 def case(name, sign):
     """(storage, inputs, outputs); `sign` -1 turns every position p into -p."""
     def rope(x, pos, st, **kw):
@@ -44,10 +52,10 @@ def case(name, sign):
         st = "bf16"
         x, pos = act((1, 5, 4, 64), st), np.array([0, 7, 100, 4095, 70000], np.int64)
         return st, [x, pos], [rope(x, pos, st, theta=5.0e5)]
-    if name == "rope_dyn_f16":
-        st = "f16"
-        x = act((2, 9, 3, 128), st)
-        return st, [x], [rope(x, None, st, theta=1.0e4)]
+    if name in TOKEN_INDEX:  # no positions operand: token t at position t
+        st, shape, kw = TOKEN_INDEX[name]
+        x = act(shape, st)
+        return st, [x], [rope(x, None, st, **kw)]
     if name == "rope_inter_partial_f32":
         st = "f32"
         x = act((1, 6, 2, 96), st)
@@ -62,14 +70,6 @@ def case(name, sign):
         st = "bf16"
         q, k, pos = act((1, 1, 32, 64), st), act((1, 1, 8, 64), st), np.array([4000], np.int64)
         return st, [q, k, pos], [rope(q, pos, st, theta=5.0e5), rope(k, pos, st, theta=5.0e5)]
-    if name == "rope_odd_f16":
-        st = "f16"
-        x = act((1, 3, 2, 10), st)
-        return st, [x], [rope(x, None, st, theta=1.0e4)]
-    if name == "rope_pass_bf16":
-        st = "bf16"
-        x = act((1, 4, 3, 100), st)
-        return st, [x], [rope(x, None, st, theta=1.0e4, rotary_dim=64)]
     if name == "rope_unaligned_bf16":
         st = "bf16"
         x, pos = act((1, 5, 4, 65), st), np.array([1, 2, 300, 4096, 9999], np.int64)
