@@ -363,21 +363,16 @@ int main(int argc, char **argv) {
   if (cuda && gpuArch != "sm_90a" && gpuAttentionWgmma.getNumOccurrences() && gpuAttentionWgmma)
     return fail(unknown, "--gpu-attention-wgmma needs --gpu-arch=sm_90a (--gpu-arch=" + gpuArch +
                              " has no warpgroup MMA)");
-  if (gpuAttentionRows.getNumOccurrences()) {
+  // The wgmma attention kernel's shape flags: 64 or 128, and only for that kernel.
+  for (cl::opt<int64_t> *shape : {&gpuAttentionRows, &gpuAttentionKeys}) {
+    if (!shape->getNumOccurrences())
+      continue;
+    std::string flag = "--" + shape->ArgStr.str();
     if (!cuda || gpuArch != "sm_90a" || !gpuAttentionWgmma)
-      return fail(unknown, "--gpu-attention-rows needs --target=cuda --gpu-arch=sm_90a and the "
-                           "wgmma attention kernel");
-    if (gpuAttentionRows != 64 && gpuAttentionRows != 128)
-      return fail(unknown, "--gpu-attention-rows=" + std::to_string(gpuAttentionRows) +
-                               ": expected 64 or 128");
-  }
-  if (gpuAttentionKeys.getNumOccurrences()) {
-    if (!cuda || gpuArch != "sm_90a" || !gpuAttentionWgmma)
-      return fail(unknown, "--gpu-attention-keys needs --target=cuda --gpu-arch=sm_90a and the "
-                           "wgmma attention kernel");
-    if (gpuAttentionKeys != 64 && gpuAttentionKeys != 128)
-      return fail(unknown, "--gpu-attention-keys=" + std::to_string(gpuAttentionKeys) +
-                               ": expected 64 or 128");
+      return fail(unknown, flag + " needs --target=cuda --gpu-arch=sm_90a and the wgmma "
+                                  "attention kernel");
+    if (*shape != 64 && *shape != 128)
+      return fail(unknown, flag + "=" + std::to_string(*shape) + ": expected 64 or 128");
   }
   if (cuda && gpuWarpSpecialize && (gpuArch != "sm_90a" || !gpuTma))
     return fail(unknown, "--gpu-warp-specialize needs --gpu-arch=sm_90a and --gpu-tma (it "
