@@ -30,7 +30,9 @@
 #       flash-attention kernel: the wgmma one with one warpgroup of 64 rows per block, the same
 #       with two sharing each K/V tile as attention_d128_rows128 (the block too, as
 #       prefill_T2048_rows128), with 128-key tiles as attention_d128_keys128 (the block too,
-#       prefill_T2048_keys128), and the mma.sync one as attention_d128_mmasync), the
+#       prefill_T2048_keys128), with K/V tiles loaded by TMA from a producer warp as
+#       attention_d128_tma (the block too, prefill_T2048_tma; with 128-row blocks, FA3's
+#       shape, attention_d128_rows128_tma), and the mma.sync one as attention_d128_mmasync), the
 #       fused residual add + RMSNorm alone (one row kernel) and one
 #       cached-attention decode step over 4096 keys (flash decoding: the keys split over blocks
 #       per K/V head, then the combine), a speculative-decoding step of eight tokens over the
@@ -87,16 +89,19 @@ if [[ "$mode" == prepare ]]; then
   # wgmma one (--gpu-attention-wgmma=false), NAME_mmasync; PATH:rows128 the wgmma kernel with
   # two warpgroups of 64 rows per block sharing each K/V tile instead of one
   # (--gpu-attention-rows=128), NAME_rows128; PATH:keys128 the wgmma kernel with 128-key K/V
-  # tiles (--gpu-attention-keys=128), NAME_keys128.
+  # tiles (--gpu-attention-keys=128), NAME_keys128; PATH:tma the wgmma kernel's K/V tiles loaded
+  # by TMA from a producer warp (--gpu-attention-tma), NAME_tma, and PATH:rows128tma that with
+  # 128-row blocks, NAME_rows128_tma.
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
             "$here/gpu/llama32_1b_block.mlir:decode" "$here/gpu/llama32_1b_block.mlir:nogateup"
             "$here/gpu/llama32_1b_block.mlir:ws" "$here/gpu/llama32_1b_block.mlir:rows128"
-            "$here/gpu/llama32_1b_block.mlir:keys128"
+            "$here/gpu/llama32_1b_block.mlir:keys128" "$here/gpu/llama32_1b_block.mlir:tma"
             "$here/gpu/llama32_1b_step.mlir"
             "$here/gpu/attention_d128.mlir" "$here/gpu/attention_d128.mlir:mmasync"
             "$here/gpu/attention_d128.mlir:rows128" "$here/gpu/attention_d128.mlir:keys128"
+            "$here/gpu/attention_d128.mlir:tma" "$here/gpu/attention_d128.mlir:rows128tma"
             "$here/gpu/attention_int8_d128.mlir"
             "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir" "$here/gpu/spec_decode_attention_d128.mlir"
@@ -112,6 +117,8 @@ if [[ "$mode" == prepare ]]; then
     p=${p%:mmasync}
     p=${p%:rows128}
     p=${p%:keys128}
+    p=${p%:tma}
+    p=${p%:rows128tma}
     name=$(basename "$p" .mlir)
     dims=()
     gpuflags=()
@@ -136,6 +143,12 @@ if [[ "$mode" == prepare ]]; then
     elif [[ "$entry" == *:keys128 ]]; then
       name=${name}_keys128
       gpuflags=(--gpu-attention-keys=128)
+    elif [[ "$entry" == *:tma ]]; then
+      name=${name}_tma
+      gpuflags=(--gpu-attention-tma)
+    elif [[ "$entry" == *:rows128tma ]]; then
+      name=${name}_rows128_tma
+      gpuflags=(--gpu-attention-rows=128 --gpu-attention-tma)
     fi
     case "$name" in int8_*) dims+=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
     if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
@@ -400,7 +413,7 @@ if os.path.exists(block):
     T = 2048
     flops = 2 * T * (2 * H * H + 2 * KV * D * H + 3 * F * H) + 2 * 2 * T * T * H / 2
     bench(block, inputs(T), "prefill_T2048", flops=flops, device=True)
-    for variant in ("nogateup", "ws", "rows128", "keys128"):
+    for variant in ("nogateup", "ws", "rows128", "keys128", "tma"):
         other = os.path.join(d, "models", f"llama32_1b_block_{variant}.cuda.so")
         if os.path.exists(other):
             bench(other, inputs(T), f"prefill_T2048_{variant}", flops=flops, device=True)
@@ -436,31 +449,18 @@ if os.path.exists(const):
           bytes_=weights)
     if os.path.exists(cdec):
         bench(const, {"h": bf16((1, 1, H))}, "const_decode_T1_dynamic_build", bytes_=weights)
-attn = os.path.join(d, "models", "attention_d128.cuda.so")
-if os.path.exists(attn):
-    T = 4096
-    bench(attn, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
-          "attention_T4096_d128_causal", flops=4 * T * T * 32 * 128 / 2)
-# The same attention on the mma.sync kernel (--gpu-attention-wgmma=false), side by side.
-attn_mma = os.path.join(d, "models", "attention_d128_mmasync.cuda.so")
-if os.path.exists(attn_mma):
-    T = 4096
-    bench(attn_mma, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
-          "attention_T4096_d128_causal_mmasync", flops=4 * T * T * 32 * 128 / 2)
-# The wgmma kernel with 128-row blocks (two warpgroups sharing each K/V tile, read once for 128
-# rows rather than 64; the default has one).
-attn_128 = os.path.join(d, "models", "attention_d128_rows128.cuda.so")
-if os.path.exists(attn_128):
-    T = 4096
-    bench(attn_128, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
-          "attention_T4096_d128_causal_rows128", flops=4 * T * T * 32 * 128 / 2)
-# The wgmma kernel with 128-key K/V tiles (S as m64n128k16: half the tiles, each with twice the
-# tensor-core work for the same barrier, row-max butterflies and rescale).
-attn_k128 = os.path.join(d, "models", "attention_d128_keys128.cuda.so")
-if os.path.exists(attn_k128):
-    T = 4096
-    bench(attn_k128, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
-          "attention_T4096_d128_causal_keys128", flops=4 * T * T * 32 * 128 / 2)
+# Causal attention at T = 4096, head dim 128, in each build: the default wgmma kernel; the
+# mma.sync one (--gpu-attention-wgmma=false); 128-row blocks (two warpgroups sharing each K/V
+# tile, read once for 128 rows rather than 64); 128-key K/V tiles (S as m64n128k16: half the
+# tiles, each with twice the tensor-core work for the same barrier, row-max butterflies and
+# rescale); K/V by TMA from a producer warp with mbarriers per stage instead of the block
+# barrier per tile (--gpu-attention-tma), with one and with two warpgroups.
+for variant in ("", "_mmasync", "_rows128", "_keys128", "_tma", "_rows128_tma"):
+    attn = os.path.join(d, "models", f"attention_d128{variant}.cuda.so")
+    if os.path.exists(attn):
+        T = 4096
+        bench(attn, {"q": bf16((1, T, 32, 128)), "k": bf16((1, T, 8, 128)), "v": bf16((1, T, 8, 128))},
+              f"attention_T4096_d128_causal{variant}", flops=4 * T * T * 32 * 128 / 2)
 # The same attention in INT8 (two passes over K: the Q·Kᵀ of the row max is computed twice, so
 # the integer tensor cores do 6 T² H D / 2 operations; the figure counts the 4 T² H D / 2 of the
 # attention, against the 1979 dense INT8 TOPS).

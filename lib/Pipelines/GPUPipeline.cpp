@@ -140,6 +140,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   attention.wgmma = options.gpuArch == "sm_90a" && options.attentionWgmma;
   attention.wgmmaRows = options.attentionRows;
   attention.wgmmaKeys = options.attentionKeys;
+  attention.wgmmaTma = options.attentionTma;
   pm.addPass(createGPUFlashAttentionPass(attention));
   pm.addPass(createGPURowNormPass());
   // RoPE: one kernel per rotation, its cos/sin table computed per block in shared memory.

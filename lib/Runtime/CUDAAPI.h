@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DECODA_CUDA_API_VERSION 4
+#define DECODA_CUDA_API_VERSION 5
 
 struct decoda_cuda_api {
   int32_t version; /* DECODA_CUDA_API_VERSION */
@@ -49,6 +49,14 @@ struct decoda_cuda_api {
   int (*tensor_map_encode)(void *map, const void *base, uint64_t inner, uint64_t rows,
                            uint64_t row_stride_bytes, int32_t element_bytes, int32_t box_inner,
                            int32_t box_rows, int32_t swizzle_bytes);
+  /* Version 5: the 3-D tiled tensor map of `planes` such matrices, `plane_stride_bytes` apart
+     ([planes][rows][inner]; a K/V tensor [B, S, H, D] as B planes of its first rows <= S rows
+     of H * D elements), in boxes of box_rows x box_inner elements of one plane; out-of-bounds
+     elements (rows >= `rows` of a plane included) read as zero. */
+  int (*tensor_map_encode_3d)(void *map, const void *base, uint64_t inner, uint64_t rows,
+                              uint64_t planes, uint64_t row_stride_bytes,
+                              uint64_t plane_stride_bytes, int32_t element_bytes,
+                              int32_t box_inner, int32_t box_rows, int32_t swizzle_bytes);
 };
 
 #endif /* DECODA_RUNTIME_CUDAAPI_H */

@@ -653,9 +653,12 @@ int memTrim() {
   return enter() ? 1 : call(gDriver.cuMemPoolTrimTo(gDriver.pool, 0));
 }
 
-int tensorMapEncode(void *map, const void *base, uint64_t inner, uint64_t rows,
-                    uint64_t rowStrideBytes, int32_t elementBytes, int32_t boxInner,
-                    int32_t boxRows, int32_t swizzleBytes) {
+// cuTensorMapEncodeTiled of a tensor of `rank` (2 or 3) dimensions, innermost first, `strides`
+// the byte strides of dimensions 1 .. rank - 1, `box` a box extent per dimension: the checks,
+// driver call and messages shared by the 2-D and 3-D entry points.
+int tensorMapEncodeTiled(void *map, const void *base, unsigned rank, const uint64_t *dims,
+                         const uint64_t *strides, const unsigned *box, int32_t elementBytes,
+                         int32_t swizzleBytes) {
   if (!gDriver.cuTensorMapEncodeTiled) {
     tlMessage = "the CUDA driver has no cuTensorMapEncodeTiled (TMA needs a CUDA 12 or newer "
                 "driver; compile with --gpu-tma=false for cp.async kernels)";
@@ -676,20 +679,44 @@ int tensorMapEncode(void *map, const void *base, uint64_t inner, uint64_t rows,
   }
   if (int rc = enter())
     return rc;
-  uint64_t dims[2] = {inner, rows};
-  uint64_t strides[1] = {rowStrideBytes};
-  unsigned box[2] = {unsigned(boxInner), unsigned(boxRows)};
-  unsigned elementStrides[2] = {1, 1};
+  const unsigned elementStrides[3] = {1, 1, 1};
   int rc = call(gDriver.cuTensorMapEncodeTiled(
-      map, dataType, 2, const_cast<void *>(base), dims, strides, box, elementStrides,
+      map, dataType, rank, const_cast<void *>(base), dims, strides, box, elementStrides,
       /*CU_TENSOR_MAP_INTERLEAVE_NONE=*/0, swizzle, /*CU_TENSOR_MAP_L2_PROMOTION_L2_256B=*/3,
       /*CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE (zeros)=*/0));
-  if (rc)
-    tlMessage = "cuTensorMapEncodeTiled of a " + std::to_string(rows) + " x " +
-                std::to_string(inner) + " matrix (" + std::to_string(rowStrideBytes) +
-                "-byte rows, box " + std::to_string(boxRows) + " x " + std::to_string(boxInner) +
-                "): " + tlMessage;
+  if (rc) {
+    // Outermost first: "rows x inner", "planes x rows x inner".
+    std::string shape = std::to_string(dims[rank - 1]), boxShape = std::to_string(box[rank - 1]);
+    for (unsigned i = rank - 1; i-- > 0;) {
+      shape += " x " + std::to_string(dims[i]);
+      boxShape += " x " + std::to_string(box[i]);
+    }
+    std::string layout = std::to_string(strides[0]) + "-byte rows";
+    if (rank == 3)
+      layout += ", " + std::to_string(strides[1]) + "-byte planes";
+    tlMessage = "cuTensorMapEncodeTiled of a " + shape + (rank == 2 ? " matrix (" : " tensor (") +
+                layout + ", box " + boxShape + "): " + tlMessage;
+  }
   return rc;
+}
+
+int tensorMapEncode(void *map, const void *base, uint64_t inner, uint64_t rows,
+                    uint64_t rowStrideBytes, int32_t elementBytes, int32_t boxInner,
+                    int32_t boxRows, int32_t swizzleBytes) {
+  const uint64_t dims[2] = {inner, rows};
+  const uint64_t strides[1] = {rowStrideBytes};
+  const unsigned box[2] = {unsigned(boxInner), unsigned(boxRows)};
+  return tensorMapEncodeTiled(map, base, 2, dims, strides, box, elementBytes, swizzleBytes);
+}
+
+int tensorMapEncode3D(void *map, const void *base, uint64_t inner, uint64_t rows,
+                      uint64_t planes, uint64_t rowStrideBytes, uint64_t planeStrideBytes,
+                      int32_t elementBytes, int32_t boxInner, int32_t boxRows,
+                      int32_t swizzleBytes) {
+  const uint64_t dims[3] = {inner, rows, planes};
+  const uint64_t strides[2] = {rowStrideBytes, planeStrideBytes};
+  const unsigned box[3] = {unsigned(boxInner), unsigned(boxRows), 1};
+  return tensorMapEncodeTiled(map, base, 3, dims, strides, box, elementBytes, swizzleBytes);
 }
 
 const decoda_cuda_api gAPI = {DECODA_CUDA_API_VERSION,
@@ -708,7 +735,8 @@ const decoda_cuda_api gAPI = {DECODA_CUDA_API_VERSION,
                               memFreeAsync,
                               isDevicePointer,
                               memTrim,
-                              tensorMapEncode};
+                              tensorMapEncode,
+                              tensorMapEncode3D};
 
 template <typename F> bool resolve(void *lib, F &fn, const char *name, std::string &missing) {
   fn = reinterpret_cast<F>(dlsym(lib, name));

@@ -38,6 +38,7 @@
 #include "decoda/Transforms/Passes.h"
 
 #include "GPUMmaFragments.h"
+#include "GPUWgmmaKernel.h"
 #include "TaggedCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -1451,7 +1452,7 @@ protected:
   /// the quad), `accPair(n, h)` its unnormalised accumulators of columns 8n + 2q, + 1.
   void storeRows(Value split, ArrayRef<Row> rowsOfThread, function_ref<Value(int64_t)> mOf,
                  function_ref<Value(int64_t)> lOf, int64_t accFrags,
-                 function_ref<Value(int64_t, int64_t)> accPair) {
+                 function_ref<Value(int64_t, int64_t)> accPair, bool terminate = true) {
     Type el = c.elem;
     Value g8 = div(lane, 4), q2 = mul(rem(lane, 4), 2);
     if (tcSplitting) {
@@ -1502,7 +1503,8 @@ protected:
         }
       }
     }
-    gpu::TerminatorOp::create(b, loc);
+    if (terminate)
+      gpu::TerminatorOp::create(b, loc);
   }
 
   Value ks, vs;
@@ -1538,14 +1540,17 @@ public:
   /// warpgroups sharing each K/V tile); the split form keeps 64. `keysPerTile`: the keys of a
   /// K/V tile, 64 or 128 (S = Q·Kᵀ as m64n128k16, twice the work per tile's fixed cost: the
   /// barrier, the row maxima's butterflies, O's rescale).
+  /// `tmaLoads`: the one-pass kernel's K/V tiles loaded by TMA from a producer warp, each
+  /// stage handed over by mbarriers (see emitLaunch); the split form keeps cp.async.
   WgmmaKernel(func::FuncOp fn, const Config &c, const SplitOptions &so, int64_t wideRows,
-              int64_t keysPerTile)
-      : TensorCoreKernel(fn, c, so), wideRows(wideRows), keysPerTile(keysPerTile) {}
+              int64_t keysPerTile, bool tmaLoads)
+      : TensorCoreKernel(fn, c, so), wideRows(wideRows), keysPerTile(keysPerTile),
+        tmaLoads(tmaLoads) {}
 
-  /// Dynamic shared memory of a block of `blockRows` rows: Q, two stages of K and V, and 1024
-  /// bytes to align them.
-  static int64_t sharedBytes(const Config &c, int64_t blockRows, int64_t keys) {
-    return 2 * (blockRows * c.d + 2 * keys * (c.d + c.dv)) + 1024;
+  /// Dynamic shared memory of a block of `blockRows` rows: Q, two stages of K and V, 1024
+  /// bytes to align them, and with TMA the eight mbarriers (K and V, full and empty, per stage).
+  static int64_t sharedBytes(const Config &c, int64_t blockRows, int64_t keys, bool tma) {
+    return 2 * (blockRows * c.d + 2 * keys * (c.d + c.dv)) + 1024 + (tma ? 8 * kTmaBarriers : 0);
   }
   /// Why this form does not take `c` (which the mma.sync kernel takes), or "".
   static std::string refusal(const Config &c) {
@@ -1573,10 +1578,18 @@ protected:
     // Bytes: Q, then per stage K and V; every tile a multiple of 1024.
     const int64_t qBytes = 2 * blockRows * c.d, kBytes = 2 * keys * c.d, vBytes = 2 * keys * c.dv;
     const int64_t stageBytes = kBytes + vBytes, tileBytes = qBytes + 2 * stageBytes;
+    // With TMA a producer warp follows the consumer warpgroups; the split form keeps cp.async.
+    const bool tma = tmaLoads && !tcSplitting;
+    Value mapK, mapV;
+    if (tma) {
+      mapK = kvTensorMap(k, c.d, keys);
+      mapV = kvTensorMap(v, c.dv, keys);
+    }
     auto launch = createLaunch(
         {}, tcSplitting ? splits : Value(),
-        arith::ConstantIntOp::create(b, loc, i32, sharedBytes(c, blockRows, keys)).getResult(),
-        threads);
+        arith::ConstantIntOp::create(b, loc, i32, sharedBytes(c, blockRows, keys, tma))
+            .getResult(),
+        threads + (tma ? 32 : 0));
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&launch.getBody().front());
     readIds(launch);
@@ -1636,12 +1649,55 @@ protected:
       }
     };
 
-    // Q (the block's rows), its own group; then K of the first tile.
-    copySwizzled(q, 0, Value(), blockRows, c.d, [&](Value r, Value col) {
-      Row rw = row(add(p0, r));
-      return std::pair{rw.valid, SmallVector<Value>{bIdx, rw.query, rw.head, col}};
-    });
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    auto ifThen = [&](Value cond, function_ref<void()> body) {
+      auto op = scf::IfOp::create(b, loc, TypeRange{}, cond, false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&op.getThenRegion().front());
+      body();
+    };
+    // Q (the block's rows), its own group; then K of the first tile. With TMA the consumer
+    // threads copy Q (the producer warp's would land past it) and the block waits for it once.
+    auto copyQ = [&] {
+      copySwizzled(q, 0, Value(), blockRows, c.d, [&](Value r, Value col) {
+        Row rw = row(add(p0, r));
+        return std::pair{rw.valid, SmallVector<Value>{bIdx, rw.query, rw.head, col}};
+      });
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    };
+    Value secondActive; // a 128-row block's second warpgroup has rows
+    if (wide)
+      secondActive = cmp(arith::CmpIPredicate::ult, add(p0, idx(kTcRows)), rowsTotal);
+    // TMA: mbarrier `kind` (kFull, kEmpty, vFull, vEmpty) of a stage, after the tiles.
+    auto sharedPtrType = LLVM::LLVMPointerType::get(ctx, 3);
+    auto barrier = [&](int64_t kind, Value stage) {
+      Value at = arith::AddIOp::create(
+          b, loc, addr(base, tileBytes + 16 * kind),
+          arith::MulIOp::create(b, loc, arith::IndexCastUIOp::create(b, loc, i64, stage),
+                                i64c(8)));
+      return LLVM::IntToPtrOp::create(b, loc, sharedPtrType, at).getResult();
+    };
+    if (tma) {
+      // Full: one arrival (the producer's expect_tx) and the bytes; empty: one arrival by each
+      // consumer warp with rows (a 128-row block's second warpgroup may have none).
+      ifThen(cmp(arith::CmpIPredicate::eq, tid, idx(0)), [&] {
+        Value one = i32c(1);
+        Value warps = i32c(4);
+        if (wide)
+          warps = select(secondActive, i32c(8), i32c(4));
+        for (int64_t kind = 0; kind < kTmaBarriers / 2; ++kind)
+          for (int64_t st = 0; st < 2; ++st)
+            NVVM::MBarrierInitOp::create(b, loc, barrier(kind, idx(st)),
+                                         kind == kFull || kind == vFull ? one : warps, Value());
+        NVVM::FenceMbarrierInitOp::create(b, loc);
+      });
+      ifThen(cmp(arith::CmpIPredicate::ult, tid, idx(threads)), copyQ);
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+      NVVM::FenceProxyOp::create(b, loc, NVVM::ProxyKind::async_shared,
+                                 NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+      gpu::BarrierOp::create(b, loc);
+    } else {
+      copyQ();
+    }
     auto [jlo, jhi] = keyRange();
     if (tcSplitting)
       std::tie(jlo, jhi) = splitShare(jlo, jhi, split, keys);
@@ -1676,14 +1732,10 @@ protected:
     };
     auto copyK = [&](Value t) { copyKeys(k, qBytes / 2, rem(t, 2), c.d, tileStart(t)); };
     auto copyV = [&](Value t) { copyKeys(v, (qBytes + kBytes) / 2, rem(t, 2), c.dv, tileStart(t)); };
-    auto ifThen = [&](Value cond, function_ref<void()> body) {
-      auto op = scf::IfOp::create(b, loc, TypeRange{}, cond, false);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&op.getThenRegion().front());
-      body();
-    };
-    ifThen(anyTile, [&] { copyK(idx(0)); });
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    if (!tma) {
+      ifThen(anyTile, [&] { copyK(idx(0)); });
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
     // Step t's copies, one group: K of tile t + 1 (when there is one) and V of tile t.
     auto copyStep = [&](Value t) {
       Value next = add(t, idx(1));
@@ -1930,9 +1982,91 @@ protected:
     // With two warpgroups, each runs this on its own 64 rows over the shared K/V tiles; one
     // without rows (the last row block) skips its wgmma and softmax but still copies and
     // meets every barrier.
+    // TMA: the n-th use of a stage waits for phase n of its full mbarrier; a consumer warp
+    // releases a stage (lane 0 arrives on its empty mbarrier) once its wgmma reading it is done.
+    auto waitFull = [&](int64_t kind, Value t) {
+      NVVM::MBarrierTryWaitParityOp::create(
+          b, loc, barrier(kind, rem(t, 2)),
+          arith::IndexCastUIOp::create(b, loc, i32, rem(div(t, 2), 2)),
+          i32c(0x989680)); // suspend hint: 10 ms
+    };
+    auto release = [&](int64_t kind, Value t) {
+      ifThen(cmp(arith::CmpIPredicate::eq, lane, idx(0)), [&] {
+        NVVM::MBarrierArriveOp::create(b, loc, Type(), barrier(kind, rem(t, 2)), Value(),
+                                       NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+      });
+    };
+    // The warpgroups with rows run the pipeline below; with TMA the producer warp, on a
+    // branch of its own, loads every tile (warp-uniform conditions: the warp index broadcast
+    // from lane 0, as ptxas serialises wgmma under a branch it cannot prove uniform).
+    OpBuilder::InsertPoint afterRoles;
     Value wgActive;
-    if (wide)
+    if (tma) {
+      Value warp32 = arith::IndexCastUIOp::create(b, loc, i32, warp);
+      Value warpU = arith::IndexCastUIOp::create(
+          b, loc, b.getIndexType(),
+          gpu::ShuffleOp::create(b, loc, warp32, 0, 32, gpu::ShuffleMode::IDX).getShuffleResult());
+      auto roles = scf::IfOp::create(
+          b, loc, TypeRange{}, cmp(arith::CmpIPredicate::eq, warpU, idx(threads / 32)), true);
+      b.setInsertionPoint(roles);
+      afterRoles = OpBuilder::InsertPoint(b.getInsertionBlock(), std::next(roles->getIterator()));
+      {
+        // Producer (lane 0): K of tile i and V of tile i - 1 for i = 0 .. n, each into its
+        // stage once the consumers released it (tile t >= 2 waits for the release of t - 2:
+        // phase t / 2 - 1), the box of 64 columns x `keys` keys per 64-column block.
+        b.setInsertionPointToStart(&roles.getThenRegion().front());
+        auto loadTile = [&](bool isV, Value t) {
+          Value st = rem(t, 2);
+          ifThen(cmp(arith::CmpIPredicate::ult, idx(1), t), [&] {
+            NVVM::MBarrierTryWaitParityOp::create(
+                b, loc, barrier(isV ? vEmpty : kEmpty, st),
+                arith::IndexCastUIOp::create(b, loc, i32, rem(add(div(t, 2), idx(1)), 2)),
+                i32c(0x989680));
+          });
+          const int64_t width = isV ? c.dv : c.d;
+          Value full = barrier(isV ? vFull : kFull, st);
+          NVVM::MBarrierArriveExpectTxOp::create(
+              b, loc, Type(), full, i32c(2 * keys * width),
+              NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA), b.getBoolAttr(false),
+              Value());
+          Value at = isV ? addr(stageAddr(st), kBytes) : stageAddr(st);
+          auto toI32 = [&](Value x) { return arith::IndexCastUIOp::create(b, loc, i32, x).getResult(); };
+          Value desc =
+              LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx), isV ? mapV : mapK);
+          for (int64_t cb = 0; cb < width / 64; ++cb) {
+            Value dst = LLVM::AddrSpaceCastOp::create(
+                b, loc, LLVM::LLVMPointerType::get(ctx, 7),
+                LLVM::IntToPtrOp::create(b, loc, sharedPtrType, addr(at, cb * keys * 128)));
+            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                b, loc, dst, desc,
+                ValueRange{toI32(add(mul(kvh, width), idx(64 * cb))), toI32(tileStart(t)),
+                           toI32(bIdx)},
+                full, ValueRange{}, Value(), Value(),
+                NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE), b.getBoolAttr(false),
+                nullptr, Value());
+          }
+        };
+        ifThen(andi(cmp(arith::CmpIPredicate::eq, lane, idx(0)), anyTile), [&] {
+          auto tiles = scf::ForOp::create(b, loc, idx(0), add(numTiles, idx(1)), idx(1));
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(tiles.getBody());
+          Value i = tiles.getInductionVar();
+          ifThen(cmp(arith::CmpIPredicate::ult, i, numTiles), [&] { loadTile(false, i); });
+          ifThen(cmp(arith::CmpIPredicate::ult, idx(0), i),
+                 [&] { loadTile(true, sub(i, idx(1))); });
+        });
+      }
+      b.setInsertionPointToStart(&roles.getElseRegion().front());
+      if (wide) {
+        auto active = scf::IfOp::create(
+            b, loc, TypeRange{},
+            cmp(arith::CmpIPredicate::ult, add(p0, mul(div(warpU, 4), kTcRows)), rowsTotal),
+            false);
+        b.setInsertionPointToStart(&active.getThenRegion().front());
+      }
+    } else if (wide) {
       wgActive = cmp(arith::CmpIPredicate::ult, add(p0, mul(wg, kTcRows)), rowsTotal);
+    }
     auto whenActive = [&](ValueRange passthrough,
                           function_ref<SmallVector<Value>()> body) -> SmallVector<Value> {
       if (!wgActive)
@@ -1966,11 +2100,17 @@ protected:
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&prologue.getThenRegion().front());
-      publish();
-      copyStep(idx(0));
+      if (!tma) {
+        publish();
+        copyStep(idx(0));
+      }
       scf::YieldOp::create(b, loc, whenActive(init, [&] {
+        if (tma)
+          waitFull(kFull, idx(0));
         Value s = issue(kAtOf(idx(0)), Value(), {}, Value()).first;
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+        if (tma)
+          release(kEmpty, idx(0));
         s = pin(s, sRegs);
         SmallVector<Value> state(init.begin(), init.begin() + 4);
         softmaxInto(s, idx(0), state, [] {});
@@ -1987,17 +2127,28 @@ protected:
       b.setInsertionPointToStart(loop.getBody());
       Value t = loop.getInductionVar();
       ValueRange it = loop.getRegionIterArgs();
-      publish();
-      copyStep(t);
+      if (!tma) {
+        publish();
+        copyStep(t);
+      }
       scf::YieldOp::create(b, loc, whenActive(it, [&] {
         SmallVector<Value> state(it.begin(), it.begin() + 4); // m[2], l[2]
         Value o = rescale(it.back(), it.slice(4, 2));
+        Value prev = sub(t, idx(1));
+        if (tma) {
+          waitFull(kFull, t);
+          waitFull(vFull, prev);
+        }
         Value s;
-        std::tie(s, o) = issue(kAtOf(t), o, it.slice(kState, pRegs), vAtOf(sub(t, idx(1))));
+        std::tie(s, o) = issue(kAtOf(t), o, it.slice(kState, pRegs), vAtOf(prev));
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+        if (tma)
+          release(kEmpty, t);
         s = pin(s, sRegs);
         softmaxInto(s, t, state, [&] {
           NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+          if (tma)
+            release(vEmpty, prev);
           o = pin(o, oRegs);
         });
         state.push_back(o);
@@ -2009,10 +2160,13 @@ protected:
     {
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&epilogue.getThenRegion().front());
-      publish();
+      if (!tma)
+        publish();
       scf::YieldOp::create(b, loc, whenActive(oLoop, [&] {
         ValueRange last = loop.getResults();
         Value o = rescale(oLoop, last.slice(4, 2));
+        if (tma)
+          waitFull(vFull, sub(numTiles, idx(1)));
         o = issue(Value(), o, last.slice(kState, pRegs), vAtOf(sub(numTiles, idx(1)))).second;
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
         return SmallVector<Value>{pin(o, oRegs)};
@@ -2020,8 +2174,9 @@ protected:
       b.setInsertionPointToStart(&epilogue.getElseRegion().front());
       scf::YieldOp::create(b, loc, oLoop);
     }
-    // Q's copies are waited for even when no tile ran.
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    // Q's copies are waited for even when no tile ran (with TMA: before the roles).
+    if (!tma)
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
     Value oEnd = epilogue.getResult(0);
     storeRows(split, rowsOfThread, [&](int64_t h) { return loop.getResult(h); },
@@ -2031,10 +2186,37 @@ protected:
                            b, loc, pairType,
                            ValueRange{reg(oEnd, 4 * n + 2 * h), reg(oEnd, 4 * n + 2 * h + 1)})
                     .getResult();
-              });
+              },
+              /*terminate=*/!tma);
+    if (tma) {
+      b.restoreInsertionPoint(afterRoles);
+      gpu::TerminatorOp::create(b, loc);
+    }
   }
 
+  /// Host code: the 3-D tensor map of K or V (`mem`, [B, S, Hkv, width]) as B planes of
+  /// min(keyLen, S) rows of Hkv · width elements, in boxes of 64 columns x `boxRows` keys with
+  /// the 128-byte swizzle (the cp.async kernel's tile layout). Rows at or past the key count
+  /// read as zero: a ragged last V tile multiplies zeros, not whatever a cache holds there.
+  Value kvTensorMap(Value mem, int64_t width, int64_t boxRows) {
+    Type i64 = b.getI64Type();
+    auto toI64 = [&](Value x) { return arith::IndexCastOp::create(b, loc, i64, x).getResult(); };
+    auto c64 = [&](int64_t x) { return arith::ConstantIntOp::create(b, loc, i64, x).getResult(); };
+    Value base = toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, mem));
+    Value len = memref::DimOp::create(b, loc, mem, 1);
+    const int64_t rowBytes = 2 * c.numKvHeads * width;
+    return decoda::gpu_contraction::callI64Support(
+        b, loc, "decoda_cuda_tensor_map_3d",
+        {base, c64(c.numKvHeads * width), toI64(maxs(mins(keyLen, len), idx(0))),
+         toI64(memref::DimOp::create(b, loc, mem, 0)), c64(rowBytes),
+         arith::MulIOp::create(b, loc, toI64(len), c64(rowBytes)), c64(2), c64(64),
+         c64(boxRows), c64(128)});
+  }
+
+  // The TMA kernel's mbarriers, two stages each: K full, K empty, V full, V empty.
+  static constexpr int64_t kFull = 0, kEmpty = 1, vFull = 2, vEmpty = 3, kTmaBarriers = 8;
   int64_t wideRows, keysPerTile;
+  bool tmaLoads;
 };
 
 /// A head dim rounded up to the INT8 kernel's 32-byte k slices and 32-column value tiles.
@@ -2704,7 +2886,7 @@ struct GPUFlashAttentionPass
       if (tcWhy.empty()) {
         std::string wgmmaWhy = wgmma ? WgmmaKernel::refusal(*c) : "";
         if (wgmma && wgmmaWhy.empty()) {
-          WgmmaKernel(fn, *c, split, wgmmaRows, wgmmaKeys).emit();
+          WgmmaKernel(fn, *c, split, wgmmaRows, wgmmaKeys, wgmmaTma).emit();
           ++numWgmma;
         } else {
           if (wgmma && report)

@@ -105,13 +105,6 @@ constexpr llvm::StringLiteral kTensorMapFn = "decoda_cuda_tensor_map";
 Value tensorMap(OpBuilder &b, Location loc, Value m2, int64_t elementBytes, int64_t boxInner,
                 int64_t boxRows) {
   Type i64 = b.getI64Type();
-  ModuleOp module = b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
-  auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(kTensorMapFn);
-  if (!fn) {
-    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-    fn = LLVM::LLVMFuncOp::create(mb, module.getLoc(), kTensorMapFn,
-                                  LLVM::LLVMFunctionType::get(i64, SmallVector<Type>(8, i64)));
-  }
   auto toI64 = [&](Value v) { return arith::IndexCastOp::create(b, loc, i64, v).getResult(); };
   auto c = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc, i64, v).getResult(); };
   Value base = toI64(memref::ExtractAlignedPointerAsIndexOp::create(b, loc, m2));
@@ -119,13 +112,25 @@ Value tensorMap(OpBuilder &b, Location loc, Value m2, int64_t elementBytes, int6
   Value inner = c(type.getDimSize(1));
   Value rows = type.isDynamicDim(0) ? toI64(memref::DimOp::create(b, loc, m2, 0))
                                     : c(type.getDimSize(0));
-  return LLVM::CallOp::create(b, loc, fn,
-                              ValueRange{base, inner, rows, c(type.getDimSize(1) * elementBytes),
-                                         c(elementBytes), c(boxInner), c(boxRows),
-                                         c(WgmmaConfig::kTmaRowBytes)})
-      .getResult();
+  return callI64Support(b, loc, kTensorMapFn,
+                        {base, inner, rows, c(type.getDimSize(1) * elementBytes),
+                         c(elementBytes), c(boxInner), c(boxRows),
+                         c(WgmmaConfig::kTmaRowBytes)});
 }
 } // namespace
+
+Value callI64Support(OpBuilder &b, Location loc, StringRef name, ValueRange args) {
+  Type i64 = b.getI64Type();
+  ModuleOp module = b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+  if (!fn) {
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    fn = LLVM::LLVMFuncOp::create(
+        mb, module.getLoc(), name,
+        LLVM::LLVMFunctionType::get(i64, SmallVector<Type>(args.size(), i64)));
+  }
+  return LLVM::CallOp::create(b, loc, fn, args).getResult();
+}
 
 void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &kernelCfg, bool zeroInit,
                      Value out, StorePairFn storePair, EpilogueLoadFn loadOperands,

@@ -94,6 +94,11 @@ void emitWgmmaKernel(OpBuilder &b, Match m, const WgmmaConfig &cfg, bool zeroIni
                      StorePairFn storePair = nullptr, EpilogueLoadFn loadOperands = nullptr,
                      Value secondB = nullptr);
 
+/// Host code: a call of the artifact's support function `name` whose arguments and result are
+/// all i64 (declared in the module on first use), such as the TMA tensor maps'
+/// decoda_cuda_tensor_map and decoda_cuda_tensor_map_3d (lib/Target/CUDA/CUDATarget.cpp).
+Value callI64Support(OpBuilder &b, Location loc, StringRef name, ValueRange args);
+
 } // namespace mlir::decoda::gpu_contraction
 
 #endif // DECODA_LIB_TRANSFORMS_GPUWGMMAKERNEL_H

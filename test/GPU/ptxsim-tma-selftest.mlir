@@ -7,7 +7,8 @@
 //  out-of-bounds elements zero, 16-byte chunks at their 128B-swizzled addresses (or unswizzled).
 //  @wgmma_tma: TMA loads A and B (64 x 64 bf16, 128B swizzle), four wgmma.m64n64k16 with
 //  128B-swizzle descriptors (SBO 1024, start + 32 j), the accumulators stored per thread:
-//  A @ B^T through the fragment layout. @pipe: a multi-stage pipeline (below).
+//  A @ B^T through the fragment layout. @pipe: a multi-stage pipeline (below). @tile3: @tile's
+//  3-D form (below).
 // Injected bugs, each reported: the wait removed (a read before the mbarrier phase is waited
 // for, by ld.shared and by wgmma), the arrive.expect_tx removed (deadlock), the wrong parity
 // (deadlock), a destination 128 bytes past the 1024-byte boundary with swizzle 128, the
@@ -95,6 +96,52 @@
 // RUN: %PYTHON %S/Inputs/ptxsim_tma_check.py host-data %t/inf.npz %t/outf.npz 1048576
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/h %t/host.ptx --inputs %t/inf.npz --expect %t/out.npz | FileCheck %s --check-prefix=HOSTFAR
 // HOSTFAR: error: decoda_cuda_tensor_map: base {{0x[0-9a-f]+}} is not inside a device buffer (no buffer)
+// A block of 128 + 32 threads, a warpgroup and a producer warp (the warp-specialised kernels'
+// shape): @wgmma_tma whose threads 128..159 leave after the bar.sync runs the warpgroup's wgmma
+// (the warpgroup is threads 0..127 whatever the block size); if they stay, the trailing partial
+// warpgroup reaching a wgmma is an error.
+// RUN: awk '/^.visible .entry wgmma_tma/{on=1} /^.visible .entry pipe/{on=0} {print} on && /bar.sync/{print "\tsetp.gt.u32 \t%%p_ws, %r1, 127;"; print "\t@%%p_ws ret;"}' %t/k.ptx > %t/ws.ptx
+// RUN: %PYTHON %S/Inputs/ptxsim_tma_check.py %t/ws.ptx wgmma --threads 160 | FileCheck %s --check-prefix=WG
+// RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/k.ptx wgmma --threads 160 | FileCheck %s --check-prefix=PARTIAL
+// PARTIAL: error: wgmma.fence.sync.aligned: reached by threads 128..159, the trailing 32 threads of a block of 160: not a whole warpgroup
+// @tile3: @tile with a 3-D box (cp.async.bulk.tensor.3d) through a 3-D tensor map of a K/V-like
+// tensor [B = 3, S = 10, 128] (planes, rows = keyLen = 7 < S, 64 x 16 boxes): boxes at planes
+// 0..2, rows 0 and 4, elements 0 and 64 (rows 7..15 of a box zero although rows 7..9 of the
+// plane hold data), at planes -1 and 3 (all zero) and across the corner (-16, -3) of plane 1,
+// expected values and the 128-byte swizzle placement (row i's chunk c at chunk c ^ (i mod 8))
+// computed from the tensor by NumPy.
+// RUN: %PYTHON %S/Inputs/ptxsim_tma_check.py %t/k.ptx tile3d-swz128 | FileCheck %s --check-prefix=SWZ3
+// SWZ3: box (0, 0, 0) swizzle 128: ok (2048 bytes, 9 zero rows)
+// SWZ3-NEXT: box (64, 4, 0) swizzle 128: ok (2048 bytes, 13 zero rows)
+// SWZ3-NEXT: box (0, 4, 1) swizzle 128: ok (2048 bytes, 13 zero rows)
+// SWZ3-NEXT: box (64, 0, 1) swizzle 128: ok (2048 bytes, 9 zero rows)
+// SWZ3-NEXT: box (0, 0, 2) swizzle 128: ok (2048 bytes, 9 zero rows)
+// SWZ3-NEXT: box (64, 4, 2) swizzle 128: ok (2048 bytes, 13 zero rows)
+// SWZ3-NEXT: box (0, 0, -1) swizzle 128: ok (2048 bytes, 16 zero rows)
+// SWZ3-NEXT: box (64, 4, 3) swizzle 128: ok (2048 bytes, 16 zero rows)
+// SWZ3-NEXT: box (-16, -3, 1) swizzle 128: ok (2048 bytes, 9 zero rows)
+// RUN: %PYTHON %S/Inputs/ptxsim_tma_check.py %t/k.ptx tile3d-none | FileCheck %s --check-prefix=NONE3
+// NONE3: box (0, 0, 0) swizzle 0: ok
+// NONE3-COUNT-8: swizzle 0: ok
+// A 3d copy through a 2-D map, a 2d copy through a 3-D map, a plane stride that is not a multiple
+// of 16 and one below the plane's rows are errors.
+// RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/k.ptx tile3d-swz128 --bug map2d | FileCheck %s --check-prefix=MAP2D
+// MAP2D: error: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes: a 3d copy through a 2-D tensor map (at {{0x[0-9a-f]+}}; a 3d copy needs a 3-D map)
+// RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/k.ptx tile-map3d | FileCheck %s --check-prefix=MAP3D
+// MAP3D: error: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes: a 2d copy through a 3-D tensor map (at {{0x[0-9a-f]+}}; a 2d copy needs a 2-D map)
+// RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/k.ptx tile3d-swz128 --bug planestride | FileCheck %s --check-prefix=PSTRIDE
+// PSTRIDE: error: invalid tensor map: plane stride 2568 bytes not a positive multiple of 16 below 2^40
+// RUN: not %PYTHON %S/Inputs/ptxsim_tma_check.py %t/k.ptx tile3d-swz128 --bug planeoverlap | FileCheck %s --check-prefix=POVER
+// POVER: error: invalid tensor map: plane stride 1536 bytes below the plane's 7 rows of 256 bytes
+// The host side of a 3-D map (gpusim_run.py, Inputs/tma3_host.mlir): decoda_cuda_tensor_map_3d
+// of a device buffer, @tile3 at (64, 4, 1); a map of no planes is address 0 and not encoded.
+// RUN: mkdir -p %t/h3 && cp %S/Inputs/tma3_host.mlir %t/h3/0-host.mlir && touch %t/h3/1-decoda-lower-runtime-checks.mlir
+// RUN: %PYTHON %S/Inputs/ptxsim_tma_check.py host-data3 %t/in3.npz %t/out3.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/h3 %t/host.ptx --inputs %t/in3.npz --expect %t/out3.npz | FileCheck %s --check-prefix=HOST3
+// HOST3: launch m: grid [1, 1, 1] block [128, 1, 1] shared 0 + 3072 dynamic bytes; bar 1, cp 1, mbarrier {{[0-9]+}}
+// HOST3-NEXT: out0: ok (512 elements, max abs error 0)
+// HOST3-NEXT: 1 launches; bar 1, cp 1, mbarrier {{[0-9]+}}
+// HOST3-NEXT: 1 tensor maps (decoda_cuda_tensor_map)
 
 module {
 llvm.mlir.global external @dyn() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
@@ -743,6 +790,55 @@ llvm.func @pipe(%tma: i64, %tmb: i64, %out: !llvm.ptr<1>, %kt_n: i32) attributes
   %i31 = llvm.add %row, %k31 : i32
   %p31 = llvm.getelementptr %out[%i31] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
   llvm.store %v31, %p31 : f32, !llvm.ptr<1>
+  llvm.return
+}
+// @tile with a 3-D box coordinate (element, row, plane): cp.async.bulk.tensor.3d.
+llvm.func @tile3(%tmap: i64, %out: !llvm.ptr<1>, %c0: i32, %c1: i32, %c2: i32, %parity: i32, %dstoff: i32, %bytes: i32) attributes {nvvm.kernel} {
+  %tid = nvvm.read.ptx.sreg.tid.x : i32
+  %zero = llvm.mlir.constant(0 : i32) : i32
+  %one = llvm.mlir.constant(1 : i32) : i32
+  %base = llvm.mlir.addressof @dyn : !llvm.ptr<3>
+  %bar = llvm.getelementptr %base[8] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+  %is0 = llvm.icmp "eq" %tid, %zero : i32
+  llvm.cond_br %is0, ^init, ^after
+^init:
+  nvvm.mbarrier.init %bar, %one : !llvm.ptr<3>, i32
+  nvvm.fence.mbarrier.init
+  llvm.br ^after
+^after:
+  nvvm.barrier0
+  %bi = llvm.ptrtoint %base : !llvm.ptr<3> to i32
+  %c1023 = llvm.mlir.constant(1023 : i32) : i32
+  %mk = llvm.mlir.constant(-1024 : i32) : i32
+  %t1 = llvm.add %bi, %c1023 : i32
+  %al = llvm.and %t1, %mk : i32
+  %d = llvm.add %al, %dstoff : i32
+  %doff = llvm.sub %d, %bi : i32
+  %dst = llvm.getelementptr %base[%doff] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+  llvm.cond_br %is0, ^issue, ^wait
+^issue:
+  nvvm.mbarrier.arrive.expect_tx %bar, %bytes : !llvm.ptr<3>, i32
+  %dstc = llvm.addrspacecast %dst : !llvm.ptr<3> to !llvm.ptr<7>
+  %tp = llvm.inttoptr %tmap : i64 to !llvm.ptr
+  nvvm.cp.async.bulk.tensor.shared.cluster.global %dstc, %tp, %bar, box[%c0, %c1, %c2] : !llvm.ptr<7>, !llvm.ptr
+  llvm.br ^wait
+^wait:
+  nvvm.mbarrier.try_wait.parity %bar, %parity, %zero : !llvm.ptr<3>, i32, i32
+  %two = llvm.mlir.constant(2 : i32) : i32
+  %nw = llvm.lshr %bytes, %two : i32
+  llvm.br ^loop(%tid : i32)
+^loop(%i: i32):
+  %c = llvm.icmp "ult" %i, %nw : i32
+  llvm.cond_br %c, ^body, ^exit
+^body:
+  %sp = llvm.getelementptr %dst[%i] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32
+  %v = llvm.load %sp : !llvm.ptr<3> -> i32
+  %gp = llvm.getelementptr %out[%i] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
+  llvm.store %v, %gp : i32, !llvm.ptr<1>
+  %c128 = llvm.mlir.constant(128 : i32) : i32
+  %n = llvm.add %i, %c128 : i32
+  llvm.br ^loop(%n : i32)
+^exit:
   llvm.return
 }
 }

@@ -24,6 +24,20 @@
 // RUN: cc -shared -fPIC -DFAKE_CUDA_NO_TMA %S/Inputs/fake_cuda.c -o %t/fake_cuda_old.so
 // RUN: env DECODA_CUDA_DRIVER=%t/fake_cuda_old.so not decoda-run %t/m.so --input arg0=%t/x.npy --input arg1=%t/w.npy 2>&1 | FileCheck %s --check-prefix=OLD
 // OLD: CUDA: encoding a TMA tensor map failed: the CUDA driver has no cuTensorMapEncodeTiled (TMA needs a CUDA 12 or newer driver; compile with --gpu-tma=false for cp.async kernels)
+// 3-D maps (decoda_cuda_tensor_map_3d, the driver table's tensor_map_encode_3d): the wgmma
+// attention with TMA-loaded K/V tiles (--gpu-attention-tma, Inputs/tma3_attention.mlir: B = 2,
+// T = 150, 2 K/V heads of 128) run 3 times with its inputs in device memory: K's and V's maps
+// (2 planes of 150 rows, boxes of 64 rows) are encoded and uploaded once each and found in the
+// thread's cache on the other 2 calls. T = 0: no keys, no maps, no launch.
+// RUN: decoda-compile %S/Inputs/tma3_attention.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-tma -o %t/a3.so
+// RUN: %PYTHON -c "import numpy as np; [np.save('%t/' + n + str(t) + '.npy', np.full((2, t, h, 128), 0x3f80, np.uint16)) for n, h in (('q', 4), ('k', 2), ('v', 2)) for t in (150, 0)]"
+// RUN: env FAKE_CUDA_LOG=%t/log3 DECODA_CUDA_DRIVER=%t/fake_cuda.so decoda-run %t/a3.so --input arg0=%t/q150.npy --input arg1=%t/k150.npy --input arg2=%t/v150.npy --device-inputs --bench 2 --warmup 0 > /dev/null
+// RUN: %PYTHON -c "import collections; c = collections.Counter(l.strip() for l in open('%t/log3')); print(*[k + ': ' + str(c[k]) for k in ('tensor map planes 2', 'tensor map rows 150', 'tensor map box rows 64', 'copy 128')], sep='; '); print('launches', sum(v for k, v in c.items() if k.startswith('launch shared=')))" | FileCheck %s --check-prefix=MAP3
+// MAP3: tensor map planes 2: 2; tensor map rows 150: 2; tensor map box rows 64: 2; copy 128: 2
+// MAP3: launches 3
+// RUN: touch %t/log30 && env FAKE_CUDA_LOG=%t/log30 DECODA_CUDA_DRIVER=%t/fake_cuda.so decoda-run %t/a3.so --input arg0=%t/q0.npy --input arg1=%t/k0.npy --input arg2=%t/v0.npy --device-inputs > /dev/null
+// RUN: %PYTHON -c "import collections; c = collections.Counter(l.strip() for l in open('%t/log30')); print('maps', sum(v for k, v in c.items() if k.startswith('tensor map rows')), 'launches', sum(v for k, v in c.items() if k.startswith('launch shared=')))" | FileCheck %s --check-prefix=EMPTY3
+// EMPTY3: maps 0 launches 0
 // --gpu-tma=false: the cp.async kernel (static shared memory, no maps) runs on that driver.
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --gpu-tma=false -o %t/m2.so
 // RUN: env FAKE_CUDA_LOG=%t/log2 DECODA_CUDA_DRIVER=%t/fake_cuda_old.so decoda-run %t/m2.so --input arg0=%t/x.npy --input arg1=%t/w.npy > /dev/null

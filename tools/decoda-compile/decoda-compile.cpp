@@ -111,6 +111,11 @@ cl::opt<int64_t> gpuAttentionKeys(
     cl::desc("sm_90a, wgmma attention: keys per K/V tile, 64 (the default) or 128 (half the "
              "tiles, each with twice the tensor-core work)"),
     cl::init(64), cl::cat(category));
+cl::opt<bool> gpuAttentionTma(
+    "gpu-attention-tma",
+    cl::desc("sm_90a, wgmma attention: K/V tiles loaded by TMA from a producer warp, handed "
+             "over by mbarriers per stage instead of a block barrier per tile"),
+    cl::init(false), cl::cat(category));
 cl::opt<std::string> dumpDir("dump-ir-after-each",
                              cl::desc("Write the IR after every pass to DIR/NN-<pass>.mlir"),
                              cl::value_desc("DIR"), cl::cat(category));
@@ -374,6 +379,9 @@ int main(int argc, char **argv) {
     if (*shape != 64 && *shape != 128)
       return fail(unknown, flag + "=" + std::to_string(*shape) + ": expected 64 or 128");
   }
+  if (gpuAttentionTma.getNumOccurrences() && (!cuda || gpuArch != "sm_90a" || !gpuAttentionWgmma))
+    return fail(unknown, "--gpu-attention-tma needs --target=cuda --gpu-arch=sm_90a and the "
+                         "wgmma attention kernel");
   if (cuda && gpuWarpSpecialize && (gpuArch != "sm_90a" || !gpuTma))
     return fail(unknown, "--gpu-warp-specialize needs --gpu-arch=sm_90a and --gpu-tma (it "
                          "specialises the TMA wgmma kernel)");
@@ -524,6 +532,7 @@ int main(int argc, char **argv) {
     cudaOptions.attentionWgmma = gpuAttentionWgmma;
     cudaOptions.attentionRows = gpuAttentionRows;
     cudaOptions.attentionKeys = gpuAttentionKeys;
+    cudaOptions.attentionTma = gpuAttentionTma;
     buildCUDALoweringPassPipeline(pm, cudaOptions);
   } else {
     CPULoweringPipelineOptions cpuOptions;

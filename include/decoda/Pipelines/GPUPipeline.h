@@ -78,6 +78,11 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
       llvm::cl::desc("sm_90a, wgmma attention: keys per K/V tile, 64 (the default) or 128 "
                      "(S = Q·Kᵀ as m64n128k16: half the tiles, twice the work per tile)"),
       llvm::cl::init(64)};
+  PassOptions::Option<bool> attentionTma{
+      *this, "gpu-attention-tma",
+      llvm::cl::desc("sm_90a, wgmma attention: K/V tiles by TMA from a producer warp, "
+                     "mbarriers per stage instead of the block barrier per tile"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> fuseEpilogue{
       *this, "fuse-epilogue",
       llvm::cl::desc("Apply the elementwise consumer of each projection (rounding, residual, "

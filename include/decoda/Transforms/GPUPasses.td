@@ -584,6 +584,10 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     Option<"wgmmaKeys", "wgmma-keys", "int64_t", /*default=*/"64",
            "With wgmma: keys per K/V tile, 64 (the default) or 128 (S as m64n128k16: half "
            "the tiles, each with twice the tensor-core work for the same fixed cost)">,
+    Option<"wgmmaTma", "wgmma-tma", "bool", /*default=*/"false",
+           "With wgmma: the one-pass kernel's K/V tiles loaded by TMA (3-D tensor maps encoded "
+           "on the host) from a producer warp, each stage handed over by full/empty mbarriers "
+           "instead of the block barrier per tile (FlashAttention-3's producer)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every attention given the SIMT kernel instead of the tensor-core one "
            "(and, with wgmma, the mma.sync kernel instead of the wgmma one)">

@@ -66,10 +66,14 @@ struct decoda_cuda_api {
   int (*tensor_map_encode)(void *map, const void *base, uint64_t inner, uint64_t rows,
                            uint64_t row_stride_bytes, int32_t element_bytes, int32_t box_inner,
                            int32_t box_rows, int32_t swizzle_bytes);
+  int (*tensor_map_encode_3d)(void *map, const void *base, uint64_t inner, uint64_t rows,
+                              uint64_t planes, uint64_t row_stride_bytes,
+                              uint64_t plane_stride_bytes, int32_t element_bytes,
+                              int32_t box_inner, int32_t box_rows, int32_t swizzle_bytes);
 };
 
 EXPORT const char decoda_target[] = "cuda";
-EXPORT const int32_t decoda_cuda_api_version = 4;
+EXPORT const int32_t decoda_cuda_api_version = 5;
 /* Set by the runtime after dlopen, before any entry point runs. */
 EXPORT const struct decoda_cuda_api *decoda_cuda = 0;
 
@@ -145,7 +149,8 @@ void *mgpuModuleGetFunction(void *handle, const char *name) {
    results. The handle the host code holds is the thread's struct decoda_stream. */
 #define DECODA_TENSOR_MAPS 64
 struct decoda_tensor_map {
-  int64_t key[8]; /* decoda_cuda_tensor_map's arguments */
+  /* The rank, then decoda_cuda_tensor_map_3d's arguments (a 2-D map: one plane, stride 0). */
+  int64_t key[11];
   unsigned char bytes[128]; /* the encoded CUtensorMap, the source of its upload */
 };
 struct decoda_stream {
@@ -153,7 +158,7 @@ struct decoda_stream {
   void *stream;
   int host_copy_pending;
   int work_pending; /* launches or copies queued since the last synchronisation */
-  /* TMA tensor maps (decoda_cuda_tensor_map): the last DECODA_TENSOR_MAPS encoded on this
+  /* TMA tensor maps (decoda_cuda_tensor_map, _3d): the last DECODA_TENSOR_MAPS encoded on this
      thread, their device copies in one buffer (slot i at 128 i), replaced round robin. */
   struct decoda_tensor_map *maps;
   void *device_maps;
@@ -288,24 +293,16 @@ void decoda_cuda_finish(void) {
              "stream synchronization (a kernel failed)");
 }
 
-/* TMA tensor maps (docs/ABI.md, "GPU models"): the device address of the 2-D tensor map of
-   the row-major matrix at device address `base` ([rows][inner], element_bytes each, rows
-   row_stride_bytes apart) in boxes of box_rows x box_inner with a swizzle_bytes swizzle, the
-   argument of a TMA kernel. A thread keeps the maps it encoded (weights: the same every call;
-   activations: the pool hands back the same buffers) and uploads a map only when it is new.
-   A slot reused while an earlier kernel may still read it is rewritten in stream order, after
-   that kernel. An empty matrix has no map (its kernel's grid is empty). */
-int64_t decoda_cuda_tensor_map(int64_t base, int64_t inner, int64_t rows,
-                               int64_t row_stride_bytes, int64_t element_bytes,
-                               int64_t box_inner, int64_t box_rows, int64_t swizzle_bytes) {
-  const struct decoda_cuda_api *api = cuda("decoda_cuda_tensor_map");
-  if (rows <= 0 || inner <= 0)
-    return 0;
+/* TMA tensor maps (docs/ABI.md, "GPU models"): the device address of the tensor map `key`
+   describes (struct decoda_tensor_map), the argument of a TMA kernel. A thread keeps the maps it
+   encoded (weights: the same every call; activations: the pool hands back the same buffers) and
+   uploads a map only when it is new. A slot reused while an earlier kernel may still read it is
+   rewritten in stream order, after that kernel. The caller checked that there is a table. */
+static int64_t tensor_map(const int64_t key[11]) {
+  const struct decoda_cuda_api *api = decoda_cuda;
   struct decoda_stream *s = thread_stream(1);
-  int64_t key[8] = {base,          inner,     rows,     row_stride_bytes,
-                    element_bytes, box_inner, box_rows, swizzle_bytes};
   for (int i = 0; i < s->num_maps; ++i)
-    if (memcmp(s->maps[i].key, key, sizeof key) == 0)
+    if (memcmp(s->maps[i].key, key, sizeof s->maps[i].key) == 0)
       return (int64_t)(uintptr_t)s->device_maps + 128 * i;
   if (!s->maps) {
     s->maps = calloc(DECODA_TENSOR_MAPS, sizeof *s->maps);
@@ -320,16 +317,51 @@ int64_t decoda_cuda_tensor_map(int64_t base, int64_t inner, int64_t rows,
   s->next_map = (slot + 1) % DECODA_TENSOR_MAPS;
   struct decoda_tensor_map *m = &s->maps[slot];
   memset(m->key, 0xff, sizeof m->key); /* no match while the slot is being rewritten */
-  cuda_check(api->tensor_map_encode(m->bytes, (const void *)(uintptr_t)base, (uint64_t)inner,
-                                    (uint64_t)rows, (uint64_t)row_stride_bytes,
-                                    (int32_t)element_bytes, (int32_t)box_inner,
-                                    (int32_t)box_rows, (int32_t)swizzle_bytes),
-             "encoding a TMA tensor map");
+  const void *base = (const void *)(uintptr_t)key[1];
+  int rc = key[0] == 2
+               ? api->tensor_map_encode(m->bytes, base, (uint64_t)key[2], (uint64_t)key[3],
+                                        (uint64_t)key[5], (int32_t)key[7], (int32_t)key[8],
+                                        (int32_t)key[9], (int32_t)key[10])
+               : api->tensor_map_encode_3d(m->bytes, base, (uint64_t)key[2], (uint64_t)key[3],
+                                           (uint64_t)key[4], (uint64_t)key[5],
+                                           (uint64_t)key[6], (int32_t)key[7], (int32_t)key[8],
+                                           (int32_t)key[9], (int32_t)key[10]);
+  cuda_check(rc, "encoding a TMA tensor map");
   void *dev = (char *)s->device_maps + 128 * slot;
   cuda_check(api->memcpy(dev, m->bytes, 128, s->stream), "uploading a TMA tensor map");
   s->work_pending = 1;
-  memcpy(m->key, key, sizeof key);
+  memcpy(m->key, key, sizeof m->key);
   return (int64_t)(uintptr_t)dev;
+}
+
+/* The 2-D tensor map of the row-major matrix at device address `base` ([rows][inner],
+   element_bytes each, rows row_stride_bytes apart) in boxes of box_rows x box_inner with a
+   swizzle_bytes swizzle. An empty matrix has no map (its kernel's grid is empty). */
+int64_t decoda_cuda_tensor_map(int64_t base, int64_t inner, int64_t rows,
+                               int64_t row_stride_bytes, int64_t element_bytes,
+                               int64_t box_inner, int64_t box_rows, int64_t swizzle_bytes) {
+  cuda("decoda_cuda_tensor_map");
+  if (rows <= 0 || inner <= 0)
+    return 0;
+  int64_t key[11] = {2, base, inner, rows, 1, row_stride_bytes, 0, element_bytes,
+                     box_inner, box_rows, swizzle_bytes};
+  return tensor_map(key);
+}
+
+/* The 3-D tensor map of `planes` such matrices, plane_stride_bytes apart ([planes][rows][inner];
+   a K/V tensor [B, S, H, D] as B planes of its first rows <= S rows of H * D elements), in boxes
+   of box_rows x box_inner of one plane; rows >= `rows` of a plane read as zero. An empty tensor
+   has no map. */
+int64_t decoda_cuda_tensor_map_3d(int64_t base, int64_t inner, int64_t rows, int64_t planes,
+                                  int64_t row_stride_bytes, int64_t plane_stride_bytes,
+                                  int64_t element_bytes, int64_t box_inner, int64_t box_rows,
+                                  int64_t swizzle_bytes) {
+  cuda("decoda_cuda_tensor_map_3d");
+  if (rows <= 0 || inner <= 0 || planes <= 0)
+    return 0;
+  int64_t key[11] = {3, base, inner, rows, planes, row_stride_bytes, plane_stride_bytes,
+                     element_bytes, box_inner, box_rows, swizzle_bytes};
+  return tensor_map(key);
 }
 
 /* Constants (weights): one device copy per model, made on the first call that reads it and

@@ -113,6 +113,16 @@ def case(name):
         q, k, v = act((1, t, 4, 64), st, 0.5), act((1, t, 2, 64), st, 0.5), uni((1, t, 2, 64), st)
         return st, [q, k, v], [R.attention(q, k, v, num_heads=4, num_kv_heads=2, causal=True, window=100,
                                            storage=st)]
+    if name == "wg_cached_chunk_bf16":
+        st, off, t = "bf16", 100, 40
+        q, k, v = act((2, t, 4, 128), st, 0.5), act((2, t, 1, 128), st, 0.5), uni((2, t, 1, 128), st)
+        kc, vc = act((2, 256, 1, 128), st, 0.5), uni((2, 256, 1, 128), st)
+        # Past the key count (offset + T = 140) the caches hold NaN, as unwritten memory may.
+        kc[:, off + t:] = np.nan
+        vc[:, off + t:] = np.nan
+        o, _, _ = R.cached_attention(q, k, v, kc, vc, off, num_heads=4, num_kv_heads=1, causal=True,
+                                     storage=st)
+        return st, [q, k, v, kc, vc, np.array(off, np.int64)], [o]
     if name == "wg_spec_d128_bf16":
         st = "bf16"
         q, k, v = act((1, 8, 8, 128), st, 0.5), act((1, 700, 1, 128), st, 0.5), uni((1, 700, 1, 128), st)

@@ -79,3 +79,16 @@ func.func @wg_sink_causal_f16(%q: tensor<1x?x2x64xf16>, %k: tensor<1x?x1x64xf16>
       : tensor<1x?x2x64xf16>, tensor<1x?x1x64xf16>, tensor<1x?x1x64xf16>
   return %o : tensor<1x?x2x64xf16>
 }
+
+// bf16 chunked prefill into a cache: batch 2, 40 new tokens at offset 100 of a 256-key cache,
+// 4 heads over 1, head dim 128, causal: 160 rows per (batch, K/V head) (one-pass: three blocks
+// of 64 rows, or two of 128, the second of 32 with its second warpgroup idle), keys [0, 140):
+// the last 64-key tile of a block ends past the key count, where the caches hold NaN
+// (attention_data.py), so rows of V at or past it must read as zero (0 · NaN is NaN).
+func.func @wg_cached_chunk_bf16(%q: tensor<2x40x4x128xbf16>, %k: tensor<2x40x1x128xbf16>, %v: tensor<2x40x1x128xbf16>, %kc: tensor<2x256x1x128xbf16>, %vc: tensor<2x256x1x128xbf16>, %offset: tensor<i64>) -> tensor<2x40x4x128xbf16> {
+  %off64 = tensor.extract %offset[] : tensor<i64>
+  %off = arith.index_cast %off64 : i64 to index
+  %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %kc, %vc[%off] {num_heads = 4 : i64, num_kv_heads = 1 : i64, causal}
+      : tensor<2x40x4x128xbf16>, tensor<2x40x1x128xbf16>, tensor<2x40x1x128xbf16>, tensor<2x256x1x128xbf16>, tensor<2x256x1x128xbf16>
+  return %o : tensor<2x40x4x128xbf16>
+}

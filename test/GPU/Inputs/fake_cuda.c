@@ -17,9 +17,11 @@
  *   without memory pools. cuPointerGetAttribute knows the fake device allocations.
  * - A launch with over 48 KiB of dynamic shared memory fails (CUDA error 1) unless
  *   cuFuncSetAttribute allowed that much for the function, as on a GPU. cuTensorMapEncodeTiled
- *   checks its arguments as the driver documents them (16-byte aligned device address and row
- *   stride, box extents 1..256, the inner box within the swizzle span) and logs each map;
- *   built with -DFAKE_CUDA_NO_TMA it lacks that entry point (a pre-CUDA-12 driver).
+ *   (rank 2 or 3) checks its arguments as the driver documents them (16-byte aligned device
+ *   address, strides multiples of 16 below 2^40, each covering the dimension below it, box
+ *   extents 1..256, the inner box within the swizzle span) and logs each map (`tensor map rows
+ *   R`, `tensor map box rows B`, and for rank 3 `tensor map planes P`); built with
+ *   -DFAKE_CUDA_NO_TMA it lacks that entry point (a pre-CUDA-12 driver).
  * - Events (kernel profiles) read a fake device clock in microseconds that every launch
  *   advances by its number of blocks (gx * gy * gz) and every copy by its size in KiB (rounded
  *   up); launches log their block counts and copies their sizes, events their records. Built
@@ -195,23 +197,38 @@ static int shared_allowed(void *f, unsigned shared) {
   return 0;
 }
 #ifndef FAKE_CUDA_NO_TMA
+/* Ranks 2 (a matrix) and 3 (planes of matrices). Per dimension i, as cuTensorMapEncodeTiled
+   documents it: extent 1..2^32, box extent 1..256, element stride 1 (all ours use 1); per
+   stride (dimension i >= 1, bytes): a multiple of 16 below 2^40 that covers dimension i - 1
+   (strides[0] >= dims[0] elements, strides[1] >= dims[1] * strides[0]: the driver's
+   globalStrides[i] = globalStrides[i - 1] * (globalDim[i] + padding[i])). */
 CUresult cuTensorMapEncodeTiled(void *map, int type, unsigned rank, void *base,
                                 const uint64_t *dims, const uint64_t *strides,
                                 const unsigned *box, const unsigned *elementStrides,
                                 int interleave, int swizzle, int l2, int oob) {
   static const int bytesOf[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2};
   (void)l2;
-  if (type < 0 || type > 9 || rank != 2 || !is_device((uintptr_t)base) ||
-      (uintptr_t)base % 16 || strides[0] % 16 || dims[0] == 0 || dims[1] == 0 ||
-      strides[0] < dims[0] * bytesOf[type] || box[0] == 0 || box[0] > 256 || box[1] == 0 ||
-      box[1] > 256 || (box[0] * bytesOf[type]) % 16 || elementStrides[0] != 1 ||
-      elementStrides[1] != 1 || interleave != 0 || swizzle < 0 || swizzle > 3 || oob != 0 ||
-      (swizzle && box[0] * bytesOf[type] > (16u << swizzle)))
+  if (type < 0 || type > 9 || rank < 2 || rank > 3 || !is_device((uintptr_t)base) ||
+      (uintptr_t)base % 16 || (box[0] * bytesOf[type]) % 16 || interleave != 0 || swizzle < 0 ||
+      swizzle > 3 || oob != 0 || (swizzle && box[0] * bytesOf[type] > (16u << swizzle)))
     return 1; /* CUDA_ERROR_INVALID_VALUE */
+  for (unsigned i = 0; i < rank; ++i) {
+    /* the bytes dimension i - 1 spans, which stride i - 1 must not fall below */
+    uint64_t covered = i == 0   ? 0
+                       : i == 1 ? dims[0] * bytesOf[type]
+                                : dims[i - 1] * strides[i - 2];
+    if (dims[i] == 0 || dims[i] > (1ull << 32) || box[i] == 0 || box[i] > 256 ||
+        elementStrides[i] != 1 ||
+        (i > 0 && (strides[i - 1] % 16 || strides[i - 1] >= (1ull << 40) ||
+                   strides[i - 1] < covered)))
+      return 1; /* CUDA_ERROR_INVALID_VALUE */
+  }
   memset(map, 0, 128);
   memcpy(map, &base, sizeof base);
   note("tensor map rows %llu", dims[1]);
   note("tensor map box rows %llu", box[1]);
+  if (rank == 3)
+    note("tensor map planes %llu", dims[2]);
   return 0;
 }
 #endif

@@ -14,7 +14,9 @@ constants' device copies (llvm.call @decoda_cuda_constant and its descriptor), g
 dealloc/wait and gpu.launch_func (with its dynamic shared memory) -- with every launch on the interpreter;
 llvm.call @decoda_cuda_tensor_map(base, inner, rows, row_stride_bytes, elem_bytes, box_inner, box_rows,
 swizzle_bytes) encodes a TMA tensor map (ptxsim.encode_tensor_map) of device memory at byte address base
-into a new 128-byte device buffer and returns its address. Host buffers (arguments,
+into a new 128-byte device buffer and returns its address, as does llvm.call
+@decoda_cuda_tensor_map_3d(base, inner, rows, planes, row_stride_bytes, plane_stride_bytes, elem_bytes,
+box_inner, box_rows, swizzle_bytes) for a 3-D one (an empty tensor: no map, address 0). Host buffers (arguments,
 globals, memref.alloc) and device buffers live in one address space, but a kernel that touches a
 host buffer, or a buffer already freed, is an error, as is a gpu.memcpy between buffers of
 different sizes. Device buffers start as NaN (bf16: 0x7FC0) so that an element nobody wrote shows.
@@ -344,7 +346,7 @@ class Host:
         self.global_bufs = {}
         self.constants = {}  # slot -> device address
         self.launches = 0
-        self.tensor_maps = 0  # decoda_cuda_tensor_map calls
+        self.tensor_maps = 0  # maps encoded by decoda_cuda_tensor_map and decoda_cuda_tensor_map_3d
         self.finishes = 0  # decoda_cuda_finish calls (one per return)
         self.stats = {}
 
@@ -392,6 +394,24 @@ class Host:
             if r is not None:
                 return r
         return None
+
+    def tensor_map(self, fn, base, *shape):
+        """The device address of a new 128-byte buffer holding the tensor map (ptxsim's format,
+        encode_tensor_map(base, *shape)) of device memory at byte address base; `fn` names the
+        support function in errors."""
+        bases = self.mem.bases
+        i = max((j for j, b in enumerate(bases) if b <= base), key=lambda j: bases[j], default=None)
+        if i is None or base >= bases[i] + self.mem.arrays[i].size or self.mem.host[i] or self.mem.freed[i]:
+            what = "a host buffer" if i is not None and base < bases[i] + self.mem.arrays[i].size and \
+                self.mem.host[i] else "a freed buffer" if i is not None and \
+                base < bases[i] + self.mem.arrays[i].size else "no buffer"
+            raise HostError(f"{fn}: base {base:#x} is not inside a device buffer ({what})")
+        try:
+            raw = ptxsim.encode_tensor_map(base, *shape)
+        except ptxsim.SimError as e:
+            raise HostError(f"{fn}: {e}") from None
+        self.tensor_maps += 1
+        return self.mem.alloc(np.frombuffer(raw, dtype=np.uint8), host=False)
 
     def step(self, op, env):
         def v(name):
@@ -445,26 +465,25 @@ class Host:
             setr(0 if self.mem.host[self.mem._index(ins[0])] else 1)
         elif n == "llvm.call" and op.attr("callee") == "@decoda_cuda_finish":
             self.finishes += 1
-        elif n == "llvm.call" and op.attr("callee") == "@decoda_cuda_tensor_map":
-            # (base, inner, rows, row_stride_bytes, elem_bytes, box_inner, box_rows, swizzle_bytes):
-            # a 2-D tiled tensor map of device memory at byte address base, in a new 128-byte
-            # device buffer (ptxsim's format); its address is the result.
-            if len(ins) != 8:
-                raise HostError(f"decoda_cuda_tensor_map: {len(ins)} arguments, 8 expected")
-            base, inner, rows, stride, eb, box_inner, box_rows, swz = [int(x) for x in ins]
-            bases = self.mem.bases
-            i = max((j for j, b in enumerate(bases) if b <= base), key=lambda j: bases[j], default=None)
-            if i is None or base >= bases[i] + self.mem.arrays[i].size or self.mem.host[i] or self.mem.freed[i]:
-                what = "a host buffer" if i is not None and base < bases[i] + self.mem.arrays[i].size and \
-                    self.mem.host[i] else "a freed buffer" if i is not None and \
-                    base < bases[i] + self.mem.arrays[i].size else "no buffer"
-                raise HostError(f"decoda_cuda_tensor_map: base {base:#x} is not inside a device buffer ({what})")
-            try:
-                raw = ptxsim.encode_tensor_map(base, eb, inner, rows, stride, box_inner, box_rows, swz)
-            except ptxsim.SimError as e:
-                raise HostError(f"decoda_cuda_tensor_map: {e}") from None
-            self.tensor_maps += 1
-            setr(self.mem.alloc(np.frombuffer(raw, dtype=np.uint8), host=False))
+        elif n == "llvm.call" and op.attr("callee") in ("@decoda_cuda_tensor_map", "@decoda_cuda_tensor_map_3d"):
+            # 2-D: (base, inner, rows, row_stride_bytes, elem_bytes, box_inner, box_rows,
+            # swizzle_bytes); 3-D: (base, inner, rows, planes, row_stride_bytes,
+            # plane_stride_bytes, elem_bytes, box_inner, box_rows, swizzle_bytes): a tiled tensor
+            # map of device memory at byte address base, in a new 128-byte device buffer
+            # (ptxsim's format); its address is the result.
+            fn = op.attr("callee")[1:]
+            three = fn.endswith("_3d")
+            if len(ins) != (10 if three else 8):
+                raise HostError(f"{fn}: {len(ins)} arguments, {10 if three else 8} expected")
+            if three:
+                base, inner, rows, planes, stride, pstride, eb, box_inner, box_rows, swz = [int(x) for x in ins]
+            else:
+                base, inner, rows, stride, eb, box_inner, box_rows, swz = [int(x) for x in ins]
+                planes, pstride = 1, 0
+            if min(inner, rows, planes) <= 0:
+                setr(0)  # an empty tensor has no map, as in the support code (CUDATarget.cpp)
+            else:
+                setr(self.tensor_map(fn, base, eb, inner, rows, stride, box_inner, box_rows, swz, planes, pstride))
         elif n == "llvm.call":
             callee = op.attr("callee")
             if callee != "@decoda_cuda_constant":

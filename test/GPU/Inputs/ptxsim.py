@@ -21,13 +21,18 @@ sm_90a: wgmma (bf16/f16 -> f32 with A from registers or a descriptor, K-major or
 (transposed) operands, and s8/u8 -> s32 K-major; no-swizzle and 32/64/128-byte-swizzled
 descriptors), dynamic shared memory (the .extern .shared array, sized by run(dyn_shared=...)),
 generic shared addresses (a window at SHARED_WINDOW), mbarriers with deadlock detection, and
-TMA 2-D tile loads (cp.async.bulk.tensor) through tensor maps of this module's format
-(encode_tensor_map), whose bytes are visible to a thread only after it observed the mbarrier
-phase that completes the copy.
+TMA 2-D and 3-D tile loads (cp.async.bulk.tensor.2d / .3d) through tensor maps of this module's
+format (encode_tensor_map: a matrix [rows][inner], or `planes` such matrices plane_stride_bytes
+apart; boxes of box_rows x box_inner of one plane, zero outside any extent), whose bytes are
+visible to a thread only after it observed the mbarrier phase that completes the copy; a copy
+whose dimensionality is not its map's is an error.
 A collective (bar.sync, wgmma, ldmatrix, mma, shfl, vote) runs once all live threads of its group
 (block, warpgroup, warp) are there: threads that reach it first wait for the others, which may
 have diverged past a join that LLVM laid out at a lower address (a loop latch); a group that
-never completes is reported as reached by only some of its threads.
+never completes is reported as reached by only some of its threads. A warpgroup is always the
+aligned 128 threads 128 w .. 128 w + 127, whatever the block size: a block of 128 W + 32
+threads (W consumer warpgroups and a producer warp) has a trailing partial group, which must
+never reach a wgmma.
 """
 import re
 
@@ -723,7 +728,7 @@ class Block:
         if base in ("bar", "barrier"):
             return self.T
         if base == "wgmma":
-            return 128 if self.T % 128 == 0 else self.T
+            return 128  # the aligned warpgroup, also in a block with a trailing partial one
         if base in ("ldmatrix", "mma", "shfl", "vote"):
             return 32
         return 0
@@ -1500,25 +1505,28 @@ class Block:
 
     # -- TMA (cp.async.bulk.tensor) -----------------------------------------------------------
     def tma(self, op, parts, ops, m):
-        """cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-        [dst], [tensor map, {c0, c1}], [mbar]: the box of the tensor map (encode_tensor_map) at
-        element c0 of row c1 (signed; elements outside the tensor read as zero) lands at dst,
-        row i at dst + i * box row bytes, each 16-byte chunk at its swizzled address, and its
-        bytes complete_tx the mbarrier. Here the copy lands at once; its bytes become visible to
-        a thread when it observed the phase the complete_tx counted toward."""
+        """cp.async.bulk.tensor.{2d,3d}.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+        [dst], [tensor map, {c0, c1}] or [tensor map, {c0, c1, c2}], [mbar]: the box of the
+        tensor map (encode_tensor_map; a 2d copy needs a 2-D map, a 3d copy a 3-D one) at element
+        c0 of row c1 (of plane c2) (signed; elements outside the tensor, in any dimension, read
+        as zero) lands at dst, row i at dst + i * box row bytes, each 16-byte chunk at its
+        swizzled address, and its bytes complete_tx the mbarrier. Here the copy lands at once;
+        its bytes become visible to a thread when it observed the phase the complete_tx counted
+        toward."""
         mods = [x for x in parts[3:] if x != "L2::cache_hint"]  # a cache hint: its operand ignored
-        if mods not in (["tensor", "2d", d, "global", "tile", "mbarrier::complete_tx::bytes"]
-                        for d in ("shared::cluster", "shared::cta")):
-            raise SimError(f"{op} not supported by the simulator (2d tile loads to shared::cluster with "
-                           "mbarrier::complete_tx::bytes only)")
+        if mods not in (["tensor", r, d, "global", "tile", "mbarrier::complete_tx::bytes"]
+                        for r in ("2d", "3d") for d in ("shared::cluster", "shared::cta")):
+            raise SimError(f"{op} not supported by the simulator (2d and 3d tile loads to shared::cluster "
+                           "with mbarrier::complete_tx::bytes only)")
+        rank = int(mods[1][0])
         if len(ops) != 3 + ("L2::cache_hint" in parts):
             raise SimError(f"{op}: expected {3 + ('L2::cache_hint' in parts)} operands")
         dst = self.address(ops[0])
         inner = ops[1].strip()[1:-1]
         tm_name, _, coords = inner.partition(",")
         coords = [c.strip() for c in coords.strip().strip("{}").split(",")]
-        if len(coords) != 2:
-            raise SimError(f"{op}: expected 2 coordinates")
+        if len(coords) != rank:
+            raise SimError(f"{op}: expected {rank} coordinates")
         tmap = self.value(tm_name.strip())
         cv = [self.value(c) for c in coords]
         bar = self.address(ops[2])
@@ -1528,10 +1536,13 @@ class Block:
                 raise SimError(f"{op}: tensor map address {ta:#x} is not 64-byte aligned")
             raw = self.mem.read(np.array([ta], dtype=np.uint64), 128)[0].tobytes()
             tm = decode_tensor_map(raw, f"{op}: tensor map at {ta:#x}")
-            c0, c1 = [((int(c[t]) & _u(32)) ^ (1 << 31)) - (1 << 31) for c in cv]
-            self._tma_one(op, int(t), int(dst[t]), tm, c0, c1, int(bar[t]))
+            if tm["rank"] != rank:
+                raise SimError(f"{op}: a {rank}d copy through a {tm['rank']}-D tensor map (at {ta:#x}; a "
+                               f"{rank}d copy needs a {rank}-D map)")
+            c0, c1, c2 = ([((int(x[t]) & _u(32)) ^ (1 << 31)) - (1 << 31) for x in cv] + [0])[:3]
+            self._tma_one(op, int(t), int(dst[t]), tm, c0, c1, c2, int(bar[t]))
 
-    def _tma_one(self, op, t, d, tm, c0, c1, bar):
+    def _tma_one(self, op, t, d, tm, c0, c1, c2, bar):
         eb, rowb = tm["elem_bytes"], tm["box_inner"] * tm["elem_bytes"]
         total = rowb * tm["box_rows"]
         swz = tm["swizzle"]
@@ -1548,9 +1559,9 @@ class Block:
         box = np.zeros((tm["box_rows"], rowb), dtype=np.uint8)
         i0, i1 = max(0, -c1), min(tm["box_rows"], tm["rows"] - c1)
         j0, j1 = max(0, -c0), min(tm["box_inner"], tm["inner"] - c0)
-        if i1 > i0 and j1 > j0:
+        if i1 > i0 and j1 > j0 and 0 <= c2 < tm["planes"]:  # one plane per box
             rows = np.arange(i0, i1, dtype=np.int64) + c1
-            addrs = (tm["base"] + rows * tm["row_stride"] + (c0 + j0) * eb).astype(np.uint64)
+            addrs = (tm["base"] + c2 * tm["plane_stride"] + rows * tm["row_stride"] + (c0 + j0) * eb).astype(np.uint64)
             try:
                 box[i0:i1, j0 * eb:j1 * eb] = self.mem.read(addrs, (j1 - j0) * eb)
             except SimError as e:
@@ -1687,12 +1698,15 @@ class Block:
     # D[16 v + 8 h + g][8 i + 2 q + e], i < N / 8. s8/u8 products are summed exactly and wrapped
     # to 32 bits.
     def _warpgroups(self, m, done, what):
-        if self.T % 128:
-            raise SimError(f"{what}: a block of {self.T} threads is not made of whole warpgroups")
+        """The warpgroups (128 w .. 128 w + 127) that execute a wgmma: all of their threads, never
+        the trailing partial group of a block that is not a multiple of 128 threads."""
         out = []
-        for w in range(self.T // 128):
-            sl = slice(128 * w, 128 * w + 128)
+        for w in range((self.T + 127) // 128):
+            sl = slice(128 * w, min(128 * w + 128, self.T))
             if m[sl].any():
+                if sl.stop - sl.start < 128:
+                    raise SimError(f"{what}: reached by threads {sl.start}..{sl.stop - 1}, the trailing "
+                                   f"{sl.stop - sl.start} threads of a block of {self.T}: not a whole warpgroup")
                 if not m[sl].all():
                     raise SimError(f"{what}: reached by only some threads of a warpgroup")
                 out.append(w)
@@ -1993,26 +2007,37 @@ def memref_params(kernel, values):
 # The simulator's own 128-byte format (a real CUtensorMap is opaque), little-endian:
 #   0: magic b"PTXSIMTM"; 8: base (u64, byte address); 16: elem_bytes (u32); 20: inner (u32,
 #   elements of the contiguous dimension); 24: rows (u32); 28: box_inner (u32); 32: box_rows
-#   (u32); 36: swizzle_bytes (u32: 0, 32, 64, 128); 40: row_stride_bytes (u64); 48..127: zero.
+#   (u32); 36: swizzle_bytes (u32: 0, 32, 64, 128); 40: row_stride_bytes (u64); 48: rank (u32:
+#   2 or 3); 52: planes (u32; 1 for rank 2); 56: plane_stride_bytes (u64; 0 for rank 2);
+#   64..127: zero.
 TMAP_MAGIC = b"PTXSIMTM"
-_TMAP_FMT = "<8sQIIIIIIQ"
+_TMAP_FMT = "<8sQIIIIIIQIIQ"
 
 
-def encode_tensor_map(base, elem_bytes, inner, rows, row_stride_bytes, box_inner, box_rows, swizzle_bytes):
-    """A 2-D tiled tensor map, validated as cuTensorMapEncodeTiled does."""
+def encode_tensor_map(base, elem_bytes, inner, rows, row_stride_bytes, box_inner, box_rows, swizzle_bytes,
+                      planes=1, plane_stride_bytes=0):
+    """A tiled tensor map, validated as cuTensorMapEncodeTiled does: 2-D ([rows][inner]) with
+    the defaults, else 3-D (`planes` such matrices, plane_stride_bytes apart; boxes of one
+    plane)."""
     import struct
     def bad(msg):
         raise SimError(f"invalid tensor map: {msg}")
+    rank = 2 if (planes, plane_stride_bytes) == (1, 0) else 3
     if elem_bytes not in (1, 2, 4, 8):
         bad(f"element size {elem_bytes} bytes (1, 2, 4 or 8)")
     if base % 16:
         bad(f"global address {base:#x} not 16-byte aligned")
-    if not (1 <= inner < (1 << 32) and 1 <= rows < (1 << 32)):
-        bad(f"extents {inner} x {rows} outside 1..2^32-1 (this format's u32 fields)")
+    if not (1 <= inner < (1 << 32) and 1 <= rows < (1 << 32) and 1 <= planes < (1 << 32)):
+        bad(f"extents {inner} x {rows}" + (f" x {planes}" if rank == 3 else "")
+            + " outside 1..2^32-1 (this format's u32 fields)")
     if row_stride_bytes % 16 or row_stride_bytes >= (1 << 40):
         bad(f"row stride {row_stride_bytes} bytes not a multiple of 16 below 2^40")
     if row_stride_bytes < inner * elem_bytes:
         bad(f"row stride {row_stride_bytes} bytes below the row's {inner * elem_bytes} bytes")
+    if rank == 3 and (plane_stride_bytes % 16 or not 0 < plane_stride_bytes < (1 << 40)):
+        bad(f"plane stride {plane_stride_bytes} bytes not a positive multiple of 16 below 2^40")
+    if rank == 3 and plane_stride_bytes < rows * row_stride_bytes:
+        bad(f"plane stride {plane_stride_bytes} bytes below the plane's {rows} rows of {row_stride_bytes} bytes")
     if not (1 <= box_inner <= 256 and 1 <= box_rows <= 256):
         bad(f"box {box_inner} x {box_rows} outside 1..256")
     if box_inner * elem_bytes % 16:
@@ -2022,7 +2047,7 @@ def encode_tensor_map(base, elem_bytes, inner, rows, row_stride_bytes, box_inner
     if swizzle_bytes and box_inner * elem_bytes > swizzle_bytes:
         bad(f"box inner dimension of {box_inner * elem_bytes} bytes exceeds the {swizzle_bytes}-byte swizzle span")
     raw = struct.pack(_TMAP_FMT, TMAP_MAGIC, base, elem_bytes, inner, rows, box_inner, box_rows,
-                      swizzle_bytes, row_stride_bytes)
+                      swizzle_bytes, row_stride_bytes, rank, planes, plane_stride_bytes)
     return raw + bytes(128 - len(raw))
 
 
@@ -2032,5 +2057,9 @@ def decode_tensor_map(raw, what):
     f = struct.unpack(_TMAP_FMT, bytes(raw[:n]))
     if f[0] != TMAP_MAGIC:
         raise SimError(f"{what}: not a tensor map (no magic word; made by encode_tensor_map?)")
-    keys = ("base", "elem_bytes", "inner", "rows", "box_inner", "box_rows", "swizzle", "row_stride")
-    return dict(zip(keys, f[1:]))
+    keys = ("base", "elem_bytes", "inner", "rows", "box_inner", "box_rows", "swizzle", "row_stride",
+            "rank", "planes", "plane_stride")
+    tm = dict(zip(keys, f[1:]))
+    if tm["rank"] not in (2, 3):
+        raise SimError(f"{what}: a tensor map of rank {tm['rank']} (2 or 3)")
+    return tm

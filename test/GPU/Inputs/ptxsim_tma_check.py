@@ -13,8 +13,21 @@ wgmma.m64n64k16 on them (descriptors with swizzle mode 1, SBO 1024, start + 32 j
 A @ B^T in the accumulator fragment layout. BUG: parity1 (waits for parity 1), misaligned (the
 destination 128 bytes past a 1024-byte boundary), noswizzle (descriptors with swizzle mode 0),
 refill (a TMA refills A while the wgmma reading it is in flight), badmap (box of 128 bf16 with
-swizzle 128).
+swizzle 128). --threads N: a block of N threads (128 + 32: a warpgroup and a warp, which must
+leave before the wgmma).
+CASE tile3d-swz128 / tile3d-none: kernel @tile3 loads boxes of 16 rows x 64 elements of a 3-D
+tensor map (planes, rows, elements) over a [B = 3, S = 10, H * D = 2 * 64] tensor of 16-bit
+elements (K or V of a cache: B planes, rows = keyLen = 7 < S, plane stride S rows) at planes 0..2,
+rows 0 and 4, elements 0 and 64, and out of bounds (plane -1, plane 3, a corner at (-16, -3) of
+plane 1); expected: from the tensor itself, element (c0 + j) of row (c1 + i) of plane c2, zero
+unless 0 <= c2 < B, 0 <= c1 + i < keyLen (rows keyLen..S-1 hold data and must read as zero) and
+0 <= c0 + j < H * D; 128-byte swizzle: row i's 16-byte chunk c at chunk c ^ (i mod 8) of that
+row (the 8-row, 1024-byte atoms of the box). BUG: map2d (the 3d copy through a 2-D map of the
+same tensor), planestride (a plane stride not a multiple of 16), planeoverlap (a plane stride
+below keyLen rows).
+CASE tile-map3d: kernel @tile (a 2d copy) through the 3-D map: an error.
   ptxsim_tma_check.py host-data IN.npz OUT.npz [B_BYTE_OFFSET]: the data of Inputs/tma_host.mlir.
+  ptxsim_tma_check.py host-data3 IN.npz OUT.npz: the data of Inputs/tma3_host.mlir.
 """
 import argparse
 import os
@@ -90,7 +103,89 @@ def tile(ptx, swz, bug):
     return status
 
 
-def wgmma(ptx, bug):
+# The 3-D cases: a K/V cache [B, S, H * D] of 16-bit elements, its map over the first KEYLEN rows
+# of each plane.
+B3, S3, HD3, KEYLEN = 3, 10, 128, 7
+BOX3_INNER, BOX3_ROWS = 64, 16
+BOXES3 = [(0, 0, 0), (64, 4, 0), (0, 4, 1), (64, 0, 1), (0, 0, 2), (64, 4, 2), (0, 0, -1), (64, 4, 3),
+          (-16, -3, 1)]
+
+
+def kv_tensor():
+    rng = np.random.default_rng(4)
+    return rng.integers(1, 0x7F80, (B3, S3, HD3), dtype=np.uint16)  # no zeros: zero fill shows
+
+
+def kv_box(x, c0, c1, c2):
+    """The box at (element c0, row c1, plane c2), element by element: zero outside the planes,
+    the first KEYLEN rows of a plane and its HD3 elements."""
+    box = np.zeros((BOX3_ROWS, BOX3_INNER), np.uint16)
+    for i in range(BOX3_ROWS):
+        for j in range(BOX3_INNER):
+            p, r, c = c2, c1 + i, c0 + j
+            if 0 <= p < B3 and 0 <= r < KEYLEN and 0 <= c < HD3:
+                box[i, j] = x[p, r, c]
+    return box
+
+
+def swizzled128(box):
+    """A box of 128-byte rows as the 128-byte swizzle lays it out from a 1024-byte aligned
+    address: row i's 16-byte chunk c at chunk c ^ (i mod 8) of the row."""
+    rows = box.view(np.uint8).reshape(box.shape[0], 8, 16)
+    out = np.zeros_like(rows)
+    for i in range(rows.shape[0]):
+        for c in range(8):
+            out[i, c ^ (i % 8)] = rows[i, c]
+    return out.reshape(-1)
+
+
+def kv_map(mem, g, swz=128, bug=""):
+    """The tensor's map in device memory: B3 planes of KEYLEN rows (2-D with bug map2d: its first
+    KEYLEN rows), plane stride S3 rows (wrong with bug planestride / planeoverlap)."""
+    row_bytes = 2 * HD3
+    plane = {"planestride": S3 * row_bytes + 8, "planeoverlap": (KEYLEN - 1) * row_bytes}.get(bug, S3 * row_bytes)
+    planes = {} if bug == "map2d" else dict(planes=B3, plane_stride_bytes=plane)
+    return mem.alloc(np.frombuffer(ptxsim.encode_tensor_map(g, 2, HD3, KEYLEN, row_bytes, BOX3_INNER, BOX3_ROWS, swz,
+                                                            **planes), np.uint8))
+
+
+def tile3d(ptx, swz, bug):
+    mem = ptxsim.Memory()
+    x = kv_tensor()
+    tm = kv_map(mem, mem.alloc(x), swz, bug)
+    k = ptxsim.Kernel(ptx, "tile3")
+    nbytes = BOX3_INNER * BOX3_ROWS * 2
+    status = 0
+    for c0, c1, c2 in BOXES3:
+        out = mem.alloc(np.full(nbytes // 2, 0xFFFF, np.uint16))
+        ptxsim.run(k, mem, (1, 1, 1), (128, 1, 1), params(k, [tm, out, c0, c1, c2, 0, 0, nbytes]),
+                   dyn_shared=1024 + nbytes)
+        box = kv_box(x, c0, c1, c2)
+        want = swizzled128(box) if swz == 128 else box.view(np.uint8).reshape(-1)
+        got = mem.view(out, np.uint8, (nbytes,))
+        zero_rows = int((box == 0).all(axis=1).sum())
+        if (got != want).any():
+            j = int(np.argmax(got != want))
+            print(f"box ({c0}, {c1}, {c2}): MISMATCH at byte {j}: got {got[j]} want {want[j]}")
+            status = 1
+        else:
+            print(f"box ({c0}, {c1}, {c2}) swizzle {swz}: ok ({nbytes} bytes, {zero_rows} zero rows)")
+    return status
+
+
+def tile_map3d(ptx):
+    """@tile's 2d copy through a 3-D map."""
+    mem = ptxsim.Memory()
+    tm = kv_map(mem, mem.alloc(kv_tensor()))
+    out = mem.alloc(np.zeros(BOX3_INNER * BOX3_ROWS, np.uint16))
+    k = ptxsim.Kernel(ptx, "tile")
+    ptxsim.run(k, mem, (1, 1, 1), (128, 1, 1), params(k, [tm, out, 0, 0, 0, 0, 2 * BOX3_INNER * BOX3_ROWS]),
+               dyn_shared=1024 + 2 * BOX3_INNER * BOX3_ROWS)
+    print("tile-map3d: no error")
+    return 1
+
+
+def wgmma(ptx, bug, threads=128):
     rng = np.random.default_rng(2)
     mem = ptxsim.Memory()
     A = bf16(rng.standard_normal((64, 64)))
@@ -103,7 +198,7 @@ def wgmma(ptx, bug):
     k = ptxsim.Kernel(ptx, "wgmma_tma")
     dflags = (0 if bug == "noswizzle" else 1 << 62) | (1024 >> 4) << 32 | 1 << 16
     stats = {}
-    ptxsim.run(k, mem, (1, 1, 1), (128, 1, 1), params(k, [tma, tmb, out, dflags, int(bug == "refill")]), stats,
+    ptxsim.run(k, mem, (1, 1, 1), (threads, 1, 1), params(k, [tma, tmb, out, dflags, int(bug == "refill")]), stats,
                dyn_shared=1024 + 16384)
     regs = mem.view(out, np.float32, (128, 32))
     want = (f32(A).astype(np.float64) @ f32(B).astype(np.float64).T).astype(np.float32)
@@ -187,21 +282,38 @@ def host_data(inp, out, boff):
     np.savez(out, out0=regs)
 
 
+def host_data3(inp, out):
+    """Inputs and expected output of Inputs/tma3_host.mlir: the tensor of kv_tensor() and, as
+    32-bit words, the box at (64, 4, 1) of its map (keyLen 7 of S = 10 rows), 128-byte swizzled."""
+    x = kv_tensor()
+    np.savez(inp, arg0=x)
+    np.savez(out, out0=swizzled128(kv_box(x, 64, 4, 1)).view(np.int32))
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "host-data":
         host_data(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 0)
         return
+    if len(sys.argv) > 1 and sys.argv[1] == "host-data3":
+        host_data3(sys.argv[2], sys.argv[3])
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("ptx")
-    ap.add_argument("case", choices=["tile-swz128", "tile-none", "wgmma", "pipe"])
+    ap.add_argument("case", choices=["tile-swz128", "tile-none", "wgmma", "pipe", "tile3d-swz128", "tile3d-none",
+                                     "tile-map3d"])
     ap.add_argument("--bug", default="")
+    ap.add_argument("--threads", type=int, default=128)
     args = ap.parse_args()
     ptx = open(args.ptx).read()
     try:
         if args.case == "wgmma":
-            status = wgmma(ptx, args.bug)
+            status = wgmma(ptx, args.bug, args.threads)
         elif args.case == "pipe":
             status = pipe(ptx)
+        elif args.case.startswith("tile3d"):
+            status = tile3d(ptx, 128 if args.case == "tile3d-swz128" else 0, args.bug)
+        elif args.case == "tile-map3d":
+            status = tile_map3d(ptx)
         else:
             status = tile(ptx, 128 if args.case == "tile-swz128" else 0, args.bug)
     except ptxsim.SimError as e:
