@@ -32,7 +32,8 @@
 #       prefill_T2048_rows128), with 128-key tiles as attention_d128_keys128 (the block too,
 #       prefill_T2048_keys128), with K/V tiles loaded by TMA from a producer warp as
 #       attention_d128_tma (the block too, prefill_T2048_tma; with 128-row blocks, FA3's
-#       shape, attention_d128_rows128_tma), and the mma.sync one as attention_d128_mmasync), the
+#       shape, attention_d128_rows128_tma, its warpgroups in ping-pong, and without it
+#       attention_d128_rows128_tma_nopp), and the mma.sync one as attention_d128_mmasync), the
 #       fused residual add + RMSNorm alone (one row kernel) and one
 #       cached-attention decode step over 4096 keys (flash decoding: the keys split over blocks
 #       per K/V head, then the combine), a speculative-decoding step of eight tokens over the
@@ -90,8 +91,10 @@ if [[ "$mode" == prepare ]]; then
   # two warpgroups of 64 rows per block sharing each K/V tile instead of one
   # (--gpu-attention-rows=128), NAME_rows128; PATH:keys128 the wgmma kernel with 128-key K/V
   # tiles (--gpu-attention-keys=128), NAME_keys128; PATH:tma the wgmma kernel's K/V tiles loaded
-  # by TMA from a producer warp (--gpu-attention-tma), NAME_tma, and PATH:rows128tma that with
-  # 128-row blocks, NAME_rows128_tma.
+  # by TMA from a producer warp (--gpu-attention-tma), NAME_tma, PATH:rows128tma that with
+  # 128-row blocks (its two warpgroups taking turns at the tensor cores, the ping-pong),
+  # NAME_rows128_tma, and PATH:rows128tmanopp the same without the ping-pong
+  # (--gpu-attention-pingpong=false), NAME_rows128_tma_nopp.
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
@@ -102,6 +105,7 @@ if [[ "$mode" == prepare ]]; then
             "$here/gpu/attention_d128.mlir" "$here/gpu/attention_d128.mlir:mmasync"
             "$here/gpu/attention_d128.mlir:rows128" "$here/gpu/attention_d128.mlir:keys128"
             "$here/gpu/attention_d128.mlir:tma" "$here/gpu/attention_d128.mlir:rows128tma"
+            "$here/gpu/attention_d128.mlir:rows128tmanopp"
             "$here/gpu/attention_int8_d128.mlir"
             "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir" "$here/gpu/spec_decode_attention_d128.mlir"
@@ -119,6 +123,7 @@ if [[ "$mode" == prepare ]]; then
     p=${p%:keys128}
     p=${p%:tma}
     p=${p%:rows128tma}
+    p=${p%:rows128tmanopp}
     name=$(basename "$p" .mlir)
     dims=()
     gpuflags=()
@@ -149,6 +154,9 @@ if [[ "$mode" == prepare ]]; then
     elif [[ "$entry" == *:rows128tma ]]; then
       name=${name}_rows128_tma
       gpuflags=(--gpu-attention-rows=128 --gpu-attention-tma)
+    elif [[ "$entry" == *:rows128tmanopp ]]; then
+      name=${name}_rows128_tma_nopp
+      gpuflags=(--gpu-attention-rows=128 --gpu-attention-tma --gpu-attention-pingpong=false)
     fi
     case "$name" in int8_*) dims+=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
     if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
@@ -454,8 +462,9 @@ if os.path.exists(const):
 # tile, read once for 128 rows rather than 64); 128-key K/V tiles (S as m64n128k16: half the
 # tiles, each with twice the tensor-core work for the same barrier, row-max butterflies and
 # rescale); K/V by TMA from a producer warp with mbarriers per stage instead of the block
-# barrier per tile (--gpu-attention-tma), with one and with two warpgroups.
-for variant in ("", "_mmasync", "_rows128", "_keys128", "_tma", "_rows128_tma"):
+# barrier per tile (--gpu-attention-tma), with one and with two warpgroups (these taking turns
+# at the tensor cores, FlashAttention-3's ping-pong, and not: _nopp).
+for variant in ("", "_mmasync", "_rows128", "_keys128", "_tma", "_rows128_tma", "_rows128_tma_nopp"):
     attn = os.path.join(d, "models", f"attention_d128{variant}.cuda.so")
     if os.path.exists(attn):
         T = 4096

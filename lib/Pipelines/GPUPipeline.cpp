@@ -141,6 +141,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   attention.wgmmaRows = options.attentionRows;
   attention.wgmmaKeys = options.attentionKeys;
   attention.wgmmaTma = options.attentionTma;
+  attention.wgmmaPingPong = options.attentionPingPong;
   pm.addPass(createGPUFlashAttentionPass(attention));
   pm.addPass(createGPURowNormPass());
   // RoPE: one kernel per rotation, its cos/sin table computed per block in shared memory.

@@ -1542,10 +1542,11 @@ public:
   /// barrier, the row maxima's butterflies, O's rescale).
   /// `tmaLoads`: the one-pass kernel's K/V tiles loaded by TMA from a producer warp, each
   /// stage handed over by mbarriers (see emitLaunch); the split form keeps cp.async.
+  /// `pingPong`: with `tmaLoads` and two warpgroups, they take turns at the tensor cores.
   WgmmaKernel(func::FuncOp fn, const Config &c, const SplitOptions &so, int64_t wideRows,
-              int64_t keysPerTile, bool tmaLoads)
+              int64_t keysPerTile, bool tmaLoads, bool pingPong)
       : TensorCoreKernel(fn, c, so), wideRows(wideRows), keysPerTile(keysPerTile),
-        tmaLoads(tmaLoads) {}
+        tmaLoads(tmaLoads), pingPong(pingPong) {}
 
   /// Dynamic shared memory of a block of `blockRows` rows: Q, two stages of K and V, 1024
   /// bytes to align them, and with TMA the eight mbarriers (K and V, full and empty, per stage).
@@ -1999,11 +2000,12 @@ protected:
     // The warpgroups with rows run the pipeline below; with TMA the producer warp, on a
     // branch of its own, loads every tile (warp-uniform conditions: the warp index broadcast
     // from lane 0, as ptxas serialises wgmma under a branch it cannot prove uniform).
+    auto toI32 = [&](Value x) { return arith::IndexCastUIOp::create(b, loc, i32, x).getResult(); };
     OpBuilder::InsertPoint afterRoles;
-    Value wgActive;
+    Value wgActive, warpU;
     if (tma) {
       Value warp32 = arith::IndexCastUIOp::create(b, loc, i32, warp);
-      Value warpU = arith::IndexCastUIOp::create(
+      warpU = arith::IndexCastUIOp::create(
           b, loc, b.getIndexType(),
           gpu::ShuffleOp::create(b, loc, warp32, 0, 32, gpu::ShuffleMode::IDX).getShuffleResult());
       auto roles = scf::IfOp::create(
@@ -2030,7 +2032,6 @@ protected:
               NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA), b.getBoolAttr(false),
               Value());
           Value at = isV ? addr(stageAddr(st), kBytes) : stageAddr(st);
-          auto toI32 = [&](Value x) { return arith::IndexCastUIOp::create(b, loc, i32, x).getResult(); };
           Value desc =
               LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx), isV ? mapV : mapK);
           for (int64_t cb = 0; cb < width / 64; ++cb) {
@@ -2096,6 +2097,38 @@ protected:
       state.append(corr.begin(), corr.end());
       state.append(roundP(x));
     };
+    // FlashAttention-3's ping-pong (TMA, two warpgroups with rows): the warpgroups take turns
+    // at the tensor cores, so that one's softmax runs while the other's wgmma do. Warpgroup w
+    // issues a step's wgmma once named barrier 1 + w completed (its 128 threads' bar.sync and
+    // the other warpgroup's 128 arrivals: that one issued its step before) and then arrives on
+    // the other's barrier; warpgroup 1's first arrival lets warpgroup 0 begin, and it skips
+    // the arrival after its last issue, so every phase of both barriers completes. Each
+    // warpgroup issues numTiles + 1 times (S_0, then S_t with P·V_{t-1}, then P·V_{n-1}).
+    Value turns, wgU;
+    if (tma && wide && pingPong) {
+      turns = secondActive;
+      wgU = div(warpU, 4);
+    }
+    auto arriveOther = [&](Value cond) {
+      ifThen(cond, [&] {
+        NVVM::BarrierArriveOp::create(b, loc, toI32(sub(idx(2), wgU)), i32c(threads));
+      });
+    };
+    auto turnBegin = [&] {
+      if (!turns)
+        return;
+      ifThen(turns, [&] {
+        NVVM::BarrierOp::create(b, loc, Type(), toI32(add(wgU, idx(1))), i32c(threads),
+                                nullptr, Value());
+      });
+    };
+    auto turnEnd = [&](bool last) {
+      if (!turns)
+        return;
+      arriveOther(last ? andi(turns, cmp(arith::CmpIPredicate::eq, wgU, idx(0))) : turns);
+    };
+    if (turns)
+      arriveOther(andi(andi(turns, anyTile), cmp(arith::CmpIPredicate::eq, wgU, idx(1))));
     auto prologue = scf::IfOp::create(b, loc, ValueRange(init).getTypes(), anyTile, true);
     {
       OpBuilder::InsertionGuard g2(b);
@@ -2107,7 +2140,9 @@ protected:
       scf::YieldOp::create(b, loc, whenActive(init, [&] {
         if (tma)
           waitFull(kFull, idx(0));
+        turnBegin();
         Value s = issue(kAtOf(idx(0)), Value(), {}, Value()).first;
+        turnEnd(false);
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
         if (tma)
           release(kEmpty, idx(0));
@@ -2140,7 +2175,9 @@ protected:
           waitFull(vFull, prev);
         }
         Value s;
+        turnBegin();
         std::tie(s, o) = issue(kAtOf(t), o, it.slice(kState, pRegs), vAtOf(prev));
+        turnEnd(false);
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
         if (tma)
           release(kEmpty, t);
@@ -2167,7 +2204,9 @@ protected:
         Value o = rescale(oLoop, last.slice(4, 2));
         if (tma)
           waitFull(vFull, sub(numTiles, idx(1)));
+        turnBegin();
         o = issue(Value(), o, last.slice(kState, pRegs), vAtOf(sub(numTiles, idx(1)))).second;
+        turnEnd(true);
         NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
         return SmallVector<Value>{pin(o, oRegs)};
       }));
@@ -2216,7 +2255,7 @@ protected:
   // The TMA kernel's mbarriers, two stages each: K full, K empty, V full, V empty.
   static constexpr int64_t kFull = 0, kEmpty = 1, vFull = 2, vEmpty = 3, kTmaBarriers = 8;
   int64_t wideRows, keysPerTile;
-  bool tmaLoads;
+  bool tmaLoads, pingPong;
 };
 
 /// A head dim rounded up to the INT8 kernel's 32-byte k slices and 32-column value tiles.
@@ -2886,7 +2925,7 @@ struct GPUFlashAttentionPass
       if (tcWhy.empty()) {
         std::string wgmmaWhy = wgmma ? WgmmaKernel::refusal(*c) : "";
         if (wgmma && wgmmaWhy.empty()) {
-          WgmmaKernel(fn, *c, split, wgmmaRows, wgmmaKeys, wgmmaTma).emit();
+          WgmmaKernel(fn, *c, split, wgmmaRows, wgmmaKeys, wgmmaTma, wgmmaPingPong).emit();
           ++numWgmma;
         } else {
           if (wgmma && report)

@@ -23,8 +23,20 @@
 // RUN: %PYTHON %S/Inputs/attention_data.py wg_gqa_d128_bf16 %t/3-in.npz %t/3-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/n %t/n.ptx --entry wg_gqa_d128_bf16 --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=OK
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/w %t/w.ptx --entry wg_gqa_d128_bf16 --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=WIDE
-// WIDE: block [288, 1, 1]
+// At 128 rows the two consumer warpgroups take turns at the tensor cores by default
+// (--gpu-attention-pingpong: named barriers 1 and 2, bar.sync / bar.arrive of 256 threads, which
+// the interpreter counts per warp and checks for balance at exit); with
+// --gpu-attention-pingpong=false they do not, and the values are the same.
+// WIDE: block [288, 1, 1] {{.*}} nbar {{[1-9]}}
 // WIDE: out0: ok
+// Without the arrivals, each warpgroup waits for the other forever: reported.
+// RUN: sed '/bar.arrive/d' %t/w.ptx > %t/w-noarrive.ptx
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/w %t/w-noarrive.ptx --entry wg_gqa_d128_bf16 --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 7.9e-3 --atol 4.3e-3 2>&1 | FileCheck %s --check-prefix=PPDEAD
+// PPDEAD: bar.sync: deadlock: every live thread waits at a barrier (named barrier 1: 128 of its 256 threads arrived
+// RUN: decoda-compile %S/Inputs/attention_wgmma_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-tma --gpu-attention-rows=128 --gpu-attention-pingpong=false --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry wg_gqa_d128_bf16 --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=FREE --implicit-check-not=nbar
+// FREE: block [288, 1, 1]
+// FREE: out0: ok
 // RUN: %PYTHON %S/Inputs/attention_data.py wg_rows_window_bf16 %t/5-in.npz %t/5-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/n %t/n.ptx --entry wg_rows_window_bf16 --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=OK
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/w %t/w.ptx --entry wg_rows_window_bf16 --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=WIDE
@@ -50,6 +62,13 @@
 // RUN: %ptxas -arch=sm_90a -v %t/dk.ptx -o %t/dk.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=serialized --implicit-check-not="warpgroup.arrive is injected"
 // RUN: %ptxas -arch=sm_90a -v %t/dk2.ptx -o %t/dk2.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=serialized --implicit-check-not="warpgroup.arrive is injected"
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// The ping-pong at 128 rows: each of the three wgmma issue sites waits on the warpgroup's
+// named barrier (256 threads) and arrives on the other's; none at 64 rows.
+// RUN: grep -c "bar.sync.*256;" %t/dk2.ptx | FileCheck %s --check-prefix=PPSYNC
+// PPSYNC: 3
+// RUN: grep -c "bar.arrive" %t/dk2.ptx | FileCheck %s --check-prefix=PPARRIVE
+// PPARRIVE: {{[1-9]}}
+// RUN: not grep "bar.arrive" %t/dk.ptx
 // The host asks for K's and V's maps with rows min(keyLen, S).
 // RUN: cat %t/n/*.mlir | grep -c "llvm.call @decoda_cuda_tensor_map_3d" | FileCheck %s --check-prefix=HOST
 // HOST: {{[1-9][0-9]*}}
@@ -57,3 +76,7 @@
 // The flag is for the wgmma kernel only.
 // RUN: not decoda-compile %S/Inputs/attention_wgmma_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-wgmma=false --gpu-attention-tma -o %t/x.so 2>&1 | FileCheck %s --check-prefix=NOWGMMA
 // NOWGMMA: --gpu-attention-tma needs --target=cuda --gpu-arch=sm_90a and the wgmma attention kernel
+// The ping-pong is for the TMA kernel's two warpgroups only.
+// RUN: not decoda-compile %S/Inputs/attention_wgmma_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-tma --gpu-attention-pingpong -o %t/x.so 2>&1 | FileCheck %s --check-prefix=NOPP
+// RUN: not decoda-compile %S/Inputs/attention_wgmma_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-rows=128 --gpu-attention-pingpong -o %t/x.so 2>&1 | FileCheck %s --check-prefix=NOPP
+// NOPP: --gpu-attention-pingpong needs --target=cuda --gpu-arch=sm_90a --gpu-attention-tma --gpu-attention-rows=128

@@ -33,6 +33,28 @@
 // COLL-NEXT: vote.sync any/all/uni/ballot per warp: ok
 // RUN: not %PYTHON %S/Inputs/ptxsim_collective_check.py --diverge | FileCheck %s --check-prefix=COLLBAD
 // COLLBAD: error: shfl.sync.bfly.b32: reached by only some threads of a warp
+// Named barriers (bar.sync / bar.arrive id, n) on a hand-written ping-pong of two groups of two
+// warps, the protocol of the wgmma attention's --gpu-attention-pingpong: the turns alternate
+// strictly (a log written out by hand), and each broken form is reported
+// (Inputs/ptxsim_named_barrier_check.py).
+// RUN: %PYTHON %S/Inputs/ptxsim_named_barrier_check.py | FileCheck %s --check-prefix=NBAR
+// RUN: %PYTHON %S/Inputs/ptxsim_named_barrier_check.py --turns 1 | FileCheck %s --check-prefix=NBAR1
+// NBAR: ping-pong of 3 turns: ok (6 turns in strict alternation;
+// NBAR1: ping-pong of 1 turns: ok (2 turns in strict alternation;
+// RUN: not %PYTHON %S/Inputs/ptxsim_named_barrier_check.py --bug nobar | FileCheck %s --check-prefix=NBARNONE
+// NBARNONE: MISMATCH log ['0x100', '0x101', '0x102', '0x0', '0x0', '0x0'] counter 3
+// RUN: not %PYTHON %S/Inputs/ptxsim_named_barrier_check.py --bug noinit | FileCheck %s --check-prefix=NBARDEAD
+// NBARDEAD: error: bar.sync: deadlock: every live thread waits at a barrier (named barrier 1: 64 of its 128 threads arrived, thread 0 waits there; barrier 2: 64 of 128 arrived)
+// RUN: not %PYTHON %S/Inputs/ptxsim_named_barrier_check.py --bug lastarrive | FileCheck %s --check-prefix=NBAREXIT
+// NBAREXIT: error: bar.arrive: named barrier 1 left with 64 of its 128 arrivals when the block exited
+// RUN: not %PYTHON %S/Inputs/ptxsim_named_barrier_check.py --bug split | FileCheck %s --check-prefix=NBARSPLIT
+// NBARSPLIT: error: bar.sync: executed by only some threads of warp 0
+// RUN: not %PYTHON %S/Inputs/ptxsim_named_barrier_check.py --bug count | FileCheck %s --check-prefix=NBARCOUNT
+// NBARCOUNT: error: bar.sync: thread count 100 of barrier 1 is not a positive multiple of 32
+// RUN: not %PYTHON %S/Inputs/ptxsim_named_barrier_check.py --bug mixed | FileCheck %s --check-prefix=NBARMIXED
+// NBARMIXED: error: bar.sync: warp 0 expects 128 threads at barrier 1, whose phase the warps before it began expecting 96
+// RUN: not %PYTHON %S/Inputs/ptxsim_named_barrier_check.py --bug shared | FileCheck %s --check-prefix=NBARRACE
+// NBARRACE: error: ld.shared.u32: shared race: thread 64 reads bytes at 4 that thread 0 wrote
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/k.ptx --dump-ir-after-each=%t/d
 // RUN: %PYTHON %S/Inputs/matmul_data.py linear-bf16 %t/in.npz %t/out.npz

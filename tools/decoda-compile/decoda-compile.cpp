@@ -116,6 +116,12 @@ cl::opt<bool> gpuAttentionTma(
     cl::desc("sm_90a, wgmma attention: K/V tiles loaded by TMA from a producer warp, handed "
              "over by mbarriers per stage instead of a block barrier per tile"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> gpuAttentionPingPong(
+    "gpu-attention-pingpong",
+    cl::desc("sm_90a, wgmma attention with --gpu-attention-tma and --gpu-attention-rows=128: "
+             "the two warpgroups issue their wgmma in turn (FlashAttention-3's ping-pong on "
+             "named barriers; default true, false to let them overlap freely)"),
+    cl::init(true), cl::cat(category));
 cl::opt<std::string> dumpDir("dump-ir-after-each",
                              cl::desc("Write the IR after every pass to DIR/NN-<pass>.mlir"),
                              cl::value_desc("DIR"), cl::cat(category));
@@ -382,6 +388,12 @@ int main(int argc, char **argv) {
   if (gpuAttentionTma.getNumOccurrences() && (!cuda || gpuArch != "sm_90a" || !gpuAttentionWgmma))
     return fail(unknown, "--gpu-attention-tma needs --target=cuda --gpu-arch=sm_90a and the "
                          "wgmma attention kernel");
+  if (gpuAttentionPingPong.getNumOccurrences() &&
+      (!cuda || gpuArch != "sm_90a" || !gpuAttentionWgmma || !gpuAttentionTma ||
+       gpuAttentionRows != 128))
+    return fail(unknown, "--gpu-attention-pingpong needs --target=cuda --gpu-arch=sm_90a "
+                         "--gpu-attention-tma --gpu-attention-rows=128 (it schedules the two "
+                         "consumer warpgroups of the TMA attention kernel)");
   if (cuda && gpuWarpSpecialize && (gpuArch != "sm_90a" || !gpuTma))
     return fail(unknown, "--gpu-warp-specialize needs --gpu-arch=sm_90a and --gpu-tma (it "
                          "specialises the TMA wgmma kernel)");
@@ -533,6 +545,7 @@ int main(int argc, char **argv) {
     cudaOptions.attentionRows = gpuAttentionRows;
     cudaOptions.attentionKeys = gpuAttentionKeys;
     cudaOptions.attentionTma = gpuAttentionTma;
+    cudaOptions.attentionPingPong = gpuAttentionPingPong;
     buildCUDALoweringPassPipeline(pm, cudaOptions);
   } else {
     CPULoweringPipelineOptions cpuOptions;

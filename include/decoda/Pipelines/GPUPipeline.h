@@ -83,6 +83,12 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
       llvm::cl::desc("sm_90a, wgmma attention: K/V tiles by TMA from a producer warp, "
                      "mbarriers per stage instead of the block barrier per tile"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> attentionPingPong{
+      *this, "gpu-attention-pingpong",
+      llvm::cl::desc("sm_90a, wgmma attention with gpu-attention-tma and 128 rows: the two "
+                     "warpgroups issue their wgmma in turn on named barriers (FlashAttention-3's "
+                     "ping-pong)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> fuseEpilogue{
       *this, "fuse-epilogue",
       llvm::cl::desc("Apply the elementwise consumer of each projection (rounding, residual, "

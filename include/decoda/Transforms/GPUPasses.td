@@ -588,6 +588,10 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
            "With wgmma: the one-pass kernel's K/V tiles loaded by TMA (3-D tensor maps encoded "
            "on the host) from a producer warp, each stage handed over by full/empty mbarriers "
            "instead of the block barrier per tile (FlashAttention-3's producer)">,
+    Option<"wgmmaPingPong", "wgmma-pingpong", "bool", /*default=*/"true",
+           "With wgmma-tma and wgmma-rows=128: the two consumer warpgroups take turns at the "
+           "tensor cores (FlashAttention-3's ping-pong: each issues its wgmma after the other's, "
+           "on two named barriers, so one's softmax runs under the other's matrix products)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every attention given the SIMT kernel instead of the tensor-core one "
            "(and, with wgmma, the mma.sync kernel instead of the wgmma one)">

@@ -669,7 +669,7 @@ class Host:
         if not self.quiet:
             dyn_s = f" + {dyn} dynamic" if kernel.dyn_name is not None or dyn else ""
             print(f"launch {mod}: grid {grid} block {block} shared {kernel.shared_bytes}{dyn_s} bytes; "
-                  + ", ".join(f"{k} {c}" for k, c in sorted(stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "shfl", "wgmma", "mbarrier")))
+                  + ", ".join(f"{k} {c}" for k, c in sorted(stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "nbar", "shfl", "wgmma", "mbarrier")))
         for k, c in stats.items():
             self.stats[k] = self.stats.get(k, 0) + c
 
@@ -776,7 +776,7 @@ def main():
         else:
             print(f"{name}: ok ({got.size} elements, max abs error {np.nanmax(err) if err.size else 0:.3g})")
     print(f"{host.launches} launches; "
-          + ", ".join(f"{k} {c}" for k, c in sorted(host.stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "shfl", "wgmma", "mbarrier")))
+          + ", ".join(f"{k} {c}" for k, c in sorted(host.stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "nbar", "shfl", "wgmma", "mbarrier")))
     if host.tensor_maps:
         print(f"{host.tensor_maps} tensor maps (decoda_cuda_tensor_map)")
     sys.exit(status)

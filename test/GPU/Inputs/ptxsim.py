@@ -26,6 +26,16 @@ format (encode_tensor_map: a matrix [rows][inner], or `planes` such matrices pla
 apart; boxes of box_rows x box_inner of one plane, zero outside any extent), whose bytes are
 visible to a thread only after it observed the mbarrier phase that completes the copy; a copy
 whose dimensionality is not its map's is an error.
+Named barriers (bar.sync / barrier.sync[.aligned] id, n and bar.arrive / barrier.arrive id, n
+with id 1..15; the PTX ISA's "bar, barrier"): each warp that reaches one counts 32 arrivals
+(all its live lanes together: a warp split by a branch or a predicate is an error); a warp in a
+sync waits, each at its own instruction, until n threads arrived, then all waiters continue
+past their own barrier instruction and the count starts again. Reported: n not a positive
+multiple of 32 or beyond the block, warps of one phase that disagree on n, a deadlock (who
+waits where, the count), and a barrier left with arrivals when the block exits. Named barriers
+order execution only: the race check still asks for a block-wide bar.sync (0) between a write
+and another thread's access, so a kernel that used a named barrier to order shared memory would
+be reported (conservatively), never passed.
 A collective (bar.sync, wgmma, ldmatrix, mma, shfl, vote) runs once all live threads of its group
 (block, warpgroup, warp) are there: threads that reach it first wait for the others, which may
 have diverged past a join that LLVM laid out at a lower address (a loop latch); a group that
@@ -471,6 +481,11 @@ class Block:
         self.acq = np.full((self.T, self.T), -1, dtype=np.int64)
         self.blocked = np.zeros(self.T, dtype=bool)
         self.parked = np.zeros(self.T, dtype=bool)  # threads waiting in a bar.sync for the others
+        # Named barriers (see named_barrier()): id -> arrivals of the current phase, its thread
+        # count, the waiting threads and the instruction of the first arrival; the threads
+        # waiting at one.
+        self.nbars = {}
+        self.nbar_wait = np.zeros(self.T, dtype=bool)
         self.blocked_on = {}
         # TMA copies (cp.async.bulk.tensor): per shared byte the copy that last wrote it (-1: none
         # or a generic write since); per copy its barrier's index, the phase its complete_tx
@@ -661,7 +676,7 @@ class Block:
             self.clock = steps
             if steps > max_steps:
                 raise SimError("too many steps (an endless loop?)")
-            runnable = (~done) & (~self.blocked) & (~self.parked)
+            runnable = (~done) & (~self.blocked) & (~self.parked) & (~self.nbar_wait)
             if not runnable.any():
                 self._deadlock(pc)
             p = pc[runnable].min()
@@ -672,7 +687,8 @@ class Block:
                 pv = self.reg(pred[1])
                 exec_mask &= (~pv if pred[0] else pv)
             base = op.split(".")[0]
-            width = self._collective_width(base)
+            named = self._is_named_barrier(op, ops)
+            width = 32 if named else self._collective_width(base)
             if width:
                 # A collective (bar.sync, warp and warpgroup ops) runs once every live thread of
                 # its group is there: threads that reach it first wait (parked) while the others,
@@ -699,6 +715,16 @@ class Block:
                 exec_mask = ready.copy()
                 if pred is not None:
                     exec_mask &= (~pv if pred[0] else pv)
+                if named:
+                    # Released waiters elsewhere move on in place; the warps of this step that
+                    # must wait stay here.
+                    self.stats["nbar"] = self.stats.get("nbar", 0) + 1
+                    if self.wg_busy:
+                        self.wgmma_hazard(op, ops, exec_mask)
+                    wait = self.named_barrier(op, ops, exec_mask, ready, pc)
+                    nxt = np.where(ready & ~wait, p + 1, p)
+                    pc = np.where(mask, nxt, pc)
+                    continue
                 self.stats[base] = self.stats.get(base, 0) + 1
                 if self.wg_busy and base != "wgmma":
                     self.wgmma_hazard(op, ops, exec_mask)
@@ -722,7 +748,73 @@ class Block:
                     self.wgmma_hazard(op, ops, exec_mask)
                 self.execute(op, ops, exec_mask, mask, done)
             pc = np.where(mask, nxt, pc)
+        for i, st in sorted(self.nbars.items()):
+            if st["count"]:
+                raise SimError(f"{st['op']}: named barrier {i} left with {st['count']} of its {st['n']} arrivals "
+                               "when the block exited (unbalanced arrivals: some phase never completed)")
         return steps
+
+    @staticmethod
+    def _is_named_barrier(op, ops):
+        """bar.arrive / barrier.arrive, and bar.sync / barrier.sync with a thread count or a
+        barrier other than the literal 0 (bar.sync 0: the block-wide barrier)."""
+        parts = op.split(".")
+        if parts[0] not in ("bar", "barrier") or len(parts) < 2:
+            return False
+        if parts[1] == "arrive":
+            return True
+        return parts[1] == "sync" and (len(ops) > 1 or ops[0] != "0")
+
+    def named_barrier(self, op, ops, m, ready, pc):
+        """Threads m (whole warps: ready is the warps gathered at the instruction) arrive on
+        the named barrier ops[0] expecting ops[1] threads (all of the block when absent); returns
+        the threads of m that now wait. Waiters of a phase this step completes, parked at their
+        own instruction, are released in place (pc + 1)."""
+        sync = op.split(".")[1] == "sync"
+        ids = self.value(ops[0]).astype(np.int64)
+        ns = self.value(ops[1]).astype(np.int64) if len(ops) > 1 else np.full(self.T, self.T, dtype=np.int64)
+        wait = np.zeros(self.T, dtype=bool)
+        for w0 in range(0, self.T, 32):
+            sl = slice(w0, w0 + 32)
+            if not ready[sl].any():
+                continue
+            if not m[sl].any():
+                continue  # the whole warp's predicate is false: it skips the barrier
+            if (m[sl] != ready[sl]).any():
+                raise SimError(f"{op}: executed by only some threads of warp {w0 // 32} (a predicate that "
+                               "differs within the warp)")
+            i, n = ids[sl][m[sl]], ns[sl][m[sl]]
+            if (i != i[0]).any() or (n != n[0]).any():
+                raise SimError(f"{op}: the barrier or thread count differs within warp {w0 // 32}")
+            i, n = int(i[0]), int(n[0])
+            if not 0 <= i <= 15:
+                raise SimError(f"{op}: barrier {i} outside 0..15")
+            if i == 0:
+                raise SimError(f"{op}: barrier 0 with a thread count or from a register (the interpreter "
+                               "models barrier 0 as the block-wide bar.sync 0 only)")
+            if n <= 0 or n % 32 or n > (self.T + 31) // 32 * 32:
+                raise SimError(f"{op}: thread count {n} of barrier {i} is not a positive multiple of 32 "
+                               f"up to the block's {self.T} threads")
+            st = self.nbars.setdefault(i, {"count": 0, "n": n, "waiters": np.zeros(self.T, dtype=bool),
+                                           "op": op})
+            if st["count"] == 0:
+                st["n"], st["op"] = n, op
+            elif st["n"] != n:
+                raise SimError(f"{op}: warp {w0 // 32} expects {n} threads at barrier {i}, whose phase the "
+                               f"warps before it began expecting {st['n']}")
+            st["count"] += 32
+            if sync:
+                st["waiters"][sl] = True
+                wait[sl] = True
+            if st["count"] == st["n"]:
+                w = st["waiters"]
+                elsewhere = w & self.nbar_wait
+                pc[elsewhere] += 1
+                self.nbar_wait &= ~w
+                wait &= ~w
+                st["count"], st["waiters"] = 0, np.zeros(self.T, dtype=bool)
+        self.nbar_wait |= wait
+        return wait
 
     def _collective_width(self, base):
         if base in ("bar", "barrier"):
@@ -734,6 +826,17 @@ class Block:
         return 0
 
     def _deadlock(self, pc):
+        nb = [(i, st) for i, st in sorted(self.nbars.items()) if st["waiters"].any()]
+        if nb and not self.blocked.any():
+            i, st = nb[0]
+            t = int(np.nonzero(st["waiters"])[0][0])
+            others = "".join(f"; barrier {j}: {s['count']} of {s['n']} arrived" for j, s in nb[1:])
+            parked = int(self.parked.sum())
+            raise SimError(f"{self.k.instrs[int(pc[t])][1]}: deadlock: every live thread waits at a barrier "
+                           f"(named barrier {i}: {st['count']} of its {st['n']} threads arrived, thread {t} "
+                           f"waits there{others}"
+                           + (f"; {parked} threads wait at a collective (bar.sync, wgmma, ...)" if parked else "")
+                           + ")")
         if not self.blocked.any():
             # Only threads waiting at collectives whose groups never complete.
             t = int(np.nonzero(self.parked)[0][0])
@@ -749,7 +852,8 @@ class Block:
         raise SimError(f"mbarrier.try_wait.parity: deadlock: every live thread waits on an mbarrier (thread {t} "
                        f"on the mbarrier at shared offset {off} for the phase of parity {parity}; its phase "
                        f"{st['phase']} has {st['pending']} arrivals and {st['tx']} transaction bytes pending "
-                       "and nothing else can run" + (f"; {parked} threads wait at a collective (bar.sync, wgmma, ...)" if parked else "") + ")")
+                       "and nothing else can run" + (f"; {parked} threads wait at a collective (bar.sync, wgmma, ...)" if parked else "")
+                       + (f"; {int(self.nbar_wait.sum())} threads wait at named barriers" if self.nbar_wait.any() else "") + ")")
 
     # -- mbarrier (PTX ISA "Parallel Synchronization and Communication Instructions: mbarrier") --
     # An 8-byte object in shared memory: its current phase, the expected arrival count, the
