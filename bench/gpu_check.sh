@@ -33,7 +33,8 @@
 #       prefill_T2048_keys128), with K/V tiles loaded by TMA from a producer warp as
 #       attention_d128_tma (the block too, prefill_T2048_tma; with 128-row blocks, FA3's
 #       shape, attention_d128_rows128_tma, its warpgroups in ping-pong, and without it
-#       attention_d128_rows128_tma_nopp), and the mma.sync one as attention_d128_mmasync), the
+#       attention_d128_rows128_tma_nopp; with 128-key tiles too, FA3's configuration at head
+#       dim 128, attention_d128_rows128_keys128_tma), and the mma.sync one as attention_d128_mmasync), the
 #       fused residual add + RMSNorm alone (one row kernel) and one
 #       cached-attention decode step over 4096 keys (flash decoding: the keys split over blocks
 #       per K/V head, then the combine), a speculative-decoding step of eight tokens over the
@@ -94,7 +95,8 @@ if [[ "$mode" == prepare ]]; then
   # by TMA from a producer warp (--gpu-attention-tma), NAME_tma, PATH:rows128tma that with
   # 128-row blocks (its two warpgroups taking turns at the tensor cores, the ping-pong),
   # NAME_rows128_tma, and PATH:rows128tmanopp the same without the ping-pong
-  # (--gpu-attention-pingpong=false), NAME_rows128_tma_nopp.
+  # (--gpu-attention-pingpong=false), NAME_rows128_tma_nopp; PATH:fa3 128-row blocks, 128-key
+  # tiles and TMA (FlashAttention-3's configuration at head dim 128), NAME_rows128_keys128_tma.
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
@@ -105,7 +107,7 @@ if [[ "$mode" == prepare ]]; then
             "$here/gpu/attention_d128.mlir" "$here/gpu/attention_d128.mlir:mmasync"
             "$here/gpu/attention_d128.mlir:rows128" "$here/gpu/attention_d128.mlir:keys128"
             "$here/gpu/attention_d128.mlir:tma" "$here/gpu/attention_d128.mlir:rows128tma"
-            "$here/gpu/attention_d128.mlir:rows128tmanopp"
+            "$here/gpu/attention_d128.mlir:rows128tmanopp" "$here/gpu/attention_d128.mlir:fa3"
             "$here/gpu/attention_int8_d128.mlir"
             "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir" "$here/gpu/spec_decode_attention_d128.mlir"
@@ -124,6 +126,7 @@ if [[ "$mode" == prepare ]]; then
     p=${p%:tma}
     p=${p%:rows128tma}
     p=${p%:rows128tmanopp}
+    p=${p%:fa3}
     name=$(basename "$p" .mlir)
     dims=()
     gpuflags=()
@@ -157,6 +160,9 @@ if [[ "$mode" == prepare ]]; then
     elif [[ "$entry" == *:rows128tmanopp ]]; then
       name=${name}_rows128_tma_nopp
       gpuflags=(--gpu-attention-rows=128 --gpu-attention-tma --gpu-attention-pingpong=false)
+    elif [[ "$entry" == *:fa3 ]]; then
+      name=${name}_rows128_keys128_tma
+      gpuflags=(--gpu-attention-rows=128 --gpu-attention-keys=128 --gpu-attention-tma)
     fi
     case "$name" in int8_*) dims+=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
     if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
@@ -463,8 +469,10 @@ if os.path.exists(const):
 # tiles, each with twice the tensor-core work for the same barrier, row-max butterflies and
 # rescale); K/V by TMA from a producer warp with mbarriers per stage instead of the block
 # barrier per tile (--gpu-attention-tma), with one and with two warpgroups (these taking turns
-# at the tensor cores, FlashAttention-3's ping-pong, and not: _nopp).
-for variant in ("", "_mmasync", "_rows128", "_keys128", "_tma", "_rows128_tma", "_rows128_tma_nopp"):
+# at the tensor cores, FlashAttention-3's ping-pong, and not: _nopp), and FA3's configuration at
+# head dim 128 (128 rows, 128 keys, TMA, ping-pong: _rows128_keys128_tma).
+for variant in ("", "_mmasync", "_rows128", "_keys128", "_tma", "_rows128_tma", "_rows128_tma_nopp",
+                "_rows128_keys128_tma"):
     attn = os.path.join(d, "models", f"attention_d128{variant}.cuda.so")
     if os.path.exists(attn):
         T = 4096

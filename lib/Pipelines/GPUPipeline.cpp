@@ -184,7 +184,8 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createGPUMergeLaunchesPass());
   // Constants and index math used by a kernel move into it (else they become parameters).
   addTextual(pm, "func.func(gpu-launch-sink-index-computations)");
-  addTextual(pm, "gpu-kernel-outlining");
+  // gpu-kernel-outlining, keeping each launch's decoda.kernel_attrs (e.g. nvvm.maxnreg).
+  pm.addPass(createGPUOutlineKernelsPass());
   pm.addPass(createGPUNameKernelsPass());
   pm.addPass(createGPUDeviceBuffersPass());
   addTextual(pm, "lower-affine");

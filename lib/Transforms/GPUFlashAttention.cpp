@@ -78,6 +78,15 @@ constexpr int64_t kSharedLimit = 48 * 1024;      // static shared memory per blo
 constexpr int64_t kTcRows = 64;                  // tensor-core kernel: 16 rows per warp
 constexpr int64_t kTcMaxHeadDim = 128;           // Q fragments D / 4, accumulators Dv / 2 regs
 
+/// The registers a thread of a `threads`-thread block may use when the block holds an SM alone
+/// (sm_90: 64 Ki 32-bit registers, allocated per warp in units of 256, at most 255 a thread).
+constexpr int64_t oneBlockRegisters(int64_t threads) {
+  int64_t warps = (threads + 31) / 32;
+  int64_t perThread = 65536 / (warps * 32) / 8 * 8;
+  return perThread < 255 ? perThread : 255;
+}
+static_assert(oneBlockRegisters(288) == 224 && oneBlockRegisters(256) == 255);
+
 /// Split-K decode attention (flash decoding) options.
 /// targetBlocks / minKeys: the SIMT split form (a 16-row block; many small blocks so that
 /// enough K/V bytes are in flight); tcTargetBlocks / tcMinKeys: the tensor-core and INT8 split
@@ -1591,6 +1600,13 @@ protected:
         arith::ConstantIntOp::create(b, loc, i32, sharedBytes(c, blockRows, keys, tma))
             .getResult(),
         threads + (tma ? 32 : 0));
+    // With TMA and two warpgroups the block (288 threads) holds an SM alone; ptxas, which
+    // budgets registers for a block rounded up to whole warpgroups (384 threads: 168 a
+    // thread), is told the 224 that fit (decoda-gpu-outline-kernels sets it on the kernel).
+    if (tma && wide)
+      launch->setAttr("decoda.kernel_attrs",
+                      b.getDictionaryAttr(b.getNamedAttr(
+                          "nvvm.maxnreg", b.getI32IntegerAttr(oneBlockRegisters(threads + 32)))));
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&launch.getBody().front());
     readIds(launch);

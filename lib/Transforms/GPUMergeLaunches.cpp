@@ -49,12 +49,13 @@ bool sameExtent(Value a, Value b) {
 }
 
 /// A launch this pass can merge: 1-D grid, no async tokens, clusters, dynamic shared memory,
-/// private memory or results, one block.
+/// private memory or results, one block, nothing asked of its kernel (decoda.kernel_attrs).
 bool mergeable(gpu::LaunchOp launch) {
   return isOne(launch.getGridSizeY()) && isOne(launch.getGridSizeZ()) &&
          launch.getAsyncDependencies().empty() && !launch.getAsyncToken() &&
          !launch.hasClusterSize() && !launch.getDynamicSharedMemorySize() &&
-         launch.getNumPrivateAttributions() == 0 && launch.getBody().hasOneBlock();
+         launch.getNumPrivateAttributions() == 0 && launch.getBody().hasOneBlock() &&
+         !launch->hasAttr("decoda.kernel_attrs");
 }
 
 /// The threads of a block when its shape is static.

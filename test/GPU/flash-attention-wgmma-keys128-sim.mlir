@@ -47,6 +47,30 @@
 // RUN: %ptxas -arch=sm_90a -v %t/battn1.ptx -o %t/b1.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=serialized --implicit-check-not="warpgroup.arrive is injected"
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 //
+// FlashAttention-3's configuration at head dim 128: 128-key tiles with 128-row blocks and K/V by
+// TMA from a producer warp (288 threads, the two warpgroups in ping-pong); the kernel asks for
+// the 224 registers a thread that fit one block per SM (decoda-gpu-outline-kernels; ptxas would
+// budget 168 and spill). Cases: GQA at head dim 128 (a block whose second warpgroup has rows),
+// a window over 300 rows at head dim 64 (the last block's second warpgroup has none), a chunked
+// prefill into caches holding NaN past the key count (a ragged last 128-key tile), D = 64 !=
+// Dv = 128 with softcap and sinks (20 rows: one warpgroup with rows, no ping-pong).
+// RUN: decoda-compile %S/Inputs/attention_wgmma_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-keys=128 --gpu-attention-rows=128 --gpu-attention-tma --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry wg_gqa_d128_bf16 --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=FA3
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry wg_rows_window_bf16 --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=FA3
+// RUN: %PYTHON %S/Inputs/attention_data.py wg_cached_chunk_bf16 %t/7-in.npz %t/7-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry wg_cached_chunk_bf16 --inputs %t/7-in.npz --expect %t/7-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=FA3
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry wg_chunk_sinks_f16 --inputs %t/1-in.npz --expect %t/1-out.npz --rtol 9.8e-4 --atol 5.4e-4 | FileCheck %s --check-prefix=FA3ONE --implicit-check-not=nbar
+// FA3: block [288, 1, 1] {{.*}} nbar {{[1-9]}}
+// FA3: out0: ok
+// 20 rows a (batch, K/V head): the second warpgroup has none, no turns to take.
+// FA3ONE: block [288, 1, 1]
+// FA3ONE: out0: ok
+// The bench kernel in that configuration: 224 registers allowed, no spills, no wgmma serialised.
+// RUN: decoda-compile %decoda_src/bench/gpu/attention_d128.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-keys=128 --gpu-attention-rows=128 --gpu-attention-tma --emit=ptx -o %t/fa3.ptx
+// RUN: %PYTHON -c "import re; t = open('%t/fa3.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); k = [b for b in p[2::2] if 'cp.async.bulk.tensor.3d' in b][0]; open('%t/fa3k.ptx', 'w').write(k); print('maxnreg', k.split('.maxnreg ')[1].split()[0], 'n128', k.count('m64n128k16'))" | FileCheck %s --check-prefix=FA3K
+// FA3K: maxnreg 224 n128 32
+// RUN: %ptxas -arch=sm_90a -v %t/fa3k.ptx -o %t/fa3.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=serialized --implicit-check-not="warpgroup.arrive is injected"
+//
 // The flag is for the wgmma kernel only.
 // RUN: not decoda-compile %S/Inputs/attention_wgmma_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-keys=96 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=BADKEYS
 // BADKEYS: --gpu-attention-keys=96: expected 64 or 128

@@ -447,6 +447,36 @@ def GPUAlignWorkgroupMemoryPass : Pass<"decoda-gpu-align-workgroup-memory", "gpu
   ];
 }
 
+def GPUOutlineKernelsPass : Pass<"decoda-gpu-outline-kernels", "ModuleOp"> {
+  let summary = "gpu-kernel-outlining, then what each launch asks of its kernel set on the "
+                "outlined gpu.func (decoda.kernel_attrs)";
+  let description = [{
+    Runs upstream `gpu-kernel-outlining` and keeps what it drops: a `gpu.launch` may carry a
+    dictionary `decoda.kernel_attrs` of attributes meant for its kernel function (a kernel
+    generator knows them, e.g. `nvvm.maxnreg`, the register budget a one-block-per-SM kernel
+    may use: ptxas otherwise assumes a block rounded up to whole warpgroups, so a block of
+    288 threads gets 168 registers a thread where 224 fit). Outlining replaces each launch by a
+    `gpu.launch_func` at the same place, so the launches and the new launch_func ops pair up
+    in order; each dictionary's entries are set on the kernel the launch_func names.
+
+    ```mlir
+    gpu.launch blocks(...) threads(...) { ... } {decoda.kernel_attrs = {nvvm.maxnreg = 224 : i32}}
+    // becomes
+    gpu.launch_func @f_kernel::@f_kernel ...
+    gpu.module @f_kernel { gpu.func @f_kernel(...) kernel attributes {nvvm.maxnreg = 224 : i32, ...} }
+    ```
+
+    Errors, naming the launch: `decoda.kernel_attrs` that is not a dictionary; a kernel asked
+    for two different values of one attribute (two launches of one kernel); `nvvm.maxnreg`
+    that is not an i32 in 16..255.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::DLTIDialect",
+                           "::mlir::cf::ControlFlowDialect"];
+  let statistics = [
+    Statistic<"numKernelAttrs", "num-kernel-attrs", "attributes set on outlined kernels">
+  ];
+}
+
 def GPUNameKernelsPass : Pass<"decoda-gpu-name-kernels", "ModuleOp"> {
   let summary = "Give every outlined kernel the name of its gpu.module";
   let description = [{
