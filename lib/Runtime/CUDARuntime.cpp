@@ -660,8 +660,13 @@ int tensorMapEncodeTiled(void *map, const void *base, unsigned rank, const uint6
                          const uint64_t *strides, const unsigned *box, int32_t elementBytes,
                          int32_t swizzleBytes) {
   if (!gDriver.cuTensorMapEncodeTiled) {
-    tlMessage = "the CUDA driver has no cuTensorMapEncodeTiled (TMA needs a CUDA 12 or newer "
-                "driver; compile with --gpu-tma=false for cp.async kernels)";
+    // 2-D maps are the projections' (--gpu-tma, on by default), 3-D maps the attention's K
+    // and V (--gpu-attention-tma): the way out names the flag that made them.
+    tlMessage = std::string("the CUDA driver has no cuTensorMapEncodeTiled (TMA needs a CUDA 12 "
+                            "or newer driver; ") +
+                (rank == 3 ? "compile without --gpu-attention-tma for the cp.async attention "
+                             "kernel)"
+                           : "compile with --gpu-tma=false for cp.async kernels)");
     return 1;
   }
   // CU_TENSOR_MAP_DATA_TYPE_UINT8 / UINT16 / UINT32: the bits are copied, whatever they hold.

@@ -38,6 +38,9 @@
 // RUN: touch %t/log30 && env FAKE_CUDA_LOG=%t/log30 DECODA_CUDA_DRIVER=%t/fake_cuda.so decoda-run %t/a3.so --input arg0=%t/q0.npy --input arg1=%t/k0.npy --input arg2=%t/v0.npy --device-inputs > /dev/null
 // RUN: %PYTHON -c "import collections; c = collections.Counter(l.strip() for l in open('%t/log30')); print('maps', sum(v for k, v in c.items() if k.startswith('tensor map rows')), 'launches', sum(v for k, v in c.items() if k.startswith('launch shared=')))" | FileCheck %s --check-prefix=EMPTY3
 // EMPTY3: maps 0 launches 0
+// On a driver without cuTensorMapEncodeTiled the way out is the attention's flag, not --gpu-tma.
+// RUN: env DECODA_CUDA_DRIVER=%t/fake_cuda_old.so not decoda-run %t/a3.so --input arg0=%t/q150.npy --input arg1=%t/k150.npy --input arg2=%t/v150.npy 2>&1 | FileCheck %s --check-prefix=OLD3
+// OLD3: CUDA: encoding a TMA tensor map failed: the CUDA driver has no cuTensorMapEncodeTiled (TMA needs a CUDA 12 or newer driver; compile without --gpu-attention-tma for the cp.async attention kernel)
 // --gpu-tma=false: the cp.async kernel (static shared memory, no maps) runs on that driver.
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --gpu-tma=false -o %t/m2.so
 // RUN: env FAKE_CUDA_LOG=%t/log2 DECODA_CUDA_DRIVER=%t/fake_cuda_old.so decoda-run %t/m2.so --input arg0=%t/x.npy --input arg1=%t/w.npy > /dev/null
