@@ -30,7 +30,8 @@
 #       flash-attention kernel: the wgmma one with one warpgroup of 64 rows per block, the same
 #       with two sharing each K/V tile as attention_d128_rows128 (the block too, as
 #       prefill_T2048_rows128), with 128-key tiles as attention_d128_keys128 (the block too,
-#       prefill_T2048_keys128), with K/V tiles loaded by TMA from a producer warp as
+#       prefill_T2048_keys128; the block with 256-column projection tiles as prefill_T2048_n256,
+#       with FA3's attention configuration as prefill_T2048_rows128_keys128_tma), with K/V tiles loaded by TMA from a producer warp as
 #       attention_d128_tma (the block too, prefill_T2048_tma; with 128-row blocks, FA3's
 #       shape, attention_d128_rows128_tma, its warpgroups in ping-pong, and without it
 #       attention_d128_rows128_tma_nopp; with 128-key tiles too, FA3's configuration at head
@@ -96,13 +97,16 @@ if [[ "$mode" == prepare ]]; then
   # 128-row blocks (its two warpgroups taking turns at the tensor cores, the ping-pong),
   # NAME_rows128_tma, and PATH:rows128tmanopp the same without the ping-pong
   # (--gpu-attention-pingpong=false), NAME_rows128_tma_nopp; PATH:fa3 128-row blocks, 128-key
-  # tiles and TMA (FlashAttention-3's configuration at head dim 128), NAME_rows128_keys128_tma.
+  # tiles and TMA (FlashAttention-3's configuration at head dim 128), NAME_rows128_keys128_tma;
+  # PATH:n256 the TMA wgmma projections with 256 columns a block (--gpu-matmul-tile-n=256),
+  # NAME_n256.
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
             "$here/gpu/llama32_1b_block.mlir:decode" "$here/gpu/llama32_1b_block.mlir:nogateup"
             "$here/gpu/llama32_1b_block.mlir:ws" "$here/gpu/llama32_1b_block.mlir:rows128"
             "$here/gpu/llama32_1b_block.mlir:keys128" "$here/gpu/llama32_1b_block.mlir:tma"
+            "$here/gpu/llama32_1b_block.mlir:n256" "$here/gpu/llama32_1b_block.mlir:fa3"
             "$here/gpu/llama32_1b_step.mlir"
             "$here/gpu/attention_d128.mlir" "$here/gpu/attention_d128.mlir:mmasync"
             "$here/gpu/attention_d128.mlir:rows128" "$here/gpu/attention_d128.mlir:keys128"
@@ -127,6 +131,7 @@ if [[ "$mode" == prepare ]]; then
     p=${p%:rows128tma}
     p=${p%:rows128tmanopp}
     p=${p%:fa3}
+    p=${p%:n256}
     name=$(basename "$p" .mlir)
     dims=()
     gpuflags=()
@@ -163,6 +168,9 @@ if [[ "$mode" == prepare ]]; then
     elif [[ "$entry" == *:fa3 ]]; then
       name=${name}_rows128_keys128_tma
       gpuflags=(--gpu-attention-rows=128 --gpu-attention-keys=128 --gpu-attention-tma)
+    elif [[ "$entry" == *:n256 ]]; then
+      name=${name}_n256
+      gpuflags=(--gpu-matmul-tile-n=256)
     fi
     case "$name" in int8_*) dims+=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
     if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
@@ -427,7 +435,7 @@ if os.path.exists(block):
     T = 2048
     flops = 2 * T * (2 * H * H + 2 * KV * D * H + 3 * F * H) + 2 * 2 * T * T * H / 2
     bench(block, inputs(T), "prefill_T2048", flops=flops, device=True)
-    for variant in ("nogateup", "ws", "rows128", "keys128", "tma"):
+    for variant in ("nogateup", "ws", "rows128", "keys128", "tma", "rows128_keys128_tma", "n256"):
         other = os.path.join(d, "models", f"llama32_1b_block_{variant}.cuda.so")
         if os.path.exists(other):
             bench(other, inputs(T), f"prefill_T2048_{variant}", flops=flops, device=True)

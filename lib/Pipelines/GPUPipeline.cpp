@@ -87,6 +87,15 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
     return;
   }
 
+  if (options.matmulTileN != 128 &&
+      (options.matmulTileN != 256 || options.gpuArch != "sm_90a" || !options.tma)) {
+    pm.addPass(std::make_unique<OptionErrorPass>(
+        "decoda-lower-to-cuda: gpu-matmul-tile-n=" + std::to_string(options.matmulTileN) +
+        ": expected 128 or 256, and 256 needs gpu-arch=sm_90a with gpu-tma (the TMA wgmma "
+        "projection kernel)"));
+    return;
+  }
+
   // gpu-module-to-binary finds libdevice (math functions) and ptxas through these variables
   // only; without them the kernels' __nv_* calls stay unresolved.
   if (!std::getenv("CUDA_ROOT") && !std::getenv("CUDA_HOME") && !std::getenv("CUDA_PATH"))
@@ -163,6 +172,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   tensorCores.wgmmaTma = options.gpuArch == "sm_90a" && options.tma;
   tensorCores.tmaWarpSpecialize = options.warpSpecialize;
   tensorCores.gateUp = options.gateUp;
+  tensorCores.tileN = options.matmulTileN;
   pm.addPass(createGPUTensorCoreMatmulPass(tensorCores)); // module: declares the map function
   // Every other linalg op (and copy) is a parallel loop nest; each nest is one kernel.
   pm.addNestedPass<func::FuncOp>(createGPUCopiesToLinalgPass());

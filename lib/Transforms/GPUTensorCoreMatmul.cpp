@@ -501,8 +501,11 @@ struct GPUTensorCoreMatmulPass
     SmallVector<memref::AllocOp> fusedTemporaries;
     auto refuseMatch = [&](const ProjectionMatch &m) { return refuse(m, cfg, wgCfg.tma); };
     // A GLU's gate and up projections first: one kernel of two weights each.
+    // Each weight's tile is at most 128 columns: both together are the 256 of one wgmma
+    // (with tile-n = 256 the other projections keep their 256).
     decoda::gpu_contraction::WgmmaConfig dualCfg = wgCfg;
     dualCfg.dualB = true;
+    dualCfg.tileN = std::min<int64_t>(wgCfg.tileN, 128);
     if (gateUp && fuseEpilogue && wgmma &&
         decoda::gpu_contraction::invalidWgmmaConfig(dualCfg).empty()) {
       decoda::gpu_contraction::zeroCopiesToFills(getOperation());
@@ -526,7 +529,7 @@ struct GPUTensorCoreMatmulPass
             decoda::gpu_contraction::gateUpPair(op1, op2, refuseMatch);
         if (!p)
           continue;
-        emitGateUp(*p, wgCfg, fusedTemporaries);
+        emitGateUp(*p, dualCfg, fusedTemporaries);
         ++i; // both taken
       }
     }

@@ -74,6 +74,20 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/ngu %t/ngu.ptx --entry mlp --inputs %t/m21-in.npz --expect %t/m21-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=NGU
 // NGU: out0: ok (1344 elements, max abs error 0)
 // NGU-NEXT: 3 launches
+// With --gpu-matmul-tile-n=256 (m64n256k16, 256 columns a block) the same bits: res's 136
+// columns in one block instead of two; mlp's gate and up kernel keeps 128 columns of each
+// weight (one m64n256k16 for both), its down projection takes 256.
+// RUN: decoda-compile %S/Inputs/epilogue_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-matmul-tile-n=256 --emit=ptx -o %t/n256.ptx --dump-ir-after-each=%t/n256
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/n256 %t/n256.ptx --entry res --inputs %t/r37-in.npz --expect %t/r37-f.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=N256R
+// N256R: launch res_kernel{{(_[0-9]+)?}}: grid [1, 1, 1] block [256, 1, 1] shared 0 + 197664 dynamic bytes
+// N256R: out0: ok (5032 elements, max abs error 0)
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/n256 %t/n256.ptx --entry mlp --inputs %t/m21-in.npz --expect %t/m21-f.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=N256M
+// N256M-COUNT-2: grid [1, 1, 1] block [256, 1, 1] shared 0 + 197664 dynamic bytes
+// N256M: out0: ok (1344 elements, max abs error 0)
+// N256M-NEXT: 2 launches
+// RUN: grep -c "wgmma.mma_async.sync.aligned.m64n256k16" %t/n256.ptx | FileCheck %s --check-prefix=N256W
+// N256W: {{[1-9][0-9]*}}
+// RUN: not grep "m64n128k16" %t/n256.ptx
 // The warp-specialised TMA kernel (--gpu-warp-specialize: the epilogue's operands are loaded
 // by the MMA warpgroups, before their K loop) gives the same bits on both:
 // RUN: decoda-compile %S/Inputs/epilogue_cases.mlir --target=cuda --gpu-arch=sm_90a --gpu-warp-specialize --emit=ptx -o %t/ws.ptx --dump-ir-after-each=%t/ws

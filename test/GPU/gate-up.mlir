@@ -54,8 +54,15 @@
 // NOTMA-NOT: gpu.launch
 // NOTMA-NOT: n = 256
 // NOTMA: return
+// With tile-n=256 the pair still becomes one kernel, of 128 rows of each weight (both are
+// the 256 columns of one m64n256k16; other projections take 256 of one weight).
 // N256-LABEL: func.func @swiglu(
-// N256-COUNT-2: gpu.launch {{.*}} dynamic_shared_memory_size %c197664_i32
+// N256: gpu.launch {{.*}} dynamic_shared_memory_size %c197664_i32
+// N256: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %c49152_i32
+// N256: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 256, k = 16>
+// N256: math.exp
+// N256-NOT: gpu.launch
+// N256: return
 // A dynamic row count: decoda-gpu-gemv puts each projection under its own dispatch (M = 1, M
 // <= 8: GEMV kernels; else the contraction); the two dispatches become one (the GEMV kernels
 // of both in its first branches, in order), so the contractions meet in its last branch.

@@ -44,6 +44,19 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/e %t/e.ptx --inputs %t/e-in.npz --expect %t/e-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=DEEP
 // DEEP: launch linear_kernel{{(_[0-9]+)?}}: grid [3, 2, 1] block [256, 1, 1] shared 0 + 132128 dynamic bytes; bar 72, cp 132,
 // DEEP: out0: ok (39600 elements
+// --gpu-matmul-tile-n=256: two column blocks of 256 (the second 8 wide), each m64n256k16.
+// RUN: decoda-compile %S/Inputs/linear_bf16_deep.mlir --target=cuda --gpu-arch=sm_90a --gpu-matmul-tile-n=256 --emit=ptx -o %t/n.ptx --dump-ir-after-each=%t/n
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/n %t/n.ptx --inputs %t/e-in.npz --expect %t/e-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=N256
+// N256: launch linear_kernel{{(_[0-9]+)?}}: grid [2, 2, 1] block [256, 1, 1] shared 0 + 197664 dynamic bytes
+// N256: out0: ok (39600 elements
+// The flag: 128 or 256, and only for the TMA wgmma kernel; the pipeline option likewise.
+// RUN: not decoda-compile %S/Inputs/linear_bf16_deep.mlir --target=cuda --gpu-arch=sm_90a --gpu-matmul-tile-n=192 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=N192
+// N192: error: --gpu-matmul-tile-n=192: expected 128 or 256
+// RUN: not decoda-compile %S/Inputs/linear_bf16_deep.mlir --target=cuda --gpu-arch=sm_90a --gpu-tma=false --gpu-matmul-tile-n=256 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=NTMA
+// RUN: not decoda-compile %S/Inputs/linear_bf16_deep.mlir --target=cuda --gpu-arch=sm_80 --gpu-matmul-tile-n=256 -o %t/x.so 2>&1 | FileCheck %s --check-prefix=NTMA
+// NTMA: error: --gpu-matmul-tile-n needs --target=cuda --gpu-arch=sm_90a and --gpu-tma (the TMA wgmma projection kernel)
+// RUN: not decoda-opt %S/Inputs/linear_bf16_deep.mlir --decoda-lower-to-cuda="gpu-matmul-tile-n=64" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOPT
+// NOPT: error: decoda-lower-to-cuda: gpu-matmul-tile-n=64: expected 128 or 256, and 256 needs gpu-arch=sm_90a with gpu-tma
 // INT8 exactly: the unit-scale i32 result (K = 256 i8: t = 2), M = 130, N = 136 ragged (4
 // blocks); a bf16 output with scales and bias; a requantised i8 output (K = 128: t = 1).
 // RUN: decoda-compile %S/Inputs/qlinear_acc.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/q.ptx --dump-ir-after-each=%t/q

@@ -111,6 +111,12 @@ cl::opt<int64_t> gpuAttentionKeys(
     cl::desc("sm_90a, wgmma attention: keys per K/V tile, 64 (the default) or 128 (half the "
              "tiles, each with twice the tensor-core work)"),
     cl::init(64), cl::cat(category));
+cl::opt<int64_t> gpuMatmulTileN(
+    "gpu-matmul-tile-n",
+    cl::desc("sm_90a with --gpu-tma: columns of C per block of the TMA wgmma projection "
+             "kernel, 128 (the default) or 256 (m64n256k16; a GLU's gate and up kernel keeps "
+             "128 of each weight)"),
+    cl::init(128), cl::cat(category));
 cl::opt<bool> gpuAttentionTma(
     "gpu-attention-tma",
     cl::desc("sm_90a, wgmma attention: K/V tiles loaded by TMA from a producer warp, handed "
@@ -385,6 +391,14 @@ int main(int argc, char **argv) {
     if (*shape != 64 && *shape != 128)
       return fail(unknown, flag + "=" + std::to_string(*shape) + ": expected 64 or 128");
   }
+  if (gpuMatmulTileN.getNumOccurrences()) {
+    if (!cuda || gpuArch != "sm_90a" || !gpuTma)
+      return fail(unknown, "--gpu-matmul-tile-n needs --target=cuda --gpu-arch=sm_90a and "
+                           "--gpu-tma (the TMA wgmma projection kernel)");
+    if (gpuMatmulTileN != 128 && gpuMatmulTileN != 256)
+      return fail(unknown, "--gpu-matmul-tile-n=" + std::to_string(gpuMatmulTileN) +
+                               ": expected 128 or 256");
+  }
   if (gpuAttentionTma.getNumOccurrences() && (!cuda || gpuArch != "sm_90a" || !gpuAttentionWgmma))
     return fail(unknown, "--gpu-attention-tma needs --target=cuda --gpu-arch=sm_90a and the "
                          "wgmma attention kernel");
@@ -545,6 +559,7 @@ int main(int argc, char **argv) {
     cudaOptions.attentionRows = gpuAttentionRows;
     cudaOptions.attentionKeys = gpuAttentionKeys;
     cudaOptions.attentionTma = gpuAttentionTma;
+    cudaOptions.matmulTileN = gpuMatmulTileN;
     cudaOptions.attentionPingPong = gpuAttentionPingPong;
     buildCUDALoweringPassPipeline(pm, cudaOptions);
   } else {

@@ -62,6 +62,12 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
                      "one wgmma kernel of two weights, and (any arch) one GEMV kernel when the "
                      "rows are static and few; the f32 gate stays in registers"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> matmulTileN{
+      *this, "gpu-matmul-tile-n",
+      llvm::cl::desc("sm_90a with gpu-tma: columns of C per block of the TMA wgmma projection "
+                     "kernel, 128 (the default) or 256 (m64n256k16: half the A tiles per "
+                     "column; a GLU's gate and up kernel keeps 128 of each weight)"),
+      llvm::cl::init(128)};
   PassOptions::Option<bool> attentionWgmma{
       *this, "gpu-attention-wgmma",
       llvm::cl::desc("sm_90a: bf16/f16 attention with head dims 64 or 128 on warpgroup MMA "

@@ -348,11 +348,12 @@ def GPUTensorCoreMatmulPass : Pass<"decoda-gpu-tensorcore-matmul", "ModuleOp"> {
     aligned), `N` not a multiple of 8, dynamic
     `N`/`K`, non-identity layouts, other maps or bodies.
 
-    With `gate-up` (and `wgmma-tma`, 2 `tile-n` <= 256) the two projections of a GLU become
+    With `gate-up` (and `wgmma-tma`) the two projections of a GLU become
     one kernel: consecutive bf16/f16 contractions reading the same A, with weights of one
     type, both starting from a folded zero fill, the first one's f32 result read only by the
-    second one's fused epilogue (with the identity map). B's stage holds `tile-n` rows of each
-    weight (two TMA boxes, one mbarrier), one wgmma m64n{2 tile-n}k16 per k slice computes
+    second one's fused epilogue (with the identity map). B's stage holds n = min(`tile-n`,
+    128) rows of each weight (two TMA boxes, one mbarrier; with `tile-n=256` the other
+    projections keep 256), one wgmma m64n{2 n}k16 per k slice computes
     both tiles, and the epilogue takes the first result from the registers: the f32 gate
     (M x N x 4 bytes) is no longer written by one kernel and read back by the other, and the
     activation is read once for both.
