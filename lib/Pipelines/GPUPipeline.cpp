@@ -152,10 +152,6 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   attention.wgmmaTma = options.attentionTma;
   attention.wgmmaPingPong = options.attentionPingPong;
   pm.addPass(createGPUFlashAttentionPass(attention));
-  pm.addPass(createGPURowNormPass());
-  // RoPE: one kernel per rotation, its cos/sin table computed per block in shared memory.
-  pm.addNestedPass<func::FuncOp>(createGPURopePass());
-  addTextual(pm, "inline");
   // Decode-sized projections (static M <= 8, bf16/f16/f32): one memory-bound GEMV kernel
   // each; the others (prefill) on tensor cores (bf16/f16, f32 accumulation): one gpu.launch
   // each.
@@ -164,6 +160,22 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   GPUGemvPassOptions gemv;
   gemv.fuseEpilogue = options.fuseEpilogue;
   gemv.gateUp = options.gateUp;
+  // First the GEMV kernels that read an RMSNorm (still a tagged call here) with static rows:
+  // the norm is computed in their prologue, its call erased (fold-norms); the others once
+  // inlining has made the shapes static.
+  if (options.foldNorms) {
+    GPUGemvPassOptions folding = gemv;
+    folding.foldNorms = true;
+    folding.onlyFolded = true;
+    pm.addNestedPass<func::FuncOp>(createGPUGemvPass(folding));
+  }
+  pm.addPass(createGPURowNormPass());
+  // RoPE: one kernel per rotation, its cos/sin table computed per block in shared memory.
+  pm.addNestedPass<func::FuncOp>(createGPURopePass());
+  addTextual(pm, "inline");
+  // The tagged functions of folded norms, no longer called.
+  addTextual(pm, "symbol-dce");
+  gemv.foldNorms = false;
   pm.addNestedPass<func::FuncOp>(createGPUGemvPass(gemv));
   GPUTensorCoreMatmulPassOptions tensorCores;
   tensorCores.fuseEpilogue = options.fuseEpilogue;

@@ -30,20 +30,36 @@
 // the GEMV kernel, and after the contraction again in the else branch, where the tensor-core
 // pass fuses it.
 //
+// An RMSNorm read only by these kernels (fold-norms; the norm still a call of a function
+// tagged decoda.gpu_norm) is computed by each of them first: per row r < M, for the chunks
+// j = tid, tid + T, ... of V features, s = x[r, jV..] (add form: round(residual + scale ·
+// branch), block 0 of the first kernel also storing it to the sum buffer), ybuf[r, jV..] = s,
+// ss_r += Σ s²; the block sum of ss_r (warp butterflies, the warps' partials through shared
+// memory, added in warp order); rstd_r = rsqrt(ss_r / D + eps); the same chunks again:
+// ybuf[r, ..] = round(s · rstd_r · (w + offset)) (the row-norm kernel's formula); a barrier;
+// then A[m, k] reads ybuf.
+//
 //===----------------------------------------------------------------------===//
 
 #include "decoda/Transforms/Passes.h"
 
 #include "GPUContraction.h"
+#include "GPURowNorm.h"
+
+#include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <algorithm>
 
@@ -61,6 +77,19 @@ namespace {
 struct Config {
   int64_t maxM, warps, cols, unroll, minBlocks;
   bool dispatchDynamicM;
+};
+
+/// Shared memory a kernel with a folded norm may take for its normalised rows.
+constexpr int64_t kNormRowBytes = 32 * 1024;
+
+/// An RMSNorm call whose normalised rows only GEMV kernels read: they compute it themselves.
+struct NormFold {
+  mlir::decoda::row_norm::Config cfg;
+  func::CallOp call;
+  Value x, branch; // x, or (add form) the residual and the branch: [lead..., D]
+  Value weight;    // [D]
+  Value sum;       // add form: the buffer replacing the call's sum result
+  bool sumWritten = false; // the sum's writer (block 0 of the first kernel) was emitted
 };
 
 /// The static row count M of a matched contraction, or -1 when a lead dim is dynamic.
@@ -96,6 +125,133 @@ int64_t splitK(const Match &m, const Config &cfg) {
   return split;
 }
 
+/// The root buffer of a view (subview, reshapes, casts).
+Value rootBuffer(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// The folded norm's prologue (see the file comment): `ybuf` [M][K] receives the normalised
+/// rows, `red` [warps][M] takes the warps' partial sums. Ends with a barrier.
+void emitNormPrologue(OpBuilder &b, Location loc, NormFold &norm, Value ybuf, Value red,
+                      int64_t lead, int64_t rowsM, int64_t k, int64_t v, int64_t threads,
+                      Value tid, Value warp, Value lane, Value blockX) {
+  const mlir::decoda::row_norm::Config &nc = norm.cfg;
+  Emitter e{b, loc};
+  Type f32 = b.getF32Type();
+  auto vf32 = VectorType::get({v}, f32);
+  auto vel = VectorType::get({v}, nc.elem);
+  int64_t bytes = v * nc.elem.getIntOrFloatBitWidth() / 8;
+  auto fc = [&](double x) -> Value {
+    return arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(static_cast<float>(x)));
+  };
+  auto splat = [&](double x) -> Value { return vector::BroadcastOp::create(b, loc, vf32, fc(x)); };
+  auto widen = [&](Value x) -> Value {
+    return nc.elem.isF32() ? x : arith::ExtFOp::create(b, loc, vf32, x).getResult();
+  };
+  auto narrow = [&](Value x) -> Value {
+    return nc.elem.isF32() ? x : arith::TruncFOp::create(b, loc, vel, x).getResult();
+  };
+  auto load = [&](Value buf, ValueRange at) -> Value {
+    return vector::LoadOp::create(b, loc, vel, buf, at, /*nontemporal=*/false,
+                                  llvm::MaybeAlign(bytes));
+  };
+  auto store = [&](Value x, Value buf, ValueRange at) {
+    vector::StoreOp::create(b, loc, x, buf, at, /*nontemporal=*/false, llvm::MaybeAlign(bytes));
+  };
+  Value x = decoda::gpu_contraction::collapseLead(b, loc, norm.x, lead);
+  Value branch =
+      nc.add ? decoda::gpu_contraction::collapseLead(b, loc, norm.branch, lead) : Value();
+  // The add form's sum: stored by block 0 of the first kernel only.
+  Value sum, storesSum;
+  if (nc.add && !norm.sumWritten) {
+    sum = decoda::gpu_contraction::collapseLead(b, loc, norm.sum, lead);
+    storesSum = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, blockX, e.idx(0));
+    norm.sumWritten = true;
+  }
+  Value chunks = e.idx(k / v), step = e.idx(threads);
+  // Pass 1: the rows (the rounded sums) into ybuf, each thread's sums of squares.
+  SmallVector<Value> ss(rowsM, fc(0.0));
+  {
+    auto loop = scf::ForOp::create(b, loc, tid, chunks, step, ss);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value col = e.mul(loop.getInductionVar(), v);
+    SmallVector<Value> next;
+    for (int64_t r = 0; r < rowsM; ++r) {
+      Value row = e.idx(r);
+      Value s = load(x, {row, col});
+      if (nc.add) {
+        Value t = widen(load(branch, {row, col}));
+        if (nc.scale != 1.0)
+          t = arith::MulFOp::create(b, loc, t, splat(nc.scale));
+        s = narrow(arith::AddFOp::create(b, loc, widen(s), t));
+        if (sum) {
+          auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, storesSum, false);
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+          store(s, sum, {row, col});
+        }
+      }
+      store(s, ybuf, {row, col});
+      Value w = widen(s);
+      Value sq = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
+                                             arith::MulFOp::create(b, loc, w, w));
+      next.push_back(arith::AddFOp::create(b, loc, loop.getRegionIterArgs()[r], sq));
+    }
+    scf::YieldOp::create(b, loc, next);
+    ss.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  // Block sums: warp butterflies, lane 0's partial per warp in `red`, a barrier, every thread
+  // adds the warps' partials in order.
+  Value width = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(32));
+  for (int64_t r = 0; r < rowsM; ++r)
+    for (int32_t o = 16; o >= 1; o /= 2) {
+      Value off = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(o));
+      ss[r] = arith::AddFOp::create(
+          b, loc, ss[r],
+          gpu::ShuffleOp::create(b, loc, ss[r], off, width, gpu::ShuffleMode::XOR)
+              .getShuffleResult());
+    }
+  {
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, e.idx(0));
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first, false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    for (int64_t r = 0; r < rowsM; ++r)
+      memref::StoreOp::create(b, loc, ss[r], red, ValueRange{warp, e.idx(r)});
+  }
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> rstd;
+  for (int64_t r = 0; r < rowsM; ++r) {
+    Value total = memref::LoadOp::create(b, loc, red, ValueRange{e.idx(0), e.idx(r)});
+    for (int64_t w = 1; w < threads / 32; ++w)
+      total = arith::AddFOp::create(
+          b, loc, total, memref::LoadOp::create(b, loc, red, ValueRange{e.idx(w), e.idx(r)}));
+    Value var = arith::DivFOp::create(b, loc, total, fc(static_cast<double>(nc.d)));
+    Value rs = math::RsqrtOp::create(b, loc, arith::AddFOp::create(b, loc, var, fc(nc.eps)));
+    rstd.push_back(vector::BroadcastOp::create(b, loc, vf32, rs));
+  }
+  // Pass 2: the normalised rows over the sums, each thread its own chunks again.
+  {
+    auto loop = scf::ForOp::create(b, loc, tid, chunks, step);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value col = e.mul(loop.getInductionVar(), v);
+    Value w = widen(load(norm.weight, {col}));
+    if (nc.weightOffset != 0.0)
+      w = arith::AddFOp::create(b, loc, w, splat(nc.weightOffset));
+    for (int64_t r = 0; r < rowsM; ++r) {
+      Value row = e.idx(r);
+      Value s = widen(load(ybuf, {row, col}));
+      Value y = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, s, rstd[r]), w);
+      store(narrow(y), ybuf, {row, col});
+    }
+  }
+  gpu::BarrierOp::create(b, loc);
+}
+
 /// The GEMV kernel of `m` with `rowsM` rows; with `epilogue` (fusableEpilogue, zeroInit) the
 /// storing lane applies its body to each sum and stores the result to its output instead.
 /// With `count` (the run-time row count, 1 <= count <= rowsM, of a dynamic M) the kernel
@@ -103,11 +259,14 @@ int64_t splitK(const Match &m, const Config &cfg) {
 /// `count`.
 void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool zeroInit,
                 Epilogue epilogue, Value count = nullptr,
-                const decoda::gpu_contraction::GateUp *dual = nullptr) {
+                const decoda::gpu_contraction::GateUp *dual = nullptr,
+                NormFold *norm = nullptr) {
   Location loc = m.op.getLoc();
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
-  Value a2 = decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
+  // With a folded norm A is the block's normalised rows in shared memory (below): the
+  // call's result is not read.
+  Value a2 = norm ? Value() : decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
   Value c2 =
       decoda::gpu_contraction::collapseLead(
           b, loc, epilogue ? decoda::gpu_contraction::outputAsC(b, loc, epilogue, m.lead) : m.c,
@@ -130,6 +289,14 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   SmallVector<Type> workgroup;
   if (split > 1)
     workgroup.push_back(partialType);
+  auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  if (norm) {
+    // The normalised rows, and each warp's partial sums of squares per row.
+    workgroup.push_back(MemRefType::get({rowsM, m.k}, m.elementType, MemRefLayoutAttrInterface(),
+                                        shared));
+    workgroup.push_back(MemRefType::get({cfg.warps, rowsM}, b.getF32Type(),
+                                        MemRefLayoutAttrInterface(), shared));
+  }
   auto launch = gpu::LaunchOp::create(b, loc, e.idx((m.n + perBlock - 1) / perBlock), one, one,
                                       e.idx(32 * cfg.warps), one, one,
                                       /*dynamicSharedMemorySize=*/nullptr,
@@ -167,6 +334,13 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   int64_t v = vectorWidth(m);
   int64_t bytes = v * m.elementType.getIntOrFloatBitWidth() / 8;
   bool integer = m.integer();
+  // A folded norm: the block's normalised rows in shared memory, read as A below.
+  if (norm) {
+    ArrayRef<BlockArgument> wg = launch.getWorkgroupAttributions();
+    a2 = wg[split > 1 ? 1 : 0];
+    emitNormPrologue(b, loc, *norm, a2, wg[split > 1 ? 2 : 1], m.lead, rowsM, m.k, v,
+                     32 * cfg.warps, tid, warp, lane, launch.getBlockIds().x);
+  }
   Type i32 = b.getI32Type();
   auto loadType = VectorType::get({v}, m.elementType);
   // Float: vector<V x f32> accumulators (FMA). i8: one i32 per (column, row).
@@ -376,6 +550,20 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       if (report)
         op.emitRemark() << "decoda-gpu-gemv: epilogue not fused: " << why;
     };
+    // RMSNorm calls read only by kernels of this pass: their normalised result -> the fold.
+    llvm::DenseMap<Value, NormFold *> folds;
+    std::vector<std::unique_ptr<NormFold>> foldStorage;
+    if (foldNorms)
+      findNormFolds(cfg, refuse, folds, foldStorage);
+    auto foldOf = [&](Value a) -> NormFold * { return folds.lookup(a); };
+    // only-folded: nothing but the readers of folded norms.
+    auto refuseHere = [&](const Match &m) -> std::string {
+      std::string why = refuse(m);
+      if (why.empty() && onlyFolded && !folds.count(m.a))
+        return "A is not the rows of a folded norm (only-folded)";
+      return why;
+    };
+
     SmallVector<memref::AllocOp> fusedTemporaries;
     // A GLU's gate and up projections with static rows first: one kernel reading both weight
     // rows of each column (GPUContraction.h, gateUpPair).
@@ -384,7 +572,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       SmallVector<linalg::GenericOp> contractions =
           decoda::gpu_contraction::contractionsUnder(getOperation());
       auto staticRowsOnly = [&](const Match &m) -> std::string {
-        std::string why = refuse(m);
+        std::string why = refuseHere(m);
         if (why.empty() && staticRows(m) < 0)
           return "M is dynamic";
         return why;
@@ -395,7 +583,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         if (!p)
           continue;
         OpBuilder b(p->epi.op);
-        emitKernel(b, p->m2, staticRows(p->m2), cfg, /*zeroInit=*/true, p->epi, nullptr, &*p);
+        emitKernel(b, p->m2, staticRows(p->m2), cfg, /*zeroInit=*/true, p->epi, nullptr, &*p,
+                   foldOf(p->m2.a));
         decoda::gpu_contraction::eraseGateUp(*p, fusedTemporaries);
         numRewritten += 2;
         numFillsFolded += 2;
@@ -415,7 +604,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       OpBuilder b(epilogue ? epilogue.op.getOperation() : m.op.getOperation());
       int64_t rows = staticRows(m);
       if (rows >= 0) {
-        emitKernel(b, m, rows, cfg, zeroInit, epilogue);
+        emitKernel(b, m, rows, cfg, zeroInit, epilogue, nullptr, nullptr, foldOf(m.a));
       } else {
         // if (M == 1) GEMV else the contraction (and the fill folded into the kernel). A
         // fused epilogue goes into both branches: the GEMV kernel applies it, and in the
@@ -466,12 +655,133 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         op.emitRemark() << "decoda-gpu-gemv: left alone: " << why;
     };
     auto counts =
-        decoda::gpu_contraction::rewriteProjections(getOperation(), refuse, emit, leftAlone);
+        decoda::gpu_contraction::rewriteProjections(getOperation(), refuseHere, emit, leftAlone);
     // C is no longer written nor read once its epilogue is fused (and not dispatched).
     for (memref::AllocOp alloc : fusedTemporaries)
       decoda::gpu_contraction::eraseIfUnused(alloc);
     numRewritten += counts.rewritten;
     numFillsFolded += counts.fillsFolded;
+    // The folded calls, once nothing reads their results (their functions, now unused, go
+    // with symbol-dce).
+    for (auto &f : foldStorage) {
+      if (f->cfg.add && !f->sumWritten) {
+        f->call.emitError() << "decoda-gpu-gemv: the folded norm's sum was not written (no "
+                               "kernel read its rows)";
+        return signalPassFailure();
+      }
+      if (!llvm::all_of(f->call->getResults(), [](Value r) { return r.use_empty(); }))
+        continue;
+      f->call.erase();
+      ++numNormsFolded;
+    }
+  }
+
+  /// The RMSNorm calls of this function whose normalised rows are read only by contractions
+  /// this pass takes with static rows (see fold-norms in GPUPasses.td).
+  void findNormFolds(const Config &cfg, llvm::function_ref<std::string(const Match &)> refuse,
+                     llvm::DenseMap<Value, NormFold *> &folds,
+                     std::vector<std::unique_ptr<NormFold>> &storage) {
+    SmallVector<func::CallOp> calls;
+    getOperation().walk([&](func::CallOp call) { calls.push_back(call); });
+    for (func::CallOp call : calls) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+      auto dict = callee ? callee->getAttrOfType<DictionaryAttr>(decoda::kGPUNormAttr) : nullptr;
+      if (!dict)
+        continue;
+      std::string why;
+      FailureOr<mlir::decoda::row_norm::Config> nc =
+          mlir::decoda::row_norm::readConfig(callee, dict, why);
+      if (failed(nc) || nc->centered || nc->bias)
+        continue;
+      Value normed = call.getResult(nc->add ? 1 : 0);
+      Block *block = call->getBlock();
+      // Every reader: a contraction of this block taken here with static rows, reading the
+      // rows as A with K = D.
+      SmallVector<Match> readers;
+      bool ok = !normed.use_empty();
+      int64_t rows = -1;
+      for (Operation *user : normed.getUsers()) {
+        auto op = dyn_cast<linalg::GenericOp>(user);
+        Match m;
+        if (!op || op->getBlock() != block ||
+            !decoda::gpu_contraction::matchProjection(op, m).empty() || m.a != normed ||
+            !refuse(m).empty() || m.integer() || m.k != nc->d || m.elementType != nc->elem ||
+            staticRows(m) < 1 || (rows >= 0 && staticRows(m) != rows)) {
+          ok = false;
+          break;
+        }
+        rows = staticRows(m);
+        readers.push_back(m);
+      }
+      if (!ok || rows * nc->d * (nc->elem.getIntOrFloatBitWidth() / 8) > kNormRowBytes ||
+          nc->d % vectorWidth(readers.front()) != 0)
+        continue;
+      // Where the kernels may go: the contractions, or later their C's readers (a fused
+      // epilogue); the last of them bounds the span the norm's inputs must stay unwritten.
+      Operation *last = call;
+      for (const Match &m : readers) {
+        if (last->isBeforeInBlock(m.op))
+          last = m.op;
+        for (Operation *u : m.c.getUsers())
+          if (Operation *a = block->findAncestorOpInBlock(*u); a && last->isBeforeInBlock(a))
+            last = a;
+      }
+      // The add form's sum: every reader after that span (the first kernel writes it).
+      if (nc->add) {
+        for (Operation *u : call.getResult(0).getUsers()) {
+          Operation *a = block->findAncestorOpInBlock(*u);
+          if (!a || !last->isBeforeInBlock(a))
+            ok = false;
+        }
+      }
+      // The norm's inputs: not written between the call and the span's end.
+      SmallVector<Value> inputs(call.getOperands());
+      llvm::SmallPtrSet<Value, 4> roots;
+      for (Value in : inputs)
+        roots.insert(rootBuffer(in));
+      for (Operation *op = call->getNextNode(); ok && op != last->getNextNode();
+           op = op->getNextNode()) {
+        op->walk([&](Operation *inner) {
+          if (!ok)
+            return WalkResult::interrupt();
+          auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+          if (!effects) {
+            if (!inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+                !isa<scf::YieldOp, linalg::YieldOp>(inner) && inner->getNumRegions() == 0)
+              ok = false; // unknown effects (a call)
+            return WalkResult::advance();
+          }
+          SmallVector<MemoryEffects::EffectInstance> list;
+          effects.getEffects(list);
+          for (auto &fx : list) {
+            if (!isa<MemoryEffects::Write>(fx.getEffect()))
+              continue;
+            Value target = fx.getValue();
+            if (!target || roots.contains(rootBuffer(target)))
+              ok = false;
+          }
+          return WalkResult::advance();
+        });
+      }
+      if (!ok)
+        continue;
+      auto fold = std::make_unique<NormFold>();
+      fold->cfg = *nc;
+      fold->call = call;
+      fold->x = call.getOperand(0);
+      if (nc->add)
+        fold->branch = call.getOperand(1);
+      fold->weight = call.getOperand(nc->add ? 2 : 1);
+      if (nc->add) {
+        // The sum's buffer, now the caller's; the first kernel fills it.
+        OpBuilder b(call);
+        auto type = cast<MemRefType>(call.getResult(0).getType());
+        fold->sum = memref::AllocOp::create(b, call.getLoc(), type);
+        call.getResult(0).replaceAllUsesWith(fold->sum);
+      }
+      folds[normed] = fold.get();
+      storage.push_back(std::move(fold));
+    }
   }
 };
 } // namespace

@@ -111,6 +111,12 @@ cl::opt<int64_t> gpuAttentionKeys(
     cl::desc("sm_90a, wgmma attention: keys per K/V tile, 64 (the default) or 128 (half the "
              "tiles, each with twice the tensor-core work)"),
     cl::init(64), cl::cat(category));
+cl::opt<bool> gpuFoldNorms(
+    "gpu-fold-norms",
+    cl::desc("--target=cuda: an RMSNorm read only by GEMV kernels (a decode step's q/k/v or "
+             "gate/up projections) computed in their prologue instead of a kernel of its own "
+             "(default true)"),
+    cl::init(true), cl::cat(category));
 cl::opt<int64_t> gpuMatmulTileN(
     "gpu-matmul-tile-n",
     cl::desc("sm_90a with --gpu-tma: columns of C per block of the TMA wgmma projection "
@@ -391,6 +397,8 @@ int main(int argc, char **argv) {
     if (*shape != 64 && *shape != 128)
       return fail(unknown, flag + "=" + std::to_string(*shape) + ": expected 64 or 128");
   }
+  if (gpuFoldNorms.getNumOccurrences() && !cuda)
+    return fail(unknown, "--gpu-fold-norms needs --target=cuda");
   if (gpuMatmulTileN.getNumOccurrences()) {
     if (!cuda || gpuArch != "sm_90a" || !gpuTma)
       return fail(unknown, "--gpu-matmul-tile-n needs --target=cuda --gpu-arch=sm_90a and "
@@ -560,6 +568,7 @@ int main(int argc, char **argv) {
     cudaOptions.attentionKeys = gpuAttentionKeys;
     cudaOptions.attentionTma = gpuAttentionTma;
     cudaOptions.matmulTileN = gpuMatmulTileN;
+    cudaOptions.foldNorms = gpuFoldNorms;
     cudaOptions.attentionPingPong = gpuAttentionPingPong;
     buildCUDALoweringPassPipeline(pm, cudaOptions);
   } else {

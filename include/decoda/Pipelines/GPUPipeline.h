@@ -62,6 +62,11 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
                      "one wgmma kernel of two weights, and (any arch) one GEMV kernel when the "
                      "rows are static and few; the f32 gate stays in registers"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> foldNorms{
+      *this, "gpu-fold-norms",
+      llvm::cl::desc("An RMSNorm read only by GEMV kernels (decode) computed in their "
+                     "prologue instead of a kernel of its own"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> matmulTileN{
       *this, "gpu-matmul-tile-n",
       llvm::cl::desc("sm_90a with gpu-tma: columns of C per block of the TMA wgmma projection "

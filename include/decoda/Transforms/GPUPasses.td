@@ -230,11 +230,24 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     tensor-core or SIMT path), a dynamic `M` without `dynamic-m` (or with i8 operands), and
     whatever is not a projection contraction; under `report`, a consumer of `C` that is not
     fused, with the reason.
+
+    With `fold-norms` (run it before `decoda-gpu-row-norm`, while norms are calls of
+    functions tagged `decoda.gpu_norm`), an RMSNorm whose normalised rows are read only by
+    contractions this pass takes with static `M` (a decode step's q, k and v projections,
+    or its gate and up pair) is computed by each of those kernels instead of a kernel of its
+    own: every block first reads the `M` rows (`x`, or `residual + scale * branch` rounded to
+    the storage type for `add_rms_norm`), sums their squares (the block's warps, through
+    shared memory), and keeps `round(x * rsqrt(ss / D + eps) * (weight + offset))` in shared
+    memory (`[M][K]`, at most 32 KiB), which the K loop reads instead of A. The add form's
+    rounded sum, which later ops read, is stored by block 0 of the first of those kernels
+    into a buffer that replaces the call's. Not folded: LayerNorm and biased norms, a
+    normalised result with any other reader, a dynamic `M`, an add form whose sum is read
+    before those kernels, and norm inputs written between the call and them.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::vector::VectorDialect",
                            "::mlir::NVVM::NVVMDialect",
                            "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
   let options = [
     Option<"maxM", "max-m", "int64_t", /*default=*/"8",
            "Largest static row count (product of the lead dims) taken">,
@@ -259,10 +272,19 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
            "Apply the elementwise consumer of C (bf16/f16 rounding, residual adds, GLU "
            "products, the INT8 dequantisation) in the storing lane instead of a following "
            "kernel">,
+    Option<"foldNorms", "fold-norms", "bool", /*default=*/"true",
+           "Compute an RMSNorm read only by GEMV kernels (a decoda.gpu_norm call) in those "
+           "kernels' prologue instead of a kernel of its own">,
+    Option<"onlyFolded", "only-folded", "bool", /*default=*/"false",
+           "Rewrite only the contractions that read a folded norm's rows (the pipeline's "
+           "first run, before decoda-gpu-row-norm; the others are left to its second run, "
+           "after inlining has made more shapes static)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every contraction left alone, with the reason">
   ];
   let statistics = [
+    Statistic<"numNormsFolded", "num-norms-folded",
+              "RMSNorm calls computed by the GEMV kernels that read them">,
     Statistic<"numRewritten", "num-rewritten", "contractions turned into GEMV kernels">,
     Statistic<"numDispatched", "num-dispatched",
               "of those, dynamic-M contractions dispatched at run time (M = 1, M <= max-m)">,

@@ -4,7 +4,7 @@ not from the compiler). The llama block's bf16 attention rounds its probabilitie
 as the GPU's tensor-core flash-attention kernel does (attention() below); the cached step is
 a decode step (flash decoding, SIMT: no rounding).
 
-  block_data.py llama-f32|llama-bf16|cached-bf16 T IN.npz OUT.npz
+  block_data.py llama-f32|llama-bf16|cached-bf16|step-bf16 T IN.npz OUT.npz
 
 llama: the block of Inputs/llama_small_{f32,bf16}.mlir -- RMSNorm, q/k/v projections, RoPE
 (theta 1e4) on 4 query heads over 2 KV heads of 16, causal attention, output projection and
@@ -12,6 +12,7 @@ residual, RMSNorm, SwiGLU (96) and residual; hidden 64, batch 1, T tokens.
 cached: the step of Inputs/cached_step_bf16.mlir -- RMSNorm, q and fused k/v projections, causal
 cached attention (4 query heads over 2 KV heads of 16) of T tokens at offset 20 of a 32-entry
 cache, residual; outputs the result and both updated caches.
+step: the decode step of Inputs/decode_step_bf16.mlir (T = 1, RoPE at offset 13; see step()).
 """
 import os
 import sys
@@ -94,11 +95,41 @@ def cached(t, st, rng):
     return [p[n] for n in order] + [np.array(offset, np.int64)], [y, kc, vc]
 
 
+def step(t, st, rng):
+    """The decode step of Inputs/decode_step_bf16.mlir (T = 1): RMSNorm, q/k/v, RoPE at the
+    offset, cached attention over a 32-entry cache, o and the residual, RMSNorm, SwiGLU (128),
+    the residual; outputs the result and both updated caches."""
+    d, hq, hkv, hd, f, s_max, offset = 64, 4, 2, 16, 128, 32, 13
+
+    def act(shape, sc=1.0):
+        return R.to_storage(rng.standard_normal(shape) * sc, st).astype(np.float32)
+
+    p = {"h": act((1, t, d)), "attn_norm": act((d,), 0.3) + 1, "wq": act((hq * hd, d), 0.2),
+         "wk": act((hkv * hd, d), 0.2), "wv": act((hkv * hd, d), 0.2), "wo": act((d, hq * hd), 0.2),
+         "mlp_norm": act((d,), 0.3) + 1, "w_gate": act((f, d), 0.2), "w_up": act((f, d), 0.2),
+         "w_down": act((d, f), 0.2), "kc": act((1, s_max, hkv, hd)), "vc": act((1, s_max, hkv, hd))}
+    p = {k: R.to_storage(v, st).astype(np.float32) for k, v in p.items()}
+    kw = {"storage": st}
+    pos = np.arange(offset, offset + t)
+    x = R.rms_norm(p["h"], p["attn_norm"], 1e-5, **kw)
+    q = R.rope(R.linear(x, p["wq"], **kw).reshape(1, t, hq, hd), pos, theta=1e4, **kw)
+    k = R.rope(R.linear(x, p["wk"], **kw).reshape(1, t, hkv, hd), pos, theta=1e4, **kw)
+    v = R.linear(x, p["wv"], **kw).reshape(1, t, hkv, hd)
+    o, kc, vc = R.cached_attention(q, k, v, p["kc"], p["vc"], offset, num_heads=hq,
+                                   num_kv_heads=hkv, causal=True, **kw)
+    u = R.residual_add(p["h"], R.linear(o.reshape(1, t, hq * hd), p["wo"], **kw), **kw)
+    y = R.rms_norm(u, p["mlp_norm"], 1e-5, **kw)
+    out = R.residual_add(u, R.gated_mlp(y, p["w_gate"], p["w_up"], p["w_down"], "swiglu", **kw), **kw)
+    order = ["h", "attn_norm", "wq", "wk", "wv", "wo", "mlp_norm", "w_gate", "w_up", "w_down",
+             "kc", "vc"]
+    return [p[n] for n in order] + [np.array(offset, np.int64)], [out, kc, vc]
+
+
 def main():
     kind, t, inp, outp = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
     rng = np.random.default_rng(11)
     name, st = kind.rsplit("-", 1)
-    ins, outs = {"llama": llama, "cached": cached}[name](t, st, rng)
+    ins, outs = {"llama": llama, "cached": cached, "step": step}[name](t, st, rng)
     floats = bf16_bits if st == "bf16" else (lambda a: np.asarray(a, np.float32))
 
     def conv(a):

@@ -1,0 +1,66 @@
+"""Inputs (arg0, arg1, ...) and NumPy reference outputs (out0, ...) for norm-fold-sim.mlir, the
+functions of Inputs/norm_fold_cases.mlir, from python/decoda/reference.py (the op formulas,
+not the compiler): the norm's rows rounded to the storage type, projections accumulated in
+f32 and rounded, the SwiGLU and the residual as the reference computes them.
+
+  norm_fold_data.py plain_bf16|add_f16|plain_f32|returned|layer|dynamic|many_rows IN.npz OUT.npz
+"""
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+from decoda import reference as R  # noqa: E402
+
+
+def bits(a, st):
+    a = np.asarray(a, np.float32)
+    if st == "bf16":
+        return (a.view(np.uint32) >> 16).astype(np.uint16)
+    if st == "f16":
+        return a.astype(np.float16)
+    return a
+
+
+def main():
+    name, inp, outp = sys.argv[1:]
+    rng = np.random.default_rng(5)
+    st = {"add_f16": "f16", "plain_f32": "f32"}.get(name, "bf16")
+    kw = {"storage": st}
+
+    def act(shape, sc=1.0, shift=0.0):
+        return R.to_storage(rng.standard_normal(shape) * sc + shift, st).astype(np.float32)
+
+    if name == "plain_bf16":
+        x, w, wq, wk = act((1, 1, 72), 2.0), act((72,), 0.3, 1.0), act((48, 72), 0.2), act((24, 72), 0.2)
+        n = R.rms_norm(x, w, 1e-5, **kw)
+        ins, outs = [x, w, wq, wk], [R.linear(n, wq, **kw), R.linear(n, wk, **kw)]
+    elif name == "add_f16":
+        r, a, w = act((1, 4, 256)), act((1, 4, 256), 3.0), act((256,), 0.3)
+        wg, wu, wd = act((64, 256), 0.1), act((64, 256), 0.1), act((256, 64), 0.1)
+        h, n = R.add_rms_norm(r, a, w, 1e-6, weight_offset=1.0, scale=0.5, **kw)
+        ins = [r, a, w, wg, wu, wd]
+        outs = [R.residual_add(h, R.gated_mlp(n, wg, wu, wd, "swiglu", **kw), **kw)]
+    elif name == "plain_f32":
+        x, w, wp = act((1, 2, 1024), 0.5), act((1024,), 0.3, 1.0), act((40, 1024), 0.1)
+        ins, outs = [x, w, wp], [R.linear(R.rms_norm(x, w, 1e-5, **kw), wp, **kw)]
+    elif name == "returned":
+        x, w, wp = act((1, 1, 64)), act((64,), 0.3, 1.0), act((32, 64), 0.2)
+        n = R.rms_norm(x, w, 1e-5, **kw)
+        ins, outs = [x, w, wp], [R.linear(n, wp, **kw), n]
+    elif name == "layer":
+        x, w, b, wp = act((1, 1, 64)), act((64,), 0.3, 1.0), act((64,), 0.1), act((32, 64), 0.2)
+        ins, outs = [x, w, b, wp], [R.linear(R.layer_norm(x, w, b, 1e-5, **kw), wp, **kw)]
+    elif name in ("dynamic", "many_rows"):
+        t = 1 if name == "dynamic" else 16
+        x, w, wp = act((1, t, 64)), act((64,), 0.3, 1.0), act((32, 64), 0.2)
+        ins, outs = [x, w, wp], [R.linear(R.rms_norm(x, w, 1e-5, **kw), wp, **kw)]
+    else:
+        raise SystemExit(f"unknown case {name}")
+    np.savez(inp, **{f"arg{i}": bits(v, st) for i, v in enumerate(ins)})
+    np.savez(outp, **{f"out{i}": bits(v, st) for i, v in enumerate(outs)})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+// decoda-gpu-gemv{fold-norms only-folded} (the CUDA pipeline's first GEMV run, before
+// decoda-gpu-row-norm): an RMSNorm call whose rows only GEMV kernels with static rows read is
+// computed in those kernels' prologue and its call erased; the others keep their call (and
+// only-folded leaves their contractions to the second run). The input is the IR of
+// Inputs/norm_fold_cases.mlir right before that run (decoda-compile's dump); numerics of every
+// case against NumPy: norm-fold-sim.mlir.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: decoda-compile %S/Inputs/norm_fold_cases.mlir --target=cuda --emit=ptx -o %t/k.ptx --dump-ir-after-each=%t/d
+// RUN: decoda-opt %t/d/*-decoda-gpu-flash-attention.mlir --pass-pipeline="builtin.module(func.func(decoda-gpu-gemv{fold-norms only-folded}))" | FileCheck %s
+// Without fold-norms (or in the second run) nothing of this happens: the calls stay.
+// RUN: decoda-opt %t/d/*-decoda-gpu-flash-attention.mlir --pass-pipeline="builtin.module(func.func(decoda-gpu-gemv{fold-norms=false only-folded}))" | FileCheck %s --check-prefix=OFF
+// A write to the norm's input between the call and its readers (a fill of x inserted after
+// the call in @plain_f32): not folded.
+// RUN: %PYTHON -c "import glob; t = open(glob.glob('%t/d/*-decoda-gpu-flash-attention.mlir')[0]).read(); i = t.index('func.func @plain_f32'); j = t.index('\n', t.index('call @__decoda_gpu_norm', i)); open('%t/written.mlir', 'w').write(t[:j] + '\n    linalg.fill ins(%%cst : f32) outs(%%arg0 : memref<1x2x1024xf32>)' + t[j:])"
+// RUN: decoda-opt %t/written.mlir --pass-pipeline="builtin.module(func.func(decoda-gpu-gemv{fold-norms only-folded}))" | FileCheck %s --check-prefix=WRITTEN
+
+// Two projections read one row of 72: two kernels (12 and 6 blocks of 4 warps), each with the
+// row [1][72] and the warps' partial sums [4][1] in shared memory, the sums of squares, a
+// barrier, rsqrt, the normalised row, a barrier; the call is gone.
+// CHECK-LABEL: func.func @plain_bf16(
+// CHECK-NOT: call @__decoda_gpu_norm
+// CHECK: gpu.launch {{.*}} in (%{{.*}} = %c12,{{.*}} workgroup(%[[Y:.*]] : memref<1x72xbf16, #gpu.address_space<workgroup>>, %[[RED:.*]] : memref<4x1xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[X:.*]] = memref.collapse_shape %arg0
+// CHECK: scf.for
+// CHECK: vector.load %[[X]]
+// CHECK: vector.store %{{.*}}, %[[Y]]
+// CHECK: gpu.shuffle xor
+// CHECK: memref.store %{{.*}}, %[[RED]]
+// CHECK: gpu.barrier
+// CHECK: math.rsqrt
+// CHECK: scf.for
+// CHECK: vector.load %arg1
+// CHECK: vector.store %{{.*}}, %[[Y]]
+// CHECK: gpu.barrier
+// CHECK: vector.load %[[Y]]
+// CHECK: gpu.launch {{.*}} in (%{{.*}} = %c6,{{.*}} workgroup(
+// CHECK-NOT: call @__decoda_gpu_norm
+// CHECK: return
+// The add form: the sum's buffer is the caller's, written by block 0 of the gate and up
+// kernel; the scale 0.5 multiplies the branch, the offset 1 the weight; down stays for the
+// second run (its A is not the norm's).
+// CHECK-LABEL: func.func @add_f16(
+// CHECK: %[[SUM:.*]] = memref.alloc() : memref<1x4x256xf16>
+// CHECK-NOT: call @__decoda_gpu_norm
+// CHECK: gpu.launch {{.*}} workgroup(%[[Y2:.*]] : memref<4x256xf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4x4xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[B0:.*]] = arith.cmpi eq, %{{.*}}, %c0
+// CHECK: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK: %[[HALFV:.*]] = vector.broadcast %[[HALF]]
+// CHECK: arith.mulf %{{.*}}, %[[HALFV]] : vector<8xf32>
+// CHECK: scf.if %[[B0]] {
+// CHECK: vector.store %{{.*}}, %{{.*}}
+// CHECK: vector.store %{{.*}}, %[[Y2]]
+// CHECK: math.rsqrt
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[ONEV:.*]] = vector.broadcast %[[ONE]]
+// CHECK: arith.addf %{{.*}}, %[[ONEV]] : vector<8xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %arg5 :
+// CHECK: linalg.generic {{.*}} ins(%[[SUM]],
+// CHECK-LABEL: func.func @plain_f32(
+// CHECK-NOT: call @__decoda_gpu_norm
+// CHECK: gpu.launch {{.*}} workgroup(%{{.*}} : memref<2x1024xf32, #gpu.address_space<workgroup>>
+// Not folded: the rows are also returned; LayerNorm; T dynamic; 16 rows (above max-m 8).
+// CHECK-LABEL: func.func @returned(
+// CHECK: call @__decoda_gpu_norm
+// CHECK-NOT: gpu.launch
+// CHECK-LABEL: func.func @layer(
+// CHECK: call @__decoda_gpu_norm
+// CHECK-NOT: gpu.launch
+// CHECK-LABEL: func.func @dynamic(
+// CHECK: call @__decoda_gpu_norm
+// CHECK-NOT: gpu.launch
+// CHECK-LABEL: func.func @many_rows(
+// CHECK: call @__decoda_gpu_norm
+// CHECK-NOT: gpu.launch
+// CHECK: return
+
+// OFF-LABEL: func.func @plain_bf16(
+// OFF: call @__decoda_gpu_norm
+// OFF-NOT: gpu.launch
+// OFF-LABEL: func.func @add_f16(
+// OFF: call @__decoda_gpu_norm
+// OFF-NOT: gpu.launch
+// OFF: return
+
+// WRITTEN-LABEL: func.func @plain_bf16(
+// WRITTEN-NOT: call @__decoda_gpu_norm
+// WRITTEN-LABEL: func.func @plain_f32(
+// WRITTEN: call @__decoda_gpu_norm
+// WRITTEN-NEXT: linalg.fill
+// WRITTEN-NOT: gpu.launch
+// WRITTEN: return

@@ -1,0 +1,60 @@
+// RMSNorms folded into the GEMV kernels that read them (decoda-gpu-gemv{fold-norms}, the
+// default of decoda-lower-to-cuda; --gpu-fold-norms=false to keep a norm kernel) against NumPy
+// (reference.py, Inputs/norm_fold_data.py, Inputs/block_data.py) on the PTX interpreter.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: decoda-compile %S/Inputs/norm_fold_cases.mlir --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
+// One bf16 row of 72 read by two projections: one launch (the two GEMV kernels, each
+// normalising the row itself, merged), no norm kernel.
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py plain_bf16 %t/1-in.npz %t/1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry plain_bf16 --inputs %t/1-in.npz --expect %t/1-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=PLAIN
+// 12 + 6 blocks of 128 threads; shared: per kernel the row (144 bytes) and the 4 warps' sums.
+// PLAIN: launch plain_bf16_kernel{{(_[0-9]+)?}}: grid [18, 1, 1] block [128, 1, 1] shared 320 bytes
+// PLAIN: out0: ok (48 elements, max abs error 0)
+// PLAIN: out1: ok (24 elements, max abs error 0)
+// PLAIN: 1 launches
+// add_rms_norm (scale 0.5, weight offset 1) of 4 f16 rows of 256 read by gate and up: their
+// kernel normalises the rows and block 0 stores the sum, which down's residual reads: two
+// launches (gate/up, down) instead of three.
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py add_f16 %t/2-in.npz %t/2-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry add_f16 --inputs %t/2-in.npz --expect %t/2-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=ADD
+// ADD: out0: ok (1024 elements, max abs error 0)
+// ADD: 2 launches
+// Two f32 rows of 1024 (two chunks of 4 a thread per row).
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py plain_f32 %t/3-in.npz %t/3-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry plain_f32 --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=F32
+// F32: out0: ok (80 elements
+// F32: 1 launches
+// Not folded (a norm kernel and the GEMV): the rows also returned, LayerNorm, T dynamic; 16
+// rows go to the tensor cores.
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py returned %t/4-in.npz %t/4-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry returned --inputs %t/4-in.npz --expect %t/4-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=KEPT
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py layer %t/5-in.npz %t/5-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry layer --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=KEPT
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py dynamic %t/6-in.npz %t/6-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry dynamic --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=KEPT
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py many_rows %t/7-in.npz %t/7-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry many_rows --inputs %t/7-in.npz --expect %t/7-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=KEPT
+// KEPT: out0: ok
+// KEPT: 2 launches
+//
+// A decode step (Inputs/decode_step_bf16.mlir: the model of launch-graphs.mlir, T = 1): its
+// RMSNorm is computed by the merged q/k/v kernel, its add + RMSNorm by the gate/up kernel: 7
+// launches instead of 9, the same bits as with --gpu-fold-norms=false.
+// RUN: decoda-compile %S/Inputs/decode_step_bf16.mlir --target=cuda --emit=ptx -o %t/s.ptx --dump-ir-after-each=%t/s
+// RUN: decoda-compile %S/Inputs/decode_step_bf16.mlir --target=cuda --gpu-fold-norms=false --emit=ptx -o %t/u.ptx --dump-ir-after-each=%t/u
+// RUN: %PYTHON %S/Inputs/block_data.py step-bf16 1 %t/s-in.npz %t/s-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --inputs %t/s-in.npz --expect %t/s-out.npz --rtol 2e-2 --atol 2e-2 --save %t/s-got.npz | FileCheck %s --check-prefix=STEP
+// STEP: launch step_kernel: grid [32, 1, 1] block [128, 1, 1] shared 432 bytes
+// STEP: out0: ok (64 elements, max abs error 0)
+// STEP: 7 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --inputs %t/s-in.npz --expect %t/s-got.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=UNFOLDED
+// UNFOLDED: out0: ok (64 elements, max abs error 0)
+// UNFOLDED: 9 launches
+// The barrier after the normalised rows removed (the q/k/v kernel's second): a warp reads
+// rows another warp wrote, reported.
+// RUN: %PYTHON -c "import re; t = open('%t/s.ptx').read(); i = t.index('.entry step_kernel('); m = list(re.finditer(r'bar.sync\s+0;', t[i:]))[1]; open('%t/nobar.ptx', 'w').write(t[:i + m.start()] + t[i + m.end():])"
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/s %t/nobar.ptx --inputs %t/s-in.npz --expect %t/s-out.npz --rtol 2e-2 --atol 2e-2 --quiet 2>&1 | FileCheck %s --check-prefix=NOBAR
+// NOBAR: error: kernel step_kernel: ld.shared.v4.b32: shared race: thread {{[0-9]+}} reads bytes at {{[0-9]+}} that thread {{[0-9]+}} wrote
+// The flag is for CUDA.
+// RUN: not decoda-compile %S/Inputs/decode_step_bf16.mlir --gpu-fold-norms=false -o %t/x.so 2>&1 | FileCheck %s --check-prefix=FLAG
+// FLAG: error: --gpu-fold-norms needs --target=cuda
