@@ -25,7 +25,8 @@
 #       static T = 1 (--static-dims, GEMV projections; the dynamic build at T = 1 is timed too
 #       for comparison): the block has no KV-cache input, so that "decode" is one token over its
 #       own context of one), the same block with the weights as inputs, the real decode step
-#       at context 4096 (bench/gpu/llama32_1b_step.mlir: the block with a 4096-entry KV cache,
+#       at context 4096 (bench/gpu/llama32_1b_step.mlir: the block with a 4096-entry KV cache;
+#       decode_step_S4096_nofold with its norms as kernels of their own,
 #       GB/s of weights + cache read), causal attention alone at T=4096, head dim 128 (one
 #       flash-attention kernel: the wgmma one with one warpgroup of 64 rows per block, the same
 #       with two sharing each K/V tile as attention_d128_rows128 (the block too, as
@@ -99,7 +100,8 @@ if [[ "$mode" == prepare ]]; then
   # (--gpu-attention-pingpong=false), NAME_rows128_tma_nopp; PATH:fa3 128-row blocks, 128-key
   # tiles and TMA (FlashAttention-3's configuration at head dim 128), NAME_rows128_keys128_tma;
   # PATH:n256 the TMA wgmma projections with 256 columns a block (--gpu-matmul-tile-n=256),
-  # NAME_n256.
+  # NAME_n256; PATH:nofold the RMSNorms in kernels of their own rather than computed by the
+  # GEMV kernels that read them (--gpu-fold-norms=false), NAME_nofold.
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
@@ -107,7 +109,7 @@ if [[ "$mode" == prepare ]]; then
             "$here/gpu/llama32_1b_block.mlir:ws" "$here/gpu/llama32_1b_block.mlir:rows128"
             "$here/gpu/llama32_1b_block.mlir:keys128" "$here/gpu/llama32_1b_block.mlir:tma"
             "$here/gpu/llama32_1b_block.mlir:n256" "$here/gpu/llama32_1b_block.mlir:fa3"
-            "$here/gpu/llama32_1b_step.mlir"
+            "$here/gpu/llama32_1b_step.mlir" "$here/gpu/llama32_1b_step.mlir:nofold"
             "$here/gpu/attention_d128.mlir" "$here/gpu/attention_d128.mlir:mmasync"
             "$here/gpu/attention_d128.mlir:rows128" "$here/gpu/attention_d128.mlir:keys128"
             "$here/gpu/attention_d128.mlir:tma" "$here/gpu/attention_d128.mlir:rows128tma"
@@ -132,6 +134,7 @@ if [[ "$mode" == prepare ]]; then
     p=${p%:rows128tmanopp}
     p=${p%:fa3}
     p=${p%:n256}
+    p=${p%:nofold}
     name=$(basename "$p" .mlir)
     dims=()
     gpuflags=()
@@ -171,6 +174,9 @@ if [[ "$mode" == prepare ]]; then
     elif [[ "$entry" == *:n256 ]]; then
       name=${name}_n256
       gpuflags=(--gpu-matmul-tile-n=256)
+    elif [[ "$entry" == *:nofold ]]; then
+      name=${name}_nofold
+      gpuflags=(--gpu-fold-norms=false)
     fi
     case "$name" in int8_*) dims+=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
     if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
@@ -461,6 +467,13 @@ if os.path.exists(step):
     bench(step, arrays, "decode_step_S4096", bytes_=weights + 2 * S * KV * D * 2, device=True)
     bench(step, arrays, "decode_step_S4096_graphs", bytes_=weights + 2 * S * KV * D * 2,
           device=True, graphs=True)
+    # The same with its two RMSNorms as kernels of their own (9 launches instead of 7).
+    nofold = os.path.join(d, "models", "llama32_1b_step_nofold.cuda.so")
+    if os.path.exists(nofold):
+        bench(nofold, arrays, "decode_step_S4096_nofold", bytes_=weights + 2 * S * KV * D * 2,
+              device=True)
+        bench(nofold, arrays, "decode_step_S4096_nofold_graphs",
+              bytes_=weights + 2 * S * KV * D * 2, device=True, graphs=True)
 const = os.path.join(d, "models", "llama32_1b_const.cuda.so")
 if os.path.exists(const):
     T = 2048
