@@ -10,7 +10,7 @@
 // RUN: decoda-run %t/after.so --inputs %t/in.npz --check a=%t/a.npy --check b=%t/b.npy --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=NUM
 // NUM: check: 2 passed, 0 failed
 // In the CUDA pipeline (after its CSE): the Llama-3.2-1B-shaped decode step (bf16, KV cache of
-// 4096) has 9 kernel launches: RMSNorm, the q, k and v GEMVs (one launch,
+// 4096) had 9 kernel launches: RMSNorm, the q, k and v GEMVs (one launch,
 // decoda-gpu-merge-launches), q's and k's RoPE with the V cache write (one launch; RoPE computes
 // its table in its blocks and K goes straight into the cache: 11 before), attention
 // and its combine, the o GEMV with the rounding and the residual add, add + RMSNorm, gate and
@@ -18,10 +18,11 @@
 // with the residual add. With the projections' accumulators
 // shared there were 4 more: a fill kernel, a copy of it for the o projection, and the o
 // projection's rounding and the last residual add as kernels of their own (18 -> 14 when this
-// pass came, before the q, k, v merge).
+// pass came, before the q, k, v merge). Its two RMSNorms are now computed by the q/k/v and
+// gate/up kernels (decoda-gpu-gemv{fold-norms}): 7.
 // RUN: decoda-compile %decoda_src/bench/gpu/llama32_1b_step.mlir --target=cuda --emit=ptx -o %t/step.ptx --dump-ir-after-each=%t/step
 // RUN: %PYTHON -c "import glob; t = open(glob.glob('%t/step/*-decoda-gpu-name-kernels.mlir')[0]).read(); print('launches', t.count('gpu.launch_func'))" | FileCheck %s --check-prefix=STEP
-// STEP: launches 9
+// STEP: launches 7
 
 // Two projections accumulate into one zero fill (as CSE leaves them): each gets its own fill,
 // made right before it; the shared one goes.
