@@ -88,7 +88,8 @@ struct NormFold {
   func::CallOp call;
   Value x, branch; // x, or (add form) the residual and the branch: [lead..., D]
   Value weight;    // [D]
-  Value sum;       // add form: the buffer replacing the call's sum result
+  Value sum;       // add form: the buffer the first kernel fills (it replaces the call's sum)
+  int64_t rows = 0; // M (static)
   bool sumWritten = false; // the sum's writer (block 0 of the first kernel) was emitted
 };
 
@@ -573,7 +574,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
           decoda::gpu_contraction::contractionsUnder(getOperation());
       auto staticRowsOnly = [&](const Match &m) -> std::string {
         std::string why = refuseHere(m);
-        if (why.empty() && staticRows(m) < 0)
+        if (why.empty() && staticRows(m) < 0 && !foldOf(m.a))
           return "M is dynamic";
         return why;
       };
@@ -583,8 +584,9 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         if (!p)
           continue;
         OpBuilder b(p->epi.op);
-        emitKernel(b, p->m2, staticRows(p->m2), cfg, /*zeroInit=*/true, p->epi, nullptr, &*p,
-                   foldOf(p->m2.a));
+        NormFold *fold = foldOf(p->m2.a);
+        emitKernel(b, p->m2, fold ? fold->rows : staticRows(p->m2), cfg, /*zeroInit=*/true,
+                   p->epi, nullptr, &*p, fold);
         decoda::gpu_contraction::eraseGateUp(*p, fusedTemporaries);
         numRewritten += 2;
         numFillsFolded += 2;
@@ -603,6 +605,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         epilogue = decoda::gpu_contraction::fusableEpilogue(m, remarkEpilogue);
       OpBuilder b(epilogue ? epilogue.op.getOperation() : m.op.getOperation());
       int64_t rows = staticRows(m);
+      if (NormFold *fold = foldOf(m.a))
+        rows = fold->rows; // static, or behind the cast of a --static-dims build
       if (rows >= 0) {
         emitKernel(b, m, rows, cfg, zeroInit, epilogue, nullptr, nullptr, foldOf(m.a));
       } else {
@@ -703,17 +707,22 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       for (Operation *user : normed.getUsers()) {
         auto op = dyn_cast<linalg::GenericOp>(user);
         Match m;
-        if (!op || op->getBlock() != block ||
-            !decoda::gpu_contraction::matchProjection(op, m).empty() || m.a != normed ||
-            !refuse(m).empty() || m.integer() || m.k != nc->d || m.elementType != nc->elem ||
-            staticRows(m) < 1 || (rows >= 0 && staticRows(m) != rows)) {
+        bool matched = op && op->getBlock() == block &&
+                       decoda::gpu_contraction::matchProjection(op, m).empty() && m.a == normed;
+        // Static rows only: in a --static-dims build the rows behind the norm's dynamic
+        // types are static too, but there the projections' epilogues (reached through
+        // dynamic reshapes) would not fuse before inlining, which costs more launches than
+        // the fold saves.
+        int64_t r = matched ? staticRows(m) : -1;
+        if (!matched || !refuse(m).empty() || m.integer() || m.k != nc->d ||
+            m.elementType != nc->elem || r < 1 || r > cfg.maxM || (rows >= 0 && r != rows)) {
           ok = false;
           break;
         }
-        rows = staticRows(m);
+        rows = r;
         readers.push_back(m);
       }
-      if (!ok || rows * nc->d * (nc->elem.getIntOrFloatBitWidth() / 8) > kNormRowBytes ||
+      if (!ok || readers.empty() || rows * nc->d * (nc->elem.getIntOrFloatBitWidth() / 8) > kNormRowBytes ||
           nc->d % vectorWidth(readers.front()) != 0)
         continue;
       // Where the kernels may go: the contractions, or later their C's readers (a fused
@@ -772,6 +781,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       if (nc->add)
         fold->branch = call.getOperand(1);
       fold->weight = call.getOperand(nc->add ? 2 : 1);
+      fold->rows = rows;
       if (nc->add) {
         // The sum's buffer, now the caller's; the first kernel fills it.
         OpBuilder b(call);
