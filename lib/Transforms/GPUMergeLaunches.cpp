@@ -70,6 +70,21 @@ std::optional<int64_t> staticThreads(gpu::LaunchOp l) {
   return n;
 }
 
+/// Static shared memory a kernel may declare.
+constexpr int64_t kStaticSharedLimit = 48 * 1024;
+
+/// Bytes of a launch's workgroup attributions, when their shapes are static.
+std::optional<int64_t> workgroupBytes(gpu::LaunchOp launch) {
+  int64_t total = 0;
+  for (BlockArgument arg : launch.getWorkgroupAttributions()) {
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+      return std::nullopt;
+    total += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  }
+  return total;
+}
+
 bool sameBlock(gpu::LaunchOp a, gpu::LaunchOp b) {
   return sameExtent(a.getBlockSizeX(), b.getBlockSizeX()) &&
          sameExtent(a.getBlockSizeY(), b.getBlockSizeY()) &&
@@ -93,10 +108,20 @@ struct GPUMergeLaunchesPass
   }
 
   void mergeRuns(Block *block) {
+    // The merged kernel's static shared memory is the sum of the pieces' (side by side): a
+    // run stops before it would pass the 48 KiB a kernel may declare statically (a GEMV
+    // kernel with a folded norm of 8 rows of 2048 holds 32 KiB).
+    int64_t sharedBytes = 0;
     RunCounts counts = mlir::decoda::gpu_independence::mergeRuns<gpu::LaunchOp>(
         block, maxLaunches, /*barriersAllowed=*/true,
         [&](gpu::LaunchOp first, gpu::LaunchOp launch) {
           if (!mergeable(launch))
+            return false;
+          std::optional<int64_t> bytes = workgroupBytes(launch);
+          if (!bytes)
+            return false;
+          sharedBytes = (launch == first ? 0 : sharedBytes) + *bytes;
+          if (sharedBytes > kStaticSharedLimit)
             return false;
           if (sameBlock(first, launch))
             return true;

@@ -70,7 +70,8 @@ def GPUMergeLaunchesPass : Pass<"decoda-gpu-merge-launches", "func::FuncOp"> {
     body), becomes one launch of `X1 + ... + Xk` blocks whose body picks its launch's body by
     comparing the block index with the running offsets, the body seeing its own block index
     (minus its offset) and grid size; their shared memory (workgroup attributions) side by
-    side. Typical run: the q, k and v projections of a decode step whose weights are
+    side, at most 48 KiB in all (what a kernel may declare statically: a run stops before a
+    launch that would pass it). Typical run: the q, k and v projections of a decode step whose weights are
     arguments (three GEMV kernels reading the same normalised token).
 
     ```mlir

@@ -2,7 +2,8 @@
 // NumPy references in norm_fold_data.py). Folded: @plain_bf16 (one row of D = 72: fewer
 // chunks than threads, two projections read it), @add_f16 (add_rms_norm with scale 0.5 and
 // weight offset 1 over 4 rows of 256; gate and up read the rows, the sum is down's residual),
-// @plain_f32 (2 rows of 1024: several chunks a thread). Not folded: @returned (the rows are
+// @plain_f32 (2 rows of 1024: several chunks a thread), @rows8 (8 rows of 2048: 32 KiB of
+// normalised rows a kernel, so its two kernels stay two launches). Not folded: @returned (the rows are
 // also a result), @layer (LayerNorm), @dynamic (T dynamic: dispatched at run time), @many_rows
 // (T = 16, above the GEMV kernels' 8 rows).
 func.func @plain_bf16(%x: tensor<1x1x72xbf16>, %w: tensor<72xbf16>, %wq: tensor<48x72xbf16>,
@@ -28,6 +29,14 @@ func.func @plain_f32(%x: tensor<1x2x1024xf32>, %w: tensor<1024xf32>, %wp: tensor
   %n = decoda.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<1x2x1024xf32>, tensor<1024xf32>
   %p = decoda.linear %n, %wp : tensor<1x2x1024xf32>, tensor<40x1024xf32>
   return %p : tensor<1x2x40xf32>
+}
+
+func.func @rows8(%x: tensor<1x8x2048xbf16>, %w: tensor<2048xbf16>, %wq: tensor<16x2048xbf16>,
+                 %wk: tensor<8x2048xbf16>) -> (tensor<1x8x16xbf16>, tensor<1x8x8xbf16>) {
+  %n = decoda.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<1x8x2048xbf16>, tensor<2048xbf16>
+  %q = decoda.linear %n, %wq : tensor<1x8x2048xbf16>, tensor<16x2048xbf16>
+  %k = decoda.linear %n, %wk : tensor<1x8x2048xbf16>, tensor<8x2048xbf16>
+  return %q, %k : tensor<1x8x16xbf16>, tensor<1x8x8xbf16>
 }
 
 func.func @returned(%x: tensor<1x1x64xbf16>, %w: tensor<64xbf16>, %wp: tensor<32x64xbf16>)

@@ -3,7 +3,7 @@ functions of Inputs/norm_fold_cases.mlir, from python/decoda/reference.py (the o
 not the compiler): the norm's rows rounded to the storage type, projections accumulated in
 f32 and rounded, the SwiGLU and the residual as the reference computes them.
 
-  norm_fold_data.py plain_bf16|add_f16|plain_f32|returned|layer|dynamic|many_rows IN.npz OUT.npz
+  norm_fold_data.py plain_bf16|add_f16|plain_f32|rows8|returned|layer|dynamic|many_rows IN.npz OUT.npz
 """
 import os
 import sys
@@ -45,6 +45,10 @@ def main():
     elif name == "plain_f32":
         x, w, wp = act((1, 2, 1024), 0.5), act((1024,), 0.3, 1.0), act((40, 1024), 0.1)
         ins, outs = [x, w, wp], [R.linear(R.rms_norm(x, w, 1e-5, **kw), wp, **kw)]
+    elif name == "rows8":
+        x, w, wq, wk = act((1, 8, 2048)), act((2048,), 0.3, 1.0), act((16, 2048), 0.05), act((8, 2048), 0.05)
+        n = R.rms_norm(x, w, 1e-5, **kw)
+        ins, outs = [x, w, wq, wk], [R.linear(n, wq, **kw), R.linear(n, wk, **kw)]
     elif name == "returned":
         x, w, wp = act((1, 1, 64)), act((64,), 0.3, 1.0), act((32, 64), 0.2)
         n = R.rms_norm(x, w, 1e-5, **kw)
