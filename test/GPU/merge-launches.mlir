@@ -80,6 +80,54 @@ func.func @independent(%x: memref<8xf32>, %y: memref<8xf32>) -> memref<8xf32> {
 
 // -----
 
+// Shared memory side by side stays within the 48 KiB a kernel may declare statically: of
+// three launches with 40 KiB, 16 KiB and 16 KiB, the first stays alone (40 + 16 > 48) and the
+// other two merge (32 KiB).
+// CHECK-LABEL: func.func @shared_budget
+// CHECK: gpu.launch {{.*}} workgroup(%{{.*}} : memref<10240xf32, #gpu.address_space<workgroup>>) {
+// CHECK: gpu.launch {{.*}} workgroup(%{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>, %{{.*}} : memref<4096xf32, #gpu.address_space<workgroup>>) {
+// CHECK: } {decoda.merged_launches = 2 : i64}
+// CHECK-NOT: gpu.launch
+func.func @shared_budget(%x: memref<8xf32>, %y: memref<8xf32>, %z: memref<8xf32>, %w: memref<8xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %c0 = arith.constant 0 : index
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             workgroup(%s : memref<10240xf32, #gpu.address_space<workgroup>>) {
+    %v = memref.load %x[%b] : memref<8xf32>
+    memref.store %v, %s[%c0] : memref<10240xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %u = memref.load %s[%c0] : memref<10240xf32, #gpu.address_space<workgroup>>
+    memref.store %u, %y[%b] : memref<8xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             workgroup(%s : memref<4096xf32, #gpu.address_space<workgroup>>) {
+    %v = memref.load %x[%b] : memref<8xf32>
+    memref.store %v, %s[%c0] : memref<4096xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %u = memref.load %s[%c0] : memref<4096xf32, #gpu.address_space<workgroup>>
+    memref.store %u, %z[%b] : memref<8xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c2, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c32, %sy = %c1, %sz = %c1)
+             workgroup(%s : memref<4096xf32, #gpu.address_space<workgroup>>) {
+    %v = memref.load %x[%b] : memref<8xf32>
+    memref.store %v, %s[%c0] : memref<4096xf32, #gpu.address_space<workgroup>>
+    gpu.barrier
+    %u = memref.load %s[%c0] : memref<4096xf32, #gpu.address_space<workgroup>>
+    memref.store %u, %w[%b] : memref<8xf32>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
 // The same thread count in two shapes (64 x 1 and 16 x 4, as a [32, 8] elementwise nest beside
 // a 256-thread kernel): the second body takes its thread ids from the linear id, x fastest
 // (x = lin % 16, y = lin / 16 % 4, z = lin / 64), its block size its own.
