@@ -160,7 +160,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   GPUGemvPassOptions gemv;
   gemv.fuseEpilogue = options.fuseEpilogue;
   gemv.gateUp = options.gateUp;
-  // First the GEMV kernels that read an RMSNorm (still a tagged call here) with static rows:
+  // First the GEMV kernels that read a norm (still a tagged call here) with static rows:
   // the norm is computed in their prologue, its call erased (fold-norms); the others once
   // inlining has made the shapes static.
   if (options.foldNorms) {

@@ -30,14 +30,16 @@
 // the GEMV kernel, and after the contraction again in the else branch, where the tensor-core
 // pass fuses it.
 //
-// An RMSNorm read only by these kernels (fold-norms; the norm still a call of a function
-// tagged decoda.gpu_norm) is computed by each of them first: per row r < M, for the chunks
-// j = tid, tid + T, ... of V features, s = x[r, jV..] (add form: round(residual + scale ·
-// branch), block 0 of the first kernel also storing it to the sum buffer), ybuf[r, jV..] = s,
-// ss_r += Σ s²; the block sum of ss_r (warp butterflies, the warps' partials through shared
-// memory, added in warp order); rstd_r = rsqrt(ss_r / D + eps); the same chunks again:
-// ybuf[r, ..] = round(s · rstd_r · (w + offset)) (the row-norm kernel's formula); a barrier;
-// then A[m, k] reads ybuf.
+// A norm read only by these kernels (fold-norms; the norm still a call of a function tagged
+// decoda.gpu_norm) is computed by each of them first: per row r < M, for the chunks j = tid,
+// tid + T, ... of V features, s = x[r, jV..] (add forms: round(residual + scale · branch),
+// block 0 of the first kernel also storing it to the sum buffer), ybuf[r, jV..] = s, and
+// ss_r += Σ s² (RMSNorm) or Σ s (LayerNorm); the block sum (warp butterflies, the warps'
+// partials through shared memory, added in warp order); LayerNorm: mean_r = sum / D, then the
+// same chunks for Σ (s - mean_r)² and a second block sum; rstd_r = rsqrt(sum / D + eps); the
+// same chunks again: ybuf[r, ..] = round((s [- mean_r]) · rstd_r · (w + offset) [+ bias])
+// (the row-norm kernel's formula; w and bias in their own float type); a barrier; then
+// A[m, k] reads ybuf.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,12 +84,13 @@ struct Config {
 /// Shared memory a kernel with a folded norm may take for its normalised rows.
 constexpr int64_t kNormRowBytes = 32 * 1024;
 
-/// An RMSNorm call whose normalised rows only GEMV kernels read: they compute it themselves.
+/// A norm call whose normalised rows only GEMV kernels read: they compute it themselves.
 struct NormFold {
   mlir::decoda::row_norm::Config cfg;
   func::CallOp call;
   Value x, branch; // x, or (add form) the residual and the branch: [lead..., D]
   Value weight;    // [D]
+  Value bias;      // [D] or null
   Value sum;       // add form: the buffer the first kernel fills (it replaces the call's sum)
   int64_t rows = 0; // M (static)
   bool sumWritten = false; // the sum's writer (block 0 of the first kernel) was emitted
@@ -134,8 +137,10 @@ Value rootBuffer(Value v) {
 }
 
 /// The folded norm's prologue (see the file comment): `ybuf` [M][K] receives the normalised
-/// rows, `red` [warps][M] takes the warps' partial sums. Ends with a barrier.
-void emitNormPrologue(OpBuilder &b, Location loc, NormFold &norm, Value ybuf, Value red,
+/// rows, `reds` ([warps][M] each: one, or LayerNorm's two) take the warps' partial sums. Ends
+/// with a barrier.
+void emitNormPrologue(OpBuilder &b, Location loc, NormFold &norm, Value ybuf,
+                      ArrayRef<BlockArgument> reds,
                       int64_t lead, int64_t rowsM, int64_t k, int64_t v, int64_t threads,
                       Value tid, Value warp, Value lane, Value blockX) {
   const mlir::decoda::row_norm::Config &nc = norm.cfg;
@@ -171,82 +176,125 @@ void emitNormPrologue(OpBuilder &b, Location loc, NormFold &norm, Value ybuf, Va
     storesSum = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, blockX, e.idx(0));
     norm.sumWritten = true;
   }
+  // v elements of a weight or bias as f32 (its own float type, which may differ from x's).
+  auto loadWidened = [&](Value buf, Value col) -> Value {
+    auto type = cast<MemRefType>(buf.getType());
+    Type el = type.getElementType();
+    int64_t align = std::min<int64_t>(16, v * el.getIntOrFloatBitWidth() / 8);
+    Value x = vector::LoadOp::create(b, loc, VectorType::get({v}, el), buf, ValueRange{col},
+                                     /*nontemporal=*/false, llvm::MaybeAlign(align));
+    return el.isF32() ? x : arith::ExtFOp::create(b, loc, vf32, x).getResult();
+  };
+  auto sumOf = [&](Value x) -> Value {
+    return vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, x);
+  };
   Value chunks = e.idx(k / v), step = e.idx(threads);
-  // Pass 1: the rows (the rounded sums) into ybuf, each thread's sums of squares.
-  SmallVector<Value> ss(rowsM, fc(0.0));
-  {
-    auto loop = scf::ForOp::create(b, loc, tid, chunks, step, ss);
+  // Each row's sum over the block of each thread's `part`: warp butterflies, lane 0's partial
+  // per warp in reds[slot][warp][r], a barrier, every thread adds the partials in warp order.
+  Value width = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(32));
+  auto blockSums = [&](SmallVector<Value> part, int64_t slot) {
+    for (int64_t r = 0; r < rowsM; ++r)
+      for (int32_t o = 16; o >= 1; o /= 2) {
+        Value off = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(o));
+        part[r] = arith::AddFOp::create(
+            b, loc, part[r],
+            gpu::ShuffleOp::create(b, loc, part[r], off, width, gpu::ShuffleMode::XOR)
+                .getShuffleResult());
+      }
+    {
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, e.idx(0));
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first, false);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      for (int64_t r = 0; r < rowsM; ++r)
+        memref::StoreOp::create(b, loc, part[r], reds[slot], ValueRange{warp, e.idx(r)});
+    }
+    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> totals;
+    for (int64_t r = 0; r < rowsM; ++r) {
+      Value at = e.idx(r);
+      Value total = memref::LoadOp::create(b, loc, reds[slot], ValueRange{e.idx(0), at});
+      for (int64_t w = 1; w < threads / 32; ++w)
+        total = arith::AddFOp::create(
+            b, loc, total, memref::LoadOp::create(b, loc, reds[slot], ValueRange{e.idx(w), at}));
+      totals.push_back(total);
+    }
+    return totals;
+  };
+  // A loop over this thread's chunks j = tid, tid + T, ... carrying one f32 per row.
+  auto overChunks = [&](function_ref<Value(Value col, int64_t r, Value acc)> body) {
+    SmallVector<Value> init(rowsM, fc(0.0));
+    auto loop = scf::ForOp::create(b, loc, tid, chunks, step, init);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     Value col = e.mul(loop.getInductionVar(), v);
     SmallVector<Value> next;
-    for (int64_t r = 0; r < rowsM; ++r) {
-      Value row = e.idx(r);
-      Value s = load(x, {row, col});
-      if (nc.add) {
-        Value t = widen(load(branch, {row, col}));
-        if (nc.scale != 1.0)
-          t = arith::MulFOp::create(b, loc, t, splat(nc.scale));
-        s = narrow(arith::AddFOp::create(b, loc, widen(s), t));
-        if (sum) {
-          auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, storesSum, false);
-          OpBuilder::InsertionGuard g2(b);
-          b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-          store(s, sum, {row, col});
-        }
-      }
-      store(s, ybuf, {row, col});
-      Value w = widen(s);
-      Value sq = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
-                                             arith::MulFOp::create(b, loc, w, w));
-      next.push_back(arith::AddFOp::create(b, loc, loop.getRegionIterArgs()[r], sq));
-    }
-    scf::YieldOp::create(b, loc, next);
-    ss.assign(loop.getResults().begin(), loop.getResults().end());
-  }
-  // Block sums: warp butterflies, lane 0's partial per warp in `red`, a barrier, every thread
-  // adds the warps' partials in order.
-  Value width = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(32));
-  for (int64_t r = 0; r < rowsM; ++r)
-    for (int32_t o = 16; o >= 1; o /= 2) {
-      Value off = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(o));
-      ss[r] = arith::AddFOp::create(
-          b, loc, ss[r],
-          gpu::ShuffleOp::create(b, loc, ss[r], off, width, gpu::ShuffleMode::XOR)
-              .getShuffleResult());
-    }
-  {
-    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, e.idx(0));
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, first, false);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     for (int64_t r = 0; r < rowsM; ++r)
-      memref::StoreOp::create(b, loc, ss[r], red, ValueRange{warp, e.idx(r)});
+      next.push_back(body(col, r, loop.getRegionIterArgs()[r]));
+    scf::YieldOp::create(b, loc, next);
+    return SmallVector<Value>(loop.getResults());
+  };
+  Value count = fc(static_cast<double>(nc.d));
+  // Pass 1: the rows (the add form's rounded sums) into ybuf; each thread's sums of squares
+  // (RMSNorm) or of the elements (LayerNorm: the mean first).
+  SmallVector<Value> part = overChunks([&](Value col, int64_t r, Value acc) -> Value {
+    Value row = e.idx(r);
+    Value s = load(x, {row, col});
+    if (nc.add) {
+      Value t = widen(load(branch, {row, col}));
+      if (nc.scale != 1.0)
+        t = arith::MulFOp::create(b, loc, t, splat(nc.scale));
+      s = narrow(arith::AddFOp::create(b, loc, widen(s), t));
+      if (sum) {
+        auto ifOp = scf::IfOp::create(b, loc, TypeRange{}, storesSum, false);
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        store(s, sum, {row, col});
+      }
+    }
+    store(s, ybuf, {row, col});
+    Value w = widen(s);
+    return arith::AddFOp::create(b, loc, acc,
+                                 sumOf(nc.centered ? w : arith::MulFOp::create(b, loc, w, w)));
+  });
+  SmallVector<Value> totals = blockSums(part, 0);
+  SmallVector<Value> mean(rowsM), var(rowsM);
+  if (nc.centered) {
+    // LayerNorm: the mean, then the centred sums of squares over the same chunks.
+    for (int64_t r = 0; r < rowsM; ++r)
+      mean[r] = vector::BroadcastOp::create(b, loc, vf32,
+                                            arith::DivFOp::create(b, loc, totals[r], count));
+    part = overChunks([&](Value col, int64_t r, Value acc) -> Value {
+      Value c = arith::SubFOp::create(b, loc, widen(load(ybuf, {e.idx(r), col})), mean[r]);
+      return arith::AddFOp::create(b, loc, acc, sumOf(arith::MulFOp::create(b, loc, c, c)));
+    });
+    totals = blockSums(part, 1);
   }
-  gpu::BarrierOp::create(b, loc);
   SmallVector<Value> rstd;
   for (int64_t r = 0; r < rowsM; ++r) {
-    Value total = memref::LoadOp::create(b, loc, red, ValueRange{e.idx(0), e.idx(r)});
-    for (int64_t w = 1; w < threads / 32; ++w)
-      total = arith::AddFOp::create(
-          b, loc, total, memref::LoadOp::create(b, loc, red, ValueRange{e.idx(w), e.idx(r)}));
-    Value var = arith::DivFOp::create(b, loc, total, fc(static_cast<double>(nc.d)));
-    Value rs = math::RsqrtOp::create(b, loc, arith::AddFOp::create(b, loc, var, fc(nc.eps)));
+    Value vr = arith::DivFOp::create(b, loc, totals[r], count);
+    Value rs = math::RsqrtOp::create(b, loc, arith::AddFOp::create(b, loc, vr, fc(nc.eps)));
     rstd.push_back(vector::BroadcastOp::create(b, loc, vf32, rs));
   }
-  // Pass 2: the normalised rows over the sums, each thread its own chunks again.
+  // Pass 2: the normalised rows over the sums, each thread its own chunks again:
+  // round(((s - mean) · rstd) · (w + offset) (+ bias)), the row-norm kernel's order.
   {
     auto loop = scf::ForOp::create(b, loc, tid, chunks, step);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(loop.getBody());
     Value col = e.mul(loop.getInductionVar(), v);
-    Value w = widen(load(norm.weight, {col}));
+    Value w = loadWidened(norm.weight, col);
     if (nc.weightOffset != 0.0)
       w = arith::AddFOp::create(b, loc, w, splat(nc.weightOffset));
+    Value bias = norm.bias ? loadWidened(norm.bias, col) : Value();
     for (int64_t r = 0; r < rowsM; ++r) {
       Value row = e.idx(r);
       Value s = widen(load(ybuf, {row, col}));
+      if (nc.centered)
+        s = arith::SubFOp::create(b, loc, s, mean[r]);
       Value y = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, s, rstd[r]), w);
+      if (bias)
+        y = arith::AddFOp::create(b, loc, y, bias);
       store(narrow(y), ybuf, {row, col});
     }
   }
@@ -295,8 +343,11 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
     // The normalised rows, and each warp's partial sums of squares per row.
     workgroup.push_back(MemRefType::get({rowsM, m.k}, m.elementType, MemRefLayoutAttrInterface(),
                                         shared));
-    workgroup.push_back(MemRefType::get({cfg.warps, rowsM}, b.getF32Type(),
-                                        MemRefLayoutAttrInterface(), shared));
+    // One buffer per block sum (LayerNorm: the mean's, then the variance's): LLVM widens the
+    // reads of one into whole vectors, which must not cover the other's, written after.
+    for (int64_t sum = 0; sum < (norm->cfg.centered ? 2 : 1); ++sum)
+      workgroup.push_back(MemRefType::get({cfg.warps, rowsM}, b.getF32Type(),
+                                          MemRefLayoutAttrInterface(), shared));
   }
   auto launch = gpu::LaunchOp::create(b, loc, e.idx((m.n + perBlock - 1) / perBlock), one, one,
                                       e.idx(32 * cfg.warps), one, one,
@@ -339,7 +390,9 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   if (norm) {
     ArrayRef<BlockArgument> wg = launch.getWorkgroupAttributions();
     a2 = wg[split > 1 ? 1 : 0];
-    emitNormPrologue(b, loc, *norm, a2, wg[split > 1 ? 2 : 1], m.lead, rowsM, m.k, v,
+    int64_t first = split > 1 ? 2 : 1;
+    emitNormPrologue(b, loc, *norm, a2, wg.slice(first, norm->cfg.centered ? 2 : 1), m.lead,
+                     rowsM, m.k, v,
                      32 * cfg.warps, tid, warp, lane, launch.getBlockIds().x);
   }
   Type i32 = b.getI32Type();
@@ -551,7 +604,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       if (report)
         op.emitRemark() << "decoda-gpu-gemv: epilogue not fused: " << why;
     };
-    // RMSNorm calls read only by kernels of this pass: their normalised result -> the fold.
+    // Norm calls read only by kernels of this pass: their normalised result -> the fold.
     llvm::DenseMap<Value, NormFold *> folds;
     std::vector<std::unique_ptr<NormFold>> foldStorage;
     if (foldNorms)
@@ -680,7 +733,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
     }
   }
 
-  /// The RMSNorm calls of this function whose normalised rows are read only by contractions
+  /// The norm calls of this function whose normalised rows are read only by contractions
   /// this pass takes with static rows (see fold-norms in GPUPasses.td).
   void findNormFolds(const Config &cfg, llvm::function_ref<std::string(const Match &)> refuse,
                      llvm::DenseMap<Value, NormFold *> &folds,
@@ -695,7 +748,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       std::string why;
       FailureOr<mlir::decoda::row_norm::Config> nc =
           mlir::decoda::row_norm::readConfig(callee, dict, why);
-      if (failed(nc) || nc->centered || nc->bias)
+      if (failed(nc))
         continue;
       Value normed = call.getResult(nc->add ? 1 : 0);
       Block *block = call->getBlock();
@@ -781,6 +834,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       if (nc->add)
         fold->branch = call.getOperand(1);
       fold->weight = call.getOperand(nc->add ? 2 : 1);
+      if (nc->bias)
+        fold->bias = call.getOperand(nc->add ? 3 : 2);
       fold->rows = rows;
       if (nc->add) {
         // The sum's buffer, now the caller's; the first kernel fills it.

@@ -59,13 +59,31 @@
 // CHECK-LABEL: func.func @plain_f32(
 // CHECK-NOT: call @__decoda_gpu_norm
 // CHECK: gpu.launch {{.*}} workgroup(%{{.*}} : memref<2x1024xf32, #gpu.address_space<workgroup>>
-// Not folded: the rows are also returned; LayerNorm; T dynamic; 16 rows (above max-m 8).
+// An f32 weight beside bf16 rows: read as f32.
+// CHECK-LABEL: func.func @mixed_weight(
+// CHECK-NOT: call @__decoda_gpu_norm
+// CHECK: gpu.launch
+// CHECK: vector.load %arg1[%{{.*}}] {alignment = 16 : i64} : memref<64xf32>, vector<8xf32>
+// Not folded: the rows are also returned.
 // CHECK-LABEL: func.func @returned(
 // CHECK: call @__decoda_gpu_norm
 // CHECK-NOT: gpu.launch
+// LayerNorm with a bias: two block sums (the mean, then the centred squares), each in its own
+// buffer; the mean subtracted, the bias added.
 // CHECK-LABEL: func.func @layer(
-// CHECK: call @__decoda_gpu_norm
-// CHECK-NOT: gpu.launch
+// CHECK-NOT: call @__decoda_gpu_norm
+// CHECK: gpu.launch {{.*}} workgroup(%{{.*}} : memref<1x64xbf16, #gpu.address_space<workgroup>>, %[[R1:.*]] : memref<4x1xf32, #gpu.address_space<workgroup>>, %[[R2:.*]] : memref<4x1xf32, #gpu.address_space<workgroup>>)
+// CHECK: memref.store %{{.*}}, %[[R1]]
+// CHECK: gpu.barrier
+// CHECK: arith.subf
+// CHECK: memref.store %{{.*}}, %[[R2]]
+// CHECK: gpu.barrier
+// CHECK: math.rsqrt
+// CHECK: vector.load %arg2
+// CHECK: arith.subf
+// CHECK: arith.addf
+// CHECK: gpu.barrier
+// Not folded: T dynamic; 16 rows (above max-m 8).
 // CHECK-LABEL: func.func @dynamic(
 // CHECK: call @__decoda_gpu_norm
 // CHECK-NOT: gpu.launch
@@ -78,6 +96,9 @@
 // OFF: call @__decoda_gpu_norm
 // OFF-NOT: gpu.launch
 // OFF-LABEL: func.func @add_f16(
+// OFF: call @__decoda_gpu_norm
+// OFF-NOT: gpu.launch
+// OFF-LABEL: func.func @layer(
 // OFF: call @__decoda_gpu_norm
 // OFF-NOT: gpu.launch
 // OFF: return

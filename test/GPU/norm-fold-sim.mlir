@@ -1,4 +1,4 @@
-// RMSNorms folded into the GEMV kernels that read them (decoda-gpu-gemv{fold-norms}, the
+// Norms (RMSNorm, LayerNorm, their add forms) folded into the GEMV kernels that read them (decoda-gpu-gemv{fold-norms}, the
 // default of decoda-lower-to-cuda; --gpu-fold-norms=false to keep a norm kernel) against NumPy
 // (reference.py, Inputs/norm_fold_data.py, Inputs/block_data.py) on the PTX interpreter.
 // RUN: rm -rf %t && mkdir -p %t
@@ -33,12 +33,18 @@
 // ROWS8: out0: ok (128 elements
 // ROWS8: out1: ok (64 elements
 // ROWS8: 2 launches
-// Not folded (a norm kernel and the GEMV): the rows also returned, LayerNorm, T dynamic; 16
-// rows go to the tensor cores.
+// bf16 rows with an f32 weight (read as f32), and LayerNorm with a bias (the mean's and the
+// variance's block sums in two shared buffers): one launch each.
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py mixed_weight %t/9-in.npz %t/9-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry mixed_weight --inputs %t/9-in.npz --expect %t/9-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=ONE
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py layer %t/5-in.npz %t/5-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry layer --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=ONE
+// ONE: out0: ok (32 elements, max abs error 0)
+// ONE: 1 launches
+// Not folded (a norm kernel and the GEMV): the rows also returned, T dynamic; 16 rows go to
+// the tensor cores.
 // RUN: %PYTHON %S/Inputs/norm_fold_data.py returned %t/4-in.npz %t/4-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry returned --inputs %t/4-in.npz --expect %t/4-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=KEPT
-// RUN: %PYTHON %S/Inputs/norm_fold_data.py layer %t/5-in.npz %t/5-out.npz
-// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry layer --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=KEPT
 // RUN: %PYTHON %S/Inputs/norm_fold_data.py dynamic %t/6-in.npz %t/6-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry dynamic --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=KEPT
 // RUN: %PYTHON %S/Inputs/norm_fold_data.py many_rows %t/7-in.npz %t/7-out.npz

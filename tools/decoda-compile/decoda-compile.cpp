@@ -113,7 +113,7 @@ cl::opt<int64_t> gpuAttentionKeys(
     cl::init(64), cl::cat(category));
 cl::opt<bool> gpuFoldNorms(
     "gpu-fold-norms",
-    cl::desc("--target=cuda: an RMSNorm read only by GEMV kernels (a decode step's q/k/v or "
+    cl::desc("--target=cuda: a norm (RMSNorm, LayerNorm) read only by GEMV kernels (a decode step's q/k/v or "
              "gate/up projections) computed in their prologue instead of a kernel of its own "
              "(default true)"),
     cl::init(true), cl::cat(category));

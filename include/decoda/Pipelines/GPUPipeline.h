@@ -64,7 +64,7 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
       llvm::cl::init(true)};
   PassOptions::Option<bool> foldNorms{
       *this, "gpu-fold-norms",
-      llvm::cl::desc("An RMSNorm read only by GEMV kernels (decode) computed in their "
+      llvm::cl::desc("A norm (RMSNorm, LayerNorm) read only by GEMV kernels (decode) computed in their "
                      "prologue instead of a kernel of its own"),
       llvm::cl::init(true)};
   PassOptions::Option<int64_t> matmulTileN{

@@ -233,17 +233,19 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     fused, with the reason.
 
     With `fold-norms` (run it before `decoda-gpu-row-norm`, while norms are calls of
-    functions tagged `decoda.gpu_norm`), an RMSNorm whose normalised rows are read only by
-    contractions this pass takes with static `M` (a decode step's q, k and v projections,
-    or its gate and up pair) is computed by each of those kernels instead of a kernel of its
-    own: every block first reads the `M` rows (`x`, or `residual + scale * branch` rounded to
-    the storage type for `add_rms_norm`), sums their squares (the block's warps, through
-    shared memory), and keeps `round(x * rsqrt(ss / D + eps) * (weight + offset))` in shared
-    memory (`[M][K]`, at most 32 KiB), which the K loop reads instead of A. The add form's
-    rounded sum, which later ops read, is stored by block 0 of the first of those kernels
-    into a buffer that replaces the call's. Not folded: LayerNorm and biased norms, a
-    normalised result with any other reader, a dynamic `M`, an add form whose sum is read
-    before those kernels, and norm inputs written between the call and them.
+    functions tagged `decoda.gpu_norm`), a norm (RMSNorm, LayerNorm, their add forms, with a
+    bias or not) whose normalised rows are read only by contractions this pass takes with
+    static `M` (a decode step's q, k and v projections, or its gate and up pair) is computed
+    by each of those kernels instead of a kernel of its own: every block first reads the `M`
+    rows (`x`, or `residual + scale * branch` rounded to the storage type for the add forms),
+    sums their squares (LayerNorm: their elements, then the centred squares; the block's
+    warps, through shared memory), and keeps the row-norm kernel's
+    `round((x [- mean]) * rsqrt(var + eps) * (weight + offset) [+ bias])` in shared memory
+    (`[M][K]`, at most 32 KiB), which the K loop reads instead of A. The add form's rounded
+    sum, which later ops read, is stored by block 0 of the first of those kernels into a
+    buffer that replaces the call's. Not folded: a normalised result with any other reader, a
+    dynamic `M`, an add form whose sum is read before those kernels, and norm inputs written
+    between the call and them.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::vector::VectorDialect",
                            "::mlir::NVVM::NVVMDialect",
@@ -274,7 +276,7 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
            "products, the INT8 dequantisation) in the storing lane instead of a following "
            "kernel">,
     Option<"foldNorms", "fold-norms", "bool", /*default=*/"true",
-           "Compute an RMSNorm read only by GEMV kernels (a decoda.gpu_norm call) in those "
+           "Compute a norm read only by GEMV kernels (a decoda.gpu_norm call) in those "
            "kernels' prologue instead of a kernel of its own">,
     Option<"onlyFolded", "only-folded", "bool", /*default=*/"false",
            "Rewrite only the contractions that read a folded norm's rows (the pipeline's "
@@ -285,7 +287,7 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
   ];
   let statistics = [
     Statistic<"numNormsFolded", "num-norms-folded",
-              "RMSNorm calls computed by the GEMV kernels that read them">,
+              "norm calls computed by the GEMV kernels that read them">,
     Statistic<"numRewritten", "num-rewritten", "contractions turned into GEMV kernels">,
     Statistic<"numDispatched", "num-dispatched",
               "of those, dynamic-M contractions dispatched at run time (M = 1, M <= max-m)">,

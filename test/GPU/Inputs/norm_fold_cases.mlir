@@ -3,9 +3,10 @@
 // chunks than threads, two projections read it), @add_f16 (add_rms_norm with scale 0.5 and
 // weight offset 1 over 4 rows of 256; gate and up read the rows, the sum is down's residual),
 // @plain_f32 (2 rows of 1024: several chunks a thread), @rows8 (8 rows of 2048: 32 KiB of
-// normalised rows a kernel, so its two kernels stay two launches). Not folded: @returned (the rows are
-// also a result), @layer (LayerNorm), @dynamic (T dynamic: dispatched at run time), @many_rows
-// (T = 16, above the GEMV kernels' 8 rows).
+// normalised rows a kernel, so its two kernels stay two launches), @mixed_weight (bf16 rows,
+// an f32 weight), @layer (LayerNorm with a bias: the mean, then the centred variance). Not
+// folded: @returned (the rows are also a result), @dynamic (T dynamic: dispatched at run
+// time), @many_rows (T = 16, above the GEMV kernels' 8 rows).
 func.func @plain_bf16(%x: tensor<1x1x72xbf16>, %w: tensor<72xbf16>, %wq: tensor<48x72xbf16>,
                       %wk: tensor<24x72xbf16>) -> (tensor<1x1x48xbf16>, tensor<1x1x24xbf16>) {
   %n = decoda.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<1x1x72xbf16>, tensor<72xbf16>
@@ -37,6 +38,13 @@ func.func @rows8(%x: tensor<1x8x2048xbf16>, %w: tensor<2048xbf16>, %wq: tensor<1
   %q = decoda.linear %n, %wq : tensor<1x8x2048xbf16>, tensor<16x2048xbf16>
   %k = decoda.linear %n, %wk : tensor<1x8x2048xbf16>, tensor<8x2048xbf16>
   return %q, %k : tensor<1x8x16xbf16>, tensor<1x8x8xbf16>
+}
+
+func.func @mixed_weight(%x: tensor<1x1x64xbf16>, %w: tensor<64xf32>, %wp: tensor<32x64xbf16>)
+    -> tensor<1x1x32xbf16> {
+  %n = decoda.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<1x1x64xbf16>, tensor<64xf32>
+  %p = decoda.linear %n, %wp : tensor<1x1x64xbf16>, tensor<32x64xbf16>
+  return %p : tensor<1x1x32xbf16>
 }
 
 func.func @returned(%x: tensor<1x1x64xbf16>, %w: tensor<64xbf16>, %wp: tensor<32x64xbf16>)

@@ -3,7 +3,7 @@ functions of Inputs/norm_fold_cases.mlir, from python/decoda/reference.py (the o
 not the compiler): the norm's rows rounded to the storage type, projections accumulated in
 f32 and rounded, the SwiGLU and the residual as the reference computes them.
 
-  norm_fold_data.py plain_bf16|add_f16|plain_f32|rows8|returned|layer|dynamic|many_rows IN.npz OUT.npz
+  norm_fold_data.py plain_bf16|add_f16|plain_f32|rows8|mixed_weight|returned|layer|dynamic|many_rows IN.npz OUT.npz
 """
 import os
 import sys
@@ -49,6 +49,10 @@ def main():
         x, w, wq, wk = act((1, 8, 2048)), act((2048,), 0.3, 1.0), act((16, 2048), 0.05), act((8, 2048), 0.05)
         n = R.rms_norm(x, w, 1e-5, **kw)
         ins, outs = [x, w, wq, wk], [R.linear(n, wq, **kw), R.linear(n, wk, **kw)]
+    elif name == "mixed_weight":
+        x, wp = act((1, 1, 64)), act((32, 64), 0.2)
+        w = (rng.standard_normal(64) * 0.3 + 1).astype(np.float32)  # f32, not rounded to bf16
+        ins, outs = [x, w, wp], [R.linear(R.rms_norm(x, w, 1e-5, **kw), wp, **kw)]
     elif name == "returned":
         x, w, wp = act((1, 1, 64)), act((64,), 0.3, 1.0), act((32, 64), 0.2)
         n = R.rms_norm(x, w, 1e-5, **kw)
@@ -62,7 +66,8 @@ def main():
         ins, outs = [x, w, wp], [R.linear(R.rms_norm(x, w, 1e-5, **kw), wp, **kw)]
     else:
         raise SystemExit(f"unknown case {name}")
-    np.savez(inp, **{f"arg{i}": bits(v, st) for i, v in enumerate(ins)})
+    f32_args = {1} if name == "mixed_weight" else set()  # the f32 weight as is
+    np.savez(inp, **{f"arg{i}": (v if i in f32_args else bits(v, st)) for i, v in enumerate(ins)})
     np.savez(outp, **{f"out{i}": bits(v, st) for i, v in enumerate(outs)})
 
 
