@@ -61,7 +61,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <algorithm>
 
@@ -127,13 +126,6 @@ int64_t splitK(const Match &m, const Config &cfg) {
   while (cfg.warps % (2 * split) == 0 && blocks(split) < cfg.minBlocks && strides >= 2 * split)
     split *= 2;
   return split;
-}
-
-/// The root buffer of a view (subview, reshapes, casts).
-Value rootBuffer(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
 }
 
 /// The folded norm's prologue (see the file comment): `ybuf` [M][K] receives the normalised
@@ -775,8 +767,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         rows = r;
         readers.push_back(m);
       }
-      if (!ok || readers.empty() || rows * nc->d * (nc->elem.getIntOrFloatBitWidth() / 8) > kNormRowBytes ||
-          nc->d % vectorWidth(readers.front()) != 0)
+      if (!ok ||
+          rows * nc->d * (nc->elem.getIntOrFloatBitWidth() / 8) > kNormRowBytes)
         continue;
       // Where the kernels may go: the contractions, or later their C's readers (a fused
       // epilogue); the last of them bounds the span the norm's inputs must stay unwritten.
@@ -800,7 +792,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       SmallVector<Value> inputs(call.getOperands());
       llvm::SmallPtrSet<Value, 4> roots;
       for (Value in : inputs)
-        roots.insert(rootBuffer(in));
+        roots.insert(decoda::gpu_contraction::viewRoot(in));
       for (Operation *op = call->getNextNode(); ok && op != last->getNextNode();
            op = op->getNextNode()) {
         op->walk([&](Operation *inner) {
@@ -819,7 +811,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
             if (!isa<MemoryEffects::Write>(fx.getEffect()))
               continue;
             Value target = fx.getValue();
-            if (!target || roots.contains(rootBuffer(target)))
+            if (!target || roots.contains(decoda::gpu_contraction::viewRoot(target)))
               ok = false;
           }
           return WalkResult::advance();
