@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -76,6 +77,16 @@ struct Driver {
   CUresult (*cuGraphExecDestroy)(void *) = nullptr;
   CUresult (*cuGraphDestroy)(void *) = nullptr;
   std::string noGraphs; // the graph entry points the driver lacks
+  // Optional (CUDA 12.3 and later): programmatic dependent launch (kernels of modules that
+  // define the global decoda_dependent_launch, decoda-gpu-dependent-launch): the marker's
+  // lookup, the launch with its attribute, and the graphs' programmatic edges
+  // (cuGraphAddDependencies_v2 and its CUgraphEdgeData). Without them kernels launch in plain
+  // stream order.
+  CUresult (*cuModuleGetGlobal)(CUdeviceptr *, size_t *, void *, const char *) = nullptr;
+  CUresult (*cuLaunchKernelEx)(const void *, void *, void **, void **) = nullptr;
+  CUresult (*cuGraphAddDependencies)(void *, void *const *, void *const *, const void *,
+                                     size_t) = nullptr;
+  bool dependentLaunch = false; // the driver has them and DECODA_CUDA_DEPENDENT_LAUNCH != 0
   CUcontext context = nullptr;
   void *pool = nullptr; // the device's default pool, when stream-ordered allocation is there
 };
@@ -115,10 +126,28 @@ int moduleLoad(void **module, const void *image, size_t) {
 std::mutex gSharedAllowedLock;
 std::unordered_map<void *, int32_t> gSharedAllowed;
 
+// Functions whose kernels wait for the grids before them (their module defines
+// decoda_dependent_launch): launched as programmatic dependents. Set by getFunction, which
+// looks the marker up once per module; a module unload forgets the modules (handles may come
+// back as another module's) and getFunction overwrites a reused function handle's entry.
+std::mutex gDependentLock;
+std::unordered_map<void *, bool> gDependentModules;
+std::unordered_map<void *, bool> gDependentFunctions;
+
+bool isDependent(void *function) {
+  std::lock_guard<std::mutex> guard(gDependentLock);
+  auto it = gDependentFunctions.find(function);
+  return it != gDependentFunctions.end() && it->second;
+}
+
 int moduleUnload(void *module) {
   {
     std::lock_guard<std::mutex> guard(gSharedAllowedLock);
     gSharedAllowed.clear();
+  }
+  {
+    std::lock_guard<std::mutex> guard(gDependentLock);
+    gDependentModules.erase(module);
   }
   if (int rc = enter())
     return rc;
@@ -137,6 +166,19 @@ int getFunction(void **function, void *module, const char *name) {
   if (rc == 0) {
     std::lock_guard<std::mutex> guard(gNamesLock);
     gNames[*function] = name;
+  }
+  if (rc == 0 && gDriver.dependentLaunch) {
+    std::lock_guard<std::mutex> guard(gDependentLock);
+    auto known = gDependentModules.find(module);
+    if (known == gDependentModules.end()) {
+      CUdeviceptr where = 0;
+      size_t bytes = 0;
+      // CUDA_ERROR_NOT_FOUND (no marker): a kernel compiled without the wait.
+      bool marked = gDriver.cuModuleGetGlobal(&where, &bytes, module,
+                                              "decoda_dependent_launch") == 0;
+      known = gDependentModules.emplace(module, marked).first;
+    }
+    gDependentFunctions[*function] = known->second;
   }
   return rc;
 }
@@ -166,6 +208,7 @@ struct KernelNode {
 /// launch call returns), each at an 8-byte-aligned offset of `bytes`.
 struct Launch {
   void *function = nullptr;
+  bool dependent = false; // a programmatic dependent of the launch before it (isDependent)
   unsigned dims[7] = {}; // grid x, y, z, block x, y, z, dynamic shared bytes
   std::shared_ptr<const std::vector<size_t>> sizes; // the function's parameter sizes
   std::vector<unsigned char> bytes;
@@ -274,11 +317,48 @@ std::string runName(const std::vector<Launch> &run) {
          (it == gNames.end() ? std::string("?") : it->second) + ")";
 }
 
+/// cuda.h's CUlaunchAttribute (an id, padding, a 64-byte value union) and CUlaunchConfig.
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int value; // programmaticStreamSerializationAllowed
+  };
+};
+struct LaunchConfig {
+  unsigned grid[3], block[3], sharedMemBytes;
+  void *stream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+static_assert(sizeof(LaunchAttribute) == 72 && offsetof(LaunchConfig, stream) == 32 &&
+                  offsetof(LaunchConfig, attrs) == 40 && sizeof(LaunchConfig) == 56,
+              "CUlaunchAttribute / CUlaunchConfig layout");
+/// cuda.h's CUgraphEdgeData.
+struct EdgeData {
+  unsigned char fromPort, toPort, type, reserved[5];
+};
+
+/// A kernel launch; `dependent`: with the programmatic-stream-serialization attribute, so it
+/// may start while the kernel before it on the stream still runs (its kernel waits for it,
+/// griddepcontrol.wait, before touching memory).
+int launchKernel(void *function, const unsigned dims[7], void *stream, void **params,
+                 bool dependent) {
+  if (!dependent)
+    return call(gDriver.cuLaunchKernel(function, dims[0], dims[1], dims[2], dims[3], dims[4],
+                                       dims[5], dims[6], stream, params, nullptr));
+  LaunchAttribute attr = {};
+  attr.id = /*CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION=*/6;
+  attr.value = 1;
+  LaunchConfig config = {{dims[0], dims[1], dims[2]}, {dims[3], dims[4], dims[5]}, dims[6],
+                         stream, &attr, 1};
+  return call(gDriver.cuLaunchKernelEx(&config, function, params, nullptr));
+}
+
 int launchNow(Launch &l, void *stream) {
   std::vector<void *> params = l.pointers();
-  return call(gDriver.cuLaunchKernel(l.function, l.dims[0], l.dims[1], l.dims[2], l.dims[3],
-                                     l.dims[4], l.dims[5], l.dims[6], stream, params.data(),
-                                     nullptr));
+  return launchKernel(l.function, l.dims, stream, params.data(), l.dependent);
 }
 
 /// A new executable graph of `run` (its launches in order, each depending on the one before).
@@ -297,9 +377,18 @@ std::unique_ptr<Graph> buildGraph(std::vector<Launch> &run, void *stream) {
     KernelNode node = l.node(params.data());
     void *added = nullptr;
     void *const *after = g->nodes.empty() ? nullptr : &g->nodes.back();
-    if (CUresult rc = gDriver.cuGraphAddKernelNode(&added, g->graph, after, after ? 1 : 0,
-                                                   &node))
+    // A programmatic dependent follows the node before it on a programmatic edge (from the
+    // port its blocks' griddepcontrol.launch_dependents trigger), added after the node.
+    bool programmatic = after && l.dependent && gDriver.cuGraphAddDependencies;
+    if (CUresult rc = gDriver.cuGraphAddKernelNode(&added, g->graph, programmatic ? nullptr : after,
+                                                   after && !programmatic ? 1 : 0, &node))
       return fail("cuGraphAddKernelNode", rc);
+    if (programmatic) {
+      EdgeData edge = {/*CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC=*/1, 0,
+                       /*CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC=*/1, {}};
+      if (CUresult rc = gDriver.cuGraphAddDependencies(g->graph, after, &added, &edge, 1))
+        return fail("cuGraphAddDependencies", rc);
+    }
     g->nodes.push_back(added);
   }
   if (CUresult rc = gDriver.cuGraphInstantiateWithFlags(&g->exec, g->graph, 0))
@@ -533,6 +622,7 @@ int launch(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64
         return rc;
     Launch l;
     l.function = function;
+    l.dependent = isDependent(function);
     const int64_t dims[7] = {gx, gy, gz, bx, by, bz, sharedBytes};
     std::copy(dims, dims + 7, l.dims);
     if (!(l.sizes = paramSizes(function, numParams)))
@@ -550,9 +640,10 @@ int launch(void *function, int64_t gx, int64_t gy, int64_t gz, int64_t bx, int64
     return rc;
   if (prof.recording && prof.functions.empty())
     profileRecord(0, stream);
-  int rc = call(gDriver.cuLaunchKernel(function, unsigned(gx), unsigned(gy), unsigned(gz),
-                                       unsigned(bx), unsigned(by), unsigned(bz),
-                                       unsigned(sharedBytes), stream, params, nullptr));
+  const unsigned dims[7] = {unsigned(gx), unsigned(gy), unsigned(gz), unsigned(bx),
+                            unsigned(by), unsigned(bz), unsigned(sharedBytes)};
+  // A profiled launch runs alone between its events: no overlap with the kernel before.
+  int rc = launchKernel(function, dims, stream, params, !prof.recording && isDependent(function));
   if (rc == 0 && prof.recording) {
     prof.functions.push_back(function);
     profileRecord(prof.functions.size(), stream);
@@ -813,6 +904,21 @@ std::string initialize() {
   resolve(lib, d.cuGraphExecDestroy, "cuGraphExecDestroy", noGraphs);
   resolve(lib, d.cuGraphDestroy, "cuGraphDestroy", noGraphs);
   d.noGraphs = noGraphs;
+  std::string noDependentLaunch; // kernels then launch in plain stream order
+  if (!(d.cuModuleGetGlobal = reinterpret_cast<decltype(d.cuModuleGetGlobal)>(
+            dlsym(lib, "cuModuleGetGlobal_v2"))))
+    resolve(lib, d.cuModuleGetGlobal, "cuModuleGetGlobal", noDependentLaunch);
+  resolve(lib, d.cuLaunchKernelEx, "cuLaunchKernelEx", noDependentLaunch);
+  // Optional within it: graphs then order a dependent's node after the one before it fully.
+  std::string noEdgeData;
+  resolve(lib, d.cuGraphAddDependencies, "cuGraphAddDependencies_v2", noEdgeData);
+  // DECODA_CUDA_DEPENDENT_LAUNCH=0: plain stream order (compare without recompiling).
+  const char *dependentEnv = std::getenv("DECODA_CUDA_DEPENDENT_LAUNCH");
+  std::string dependentSetting = dependentEnv ? dependentEnv : "";
+  if (!dependentSetting.empty() && dependentSetting != "0" && dependentSetting != "1")
+    return "no CUDA device: DECODA_CUDA_DEPENDENT_LAUNCH=" + dependentSetting +
+           " (expected 0, plain stream order, or 1, programmatic dependent launch)";
+  d.dependentLaunch = noDependentLaunch.empty() && dependentSetting != "0";
   if (!missing.empty())
     return "no CUDA device: the CUDA driver '" + path + "' lacks " + missing;
   if (CUresult rc = d.cuInit(0))

@@ -53,6 +53,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -61,6 +62,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <algorithm>
 
@@ -78,6 +81,7 @@ namespace {
 struct Config {
   int64_t maxM, warps, cols, unroll, minBlocks;
   bool dispatchDynamicM;
+  int64_t prefetchBytes = 0; // L2 prefetch of the weights' row starts, over all blocks
 };
 
 /// Shared memory a kernel with a folded norm may take for its normalised rows.
@@ -298,6 +302,57 @@ void emitNormPrologue(OpBuilder &b, Location loc, NormFold &norm, Value ybuf,
 /// With `count` (the run-time row count, 1 <= count <= rowsM, of a dynamic M) the kernel
 /// computes rowsM rows, rows past `count` reading A's last row, and stores only the first
 /// `count`.
+/// Bytes of each weight row the kernel prefetches into L2 before it waits for the kernel
+/// before it (prefetch-bytes over all rows of all its weights, whole 16-byte units, at most
+/// the row), or 0: none (off, rows not 16-byte aligned, or the budget under 16 bytes a row).
+/// A weight row is prefetched only when the weight is [N, K] with unit stride along K, row
+/// stride K and a static offset that keeps rows 16-byte aligned.
+int64_t prefetchRowBytes(const Match &m, ArrayRef<Value> weights, int64_t bytesPerRow,
+                         const Config &cfg) {
+  if (cfg.prefetchBytes <= 0 || m.n <= 0 || (m.k * m.elementBytes()) % 16 != 0)
+    return 0;
+  for (Value w : weights) {
+    auto type = cast<MemRefType>(w.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset = 0;
+    if (type.getRank() != 2 || failed(type.getStridesAndOffset(strides, offset)) ||
+        strides[1] != 1 || strides[0] != m.k || ShapedType::isDynamic(offset) ||
+        (offset * m.elementBytes()) % 16 != 0)
+      return 0;
+  }
+  llvm::SmallPtrSet<Value, 2> distinct(weights.begin(), weights.end());
+  int64_t perRow = cfg.prefetchBytes / (m.n * int64_t(distinct.size())) / 16 * 16;
+  return std::min(perRow, bytesPerRow);
+}
+
+/// Lane 0 of each warp that starts a column group (part 0 of a split K) prefetches the first
+/// `bytes` of each of its weight rows into L2 (cp.async.bulk.prefetch): a hint that runs
+/// before the kernel's griddepcontrol.wait (decoda-gpu-dependent-launch), while the kernel
+/// before it still runs.
+void emitWeightPrefetch(OpBuilder &b, Location loc, ArrayRef<Value> weights,
+                        ArrayRef<Value> rows, int64_t k, int64_t elementBytes, int64_t bytes,
+                        Value lane, Value part) {
+  Emitter e{b, loc};
+  auto isZero = [&](Value x) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, e.idx(0));
+  };
+  Value first = arith::AndIOp::create(b, loc, isZero(lane), isZero(part));
+  auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), /*addressSpace=*/1);
+  Value size = arith::ConstantIntOp::create(b, loc, b.getI32Type(), bytes);
+  for (auto [w, row] : llvm::zip(weights, rows)) {
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, w);
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, meta.getBaseBuffer());
+    Value element = e.add(meta.getOffset(), e.mul(row, k));
+    Value address = e.add(base, e.mul(element, elementBytes));
+    Value asInt = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
+    Value ptr = LLVM::IntToPtrOp::create(b, loc, ptrType, asInt);
+    NVVM::CpAsyncBulkPrefetchOp::create(b, loc, ptr, size, /*l2CacheHint=*/Value());
+  }
+}
+
 void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool zeroInit,
                 Epilogue epilogue, Value count = nullptr,
                 const decoda::gpu_contraction::GateUp *dual = nullptr,
@@ -378,6 +433,9 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   int64_t v = vectorWidth(m);
   int64_t bytes = v * m.elementType.getIntOrFloatBitWidth() / 8;
   bool integer = m.integer();
+  // The weights' row starts into L2 first, before anything that waits for the kernel before.
+  if (int64_t prefetch = prefetchRowBytes(m, weights, m.k * m.elementBytes(), cfg))
+    emitWeightPrefetch(b, loc, weights, rows, m.k, m.elementBytes(), prefetch, lane, part);
   // A folded norm: the block's normalised rows in shared memory, read as A below.
   if (norm) {
     ArrayRef<BlockArgument> wg = launch.getWorkgroupAttributions();
@@ -572,12 +630,15 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    Config cfg{maxM, warps, colsPerWarp, unroll, minBlocks, dynamicM};
-    if (cfg.maxM < 1 || cfg.warps < 1 || cfg.warps > 32 || cfg.cols < 1 || cfg.unroll < 1) {
+    Config cfg{maxM, warps, colsPerWarp, unroll, minBlocks, dynamicM, prefetchBytes};
+    if (cfg.maxM < 1 || cfg.warps < 1 || cfg.warps > 32 || cfg.cols < 1 || cfg.unroll < 1 ||
+        cfg.prefetchBytes < 0) {
       getOperation().emitError()
           << "decoda-gpu-gemv: invalid options max-m=" << cfg.maxM << " warps=" << cfg.warps
           << " cols-per-warp=" << cfg.cols << " unroll=" << cfg.unroll
-          << " (need max-m, cols-per-warp and unroll at least 1, warps in [1, 32])";
+          << " prefetch-bytes=" << cfg.prefetchBytes
+          << " (need max-m, cols-per-warp and unroll at least 1, warps in [1, 32], "
+             "prefetch-bytes at least 0)";
       return signalPassFailure();
     }
     auto refuse = [&](const Match &m) -> std::string {

@@ -17,6 +17,7 @@
 #include "GPUContraction.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -57,6 +58,10 @@ inline FailureOr<Access> accessesOf(Operation *owner, Region &body, bool barrier
     if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
       return WalkResult::advance();
     if (barriersAllowed && isa<gpu::BarrierOp>(op))
+      return WalkResult::advance();
+    // An L2 prefetch (a GEMV kernel's weight rows) is a hint: it changes no memory and
+    // reads nothing into the kernel.
+    if (isa<NVVM::CpAsyncBulkPrefetchOp>(op))
       return WalkResult::advance();
     auto iface = dyn_cast<MemoryEffectOpInterface>(op);
     if (!iface)

@@ -51,6 +51,8 @@
 //
 // An entry whose only output is donated copies nothing back: decoda_cuda_finish waits for its
 // kernel before the call returns (the launch is followed by a synchronisation of its stream).
+// Its kernel waits for the grids before it (decoda-gpu-dependent-launch), so the runtime
+// launches it as a programmatic dependent (`launch dependent`).
 // RUN: %PYTHON -c "import numpy as np; d = dict(np.load('%t/in.npz')); np.savez('%t/a.npz', k=d['k'], k_cache=d['k_cache'], offset=d['offset'])"
 // RUN: env FAKE_CUDA_LOG=%t/append.log DECODA_CUDA_DRIVER=%t/fake_cuda.so decoda-run %t/m.so --entry append --inputs %t/a.npz --donate --device-inputs --bench 1 --warmup 0 > /dev/null
 // RUN: FileCheck %s --check-prefix=APPEND < %t/append.log
@@ -61,6 +63,7 @@
 // APPEND-NEXT: copy 8
 // APPEND-NEXT: copy-to host stream [[S]]
 // APPEND-NEXT: sync stream [[S]]
+// APPEND-NEXT: launch dependent
 // APPEND-NEXT: launch blocks
 // APPEND-NEXT: launch shared=
 // APPEND-NEXT: launch stream [[S]]

@@ -15,6 +15,45 @@
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv="report=true dynamic-m=false" 2>&1 >/dev/null | FileCheck %s --check-prefix=NODYN
 // NODYN-COUNT-1: remark: decoda-gpu-gemv: left alone: M is dynamic{{$}}
 // NODYN-NOT: remark: decoda-gpu-gemv: left alone: M is dynamic
+// prefetch-bytes (the CUDA pipeline's 16 MiB with dependent launch): lane 0 of each warp of
+// part 0 prefetches the start of its weight row into L2 before anything else, the budget
+// spread over the weight's rows (whole rows here: 4096, 2192, 256 and 512 bytes; a 16-byte
+// unit at least); none for rows that are not 16-byte multiples (f32 K = 1030).
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=prefetch-bytes=16777216 2>/dev/null | FileCheck %s --check-prefix=PREFETCH
+// PREFETCH-LABEL: func.func @bf16_m1(
+// PREFETCH: gpu.launch
+// PREFETCH: %[[FIRST:.*]] = arith.andi
+// PREFETCH-NEXT: scf.if %[[FIRST]] {
+// PREFETCH-NEXT: %[[SIZE:.*]] = arith.constant 4096 : i32
+// PREFETCH-NEXT: memref.extract_strided_metadata %arg1
+// PREFETCH: nvvm.cp.async.bulk.prefetch %{{.*}}, %[[SIZE]]
+// PREFETCH-NEXT: }
+// PREFETCH-NOT: nvvm.cp.async.bulk.prefetch
+// PREFETCH: vector.load %arg1
+// PREFETCH-LABEL: func.func @bf16_m4(
+// PREFETCH: arith.constant 2192 : i32
+// PREFETCH-LABEL: func.func @f32(
+// PREFETCH: arith.constant 256 : i32
+// PREFETCH: nvvm.cp.async.bulk.prefetch
+// PREFETCH-NOT: nvvm.cp.async.bulk.prefetch
+// PREFETCH-LABEL: func.func @refused(
+// Both dispatched kernels of a dynamic M.
+// PREFETCH-LABEL: func.func @dynamic_m(
+// PREFETCH-COUNT-2: nvvm.cp.async.bulk.prefetch
+// PREFETCH-LABEL: func.func @int8(
+// PREFETCH: arith.constant 512 : i32
+// PREFETCH: nvvm.cp.async.bulk.prefetch
+// A budget of 64 KiB: 128 bytes of each of bf16_m1's 512 rows, 928 of bf16_m4's 70.
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=prefetch-bytes=65536 2>/dev/null | FileCheck %s --check-prefix=SMALL
+// SMALL-LABEL: func.func @bf16_m1(
+// SMALL: arith.constant 128 : i32
+// SMALL-LABEL: func.func @bf16_m4(
+// SMALL: arith.constant 928 : i32
+// Off by default.
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv 2>/dev/null | FileCheck %s --check-prefix=NOPREFETCH
+// NOPREFETCH-NOT: cp.async.bulk.prefetch
+// RUN: not decoda-opt %s --split-input-file --decoda-gpu-gemv=prefetch-bytes=-1 2>&1 | FileCheck %s --check-prefix=BADPREFETCH
+// BADPREFETCH: error: decoda-gpu-gemv: invalid options max-m=8 warps=4 cols-per-warp=1 unroll=8 prefetch-bytes=-1 (need max-m, cols-per-warp and unroll at least 1, warps in [1, 32], prefetch-bytes at least 0)
 
 #a = affine_map<(b, m, n, k) -> (b, m, k)>
 #w = affine_map<(b, m, n, k) -> (n, k)>

@@ -117,6 +117,12 @@ cl::opt<bool> gpuFoldNorms(
              "gate/up projections) computed in their prologue instead of a kernel of its own "
              "(default true)"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> gpuDependentLaunch(
+    "gpu-dependent-launch",
+    cl::desc("--target=cuda, sm_90 and later: programmatic dependent launch (each kernel "
+             "waits for the one before with griddepcontrol.wait before touching memory, and "
+             "the runtime starts it while that one still runs; default true)"),
+    cl::init(true), cl::cat(category));
 cl::opt<int64_t> gpuMatmulTileN(
     "gpu-matmul-tile-n",
     cl::desc("sm_90a with --gpu-tma: columns of C per block of the TMA wgmma projection "
@@ -399,6 +405,11 @@ int main(int argc, char **argv) {
   }
   if (gpuFoldNorms.getNumOccurrences() && !cuda)
     return fail(unknown, "--gpu-fold-norms needs --target=cuda");
+  if (gpuDependentLaunch.getNumOccurrences() && gpuDependentLaunch &&
+      (!cuda || !cudaArchHasDependentLaunch(gpuArch)))
+    return fail(unknown, "--gpu-dependent-launch needs --target=cuda and --gpu-arch=sm_90 or "
+                         "later (griddepcontrol)" +
+                             (cuda ? " (--gpu-arch=" + gpuArch + ")" : std::string()));
   if (gpuMatmulTileN.getNumOccurrences()) {
     if (!cuda || gpuArch != "sm_90a" || !gpuTma)
       return fail(unknown, "--gpu-matmul-tile-n needs --target=cuda --gpu-arch=sm_90a and "
@@ -569,6 +580,7 @@ int main(int argc, char **argv) {
     cudaOptions.attentionTma = gpuAttentionTma;
     cudaOptions.matmulTileN = gpuMatmulTileN;
     cudaOptions.foldNorms = gpuFoldNorms;
+    cudaOptions.dependentLaunch = gpuDependentLaunch;
     cudaOptions.attentionPingPong = gpuAttentionPingPong;
     buildCUDALoweringPassPipeline(pm, cudaOptions);
   } else {

@@ -67,6 +67,13 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
       llvm::cl::desc("A norm (RMSNorm, LayerNorm) read only by GEMV kernels (decode) computed in their "
                      "prologue instead of a kernel of its own"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> dependentLaunch{
+      *this, "gpu-dependent-launch",
+      llvm::cl::desc("sm_90 and later: programmatic dependent launch, each kernel waiting for "
+                     "the one before (griddepcontrol.wait) before touching memory, so the "
+                     "runtime may start it while that one still runs (decode: launch latency "
+                     "and the GEMV kernels' weight prefetch overlap the kernel before)"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> matmulTileN{
       *this, "gpu-matmul-tile-n",
       llvm::cl::desc("sm_90a with gpu-tma: columns of C per block of the TMA wgmma projection "
@@ -119,6 +126,9 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
 /// PTX ISA features needed for `arch` ("+ptx80" for sm_90a, ...), or "" for an unknown
 /// architecture.
 std::string cudaArchFeatures(StringRef arch);
+
+/// Whether `arch` has programmatic dependent launch (griddepcontrol: sm_90 and later).
+bool cudaArchHasDependentLaunch(StringRef arch);
 
 /// The architectures `--gpu-arch` accepts, for error messages.
 StringRef cudaKnownArchs();

@@ -248,7 +248,7 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     between the call and them.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::vector::VectorDialect",
-                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
   let options = [
@@ -282,6 +282,12 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
            "Rewrite only the contractions that read a folded norm's rows (the pipeline's "
            "first run, before decoda-gpu-row-norm; the others are left to its second run, "
            "after inlining has made more shapes static)">,
+    Option<"prefetchBytes", "prefetch-bytes", "int64_t", /*default=*/"0",
+           "Before anything else (and so before the griddepcontrol.wait of "
+           "decoda-gpu-dependent-launch), prefetch the start of every weight row into L2 "
+           "(cp.async.bulk.prefetch: PTX ISA 8.0, sm_90a, sm_100 and later), this many "
+           "bytes over all rows of a kernel's "
+           "weights (0: none)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every contraction left alone, with the reason">
   ];
@@ -500,6 +506,54 @@ def GPUOutlineKernelsPass : Pass<"decoda-gpu-outline-kernels", "ModuleOp"> {
                            "::mlir::cf::ControlFlowDialect"];
   let statistics = [
     Statistic<"numKernelAttrs", "num-kernel-attrs", "attributes set on outlined kernels">
+  ];
+}
+
+def GPUDependentLaunchPass : Pass<"decoda-gpu-dependent-launch", "ModuleOp"> {
+  let summary = "Programmatic dependent launch (sm_90+): every kernel waits for the grids "
+                "before it (griddepcontrol.wait) before touching memory, so the runtime may "
+                "start it while the kernel before it still runs";
+  let description = [{
+    With the driver's programmatic-stream-serialization launch attribute (a graph's
+    programmatic edge), a kernel's blocks may be scheduled as soon as every block of the
+    kernel before it on the stream has executed `griddepcontrol.launch_dependents` (or ended):
+    the launch latency and the kernel's prologue overlap the end of the kernel before. Such a
+    kernel must not access memory the kernels before it write or read until its
+    `griddepcontrol.wait` returns (their completion and memory visibility).
+
+    For every kernel `gpu.func` this pass inserts `nvvm.griddepcontrol wait` and then
+    `nvvm.griddepcontrol launch_dependents` before the first operation of its entry block that
+    may access memory: ops without memory effects, `nvvm.cp.async.bulk.prefetch` (an L2
+    prefetch: a GEMV kernel's weight rows, which no kernel writes) and region ops (`scf.if`)
+    holding only such ops may come first; when that first op is an `scf.if` with both
+    branches (a merged launch's dispatch on the block id, decoda-gpu-merge-launches), each
+    branch gets the wait after its own such ops instead. Each `gpu.module` with kernels gets the global
+    `@decoda_dependent_launch` (an i32 constant in global memory), which the runtime looks up
+    (`cuModuleGetGlobal`) to launch that module's kernels as programmatic dependents; kernels
+    of modules without it are launched in plain stream order. A kernel that already executes
+    `griddepcontrol.wait` is left as it is.
+
+    ```mlir
+    gpu.module @k { gpu.func @k(%a: memref<?xf32>) kernel { %t = gpu.thread_id x  memref.load ... } }
+    // becomes
+    gpu.module @k {
+      llvm.mlir.global external constant @decoda_dependent_launch(1 : i32) {addr_space = 1 : i32} : i32
+      gpu.func @k(%a: memref<?xf32>) kernel {
+        %t = gpu.thread_id x
+        nvvm.griddepcontrol wait
+        nvvm.griddepcontrol launch_dependents
+        memref.load ...
+      }
+    }
+    ```
+
+    Errors, naming the gpu.module: a module whose NVVM target is older than sm_90 (no
+    `griddepcontrol`); a module that already defines `@decoda_dependent_launch`.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect"];
+  let statistics = [
+    Statistic<"numKernels", "num-kernels", "kernels given griddepcontrol.wait">
   ];
 }
 

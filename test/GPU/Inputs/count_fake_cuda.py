@@ -49,3 +49,9 @@ if any(l.startswith("graph ") for l in lines):
     print("graph launches:", sum(1 for l in lines if l.startswith("graph launch stream ")))
     print("graph instantiations:", sum(1 for l in lines if l.startswith("graph instantiate ")))
     print("graph node updates:", sum(1 for l in lines if l == "graph set params"))
+# Programmatic dependent launch: launches with the attribute, the modules whose marker the
+# runtime found, and graph edges by kind.
+print("dependent-launch modules:", sum(1 for l in lines if l == "module global decoda_dependent_launch"))
+print("dependent launches:", sum(1 for l in lines if l == "launch dependent"))
+print("programmatic graph edges:", sum(1 for l in lines if l == "graph edge programmatic"))
+print("plain graph edges added after their node:", sum(1 for l in lines if l == "graph edge"))

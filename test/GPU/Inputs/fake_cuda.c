@@ -46,6 +46,15 @@
  *   order as launches would (clock, exec log); logged as `graph ...` lines. Built with
  *   -DFAKE_CUDA_NO_GRAPHS it lacks them (and cuFuncGetParamInfo).
  *
+ * - Programmatic dependent launch: cuModuleGetGlobal_v2 finds a global whose name is in the
+ *   module's image (a cubin's symbol names, a PTX text; `module global NAME` logged when
+ *   found), cuLaunchKernelEx launches as cuLaunchKernel does and logs `launch dependent` for a
+ *   launch with the programmatic-stream-serialization attribute, and cuGraphAddDependencies_v2
+ *   joins a node added without dependencies to the node before it (`graph edge programmatic`
+ *   for a programmatic edge from the programmatic port, `graph edge` otherwise); every node
+ *   after a graph's first must have its edge before instantiation. Built with
+ *   -DFAKE_CUDA_NO_DEPENDENT_LAUNCH it lacks the three (a driver before CUDA 12.3).
+ *
  * Build: cc -shared -fPIC fake_cuda.c -o fake_cuda.so */
 #include <stdint.h>
 #include <stdio.h>
@@ -155,18 +164,77 @@ CUresult cuGetErrorString(CUresult rc, const char **text) {
                                                          : "fake error";
   return 0;
 }
+/* A loaded module: its image and the image's size (an ELF cubin: up to the end of its last
+   section or header table; else a text, PTX). */
+struct fake_module {
+  const unsigned char *image;
+  size_t size;
+};
+static uint64_t elf_field(const unsigned char *p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i)
+    v = v << 8 | p[i];
+  return v;
+}
+static size_t image_size(const unsigned char *image) {
+  if (memcmp(image, "\177ELF", 4) != 0)
+    return strlen((const char *)image);
+  uint64_t phoff = elf_field(image + 0x20, 8), shoff = elf_field(image + 0x28, 8);
+  uint64_t phsize = elf_field(image + 0x36, 2), phnum = elf_field(image + 0x38, 2);
+  uint64_t shsize = elf_field(image + 0x3A, 2), shnum = elf_field(image + 0x3C, 2);
+  uint64_t end = phoff + phsize * phnum;
+  if (shoff + shsize * shnum > end)
+    end = shoff + shsize * shnum;
+  for (uint64_t i = 0; i < shnum; ++i) {
+    const unsigned char *sh = image + shoff + i * shsize;
+    if (elf_field(sh + 4, 4) == 8 /* SHT_NOBITS */)
+      continue;
+    uint64_t last = elf_field(sh + 0x18, 8) + elf_field(sh + 0x20, 8);
+    if (last > end)
+      end = last;
+  }
+  return (size_t)end;
+}
 CUresult cuModuleLoadData(void **module, const void *image) {
-  (void)image;
-  static int m;
+  struct fake_module *m = malloc(sizeof *m);
+  if (!m)
+    return 2;
+  m->image = image;
+  m->size = image_size(image);
   note("module load", 0);
-  *module = &m;
+  *module = m;
   return 0;
 }
 CUresult cuModuleUnload(void *module) {
-  (void)module;
+  free(module);
   note("module unload", 0);
   return 0;
 }
+#ifndef FAKE_CUDA_NO_DEPENDENT_LAUNCH
+static int identifier_char(unsigned char c) {
+  return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z');
+}
+CUresult cuModuleGetGlobal_v2(uintptr_t *dptr, size_t *bytes, void *module, const char *name) {
+  struct fake_module *m = module;
+  size_t n = strlen(name);
+  for (size_t i = 0; i + n <= m->size; ++i) {
+    if (memcmp(m->image + i, name, n) != 0 || (i > 0 && identifier_char(m->image[i - 1])) ||
+        (i + n < m->size && identifier_char(m->image[i + n])))
+      continue;
+    const char *path = getenv("FAKE_CUDA_LOG");
+    FILE *f = path ? fopen(path, "a") : 0;
+    if (f) {
+      fprintf(f, "module global %s\n", name);
+      fclose(f);
+    }
+    *dptr = 0x1000;
+    if (bytes)
+      *bytes = 4;
+    return 0;
+  }
+  return 500; /* CUDA_ERROR_NOT_FOUND */
+}
+#endif
 CUresult cuModuleGetFunction(void **function, void *module, const char *name) {
   (void)module;
   *function = (void *)name;
@@ -234,7 +302,8 @@ CUresult cuTensorMapEncodeTiled(void *map, int type, unsigned rank, void *base,
 #endif
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned shared, void *stream, void **params, void **extra) {
-  (void)extra;
+  if (extra)
+    return 1; /* CUDA_ERROR_INVALID_VALUE: our launches pass the parameters as kernelParams */
   const char *fail = getenv("FAKE_CUDA_FAIL_LAUNCH");
   if (!shared_allowed(f, shared)) {
     note("launch refused: shared=%llu not allowed", shared);
@@ -255,6 +324,34 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
   exec_log(f, dims, values, count);
   return 0;
 }
+#ifndef FAKE_CUDA_NO_DEPENDENT_LAUNCH
+struct launch_attribute { /* CUlaunchAttribute */
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int value;
+  } value;
+};
+struct launch_config { /* CUlaunchConfig */
+  unsigned grid[3], block[3], shared;
+  void *stream;
+  struct launch_attribute *attrs;
+  unsigned num_attrs;
+};
+CUresult cuLaunchKernelEx(const struct launch_config *c, void *f, void **params, void **extra) {
+  int dependent = 0;
+  for (unsigned i = 0; i < c->num_attrs; ++i) {
+    if (c->attrs[i].id != 6 /* CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION */)
+      return 1; /* not one our runtime sets */
+    dependent = c->attrs[i].value.value != 0;
+  }
+  if (dependent)
+    note("launch dependent", 0);
+  return cuLaunchKernel(f, c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1],
+                        c->block[2], c->shared, c->stream, params, extra);
+}
+#endif
 CUresult cuStreamCreate(void **stream, unsigned flags) {
   (void)flags;
   *stream = malloc(16);
@@ -405,6 +502,7 @@ CUresult cuFuncGetParamInfo(void *f, size_t index, size_t *offset, size_t *size)
 struct fake_node {
   void *graph; /* the graph it was added to */
   int index;
+  int joined; /* has its edge from the node before it (or is the first) */
   void *f;
   unsigned dims[7];
   int count;
@@ -448,22 +546,51 @@ CUresult cuGraphCreate(void **graph, unsigned flags) {
 CUresult cuGraphAddKernelNode_v2(void **node, void *graph, void *const *deps, size_t num_deps,
                                  const struct node_params *p) {
   struct fake_graph *g = graph;
-  /* Our runs are chains: each node after the one before. */
-  if (g->num_nodes == 64 || num_deps != (g->num_nodes ? 1u : 0u) ||
-      (num_deps && deps[0] != &g->nodes[g->num_nodes - 1]))
+  /* Our runs are chains: each node after the one before, here or by a later edge
+     (cuGraphAddDependencies_v2). */
+  if (g->num_nodes == 64 || num_deps > 1 ||
+      (num_deps && (!g->num_nodes || deps[0] != &g->nodes[g->num_nodes - 1])))
     return 1;
   struct fake_node *n = &g->nodes[g->num_nodes];
   if (fill_node(n, p))
     return 1;
   n->graph = g;
+  n->joined = num_deps == 1 || g->num_nodes == 0;
   n->index = g->num_nodes++;
   *node = n;
   note("graph node", 0);
   return 0;
 }
+#ifndef FAKE_CUDA_NO_DEPENDENT_LAUNCH
+struct edge_data { /* CUgraphEdgeData */
+  unsigned char from_port, to_port, type, reserved[5];
+};
+CUresult cuGraphAddDependencies_v2(void *graph, void *const *from, void *const *to,
+                                   const struct edge_data *edges, size_t num) {
+  struct fake_graph *g = graph;
+  if (num != 1)
+    return 1;
+  struct fake_node *a = from[0], *b = to[0];
+  /* A chain: b right after a, b not joined yet; ports and types as cuda.h allows them. */
+  if (a->graph != g || b->graph != g || b->index != a->index + 1 || b->joined)
+    return 1;
+  const struct edge_data e = edges ? edges[0] : (struct edge_data){0};
+  if (e.to_port != 0 || e.type > 1 || e.from_port > 2 || (e.type == 1) != (e.from_port != 0))
+    return 1;
+  for (int i = 0; i < 5; ++i)
+    if (e.reserved[i])
+      return 1;
+  b->joined = 1;
+  note(e.type == 1 ? "graph edge programmatic" : "graph edge", 0);
+  return 0;
+}
+#endif
 CUresult cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags) {
   if (flags)
     return 1;
+  for (int i = 0; i < ((struct fake_graph *)graph)->num_nodes; ++i)
+    if (!((struct fake_graph *)graph)->nodes[i].joined)
+      return 1; /* a node not ordered after the one before it */
   struct fake_graph *e = malloc(sizeof *e);
   if (!e)
     return 2;

@@ -349,6 +349,7 @@ class Host:
         self.tensor_maps = 0  # maps encoded by decoda_cuda_tensor_map and decoda_cuda_tensor_map_3d
         self.finishes = 0  # decoda_cuda_finish calls (one per return)
         self.stats = {}
+        self.threads = 0  # threads of every launch (that ran)
 
     # buffers
     def new_buffer(self, shape, el, device, fill_nan=True):
@@ -666,6 +667,8 @@ class Host:
             except ptxsim.SimError as e:
                 raise ptxsim.SimError(f"kernel {mod}: {e}") from None
         self.launches += 1
+        if min(grid) > 0:
+            self.threads += grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2]
         if not self.quiet:
             dyn_s = f" + {dyn} dynamic" if kernel.dyn_name is not None or dyn else ""
             print(f"launch {mod}: grid {grid} block {block} shared {kernel.shared_bytes}{dyn_s} bytes; "
@@ -779,6 +782,10 @@ def main():
           + ", ".join(f"{k} {c}" for k, c in sorted(host.stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "nbar", "shfl", "wgmma", "mbarrier")))
     if host.tensor_maps:
         print(f"{host.tensor_maps} tensor maps (decoda_cuda_tensor_map)")
+    if host.stats.get("grid_waits") or host.stats.get("prefetch_bytes"):
+        print(f"dependent launch: {host.stats.get('grid_waits', 0)} thread waits (griddepcontrol.wait) "
+              f"of {host.threads} threads, "
+              f"{host.stats.get('prefetch_bytes', 0)} bytes prefetched into L2")
     sys.exit(status)
 
 

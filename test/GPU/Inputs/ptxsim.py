@@ -176,6 +176,10 @@ class Kernel:
             op = parts[0]
             ops = _split_operands(parts[1]) if len(parts) > 1 else []
             self.instrs.append((pred, op, ops))
+        # Programmatic dependent launch: a kernel that executes griddepcontrol.wait may be
+        # running while the kernel before it still does, so it must not access global memory
+        # (other than L2 prefetches) before its wait (Block checks every thread's accesses).
+        self.grid_dep = any(op == "griddepcontrol.wait" for _, op, _ in self.instrs)
 
 
 def _inline_asm_scopes(body):
@@ -248,6 +252,9 @@ class Memory:
     def __init__(self):
         self.bases, self.arrays, self.host, self.freed = [], [], [], []
         self.next = 1 << 40
+        # Called before every kernel access (read, write): the running block's check that its
+        # threads may access global memory yet (griddepcontrol.wait), or None.
+        self.guard = None
 
     def alloc(self, array, host=False):
         data = np.ascontiguousarray(array).view(np.uint8).reshape(-1).copy()
@@ -302,6 +309,8 @@ class Memory:
         return idx, off
 
     def read(self, addrs, size):
+        if self.guard:
+            self.guard()
         idx, off = self._locate(addrs, size, "load")
         out = np.zeros((len(off), size), dtype=np.uint8)
         span = np.arange(size)
@@ -311,6 +320,8 @@ class Memory:
         return out
 
     def write(self, addrs, data):
+        if self.guard:
+            self.guard()
         size = data.shape[1]
         idx, off = self._locate(addrs, size, "store")
         span = np.arange(size)
@@ -494,6 +505,10 @@ class Block:
         self.copy_bar = np.zeros(0, dtype=np.int64)
         self.copy_phase = np.zeros(0, dtype=np.int64)
         self.copy_thread = np.zeros(0, dtype=np.int64)
+        # Programmatic dependent launch: the threads past their griddepcontrol.wait; the
+        # instruction being executed and its threads (for the check of global accesses).
+        self.grid_waited = np.zeros(self.T, dtype=bool)
+        self.current = None
 
     # -- operands ---------------------------------------------------------------------------
     def reg(self, name):
@@ -666,8 +681,17 @@ class Block:
                            f"{off[0] if off else '?'}, phase {int(ph[j])})")
 
     # -- execution -------------------------------------------------------------------------
+    def _grid_dep_guard(self):
+        op, m = self.current
+        early = m & ~self.grid_waited
+        if early.any():
+            raise SimError(f"{op}: global memory access by thread {int(np.nonzero(early)[0][0])} before its "
+                           "griddepcontrol.wait (a kernel launched as a programmatic dependent may run while "
+                           "the kernel before it still does)")
+
     def run(self, max_steps=5_000_000):
         k = self.k
+        self.mem.guard = self._grid_dep_guard if k.grid_dep else None
         pc = np.zeros(self.T, dtype=np.int64)
         done = np.zeros(self.T, dtype=bool)
         steps = 0
@@ -731,7 +755,9 @@ class Block:
                 self.execute(op, ops, exec_mask, ready, done)
                 pc = np.where(mask, nxt, pc)
                 continue
-            self.stats[op.split(".")[0]] = self.stats.get(op.split(".")[0], 0) + 1
+            # (L2 prefetches apart from the cp.async copies the tests count)
+            key = "prefetch" if op.startswith("cp.async.bulk.prefetch") else op.split(".")[0]
+            self.stats[key] = self.stats.get(key, 0) + 1
             nxt = np.full(self.T, p + 1, dtype=np.int64)
             if base == "bra":
                 target = k.labels[ops[0]]
@@ -1114,6 +1140,7 @@ class Block:
                 raise SimError(f"{what}: reached by only some threads of a {'warp' if width == 32 else 'block'}")
 
     def execute(self, op, ops, m, reached, done):
+        self.current = (op, m)
         parts = op.split(".")
         base = parts[0]
         ty = parts[-1]
@@ -1596,6 +1623,28 @@ class Block:
             self.mbarrier(op, ops, m, done)
         elif base == "fence" and parts[1] == "mbarrier_init":
             pass  # orders the inits before the async proxy's (TMA's) complete_tx: nothing to model
+        elif base == "griddepcontrol" and parts[1] == "wait":
+            # The grids before this one have completed (the simulator runs kernels one after
+            # another): from here on the thread may access global memory.
+            self.grid_waited |= m
+            self.stats["grid_waits"] = self.stats.get("grid_waits", 0) + int(m.sum())
+        elif base == "griddepcontrol" and parts[1] == "launch_dependents":
+            pass  # lets the next kernel be scheduled early: nothing to model
+        elif base == "cp" and parts[1:4] == ["async", "bulk", "prefetch"]:
+            # cp.async.bulk.prefetch.L2.global [a], size: a hint that reads nothing into the
+            # kernel; allowed before griddepcontrol.wait, but it must lie within one buffer,
+            # 16-byte aligned and a multiple of 16 bytes.
+            if parts[4:6] != ["L2", "global"]:
+                raise SimError(f"instruction {op!r} not supported by the simulator")
+            idx = np.nonzero(m)[0]
+            a = self.address(ops[0])[idx]
+            size = self.value(ops[1])[idx]
+            for ai, si in zip(a, size):
+                if int(ai) % 16 or int(si) % 16 or int(si) == 0:
+                    raise SimError(f"{op}: {int(si)} bytes at {int(ai):#x}: address and size must be "
+                                   "multiples of 16 (size > 0)")
+                self.mem._locate(np.array([ai], dtype=np.uint64), int(si), op)
+            self.stats["prefetch_bytes"] = self.stats.get("prefetch_bytes", 0) + int(size.sum())
         elif base == "cp" and parts[1:3] == ["async", "bulk"]:
             self.tma(op, parts, ops, m)
         elif base == "fence" and parts[1:3] == ["proxy", "async"]:
