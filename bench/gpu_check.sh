@@ -27,7 +27,9 @@
 #       own context of one), the same block with the weights as inputs, the real decode step
 #       at context 4096 (bench/gpu/llama32_1b_step.mlir: the block with a 4096-entry KV cache;
 #       decode_step_S4096_nofold with its norms as kernels of their own,
-#       GB/s of weights + cache read), causal attention alone at T=4096, head dim 128 (one
+#       GB/s of weights + cache read; prefill_T2048, decode_T1 and decode_step_S4096 also with
+#       DECODA_CUDA_DEPENDENT_LAUNCH=0 as NAME_nopdl: every kernel launched after the one
+#       before ended, instead of as a programmatic dependent), causal attention alone at T=4096, head dim 128 (one
 #       flash-attention kernel: the wgmma one with one warpgroup of 64 rows per block, the same
 #       with two sharing each K/V tile as attention_d128_rows128 (the block too, as
 #       prefill_T2048_rows128), with 128-key tiles as attention_d128_keys128 (the block too,
@@ -391,10 +393,14 @@ d, run = sys.argv[1], sys.argv[2]
 rng = np.random.default_rng(0)
 def bf16(shape):
     return ((rng.standard_normal(shape) * 0.05).astype("<f4").view("<u4") >> 16).astype("<u2")
-def bench(model, arrays, label, flops=None, bytes_=None, device=False, graphs=False):
+def bench(model, arrays, label, flops=None, bytes_=None, device=False, graphs=False,
+          plain=False):
     """device: the inputs uploaded once (decoda-run --device-inputs), donated caches written in
     place on the device (--donate); else host inputs copied by every call. graphs: launch
-    graphs (--cuda-graphs; timed calls only: profiled runs launch kernel by kernel)."""
+    graphs (--cuda-graphs; timed calls only: profiled runs launch kernel by kernel). plain:
+    DECODA_CUDA_DEPENDENT_LAUNCH=0, every kernel launched after the one before has ended (the
+    default launches them as programmatic dependents; the profiled runs are plain either
+    way, so compare the call figures)."""
     path = os.path.join(d, "inputs", label + ".npz")
     np.savez(path, **arrays)
     # The cache offset stays in host memory: the host code reads it (a device one would be
@@ -405,8 +411,9 @@ def bench(model, arrays, label, flops=None, bytes_=None, device=False, graphs=Fa
     # kernels' span without the per-call copies of host inputs and outputs, and each launch.
     flags += ["--cuda-graphs", "--bench", "50"] if graphs else ["--profile", "--bench", "10"]
     try:
+        env = dict(os.environ, DECODA_CUDA_DEPENDENT_LAUNCH="0" if plain else "1")
         out = subprocess.run([run, model, "--inputs", path, "--warmup", "2"] + flags,
-                             capture_output=True, text=True,
+                             capture_output=True, text=True, env=env,
                              timeout=float(os.environ.get("GPU_CHECK_TIMEOUT", "60")) * 2)
     except subprocess.TimeoutExpired:
         os.remove(path)
@@ -441,6 +448,7 @@ if os.path.exists(block):
     T = 2048
     flops = 2 * T * (2 * H * H + 2 * KV * D * H + 3 * F * H) + 2 * 2 * T * T * H / 2
     bench(block, inputs(T), "prefill_T2048", flops=flops, device=True)
+    bench(block, inputs(T), "prefill_T2048_nopdl", flops=flops, device=True, plain=True)
     for variant in ("nogateup", "ws", "rows128", "keys128", "tma", "rows128_keys128_tma", "n256"):
         other = os.path.join(d, "models", f"llama32_1b_block_{variant}.cuda.so")
         if os.path.exists(other):
@@ -452,6 +460,11 @@ if os.path.exists(block):
     # The same calls as launch graphs (one graph launch a call; compare the call figures).
     bench(dec if os.path.exists(dec) else block, inputs(1), "decode_T1_graphs", bytes_=weights,
           device=True, graphs=True)
+    # Without programmatic dependent launch (the call figures differ; the profiles do not).
+    bench(dec if os.path.exists(dec) else block, inputs(1), "decode_T1_nopdl", bytes_=weights,
+          device=True, plain=True)
+    bench(dec if os.path.exists(dec) else block, inputs(1), "decode_T1_graphs_nopdl",
+          bytes_=weights, device=True, graphs=True, plain=True)
     if os.path.exists(dec):
         bench(block, inputs(1), "decode_T1_dynamic_build", bytes_=weights, device=True)
 step = os.path.join(d, "models", "llama32_1b_step.cuda.so")
@@ -467,6 +480,10 @@ if os.path.exists(step):
     bench(step, arrays, "decode_step_S4096", bytes_=weights + 2 * S * KV * D * 2, device=True)
     bench(step, arrays, "decode_step_S4096_graphs", bytes_=weights + 2 * S * KV * D * 2,
           device=True, graphs=True)
+    bench(step, arrays, "decode_step_S4096_nopdl", bytes_=weights + 2 * S * KV * D * 2,
+          device=True, plain=True)
+    bench(step, arrays, "decode_step_S4096_graphs_nopdl", bytes_=weights + 2 * S * KV * D * 2,
+          device=True, graphs=True, plain=True)
     # The same with its two RMSNorms as kernels of their own (9 launches instead of 7).
     nofold = os.path.join(d, "models", "llama32_1b_step_nofold.cuda.so")
     if os.path.exists(nofold):
