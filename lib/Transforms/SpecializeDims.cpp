@@ -151,6 +151,9 @@ LogicalResult mlir::decoda::specializeDims(ModuleOp module, ArrayRef<DimSpec> sp
                                 << type.getRank();
     }
     retypeArguments(fn, sizes);
+    // The sizes through the decoda ops too (else they stay dynamic until inlining). Not
+    // converging leaves valid, less static IR.
+    (void)refineShapes(fn);
   }
   for (auto [k, spec] : llvm::enumerate(specs)) {
     if (used[k])
@@ -221,6 +224,7 @@ FailureOr<unsigned> mlir::decoda::addDecodeEntries(ModuleOp module) {
     module.getBody()->getOperations().insertAfter(fn->getIterator(), clone);
     symbols.insert(clone);
     retypeArguments(clone, sizes);
+    (void)refineShapes(clone);
     ++added;
   }
   return added;

@@ -135,10 +135,14 @@
 // in one kernel whose warps read both weight rows of a column (decoda-gpu-gemv{gate-up}: two
 // butterflies a warp, shfl 240); no mma kernel is left. (Kernel names are the outliner's,
 // numbered across the module.)
+// The shapes are static from the start (decoda-refine-shapes after --static-dims), so both
+// RMSNorms are computed by the GEMV kernels that read them (decoda-gpu-gemv{fold-norms}): the
+// q/k/v kernel normalises the row into shared memory (432 bytes with the warps' sums), the
+// gate/up kernel the residual sum (144 bytes).
 // B1-NOT: mma
-// B1: launch blk_kernel{{(_[0-9]+)?}}: grid [32, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 160
+// B1: launch blk_kernel{{(_[0-9]+)?}}: grid [32, 1, 1] block [128, 1, 1] shared 432 bytes; bar 64, shfl 320
 // B1: launch blk_kernel{{(_[0-9]+)?}}: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
-// B1: launch blk_kernel{{(_[0-9]+)?}}: grid [24, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 240
+// B1: launch blk_kernel{{(_[0-9]+)?}}: grid [24, 1, 1] block [128, 1, 1] shared 144 bytes; bar 48, shfl 360
 // B1: launch blk_kernel{{(_[0-9]+)?}}: grid [16, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 80
 // B1: out0: ok (64 elements, max abs error 0)
 // 24 launches before flash decoding; the attention is now its split kernel and the combine (25);
@@ -147,8 +151,9 @@
 // zero init of gate and up folded) 15; with one RoPE cos/sin table for q and k 14; with q's
 // and k's RoPE in one kernel (decoda-gpu-merge-parallel-loops) 13; with q's, k's and v's
 // GEMVs in one launch (decoda-gpu-merge-launches) 11; with gate and up in one kernel 10; with
-// RoPE one kernel computing its table (decoda-gpu-rope) 9.
-// B1: 9 launches
+// RoPE one kernel computing its table (decoda-gpu-rope) 9; with the norms folded into the GEMV
+// kernels (static shapes from the start) 7.
+// B1: 7 launches
 // RUN: decoda-compile %S/Inputs/llama_small_f32.mlir --static-dims=0:1=1 --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 1 %t/f1-in.npz %t/f1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f1-in.npz --expect %t/f1-out.npz --rtol 1e-5 --atol 1e-5 --quiet | FileCheck %s --check-prefix=F1
@@ -159,19 +164,22 @@
 // cos/sin table for q and k 15; with q's and k's RoPE in one kernel 14; with the gate and up
 // projections' zero accumulators unshared (decoda-unshare-fills) the SwiGLU product is in the up
 // kernel's stores again: 13; with q's, k's and v's GEMVs in one launch
-// (decoda-gpu-merge-launches) 11; with gate and up in one kernel 10; with RoPE one kernel 9.
-// F1: 9 launches
+// (decoda-gpu-merge-launches) 11; with gate and up in one kernel 10; with RoPE one kernel 9;
+// with the norms folded into the GEMV kernels (static shapes from the start) 7.
+// F1: 7 launches
 // RUN: decoda-compile %S/Inputs/cached_step_bf16.mlir --target=cuda --emit=ptx -o %t/c.ptx --dump-ir-after-each=%t/c
 // Per entry, the tensor-core kernels (wgmma on the default sm_90a for the projections,
 // mma.sync for attention) and those with a GEMV's ld.global.v4 + butterfly (not the SIMT
 // attention's split kernel, which stages K/V by ld.global.v4 too and broadcasts P by
 // shfl.sync.idx, which no GEMV has, nor the row norms, whose 16-byte loads and row sums look
-// alike but which take an rsqrt): the prefill entry
+// alike but which take an rsqrt -- as does a GEMV kernel computing a folded norm, told apart
+// by the L2 prefetch of its weights, which no row norm has): the prefill entry
 // has both (its two projections, and its attention's tensor-core split form and one-pass
 // kernel, for more rows than the SIMT split takes; and per projection the GEMV kernels of
 // the T = 1 and T <= 8 dispatch), the decode entry no tensor cores and its q and k/v GEMVs in
-// one kernel (decoda-gpu-merge-launches).
-// RUN: %PYTHON -c "import re; t = open('%t/c.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); k = list(zip(p[1::2], p[2::2])); [print(e, 'tensor-core kernels', sum(('mma.sync' in b or 'wgmma.mma_async' in b) for n, b in k if n.startswith(e + '_kernel')), 'gemv kernels', sum('ld.global.v4' in b and 'shfl.sync.bfly' in b and 'shfl.sync.idx' not in b and 'rsqrt' not in b for n, b in k if n.startswith(e + '_kernel'))) for e in ('step', 'step_decode')]" | FileCheck %s --check-prefix=CACHEDPTX
+// one kernel (decoda-gpu-merge-launches) that computes the RMSNorm too (its shapes static from
+// the start: decoda-refine-shapes).
+// RUN: %PYTHON -c "import re; t = open('%t/c.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); k = list(zip(p[1::2], p[2::2])); [print(e, 'tensor-core kernels', sum(('mma.sync' in b or 'wgmma.mma_async' in b) for n, b in k if n.startswith(e + '_kernel')), 'gemv kernels', sum('ld.global.v4' in b and 'shfl.sync.bfly' in b and 'shfl.sync.idx' not in b and ('rsqrt' not in b or 'cp.async.bulk.prefetch' in b) for n, b in k if n.startswith(e + '_kernel'))) for e in ('step', 'step_decode')]" | FileCheck %s --check-prefix=CACHEDPTX
 // CACHEDPTX: step tensor-core kernels 4 gemv kernels 4
 // CACHEDPTX: step_decode tensor-core kernels 0 gemv kernels 1
 // The caches are donated (decoda-compile --donate-caches, on for CUDA too): the entry returns
@@ -184,7 +192,7 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry step_decode --inputs %t/c1-in.npz --expect %t/c1-donated.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=CACHED
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry step_decode --inputs %t/c1-in.npz --expect %t/c1-donated.npz --rtol 2e-2 --atol 2e-2 --device-inputs 4,5 | FileCheck %s --check-prefix=CACHED
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry step_decode --inputs %t/c1-in.npz --expect %t/c1-donated.npz --rtol 2e-2 --atol 2e-2 --device-inputs all | FileCheck %s --check-prefix=CACHED
-// CACHED: launch step_decode_kernel{{(_[0-9]+)?}}: grid [32, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 160
+// CACHED: launch step_decode_kernel{{(_[0-9]+)?}}: grid [32, 1, 1] block [128, 1, 1] shared 288 bytes; bar 64, shfl 320
 // CACHED: out0: ok (64 elements, max abs error 0)
 // CACHED: arg4: ok (1024 elements, max abs error 0)
 // CACHED: arg5: ok (1024 elements, max abs error 0)

@@ -1,6 +1,7 @@
 // decoda-specialize-dims: named or positional dims of entry-point arguments become static (uses
-// see the old type through a tensor.cast); decode-entries adds <name>_decode with query length 1
-// to functions using cached_attention. Numerics of the specialised programs:
+// see the old type through a tensor.cast, which decoda-refine-shapes then carries through the
+// decoda ops: refine-shapes.mlir); decode-entries adds <name>_decode with query length 1 to
+// functions using cached_attention. Numerics of the specialised programs:
 // test/tools/decoda-compile-static-dims.mlir and test/e2e/prefill_decode.py.
 // RUN: decoda-opt %s --decoda-specialize-dims="dims=seq=8" | FileCheck %s
 // RUN: decoda-opt %s --decoda-specialize-dims="dims=0:0=2" | FileCheck %s --check-prefix=POS
@@ -9,8 +10,8 @@
 
 // CHECK-LABEL: func @norm
 // CHECK-SAME:    (%[[X:.+]]: tensor<?x8x16xf32> {decoda.dims = ["batch", "seq", ""]}, %[[W:.+]]: tensor<16xf32>) -> tensor<?x?x16xf32>
-// CHECK:         %[[C:.+]] = tensor.cast %[[X]] : tensor<?x8x16xf32> to tensor<?x?x16xf32>
-// CHECK:         decoda.rms_norm %[[C]], %[[W]]
+// CHECK:         %[[N:.+]] = decoda.rms_norm %[[X]], %[[W]] {{.*}} : tensor<?x8x16xf32>, tensor<16xf32>
+// CHECK:         tensor.cast %[[N]] : tensor<?x8x16xf32> to tensor<?x?x16xf32>
 // POS-LABEL: func @norm
 // POS-SAME:    tensor<2x?x16xf32>
 // DEC-LABEL: func @norm
@@ -27,8 +28,8 @@ func.func @norm(%x: tensor<?x?x16xf32> {decoda.dims = ["batch", "seq", ""]}, %w:
 // DEC-SAME:    tensor<?x?x4x8xf32>
 // DEC-LABEL: func @step_decode(
 // DEC-SAME:    %[[Q:[a-z0-9]+]]: tensor<?x1x4x8xf32>, %[[K:[a-z0-9]+]]: tensor<?x1x2x8xf32>, %[[V:[a-z0-9]+]]: tensor<?x1x2x8xf32>, %{{.+}}: tensor<?x16x2x8xf32>, %{{.+}}: tensor<?x16x2x8xf32>, %{{.+}}: tensor<i64>)
-// DEC:         tensor.cast %[[Q]] : tensor<?x1x4x8xf32> to tensor<?x?x4x8xf32>
-// DEC:         decoda.cached_attention
+// DEC:         %[[O:.+]], %{{.+}}, %{{.+}} = decoda.cached_attention %[[Q]], %[[K]], %[[V]], {{.*}} : tensor<?x1x4x8xf32>, tensor<?x1x2x8xf32>, tensor<?x1x2x8xf32>, tensor<?x16x2x8xf32>, tensor<?x16x2x8xf32>
+// DEC:         tensor.cast %[[O]] : tensor<?x1x4x8xf32> to tensor<?x?x4x8xf32>
 // BOTH-LABEL: func @step(
 // BOTH-SAME:    tensor<?x?x4x8xf32>
 // BOTH-LABEL: func @step_decode(

@@ -407,6 +407,32 @@ def SpecializeDimsPass : Pass<"decoda-specialize-dims", "ModuleOp"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def RefineShapesPass : Pass<"decoda-refine-shapes"> {
+  let summary = "Carry static sizes from tensor.casts through decoda ops (after decoda-specialize-dims)";
+  let description = [{
+    `--static-dims` and the `<name>_decode` entries give arguments static sizes and reach the
+    old uses through a `tensor.cast` back to the dynamic type; upstream folds carry the sizes
+    through tensor and linalg ops but not through decoda ops. Here a decoda op (without
+    regions) reading a `tensor.cast` that dropped static sizes reads the cast's source instead,
+    its result types inferred again (InferTypeOpInterface: linear, attention,
+    cached_attention, ...) or taken from the operand of the same type (norms, RoPE, MLPs); the
+    new op must verify and its results must be at least as static as before, else the op is
+    left as it was. Results whose type changed reach their old uses through a `tensor.cast`,
+    which the next decoda op takes in turn. Runs with the canonicalization patterns (so
+    `tensor.dim`, `expand_shape` and the like fold on the way). decoda-specialize-dims (and
+    decoda-compile's `--static-dims` / decode entries) run it on the functions they retype.
+
+    ```mlir
+    %c = tensor.cast %h : tensor<1x1x64xf32> to tensor<1x?x64xf32>
+    %n = decoda.rms_norm %c, %w {eps = 1.0e-05 : f64} : tensor<1x?x64xf32>, tensor<64xf32>
+    // becomes
+    %n = decoda.rms_norm %h, %w {eps = 1.0e-05 : f64} : tensor<1x1x64xf32>, tensor<64xf32>
+    %c = tensor.cast %n : tensor<1x1x64xf32> to tensor<1x?x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def FuseProjectionsPass : Pass<"decoda-fuse-projections"> {
   let summary = "Fuse linears that share an input (Q/K/V, gate/up) into one wider linear";
   let description = [{

@@ -47,6 +47,13 @@ LogicalResult specializeDims(ModuleOp module, llvm::ArrayRef<DimSpec> specs,
 /// `<name>_decode` exists already.
 FailureOr<unsigned> addDecodeEntries(ModuleOp module);
 
+/// Carries static sizes from tensor.casts through the decoda ops under `root` (with the
+/// canonicalization patterns): a decoda op reading a cast that dropped static sizes reads its
+/// source, its results re-inferred and cast back for their old uses (decoda-refine-shapes).
+/// Run on the functions specializeDims and addDecodeEntries retype, so the lowering sees static
+/// shapes from the start. Failure only when the rewrites did not converge (the IR stays valid).
+LogicalResult refineShapes(Operation *root);
+
 } // namespace mlir::decoda
 
 #endif // DECODA_TRANSFORMS_SPECIALIZEDIMS_H
