@@ -108,6 +108,9 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   if (!std::getenv("CUDA_ROOT") && !std::getenv("CUDA_HOME") && !std::getenv("CUDA_PATH"))
     ::setenv("CUDA_HOME", options.cudaPath.getValue().c_str(), /*overwrite=*/0);
 
+  // ONNX MatMul initializers ([K, N], in_out) as [N, K]: the GEMV and tensor-core kernels
+  // read weights so.
+  pm.addPass(createTransposeConstantWeightsPass());
   DecodaToLinalgPassOptions toLinalg;
   toLinalg.attentionKeyTile = options.attentionKeyTile;
   toLinalg.gpuKernelCalls = true; // attention and norms: one kernel each, below

@@ -433,6 +433,25 @@ def RefineShapesPass : Pass<"decoda-refine-shapes"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def TransposeConstantWeightsPass : Pass<"decoda-transpose-constant-weights"> {
+  let summary = "Constant in_out weights of decoda.linear transposed at compile time to out_in";
+  let description = [{
+    ONNX `MatMul`/`Gemm` initializers (how PyTorch exports `nn.Linear`) are `[K, N]` weights,
+    imported as `decoda.linear {weight_layout = in_out}`. The GPU's GEMV and tensor-core
+    kernels read `[N, K]` weights, so the CUDA pipeline runs this pass first: the weight of an
+    in_out linear (rank 2, or rank 3 per head: `[H, K, N]`) that is an `arith.constant` with its
+    data (`dense`, splat or not, or `dense_resource`) becomes a new constant `[N, K]` (`[H, N,
+    K]`; a resource stays a resource), one per weight however many linears read it, and the
+    linear states `out_in`. Argument weights and elided resources are left as they are (a
+    transpose would run on every call). Bit-identical results: the same products, summed in the
+    same order.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numTransposed", "num-transposed", "linears given a transposed constant weight">
+  ];
+}
+
 def FuseProjectionsPass : Pass<"decoda-fuse-projections"> {
   let summary = "Fuse linears that share an input (Q/K/V, gate/up) into one wider linear";
   let description = [{

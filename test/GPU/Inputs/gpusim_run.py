@@ -283,10 +283,28 @@ def parse_module(text):
     return globals_, funcs
 
 
+# The module's dense_resource blobs (name -> hex data after the 4-byte alignment header), from
+# its `{-# dialect_resources: { builtin: { name: "0x..." } } #-}` section.
+RESOURCES = {}
+
+
+def read_resources(text):
+    sec = re.search(r"\{-#(.*?)#-\}", text, flags=re.S)
+    if sec:
+        for name, hexdata in re.findall(r'([\w.$-]+)\s*:\s*"0x([0-9A-Fa-f]*)"', sec.group(1)):
+            RESOURCES[name] = hexdata[8:]
+
+
 def dense_bytes(attr, el, count):
     """The bytes of a dense<"0x..."> attribute of `count` elements of `el` (hex form; a splat has
-    one element's bytes), or of a decimal one (dense<v> or dense<[v, ...]>: MLIR prints small
-    constants so, each value exactly: a bf16 value is an f32 with zero low bits)."""
+    one element's bytes), of a decimal one (dense<v> or dense<[v, ...]>: MLIR prints small
+    constants so, each value exactly: a bf16 value is an f32 with zero low bits), or of a
+    dense_resource<name> (its blob in the module's resource section)."""
+    r = re.match(r"dense_resource<([\w.$-]+)>", attr.strip())
+    if r:
+        if r.group(1) not in RESOURCES:
+            raise HostError(f"dense_resource<{r.group(1)}>: no blob in the module's resources")
+        attr = f'dense<"0x{RESOURCES[r.group(1)]}">'
     m = re.match(r'dense<"0x([0-9A-Fa-f]*)">', attr.strip())
     if not m:
         d = re.match(r'dense<\[?([^\]<>"]*)\]?>', attr.strip())
@@ -712,6 +730,7 @@ def main():
     if generic.returncode != 0:
         raise SystemExit(f"gpusim_run: decoda-opt could not read {host_file}:\n{generic.stderr}")
     globals_, funcs = parse_module(generic.stdout)
+    read_resources(generic.stdout)
     ptx = open(args.ptx).read()
     modules = {}
     for m in re.finditer(r"^// gpu.binary @(\S+)\n(.*?)(?=^// gpu.binary @|\Z)", ptx, flags=re.M | re.S):

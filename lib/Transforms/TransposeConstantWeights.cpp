@@ -1,0 +1,98 @@
+//===- TransposeConstantWeights.cpp - in_out constant weights as out_in ----===//
+//
+// decoda-transpose-constant-weights (Passes.td): ONNX MatMul/Gemm initializers (PyTorch exports
+// nn.Linear so) are `[K, N]` weights, imported as `decoda.linear {weight_layout = in_out}`. The
+// GPU's GEMV and tensor-core kernels read `[N, K]` weights (a warp per weight row, K-major
+// tiles), so an in_out linear stayed a SIMT loop nest there. A constant weight is transposed
+// here once, at compile time, into a new constant (`dense` stays `dense`, `dense_resource`
+// becomes a new resource) and the linear states `out_in`; argument weights are left as they
+// are (a transpose would run on every call).
+//
+//===----------------------------------------------------------------------===//
+
+#include "decoda/Transforms/Passes.h"
+
+#include "ConstantData.h"
+
+#include "decoda/Dialect/Decoda/IR/DecodaOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+
+#include <cstring>
+
+namespace mlir::decoda {
+#define GEN_PASS_DEF_TRANSPOSECONSTANTWEIGHTSPASS
+#include "decoda/Transforms/Passes.h.inc"
+} // namespace mlir::decoda
+
+using namespace mlir;
+using namespace mlir::decoda;
+
+namespace {
+/// The constant `[..., K, N]` weight `w` as a new constant `[..., N, K]` before `at`, or null
+/// when its data is not available (an elided resource).
+Value transposed(OpBuilder &b, Location loc, Value w) {
+  std::optional<ConstantView> view = constantView(w);
+  if (!view)
+    return nullptr;
+  auto type = cast<RankedTensorType>(w.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  std::swap(shape[rank - 2], shape[rank - 1]);
+  auto newType = RankedTensorType::get(shape, type.getElementType());
+  TypedAttr value;
+  if (view->splat) {
+    value = cast<DenseElementsAttr>(w.getDefiningOp<arith::ConstantOp>().getValue())
+                .reshape(newType);
+  } else {
+    int64_t k = type.getDimSize(rank - 2), n = type.getDimSize(rank - 1);
+    int64_t heads = type.getNumElements() / (k * n);
+    size_t e = type.getElementTypeBitWidth() / 8;
+    SmallVector<char> bytes(view->raw.size());
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < k; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          std::memcpy(bytes.data() + ((h * n + j) * k + i) * e,
+                      view->raw.data() + ((h * k + i) * n + j) * e, e);
+    if (view->isResource)
+      value = DenseResourceElementsAttr::get(
+          newType, "decoda_transposed",
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(std::max_align_t)));
+    else
+      value = DenseElementsAttr::getFromRawBuffer(newType, bytes);
+  }
+  return arith::ConstantOp::create(b, loc, newType, value);
+}
+
+struct TransposeConstantWeightsPass
+    : public mlir::decoda::impl::TransposeConstantWeightsPassBase<TransposeConstantWeightsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    // One transposed copy per weight, however many linears read it.
+    DenseMap<Value, Value> done;
+    getOperation()->walk([&](LinearOp linear) {
+      if (linear.getWeightLayout() != WeightLayout::in_out)
+        return;
+      Value w = linear.getWeight();
+      Value &t = done[w];
+      if (!t) {
+        OpBuilder b(w.getDefiningOp() ? w.getDefiningOp() : linear.getOperation());
+        if (w.getDefiningOp())
+          b.setInsertionPointAfter(w.getDefiningOp());
+        t = transposed(b, linear.getLoc(), w);
+      }
+      if (!t)
+        return;
+      linear.getWeightMutable().assign(t);
+      linear.setWeightLayout(WeightLayout::out_in);
+      ++numTransposed;
+    });
+    // The [K, N] constants no longer read.
+    for (auto [w, t] : done)
+      if (auto cst = w.getDefiningOp<arith::ConstantOp>(); t && cst && cst->use_empty())
+        cst->erase();
+  }
+};
+} // namespace

@@ -1,0 +1,69 @@
+// decoda-transpose-constant-weights: a constant [K, N] (in_out) weight of decoda.linear becomes a
+// constant [N, K] (out_in), values moved, not recomputed; argument weights stay. The CUDA pipeline
+// runs it first (its GEMV and tensor-core kernels read [N, K] weights): an in_out projection on
+// the PTX interpreter against NumPy below.
+// RUN: decoda-opt %s --split-input-file --decoda-transpose-constant-weights | FileCheck %s
+
+// The values: W[k][n] -> W'[n][k]; the [K, N] constant goes.
+// CHECK-LABEL: func.func @dense(
+// CHECK-NOT: tensor<2x3xf32>
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK: decoda.linear %{{.*}}, %[[W]] : tensor<1x2xf32>, tensor<3x2xf32>
+func.func @dense(%x: tensor<1x2xf32>) -> tensor<1x3xf32> {
+  %w = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %y = decoda.linear %x, %w {weight_layout = #decoda.weight_layout<in_out>} : tensor<1x2xf32>, tensor<2x3xf32>
+  return %y : tensor<1x3xf32>
+}
+
+// -----
+
+// One transposed copy for two linears reading one weight, with a bias; a splat reshaped.
+// CHECK-LABEL: func.func @shared(
+// CHECK-COUNT-1: arith.constant dense<{{\[\[}}1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+// CHECK: arith.constant dense<5.000000e-01> : tensor<4x2xf32>
+// CHECK: decoda.linear %{{.*}}, %[[W:[^,]*]], %{{.*}} : tensor<1x2xf32>, tensor<2x2xf32>, tensor<2xf32>
+// CHECK: decoda.linear %{{.*}}, %[[W]] : tensor<1x2xf32>, tensor<2x2xf32>
+// CHECK: decoda.linear %{{.*}}, %{{.*}} : tensor<1x2xf32>, tensor<4x2xf32>
+func.func @shared(%x: tensor<1x2xf32>, %b: tensor<2xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x4xf32>) {
+  %w = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %s = arith.constant dense<0.5> : tensor<2x4xf32>
+  %y1 = decoda.linear %x, %w, %b {weight_layout = #decoda.weight_layout<in_out>} : tensor<1x2xf32>, tensor<2x2xf32>, tensor<2xf32>
+  %y2 = decoda.linear %x, %w {weight_layout = #decoda.weight_layout<in_out>} : tensor<1x2xf32>, tensor<2x2xf32>
+  %y3 = decoda.linear %x, %s {weight_layout = #decoda.weight_layout<in_out>} : tensor<1x2xf32>, tensor<2x4xf32>
+  return %y1, %y2, %y3 : tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x4xf32>
+}
+
+// -----
+
+// Per-head weights [H, K, N] -> [H, N, K]; a dense_resource stays a resource: bf16 1..8 as
+// [2, 2, 2] (head 0 [[1, 2], [3, 4]], head 1 [[5, 6], [7, 8]]) become [[1, 3], [2, 4]] and
+// [[5, 7], [6, 8]].
+// CHECK-LABEL: func.func @heads(
+// CHECK: arith.constant dense_resource<decoda_transposed> : tensor<2x2x2xbf16>
+// CHECK: decoda.linear %{{.*}}, %{{.*}} : tensor<1x2x2xbf16>, tensor<2x2x2xbf16>
+// CHECK: decoda_transposed: "0x{{[0-9A-F]+}}803F404000408040A040E040C0400041"
+func.func @heads(%x: tensor<1x2x2xbf16>) -> tensor<1x2x2xbf16> {
+  %w = arith.constant dense_resource<w> : tensor<2x2x2xbf16>
+  %y = decoda.linear %x, %w {weight_layout = #decoda.weight_layout<in_out>} : tensor<1x2x2xbf16>, tensor<2x2x2xbf16>
+  return %y : tensor<1x2x2xbf16>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      w: "0x02000000803F004040408040A040C040E0400041"
+    }
+  }
+#-}
+
+// -----
+
+// Negative: an argument weight (a transpose would run every call) and an out_in weight stay.
+// CHECK-LABEL: func.func @left(
+// CHECK: decoda.linear %{{.*}}, %{{.*}} {weight_layout = #decoda.weight_layout<in_out>} : tensor<1x2xf32>, tensor<2x3xf32>
+// CHECK: decoda.linear %{{.*}}, %{{.*}} : tensor<1x2xf32>, tensor<3x2xf32>
+func.func @left(%x: tensor<1x2xf32>, %w: tensor<2x3xf32>) -> (tensor<1x3xf32>, tensor<1x3xf32>) {
+  %c = arith.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %y = decoda.linear %x, %w {weight_layout = #decoda.weight_layout<in_out>} : tensor<1x2xf32>, tensor<2x3xf32>
+  %z = decoda.linear %x, %c : tensor<1x2xf32>, tensor<3x2xf32>
+  return %y, %z : tensor<1x3xf32>, tensor<1x3xf32>
+}
