@@ -174,7 +174,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   // into L2 (16 MiB a kernel: a third of the H200's L2), while the kernel before it runs.
   // (cp.async.bulk.prefetch needs PTX ISA 8.0: sm_90a, sm_100 and later, not sm_90's 7.8.)
   if (options.dependentLaunch && cudaArchHasDependentLaunch(options.gpuArch) &&
-      features != "+ptx78")
+      options.gpuArch != "sm_90")
     gemv.prefetchBytes = 16 << 20;
   // First the GEMV kernels that read a norm (still a tagged call here) with static rows:
   // the norm is computed in their prologue, its call erased (fold-norms); the others once

@@ -297,19 +297,14 @@ void emitNormPrologue(OpBuilder &b, Location loc, NormFold &norm, Value ybuf,
   gpu::BarrierOp::create(b, loc);
 }
 
-/// The GEMV kernel of `m` with `rowsM` rows; with `epilogue` (fusableEpilogue, zeroInit) the
-/// storing lane applies its body to each sum and stores the result to its output instead.
-/// With `count` (the run-time row count, 1 <= count <= rowsM, of a dynamic M) the kernel
-/// computes rowsM rows, rows past `count` reading A's last row, and stores only the first
-/// `count`.
 /// Bytes of each weight row the kernel prefetches into L2 before it waits for the kernel
 /// before it (prefetch-bytes over all rows of all its weights, whole 16-byte units, at most
 /// the row), or 0: none (off, rows not 16-byte aligned, or the budget under 16 bytes a row).
 /// A weight row is prefetched only when the weight is [N, K] with unit stride along K, row
 /// stride K and a static offset that keeps rows 16-byte aligned.
-int64_t prefetchRowBytes(const Match &m, ArrayRef<Value> weights, int64_t bytesPerRow,
-                         const Config &cfg) {
-  if (cfg.prefetchBytes <= 0 || m.n <= 0 || (m.k * m.elementBytes()) % 16 != 0)
+int64_t prefetchRowBytes(const Match &m, ArrayRef<Value> weights, const Config &cfg) {
+  int64_t bytesPerRow = m.k * m.elementBytes();
+  if (cfg.prefetchBytes <= 0 || m.n <= 0 || bytesPerRow % 16 != 0)
     return 0;
   for (Value w : weights) {
     auto type = cast<MemRefType>(w.getType());
@@ -353,6 +348,11 @@ void emitWeightPrefetch(OpBuilder &b, Location loc, ArrayRef<Value> weights,
   }
 }
 
+/// The GEMV kernel of `m` with `rowsM` rows; with `epilogue` (fusableEpilogue, zeroInit) the
+/// storing lane applies its body to each sum and stores the result to its output instead.
+/// With `count` (the run-time row count, 1 <= count <= rowsM, of a dynamic M) the kernel
+/// computes rowsM rows, rows past `count` reading A's last row, and stores only the first
+/// `count`.
 void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool zeroInit,
                 Epilogue epilogue, Value count = nullptr,
                 const decoda::gpu_contraction::GateUp *dual = nullptr,
@@ -434,7 +434,7 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   int64_t bytes = v * m.elementType.getIntOrFloatBitWidth() / 8;
   bool integer = m.integer();
   // The weights' row starts into L2 first, before anything that waits for the kernel before.
-  if (int64_t prefetch = prefetchRowBytes(m, weights, m.k * m.elementBytes(), cfg))
+  if (int64_t prefetch = prefetchRowBytes(m, weights, cfg))
     emitWeightPrefetch(b, loc, weights, rows, m.k, m.elementBytes(), prefetch, lane, part);
   // A folded norm: the block's normalised rows in shared memory, read as A below.
   if (norm) {

@@ -31,8 +31,8 @@ using namespace mlir;
 using namespace mlir::decoda;
 
 namespace {
-/// The constant `[..., K, N]` weight `w` as a new constant `[..., N, K]` before `at`, or null
-/// when its data is not available (an elided resource).
+/// The constant `[..., K, N]` weight `w` as a new constant `[..., N, K]` at `b`'s insertion
+/// point, or null when `w` is not a constant with its data (an argument, an elided resource).
 Value transposed(OpBuilder &b, Location loc, Value w) {
   std::optional<ConstantView> view = constantView(w);
   if (!view)
