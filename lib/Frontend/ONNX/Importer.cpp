@@ -10,6 +10,7 @@
 #include "ImporterImpl.h"
 
 #include "decoda/Dialect/Decoda/IR/DecodaOps.h"
+#include "decoda/Transforms/SpecializeDims.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -698,6 +699,13 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
       return emitError(loc) << "two graph inputs are both named '" << s << "' after sanitising",
              nullptr;
     fn.setArgAttr(i, "decoda.name", b.getStringAttr(s));
+    // The dim_params name the dims for --static-dims (decoda.dims; "" where a dim has none).
+    if (llvm::any_of(argParams[i], [](const std::string &p) { return !p.empty(); })) {
+      SmallVector<Attribute> dimNames;
+      for (const std::string &p : argParams[i])
+        dimNames.push_back(b.getStringAttr(p));
+      fn.setArgAttr(i, kDimNamesAttrName, b.getArrayAttr(dimNames));
+    }
   }
   // Equal dim_params are one symbolic dim; later uses are checked against the first at entry.
   llvm::StringMap<Value> paramDims;

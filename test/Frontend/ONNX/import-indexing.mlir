@@ -31,7 +31,7 @@
 //ONNX-topk {
 //ONNX-topk   k = Constant<value = int64[1] {3}>()
 // K rounds over the last axis; each an arg-max reduction that skips taken elements.
-// TOPK-LABEL: func.func @main(%arg0: tensor<?x8xf32> {decoda.name = "x"}) -> (tensor<?x3xf32> {decoda.name = "v"}, tensor<?x3xi64> {decoda.name = "i"})
+// TOPK-LABEL: func.func @main(%arg0: tensor<?x8xf32> {decoda.dims = ["b", ""], decoda.name = "x"}) -> (tensor<?x3xf32> {decoda.name = "v"}, tensor<?x3xi64> {decoda.name = "i"})
 // TOPK:         %[[L:.+]]:3 = scf.for %{{.+}} = %{{.+}} to %c3 step %c1 iter_args(
 // TOPK:           linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0,
 // TOPK:             arith.cmpf ogt

@@ -22,7 +22,7 @@
 //ONNX }
 
 // CHECK-LABEL: func.func @main(
-// CHECK-SAME:    %[[X:.+]]: tensor<?x?x64xf32> {decoda.name = "x"})
+// CHECK-SAME:    %[[X:.+]]: tensor<?x?x64xf32> {decoda.dims = ["batch", "seq", ""], decoda.name = "x"})
 // CHECK-SAME:    -> (tensor<?x?x4x16xf32> {decoda.name = "y"}, tensor<3xi64> {decoda.name = "s"}, tensor<?x?x64xf32> {decoda.name = "z"})
 // CHECK-DAG:     %[[B:.+]] = tensor.dim %[[X]], %c0
 // CHECK-DAG:     %[[T:.+]] = tensor.dim %[[X]], %c1

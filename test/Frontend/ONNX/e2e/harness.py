@@ -184,8 +184,9 @@ class Runner:
 
     def run_model(self, name: str, path: Path, feeds_list: List[Dict[str, np.ndarray]],
                   rtol: float, atol: float, onnx_inputs: Sequence[str],
-                  onnx_outputs: Sequence[str], expected=None) -> None:
-        """One case: expected outputs (ONNX Runtime unless given), compile, run, compare."""
+                  onnx_outputs: Sequence[str], expected=None, flags: Sequence[str] = ()) -> None:
+        """One case: expected outputs (ONNX Runtime unless given), compile (with decoda-compile
+        `flags`), run, compare."""
         if not _selected(name):
             return
         t = time.perf_counter()
@@ -199,7 +200,7 @@ class Runner:
                 self._record(name, True, f"ONNX Runtime only, {len(feeds_list)} input set(s)", t)
                 return
             try:
-                so = compile_onnx(path, self.work / f"{name}.so")
+                so = compile_onnx(path, self.work / f"{name}.so", flags)
             except CompileError as exc:
                 raise CaseFailure(f"decoda-compile: {_first_lines(str(exc), 12)}") from exc
             worst = isolated(lambda: _run_compiled(so, feeds_list, expected, rtol, atol,

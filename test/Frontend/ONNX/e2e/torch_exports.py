@@ -2,7 +2,9 @@
 """The PyTorch exports in test/Frontend/ONNX/models/ (Hugging Face-style Llama RMSNorm, attention,
 MLP, decoder layer and a GPT-2 block; torch.onnx.export opset 17, static and dynamic axes) taken
 as they come out of the exporter, compiled and run against ONNX Runtime; dynamic files on two
-(batch, sequence) bindings."""
+(batch, sequence) bindings, and once more compiled with --static-dims naming their dim_params
+(batch=1, sequence=1: the decode-step shape; test/Frontend/ONNX/static-dims.mlir checks the
+signature and the refusals)."""
 
 import os
 import sys
@@ -31,6 +33,14 @@ for path in files:
              for i, d in enumerate(dims)]
     runner.run_model(path.stem, path, feeds, rtol=1e-4, atol=1e-5,
                      onnx_inputs=M.input_names(model), onnx_outputs=M.output_names(model))
+    if "_dynamic" in path.name:
+        one = {"batch": 1, "sequence": 1}
+        name = path.stem + "_static_dims"
+        runner.run_model(name, path,
+                         [M.random_feeds(model, one, seed=7, special={"position_ids": _positions})],
+                         rtol=1e-4, atol=1e-5, onnx_inputs=M.input_names(model),
+                         onnx_outputs=M.output_names(model),
+                         flags=["--static-dims=batch=1,sequence=1"])
 if not files:
     print(f"no torch_*.onnx in {MODELS}")
 runner.finish()
