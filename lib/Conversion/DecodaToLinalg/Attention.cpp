@@ -772,6 +772,15 @@ struct Int8Extras {
   Value mask, segmentIds, sinks;
 };
 
+/// The key count inside an outlined attention function: an attribute when `keyLen` is a
+/// constant (an attribute, or a constant op of the caller, whose value must not be used inside
+/// the new function), else the function's argument `arg` that receives it.
+OpFoldResult staticOrArgument(OpBuilder &b, OpFoldResult keyLen, Value arg) {
+  if (std::optional<int64_t> k = getConstantIntValue(keyLen))
+    return b.getIndexAttr(*k);
+  return arg;
+}
+
 /// The INT8 attention of `op` from queries `q` to keys [0, keyLen) of `key`/`value` (the whole
 /// tensors, or caches with room for more); queries are aligned to the end of those keys.
 template <typename OpTy>
@@ -881,7 +890,7 @@ Value int8AttentionCall(PatternRewriter &rewriter, Location loc, OpTy op, Value 
     if (extras.sinks)
       inner.sinks = entry->getArgument(next++);
     // A static key count stays static inside (static key tiles, no slicing).
-    OpFoldResult innerLen = getConstantIntValue(keyLen) ? keyLen : entry->getArgument(3);
+    OpFoldResult innerLen = staticOrArgument(rewriter, keyLen, entry->getArgument(3));
     Value out = int8AttentionInline(rewriter, loc, op, entry->getArgument(0),
                                     entry->getArgument(1), entry->getArgument(2), innerLen,
                                     entry->getArgument(4),
@@ -941,7 +950,7 @@ Value gpuAttentionCall(PatternRewriter &rewriter, Location loc, OpTy op, Value k
     FlashAttention fa = attentionConfig(rewriter, loc, op, entry->getArgument(0),
                                         entry->getArgument(1), entry->getArgument(2), tile);
     // A static key count stays static inside (static key tiles).
-    fa.keyLen = getConstantIntValue(keyLen) ? keyLen : OpFoldResult(entry->getArgument(3));
+    fa.keyLen = staticOrArgument(rewriter, keyLen, entry->getArgument(3));
     IndexMath inner{rewriter, loc};
     fa.queryOffset = inner.sub(fa.keyLen, fa.rows[1]);
     fa.mask = mask ? entry->getArgument(next++) : Value();

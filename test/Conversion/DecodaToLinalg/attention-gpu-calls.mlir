@@ -50,3 +50,23 @@ func.func @int8(%q: tensor<1x8x4x16xf32>, %k: tensor<1x8x2x16xf32>, %v: tensor<1
   %o = decoda.attention %q, %k, %v quantize(%qs, %ks, %vs : tensor<f32>, tensor<f32>, tensor<f32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64} : tensor<1x8x4x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
   return %o : tensor<1x8x4x16xf32>
 }
+
+// -----
+
+// A key count that folds to a constant of the caller (keys cast from a static type, as a
+// static-dims ONNX import has them) is a static size inside the function, never the caller's
+// value (before, the body used the caller's constant and failed to verify: "using value
+// defined outside the region").
+// CHECK-LABEL: func.func private @__decoda_gpu_attention(
+// CHECK-SAME:    %{{.*}}: tensor<?x?x4x16xf32>, %{{.*}}: tensor<?x?x2x16xf32>, %{{.*}}: tensor<?x?x2x16xf32>, %{{.*}}: index) -> tensor<?x?x4x16xf32>
+// CHECK:         %[[C3:.*]] = arith.constant 3 : index
+// CHECK:         scf.for %{{.*}} = %c0{{.*}} to %[[C3]] step
+// CHECK:         return
+// CHECK-LABEL: func.func @constant_key_count(
+// CHECK:         %[[O:.*]] = call @__decoda_gpu_attention(%{{.*}}, %{{.*}}, %{{.*}}, %c3{{.*}})
+// CHECK:         return %[[O]]
+func.func @constant_key_count(%q: tensor<?x?x4x16xf32>, %ks: tensor<1x3x2x16xf32>) -> tensor<?x?x4x16xf32> {
+  %k = tensor.cast %ks : tensor<1x3x2x16xf32> to tensor<?x?x2x16xf32>
+  %o = decoda.attention %q, %k, %k {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<?x?x4x16xf32>, tensor<?x?x2x16xf32>, tensor<?x?x2x16xf32>
+  return %o : tensor<?x?x4x16xf32>
+}

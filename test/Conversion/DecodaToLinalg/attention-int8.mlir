@@ -74,3 +74,21 @@ func.func @two(%q: tensor<1x8x2x16xf32>, %qs: tensor<f32>) -> (tensor<1x8x2x16xf
   %b = decoda.attention %q, %q, %q quantize(%qs, %qs, %qs : tensor<f32>, tensor<f32>, tensor<f32>) {num_heads = 2 : i64, num_kv_heads = 2 : i64} : tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
   return %a, %b : tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
 }
+
+// -----
+
+// A key count that folds to a constant of the caller (keys cast from a static type) is a
+// static size inside the call's function, not the caller's value (before: "using value defined
+// outside the region").
+// INLINE-LABEL: func.func @constant_key_count(
+// CALL-LABEL: func.func private @__decoda_int8_attention(
+// CALL-SAME:    %{{.*}}: tensor<?x?x4x16xf32>, %{{.*}}: tensor<?x?x2x16xf32>, %{{.*}}: tensor<?x?x2x16xf32>, %{{.*}}: index,
+// CALL:         arith.constant 3 : index
+// CALL:         return
+// CALL-LABEL: func.func @constant_key_count(
+// CALL:         call @__decoda_int8_attention(%{{.*}}, %{{.*}}, %{{.*}}, %c3{{.*}},
+func.func @constant_key_count(%q: tensor<?x?x4x16xf32>, %ks: tensor<1x3x2x16xf32>, %qs: tensor<f32>, %kss: tensor<f32>, %vs: tensor<f32>) -> tensor<?x?x4x16xf32> {
+  %k = tensor.cast %ks : tensor<1x3x2x16xf32> to tensor<?x?x2x16xf32>
+  %o = decoda.attention %q, %k, %k quantize(%qs, %kss, %vs : tensor<f32>, tensor<f32>, tensor<f32>) {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<?x?x4x16xf32>, tensor<?x?x2x16xf32>, tensor<?x?x2x16xf32>
+  return %o : tensor<?x?x4x16xf32>
+}
