@@ -277,8 +277,11 @@ cl::opt<std::string> testGraphPasses(
     cl::value_desc("pipeline"), cl::cat(category));
 
 /// Writes the IR after each pass to DIR/NN-<pass-argument>.mlir.
+/// One counter serves both pass managers of a compile (raising, then the rest), so the files
+/// number the passes in the order they ran.
 struct DumpAfterEach : public PassInstrumentation {
-  explicit DumpAfterEach(std::string dir) : dir(std::move(dir)) {}
+  DumpAfterEach(std::string dir, std::shared_ptr<int> counter)
+      : dir(std::move(dir)), counter(std::move(counter)) {}
   void runAfterPass(Pass *pass, Operation *op) override {
     if (!isa<ModuleOp>(op))
       return; // nested pass managers: the enclosing module pass dump covers them
@@ -286,7 +289,7 @@ struct DumpAfterEach : public PassInstrumentation {
     if (arg.empty())
       arg = pass->getName().str();
     SmallString<256> path(dir);
-    llvm::sys::path::append(path, llvm::formatv("{0:02}-{1}.mlir", ++counter, arg).str());
+    llvm::sys::path::append(path, llvm::formatv("{0:02}-{1}.mlir", ++*counter, arg).str());
     std::error_code ec;
     llvm::raw_fd_ostream os(path, ec);
     if (ec) {
@@ -296,7 +299,7 @@ struct DumpAfterEach : public PassInstrumentation {
     op->print(os);
   }
   std::string dir;
-  int counter = 0;
+  std::shared_ptr<int> counter;
 };
 
 int fail(Location loc, const Twine &msg) {
@@ -324,8 +327,10 @@ OwningOpRef<ModuleOp> loadInput(MLIRContext &context, llvm::SourceMgr &sourceMgr
 
 /// `--print-ir-after` names must be passes of this compile: a typo would otherwise print
 /// nothing and look like success.
-LogicalResult checkPrintIRAfterNames(OpPassManager &pm, Location loc) {
-  std::vector<std::string> ran = passArgumentsOf(pm);
+LogicalResult checkPrintIRAfterNames(ArrayRef<OpPassManager *> pms, Location loc) {
+  std::vector<std::string> ran;
+  for (OpPassManager *pm : pms)
+    llvm::append_range(ran, passArgumentsOf(*pm));
   llvm::SetVector<StringRef> known(ran.begin(), ran.end());
   for (const std::string &name : printIRAfter) {
     if (known.contains(name))
@@ -506,45 +511,116 @@ int main(int argc, char **argv) {
       return fail(unknown, "--report: cannot write '" + report + "': " + errorMessage);
   }
 
+  std::unique_ptr<GraphOptPipelineOptions> graphOptions;
+  if (!noGraphOpt) {
+    graphOptions = GraphOptPipelineOptions::createFromString(graphOptOptions);
+    if (!graphOptions)
+      return fail(unknown, "--graph-opt-options: cannot parse '" + graphOptOptions +
+                               "' (options: raise-onnx, fuse-projections, absorb-mla)");
+  }
+  SmallVector<DimSpec> dimSpecs;
+  if (staticDims.getNumOccurrences()) {
+    std::string error;
+    if (!parseDimSpecs(staticDims, dimSpecs, error))
+      return fail(unknown, "--static-dims: " + error);
+  }
+  if (!dumpDir.empty())
+    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
+      return fail(unknown, "cannot create '" + dumpDir + "': " + ec.message());
+
   OwningOpRef<ModuleOp> module = loadInput(context, sourceMgr, inputPath);
   if (!module)
     return 1;
 
+  // The report and the numerics check look at the program as written and after each graph pass.
+  bool trackGraphPasses = wantReport || verifyNumerics;
+  std::vector<GraphPassRecord> records;
+  OwningOpRef<ModuleOp> written;
+  if (trackGraphPasses)
+    written = cast<ModuleOp>((*module)->clone());
+
+  // Instrumentation common to both pass managers.
+  auto dumpCounter = std::make_shared<int>(0);
+  auto instrument = [&](PassManager &p) -> LogicalResult {
+    if (failed(applyPassManagerCLOptions(p)))
+      return failure();
+    if (!dumpDir.empty())
+      p.addInstrumentation(std::make_unique<DumpAfterEach>(dumpDir, dumpCounter));
+    return success();
+  };
+  auto printIRAfterSelected = [&](PassManager &p) {
+    llvm::StringSet<> names;
+    for (const std::string &name : printIRAfter)
+      names.insert(name);
+    // Module scope off: a nested pass prints the function it ran on, so no threading limits.
+    p.enableIRPrinting([](Pass *, Operation *) { return false; },
+                       [names](Pass *pass, Operation *) {
+                         return names.contains(pass->getArgument());
+                       },
+                       /*printModuleScope=*/false, /*printAfterOnlyOnChange=*/false,
+                       /*printAfterOnlyOnFailure=*/false, llvm::errs());
+  };
+
+  // decoda-raise-onnx first, on the graph as imported: its patterns read the exporter's
+  // dynamic-shaped chains, which static dims (folded into the linalg ops) would rewrite before
+  // it; the raised decoda ops then take the static sizes (decoda-refine-shapes). The other
+  // graph passes run after the entry shapes, in the second pass manager.
+  PassManager raisePM(&context);
+  bool raiseFirst = graphOptions && graphOptions->raiseONNX;
+  if (raiseFirst) {
+    if (failed(instrument(raisePM)))
+      return 1;
+    raisePM.addPass(createRaiseONNXPass());
+    graphOptions->raiseONNX = false;
+  }
+
   // Entry-point shapes: static dims first, then the one-token decode copies, then donation
   // (the copies donate their caches too); the signature is read after all three.
-  if (staticDims.getNumOccurrences()) {
-    SmallVector<DimSpec> specs;
-    std::string error;
-    if (!parseDimSpecs(staticDims, specs, error))
-      return fail(unknown, "--static-dims: " + error);
-    if (failed(specializeDims(*module, specs, "--static-dims")))
+  auto shapeEntries = [&](ModuleOp m) -> LogicalResult {
+    if (!dimSpecs.empty() && failed(specializeDims(m, dimSpecs, "--static-dims")))
+      return failure();
+    if (decodeEntries && failed(addDecodeEntries(m)))
+      return failure();
+    if (donateCaches)
+      markDonatedCaches(m);
+    return success();
+  };
+
+  if (raiseFirst) {
+    if (!printIRAfter.empty())
+      printIRAfterSelected(raisePM);
+    if (trackGraphPasses)
+      raisePM.addInstrumentation(std::make_unique<GraphPassTracker>(
+          topLevelPasses(raisePM, 0, raisePM.size()), /*keepSnapshots=*/true, records));
+    if (failed(raisePM.run(*module)))
       return 1;
   }
-  if (decodeEntries && failed(addDecodeEntries(*module)))
+  if (failed(shapeEntries(*module)))
     return 1;
-  if (donateCaches)
-    markDonatedCaches(*module);
+  // The versions the numerics check runs share one signature: the program as written and after
+  // raising get the same entry shapes (they succeed where the raised module's did).
+  if (trackGraphPasses) {
+    if (failed(shapeEntries(*written)))
+      return 1;
+    for (GraphPassRecord &r : records)
+      if (failed(shapeEntries(*r.snapshot)))
+        return 1;
+  }
   FailureOr<std::vector<EntrySignature>> signature = extractSignature(*module);
   if (failed(signature))
     return 1;
   stripSignatureAttributes(*module);
+  if (trackGraphPasses) {
+    stripSignatureAttributes(*written);
+    for (GraphPassRecord &r : records)
+      stripSignatureAttributes(*r.snapshot);
+  }
 
   PassManager pm(&context);
-  if (failed(applyPassManagerCLOptions(pm)))
+  if (failed(instrument(pm)))
     return 1;
-  if (!dumpDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(dumpDir))
-      return fail(unknown, "cannot create '" + dumpDir + "': " + ec.message());
-    pm.addInstrumentation(std::make_unique<DumpAfterEach>(dumpDir));
-  }
-  if (!noGraphOpt) {
-    std::unique_ptr<GraphOptPipelineOptions> graphOptions =
-        GraphOptPipelineOptions::createFromString(graphOptOptions);
-    if (!graphOptions)
-      return fail(unknown, "--graph-opt-options: cannot parse '" + graphOptOptions +
-                               "' (options: raise-onnx, fuse-projections, absorb-mla)");
+  if (graphOptions)
     buildGraphOptPassPipeline(pm, *graphOptions);
-  }
   if (!testGraphPasses.empty()) {
     std::string message;
     llvm::raw_string_ostream os(message);
@@ -591,28 +667,14 @@ int main(int argc, char **argv) {
   }
 
   if (!printIRAfter.empty()) {
-    if (failed(checkPrintIRAfterNames(pm, unknown)))
+    if (failed(checkPrintIRAfterNames({&raisePM, &pm}, unknown)))
       return 1;
-    llvm::StringSet<> names;
-    for (const std::string &name : printIRAfter)
-      names.insert(name);
-    // Module scope off: a nested pass prints the function it ran on, so no threading limits.
-    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
-                        [names](Pass *pass, Operation *) {
-                          return names.contains(pass->getArgument());
-                        },
-                        /*printModuleScope=*/false, /*printAfterOnlyOnChange=*/false,
-                        /*printAfterOnlyOnFailure=*/false, llvm::errs());
+    printIRAfterSelected(pm);
   }
 
-  // The report and the numerics check look at the program as written and after each graph pass.
-  std::vector<GraphPassRecord> records;
-  OwningOpRef<ModuleOp> written;
-  if (wantReport || verifyNumerics) {
-    written = cast<ModuleOp>((*module)->clone());
+  if (trackGraphPasses)
     pm.addInstrumentation(std::make_unique<GraphPassTracker>(
         topLevelPasses(pm, 0, numGraphPasses), /*keepSnapshots=*/true, records));
-  }
 
   if (failed(pm.run(*module)))
     return 1;

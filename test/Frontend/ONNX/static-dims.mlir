@@ -25,3 +25,21 @@
 // UNKNOWN: error: --static-dims=seq=1: no argument dimension is named 'seq' (named dimensions: batch, sequence)
 // RUN: decoda-translate --import-onnx %S/models/torch_llama_decoder_layer_static.onnx | FileCheck %s --check-prefix=STATIC
 // STATIC: func.func @main(%arg0: tensor<2x7x64xf32> {decoda.name = "hidden_states"}, %arg1: tensor<2x7xi64> {decoda.name = "position_ids"})
+
+// decoda-raise-onnx runs before the static dims (on the graph as imported, the form its patterns
+// read), so a static build raises what the dynamic one does: RoPE and the gated MLP included
+// (before: 'no change' for them). --verify-numerics compares the raised program with the one
+// as written, both with the static sizes (the worst element of [?, 3, 64] at sequence index 2
+// shows the static length).
+// RUN: decoda-compile %S/models/torch_llama_decoder_layer_dynamic.onnx --static-dims=sequence=3 --report -o %t/r.so 2>&1 | FileCheck %s --check-prefix=REPORT
+// REPORT: decoda-raise-onnx: {{.*}}+1 decoda.attention, +1 decoda.gated_mlp, +2 decoda.residual_add, +2 decoda.rms_norm, +2 decoda.rope
+// RUN: decoda-compile %S/models/torch_llama_decoder_layer_dynamic.onnx --static-dims=sequence=3 --verify-numerics --verify-numerics-dim=2 -o %t/v.so 2>&1 | FileCheck %s --check-prefix=VERIFY
+// VERIFY: verify-numerics: @main after decoda-raise-onnx: ok, {{.*}} (worst at [{{[01]}}, {{[012]}}, {{[0-9]+}}]
+// VERIFY: verify-numerics: no drift after 5 graph passes
+// The dump numbers the passes of both stages in the order they ran.
+// RUN: decoda-compile %S/models/torch_llama_decoder_layer_dynamic.onnx --static-dims=sequence=3 --dump-ir-after-each=%t/dump -o %t/d.so
+// RUN: ls %t/dump | FileCheck %s --check-prefix=DUMP
+// DUMP:      01-decoda-raise-onnx.mlir
+// DUMP-NEXT: 02-canonicalize.mlir
+// DUMP-NEXT: 03-cse.mlir
+// DUMP-NEXT: 04-decoda-fuse-projections.mlir
