@@ -833,12 +833,25 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         continue;
       // Where the kernels may go: the contractions, or later their C's readers (a fused
       // epilogue); the last of them bounds the span the norm's inputs must stay unwritten.
+      // Uses after C's buffer is written again or freed (bufferization reuses a dead buffer,
+      // e.g. a static T = 1 build's GLU output in the q/k/v result's) are not this C's readers.
       Operation *last = call;
       for (const Match &m : readers) {
         if (last->isBeforeInBlock(m.op))
           last = m.op;
+        Operation *reused = nullptr;
+        for (OpOperand &use : m.c.getUses()) {
+          Operation *a = block->findAncestorOpInBlock(*use.getOwner());
+          if (!a || a == m.op || !m.op->isBeforeInBlock(a))
+            continue;
+          auto dps = dyn_cast<DestinationStyleOpInterface>(use.getOwner());
+          bool overwrites = isa<memref::DeallocOp>(use.getOwner()) || (dps && dps.isDpsInit(&use));
+          if (overwrites && (!reused || a->isBeforeInBlock(reused)))
+            reused = a;
+        }
         for (Operation *u : m.c.getUsers())
-          if (Operation *a = block->findAncestorOpInBlock(*u); a && last->isBeforeInBlock(a))
+          if (Operation *a = block->findAncestorOpInBlock(*u);
+              a && last->isBeforeInBlock(a) && (!reused || a->isBeforeInBlock(reused)))
             last = a;
       }
       // The add form's sum: every reader after that span (the first kernel writes it).

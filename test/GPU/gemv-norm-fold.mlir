@@ -13,6 +13,14 @@
 // the call in @plain_f32): not folded.
 // RUN: %PYTHON -c "import glob; t = open(glob.glob('%t/d/*-decoda-gpu-flash-attention.mlir')[0]).read(); i = t.index('func.func @plain_f32'); j = t.index('\n', t.index('call @__decoda_gpu_norm', i)); open('%t/written.mlir', 'w').write(t[:j] + '\n    linalg.fill ins(%%cst : f32) outs(%%arg0 : memref<1x2x1024xf32>)' + t[j:])"
 // RUN: decoda-opt %t/written.mlir --pass-pipeline="builtin.module(func.func(decoda-gpu-gemv{fold-norms only-folded}))" | FileCheck %s --check-prefix=WRITTEN
+// The projection's C buffer used again after a call (bufferization reuses a dead buffer: a
+// static T = 1 ONNX decoder layer's GLU output in its q/k/v result's): uses after C is written
+// again are not the projection's readers, so the call after them does not block the fold
+// (REUSED; before, the first norm of that layer kept a kernel of its own). A call before a
+// reader of C (the copy) still does (READ).
+// RUN: %PYTHON -c "import glob; t = open(glob.glob('%t/d/*-decoda-gpu-flash-attention.mlir')[0]).read(); i = t.index('func.func @plain_f32'); j = t.index('    return %%alloc', i); open('%t/reused.mlir', 'w').write(t[:j] + '    %%r = call @__decoda_gpu_norm_6(%%arg0, %%arg1) : (memref<1x2x1024xf32>, memref<1024xf32>) -> memref<1x2x1024xf32>\n    linalg.fill ins(%%cst : f32) outs(%%alloc : memref<1x2x40xf32>)\n' + t[j:]); open('%t/read.mlir', 'w').write(t[:j] + '    %%r = call @__decoda_gpu_norm_6(%%arg0, %%arg1) : (memref<1x2x1024xf32>, memref<1024xf32>) -> memref<1x2x1024xf32>\n    %%c2 = memref.alloc() : memref<1x2x40xf32>\n    memref.copy %%alloc, %%c2 : memref<1x2x40xf32> to memref<1x2x40xf32>\n' + t[j:])"
+// RUN: decoda-opt %t/reused.mlir --pass-pipeline="builtin.module(func.func(decoda-gpu-gemv{fold-norms only-folded}))" | FileCheck %s --check-prefix=REUSED
+// RUN: decoda-opt %t/read.mlir --pass-pipeline="builtin.module(func.func(decoda-gpu-gemv{fold-norms only-folded}))" | FileCheck %s --check-prefix=READ
 
 // Two projections read one row of 72: two kernels (12 and 6 blocks of 4 warps), each with the
 // row [1][72] and the warps' partial sums [4][1] in shared memory, the sums of squares, a
@@ -110,3 +118,17 @@
 // WRITTEN-NEXT: linalg.fill
 // WRITTEN-NOT: gpu.launch
 // WRITTEN: return
+
+// REUSED-LABEL: func.func @plain_f32(
+// REUSED-NOT: call @__decoda_gpu_norm
+// REUSED: gpu.launch
+// REUSED: call @__decoda_gpu_norm_6(%arg0, %arg1)
+// REUSED-NEXT: linalg.fill
+// REUSED: return
+// READ-LABEL: func.func @plain_f32(
+// READ: call @__decoda_gpu_norm_6(%arg0, %arg1)
+// READ-NOT: gpu.launch
+// READ: call @__decoda_gpu_norm_6(%arg0, %arg1)
+// READ-NEXT: memref.alloc
+// READ-NEXT: memref.copy
+// READ: return
