@@ -41,6 +41,7 @@ void mlir::decoda::buildGraphOptPassPipeline(OpPassManager &pm,
   if (options.fuseProjections) {
     FuseProjectionsPassOptions projections;
     projections.weights = "constant";
+    projections.fuseGatedMLP = options.fuseGatedMLP;
     pm.addPass(createFuseProjectionsPass(projections));
   }
   pm.addPass(createFuseResidualNormPass());
@@ -55,6 +56,8 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
   // replaces after bufferization.
   toLinalg.int8AttentionCalls = options.optimize;
   pm.addPass(createDecodaToLinalgPass(toLinalg));
+  // arith/math on tensors (the casts of decoda-convert-float-type) as linalg.
+  addTextual(pm, "func.func(convert-elementwise-to-linalg)");
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Elementwise fusion as linalg-fuse-elementwise-ops, but never into a contraction (it would

@@ -70,24 +70,47 @@ struct TransposeConstantWeightsPass
     : public mlir::decoda::impl::TransposeConstantWeightsPassBase<TransposeConstantWeightsPass> {
   using Base::Base;
   void runOnOperation() override {
-    // One transposed copy per weight, however many linears read it.
+    // One transposed copy per weight, however many ops read it.
     DenseMap<Value, Value> done;
-    getOperation()->walk([&](LinearOp linear) {
-      if (linear.getWeightLayout() != WeightLayout::in_out)
-        return;
-      Value w = linear.getWeight();
+    auto transposedOf = [&](Operation *user, Value w) -> Value {
       Value &t = done[w];
       if (!t) {
-        OpBuilder b(w.getDefiningOp() ? w.getDefiningOp() : linear.getOperation());
+        OpBuilder b(w.getDefiningOp() ? w.getDefiningOp() : user);
         if (w.getDefiningOp())
           b.setInsertionPointAfter(w.getDefiningOp());
-        t = transposed(b, linear.getLoc(), w);
+        t = transposed(b, user->getLoc(), w);
       }
-      if (!t)
+      return t;
+    };
+    // An op whose weights (all of them: one layout attribute) are such constants reads their
+    // transposes and states out_in.
+    auto rewrite = [&](Operation *op, ArrayRef<OpOperand *> weights, auto setOutIn) {
+      if (!llvm::all_of(weights, [](OpOperand *w) { return constantView(w->get()).has_value(); }))
         return;
-      linear.getWeightMutable().assign(t);
-      linear.setWeightLayout(WeightLayout::out_in);
+      SmallVector<Value> ts;
+      for (OpOperand *w : weights) {
+        Value t = transposedOf(op, w->get());
+        if (!t)
+          return;
+        ts.push_back(t);
+      }
+      for (auto [w, t] : llvm::zip_equal(weights, ts))
+        w->assign(t);
+      setOutIn();
       ++numTransposed;
+    };
+    getOperation()->walk([&](Operation *op) {
+      if (auto linear = dyn_cast<LinearOp>(op); linear &&
+                                                linear.getWeightLayout() == WeightLayout::in_out)
+        rewrite(op, {&linear.getWeightMutable()},
+                [&] { linear.setWeightLayout(WeightLayout::out_in); });
+      else if (auto mlp = dyn_cast<MLPOp>(op); mlp && mlp.getWeightLayout() == WeightLayout::in_out)
+        rewrite(op, {&mlp.getWUpMutable(), &mlp.getWDownMutable()},
+                [&] { mlp.setWeightLayout(WeightLayout::out_in); });
+      else if (auto gated = dyn_cast<GatedMLPOp>(op);
+               gated && gated.getWeightLayout() == WeightLayout::in_out)
+        rewrite(op, {&gated.getWGateMutable(), &gated.getWUpMutable(), &gated.getWDownMutable()},
+                [&] { gated.setWeightLayout(WeightLayout::out_in); });
     });
     // The [K, N] constants no longer read.
     for (auto [w, t] : done)

@@ -17,3 +17,14 @@
 // CHECK: launch main_kernel: grid [32, 1, 1] block [128, 1, 1] shared 272 bytes; bar 64
 // CHECK: out0: ok (64 elements
 // CHECK: 8 launches;
+
+// --float-type=bf16: the same export stored and computed in bf16 (decoda-convert-float-type; the
+// f32 gated MLP not split, its in_out weights transposed too): the native block's 7 kernels
+// (the norms folded, q/k/v one GEMV, RoPE, flash decoding and its combine, o, gate|up with the
+// GLU, down) plus the input's conversion to bf16; against ONNX Runtime's f32 at bf16 tolerance.
+// RUN: decoda-compile %S/../Frontend/ONNX/models/torch_llama_decoder_layer_dynamic.onnx --static-dims=batch=1,sequence=1 --float-type=bf16 --target=cuda --emit=ptx -o %t/b.ptx --dump-ir-after-each=%t/b
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/in.npz --expect %t/out.npz --rtol 5e-2 --atol 5e-2 | FileCheck %s --check-prefix=BF16
+// BF16: launch main_kernel: grid [2, 1, 1] block [32, 8, 1]
+// BF16: launch main_kernel_5: grid [32, 1, 1] block [128, 1, 1] shared 144 bytes; bar 64
+// BF16: out0: ok (64 elements
+// BF16: 8 launches;

@@ -67,3 +67,39 @@ func.func @left(%x: tensor<1x2xf32>, %w: tensor<2x3xf32>) -> (tensor<1x3xf32>, t
   %z = decoda.linear %x, %c : tensor<1x2xf32>, tensor<3x2xf32>
   return %y, %z : tensor<1x3xf32>, tensor<1x3xf32>
 }
+
+// -----
+
+// decoda.mlp and decoda.gated_mlp: every weight a constant -> all transposed, the op out_in
+// (one layout attribute for all its weights; ONNX exports raised to gated MLPs keep the
+// GEMV/tensor-core kernels this way). One argument weight among them: the op stays in_out.
+// CHECK-LABEL: func.func @gated(
+// CHECK-DAG: %[[G:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+// CHECK-DAG: %[[U:.*]] = arith.constant dense<{{\[\[}}5.000000e+00, 7.000000e+00], [6.000000e+00, 8.000000e+00]]> : tensor<2x2xf32>
+// CHECK-DAG: %[[D:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 0.000000e+00], [2.000000e+00, 1.000000e+00]]> : tensor<2x2xf32>
+// CHECK: decoda.gated_mlp %{{.*}}, %[[G]], %[[U]], %[[D]] {kind = #decoda.glu<swiglu>} :
+// CHECK-NOT: in_out
+// CHECK-LABEL: func.func @mlp(
+// CHECK: decoda.mlp %{{.*}}, %{{.*}}, %{{.*}} {activation = #decoda.activation<gelu_tanh>} : tensor<1x2xf32>, tensor<3x2xf32>, tensor<2x3xf32>
+// CHECK-LABEL: func.func @gated_argument(
+// CHECK-COUNT-2: arith.constant
+// CHECK-NEXT: decoda.gated_mlp %{{.*}}, %{{.*}}, %arg1, %{{.*}} {kind = #decoda.glu<swiglu>, weight_layout = #decoda.weight_layout<in_out>}
+func.func @gated(%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %g = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %u = arith.constant dense<[[5.0, 6.0], [7.0, 8.0]]> : tensor<2x2xf32>
+  %d = arith.constant dense<[[1.0, 2.0], [0.0, 1.0]]> : tensor<2x2xf32>
+  %y = decoda.gated_mlp %x, %g, %u, %d {kind = #decoda.glu<swiglu>, weight_layout = #decoda.weight_layout<in_out>} : tensor<1x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+  return %y : tensor<1x2xf32>
+}
+func.func @mlp(%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %u = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %d = arith.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32>
+  %y = decoda.mlp %x, %u, %d {activation = #decoda.activation<gelu_tanh>, weight_layout = #decoda.weight_layout<in_out>} : tensor<1x2xf32>, tensor<2x3xf32>, tensor<3x2xf32>
+  return %y : tensor<1x2xf32>
+}
+func.func @gated_argument(%x: tensor<1x2xf32>, %u: tensor<2x2xf32>) -> tensor<1x2xf32> {
+  %g = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %d = arith.constant dense<[[1.0, 2.0], [0.0, 1.0]]> : tensor<2x2xf32>
+  %y = decoda.gated_mlp %x, %g, %u, %d {kind = #decoda.glu<swiglu>, weight_layout = #decoda.weight_layout<in_out>} : tensor<1x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+  return %y : tensor<1x2xf32>
+}

@@ -27,6 +27,7 @@
 #include "decoda/Target/CUDA/CUDATarget.h"
 #include "decoda/Transforms/Donation.h"
 #include "decoda/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
 #include "decoda/Transforms/SpecializeDims.h"
 
 #include "mlir/IR/AsmState.h"
@@ -233,6 +234,16 @@ cl::opt<Quantize> quantize(
     cl::init(Quantize::None),
     cl::values(clEnumValN(Quantize::None, "none", "float as written"),
                clEnumValN(Quantize::Int8, "int8", "INT8 projections and attention BMMs")),
+    cl::cat(category));
+enum class StorageFloat { Keep, BF16, F16 };
+cl::opt<StorageFloat> floatType(
+    "float-type",
+    cl::desc("Store and compute the model's f32 tensors in a 16-bit float type "
+             "(decoda-convert-float-type after the graph passes; inputs and outputs stay f32)"),
+    cl::init(StorageFloat::Keep),
+    cl::values(clEnumValN(StorageFloat::Keep, "f32", "as written (the default)"),
+               clEnumValN(StorageFloat::BF16, "bf16", "bfloat16 (the GPU's tensor cores)"),
+               clEnumValN(StorageFloat::F16, "f16", "IEEE half")),
     cl::cat(category));
 cl::opt<std::string> calibration(
     "calibration",
@@ -460,6 +471,9 @@ int main(int argc, char **argv) {
     return 1;
 
   bool int8 = quantize == Quantize::Int8;
+  if (int8 && floatType != StorageFloat::Keep)
+    return fail(unknown, "--float-type needs --quantize=none (the INT8 stage calibrates the f32 "
+                         "model)");
   QuantizeOptions quantOptions;
   quantOptions.smooth = !noSmooth;
   quantOptions.alpha = smoothAlpha;
@@ -619,8 +633,13 @@ int main(int argc, char **argv) {
   PassManager pm(&context);
   if (failed(instrument(pm)))
     return 1;
-  if (graphOptions)
+  if (graphOptions) {
+    // A gated MLP converted to 16 bits stays one op (its GLU in the projection's kernel); the
+    // f32 split would leave the GLU a kernel of its own.
+    if (floatType != StorageFloat::Keep && !graphOptions->fuseGatedMLP.hasValue())
+      graphOptions->fuseGatedMLP = false;
     buildGraphOptPassPipeline(pm, *graphOptions);
+  }
   if (!testGraphPasses.empty()) {
     std::string message;
     llvm::raw_string_ostream os(message);
@@ -628,6 +647,14 @@ int main(int argc, char **argv) {
       return fail(unknown, "--test-insert-pass-after-graph-opt: " + message);
   }
   size_t numGraphPasses = pm.size();
+  // A 16-bit float type changes the numerics on purpose: after the graph passes, outside what
+  // --verify-numerics compares.
+  if (floatType != StorageFloat::Keep) {
+    ConvertFloatTypePassOptions convert;
+    convert.to = floatType == StorageFloat::BF16 ? "bf16" : "f16";
+    pm.addNestedPass<func::FuncOp>(createConvertFloatTypePass(convert));
+    pm.addPass(createCanonicalizerPass());
+  }
   // The INT8 stage (calibration + INT8 passes) follows the graph passes; it changes the numerics
   // on purpose, so --verify-numerics does not compare it.
   OwningOpRef<ModuleOp> afterInt8;

@@ -24,6 +24,12 @@ struct GraphOptPipelineOptions : public PassPipelineOptions<GraphOptPipelineOpti
       llvm::cl::desc("Fuse linears (and gated MLPs' gate/up) sharing an input whose weights are "
                      "constants (decoda-fuse-projections{weights=constant})"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseGatedMLP{
+      *this, "fuse-gated-mlp",
+      llvm::cl::desc("With fuse-projections: split an f32 gated MLP into one gate|up linear, "
+                     "a GLU and the down linear (off when the model is converted to a 16-bit "
+                     "float type afterwards, where the gated form is the faster one)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> absorbMLA{
       *this, "absorb-mla",
       llvm::cl::desc("Rewrite decoda.mla into MQA attention over the latent "

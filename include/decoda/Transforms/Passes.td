@@ -433,8 +433,41 @@ def RefineShapesPass : Pass<"decoda-refine-shapes"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def ConvertFloatTypePass : Pass<"decoda-convert-float-type", "func::FuncOp"> {
+  let summary = "Run a model's f32 tensors in bf16 or f16: ops, constants and casts at the boundary";
+  let description = [{
+    `decoda-compile --float-type=bf16` (or f16): an f32 model (most ONNX exports) stored and
+    computed in a 16-bit float type, as TensorRT's `--fp16`/`--bf16` do, so that the GPU's
+    tensor-core and 16-bit GEMV kernels take it and its weights take half the memory.
+
+    In every function, each op of the decoda dialect (but ops with regions) and each tensor
+    reshape/slice/concat/cast op whose f32 tensors become the 16-bit type is rebuilt with those
+    types, if it verifies so (the INT8 ops do not: their scales are f32); f32
+    `arith.constant` tensors it reads are
+    converted at compile time (round to nearest even; `dense` stays `dense`, `dense_resource`
+    becomes a new resource), `tensor.empty` is recreated. Everything else (function arguments
+    and results, which keep their f32 types, calls, linalg ops left from an import, the INT8
+    ops) stays f32: `arith.truncf` where a converted op reads its values, `arith.extf` where it
+    reads a converted op's. The decoda ops keep their accumulation rules (f32 sums and
+    softmax), so only the storage of activations and weights rounds.
+  }];
+  let options = [
+    Option<"to", "to", "std::string", /*default=*/"\"bf16\"",
+           "The 16-bit float type: bf16 or f16">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Remark on every op left in f32 that reads or writes f32 tensors">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numConverted", "num-converted", "ops rebuilt with 16-bit float tensors">,
+    Statistic<"numKept", "num-kept", "ops with f32 tensors left in f32">,
+    Statistic<"numConstants", "num-constants", "f32 constants converted">,
+    Statistic<"numCasts", "num-casts", "truncf/extf casts inserted">
+  ];
+}
+
 def TransposeConstantWeightsPass : Pass<"decoda-transpose-constant-weights"> {
-  let summary = "Constant in_out weights of decoda.linear transposed at compile time to out_in";
+  let summary = "Constant in_out weights of decoda.linear, mlp and gated_mlp transposed at compile time to out_in";
   let description = [{
     ONNX `MatMul`/`Gemm` initializers (how PyTorch exports `nn.Linear`) are `[K, N]` weights,
     imported as `decoda.linear {weight_layout = in_out}`. The GPU's GEMV and tensor-core
@@ -442,7 +475,8 @@ def TransposeConstantWeightsPass : Pass<"decoda-transpose-constant-weights"> {
     in_out linear (rank 2, or rank 3 per head: `[H, K, N]`) that is an `arith.constant` with its
     data (`dense`, splat or not, or `dense_resource`) becomes a new constant `[N, K]` (`[H, N,
     K]`; a resource stays a resource), one per weight however many linears read it, and the
-    linear states `out_in`. Argument weights and elided resources are left as they are (a
+    linear states `out_in`. `decoda.mlp` and `decoda.gated_mlp` likewise when all their weights
+    are such constants (one layout attribute covers them all). Argument weights and elided resources are left as they are (a
     transpose would run on every call). Bit-identical results: the same products, summed in the
     same order.
   }];

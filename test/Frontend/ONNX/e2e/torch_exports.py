@@ -4,7 +4,7 @@ MLP, decoder layer and a GPT-2 block; torch.onnx.export opset 17, static and dyn
 as they come out of the exporter, compiled and run against ONNX Runtime; dynamic files on two
 (batch, sequence) bindings, and once more compiled with --static-dims naming their dim_params
 (batch=1, sequence=1: the decode-step shape; test/Frontend/ONNX/static-dims.mlir checks the
-signature and the refusals)."""
+signature and the refusals), and some in bf16 / f16 (--float-type)."""
 
 import os
 import sys
@@ -41,6 +41,20 @@ for path in files:
                          rtol=1e-4, atol=1e-5, onnx_inputs=M.input_names(model),
                          onnx_outputs=M.output_names(model),
                          flags=["--static-dims=batch=1,sequence=1"])
+# The decoder layer and the GPT-2 block stored and computed in bf16 / f16 (--float-type), against
+# ONNX Runtime's f32 outputs at the tolerance of those types' rounding.
+for stem, ft, tol in (("torch_llama_decoder_layer_dynamic", "bf16", 5e-2),
+                      ("torch_llama_decoder_layer_dynamic", "f16", 1e-2),
+                      ("torch_gpt2_block_dynamic", "bf16", 5e-2)):
+    path = MODELS / f"{stem}.onnx"
+    if not path.exists():
+        continue
+    model = onnx.load(str(path))
+    feeds = [M.random_feeds(model, {"batch": 2, "sequence": 7}, seed=3,
+                            special={"position_ids": _positions})]
+    runner.run_model(f"{stem}_{ft}", path, feeds, rtol=tol, atol=tol,
+                     onnx_inputs=M.input_names(model), onnx_outputs=M.output_names(model),
+                     flags=[f"--float-type={ft}"])
 if not files:
     print(f"no torch_*.onnx in {MODELS}")
 runner.finish()

@@ -1,0 +1,250 @@
+//===- ConvertFloatType.cpp - f32 models stored and run in bf16 or f16 ----===//
+//
+// decoda-convert-float-type (Passes.td; decoda-compile --float-type): the f32 tensors between
+// the decoda ops of a function become bf16 (or f16). Ops are rebuilt with the new types where
+// they verify so; f32 constants they read are converted at compile time; every other op keeps
+// its f32 values, with arith.truncf / arith.extf between the two worlds. Function signatures
+// do not change (the casts are the boundary).
+//
+//===----------------------------------------------------------------------===//
+
+#include "decoda/Transforms/Passes.h"
+
+#include "ConstantData.h"
+
+#include "decoda/Dialect/Decoda/IR/DecodaOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/ADT/APFloat.h"
+
+#include <cstring>
+
+namespace mlir::decoda {
+#define GEN_PASS_DEF_CONVERTFLOATTYPEPASS
+#include "decoda/Transforms/Passes.h.inc"
+} // namespace mlir::decoda
+
+using namespace mlir;
+using namespace mlir::decoda;
+
+namespace {
+
+bool isF32Tensor(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  return rt && rt.getElementType().isF32();
+}
+
+Type lowered(Type t, FloatType to) {
+  if (!isF32Tensor(t))
+    return t;
+  auto rt = cast<RankedTensorType>(t);
+  return RankedTensorType::get(rt.getShape(), to, rt.getEncoding());
+}
+
+/// f32 -> bf16 bits, round to nearest even (a NaN stays a quiet NaN).
+uint16_t toBF16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+/// f32 -> f16 bits through APFloat (round to nearest even, overflow to infinity).
+uint16_t toF16(float f) {
+  APFloat a(f);
+  bool lost;
+  a.convert(APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven, &lost);
+  return static_cast<uint16_t>(a.bitcastToAPInt().getZExtValue());
+}
+
+/// Ops rebuilt with 16-bit tensors when they verify so: the decoda ops without regions (the
+/// INT8 ones do not verify: their scales are f32) and the tensor ops that only move or view
+/// data.
+bool convertible(Operation *op) {
+  if (op->getNumRegions() != 0)
+    return false;
+  if (isa<DecodaDialect>(op->getDialect()))
+    return true;
+  return isa<tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::ExpandShapeOp,
+             tensor::CollapseShapeOp, tensor::CastOp, tensor::ConcatOp>(op);
+}
+
+struct ConvertFloatTypePass
+    : public mlir::decoda::impl::ConvertFloatTypePassBase<ConvertFloatTypePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp fn = getOperation();
+    if (fn.isExternal())
+      return;
+    MLIRContext *ctx = &getContext();
+    FloatType to;
+    if (this->to == "bf16")
+      to = BFloat16Type::get(ctx);
+    else if (this->to == "f16")
+      to = Float16Type::get(ctx);
+    else {
+      fn.emitError() << "decoda-convert-float-type: to must be bf16 or f16, found '" << this->to
+                     << "'";
+      return signalPassFailure();
+    }
+    if (fn.getBody().getBlocks().size() != 1) {
+      fn.emitError() << "decoda-convert-float-type: '" << fn.getSymName()
+                     << "' has more than one block";
+      return signalPassFailure();
+    }
+    Block &body = fn.getBody().front();
+    OpBuilder b(ctx);
+
+    DenseMap<Value, Value> low; // an f32 value -> its 16-bit counterpart
+    // The 16-bit form of `v` for a converted op: a converted result, a converted constant, a
+    // new empty tensor, or a truncf after v's definition.
+    auto lowOf = [&](Value v) -> Value {
+      if (Value l = low.lookup(v))
+        return l;
+      OpBuilder::InsertionGuard guard(b);
+      Location loc = v.getLoc();
+      Type type = lowered(v.getType(), to);
+      Value l;
+      if (Operation *def = v.getDefiningOp()) {
+        b.setInsertionPointAfter(def);
+        if (auto empty = dyn_cast<tensor::EmptyOp>(def)) {
+          l = tensor::EmptyOp::create(b, loc, cast<RankedTensorType>(type).getShape(), to,
+                                      empty.getDynamicSizes());
+        } else if (std::optional<ConstantView> view = constantView(v)) {
+          l = convertConstant(b, loc, cast<RankedTensorType>(type), *view, to);
+          ++numConstants;
+        }
+      } else {
+        b.setInsertionPointToStart(&body);
+      }
+      if (!l) {
+        l = arith::TruncFOp::create(b, loc, type, v);
+        ++numCasts;
+      }
+      low[v] = l;
+      return l;
+    };
+
+    SmallVector<Operation *> replaced;
+    for (Operation &opRef : llvm::make_early_inc_range(body)) {
+      Operation *op = &opRef;
+      bool touchesF32 = llvm::any_of(op->getOperandTypes(), isF32Tensor) ||
+                        llvm::any_of(op->getResultTypes(), isF32Tensor);
+      if (!touchesF32 || isa<arith::ConstantOp, tensor::EmptyOp, func::ReturnOp>(op))
+        continue; // constants and empty tensors on demand; the return is the boundary
+      if (!convertible(op) || !tryConvert(b, op, to, lowOf, low)) {
+        ++numKept;
+        if (report)
+          op->emitRemark() << "decoda-convert-float-type: kept in f32";
+        continue;
+      }
+      replaced.push_back(op);
+    }
+    // What still reads a replaced op's f32 results (kept ops, the return) reads them widened;
+    // last op first, so that replaced readers are gone.
+    for (Operation *op : llvm::reverse(replaced)) {
+      for (OpResult r : op->getResults()) {
+        if (r.use_empty())
+          continue;
+        Value l = low.lookup(r);
+        Value wide = l;
+        if (l.getType() != r.getType()) {
+          b.setInsertionPointAfter(l.getDefiningOp());
+          wide = arith::ExtFOp::create(b, r.getLoc(), r.getType(), l);
+          ++numCasts;
+        }
+        r.replaceAllUsesWith(wide);
+      }
+      op->erase();
+    }
+    // f32 constants and empty tensors only the converted ops read.
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+      if (isa<arith::ConstantOp, tensor::EmptyOp>(op) && op.use_empty() &&
+          isF32Tensor(op.getResult(0).getType()))
+        op.erase();
+  }
+
+  /// Rebuilds `op` before itself with 16-bit operands and results; false (nothing changed)
+  /// when the rebuilt op does not verify.
+  bool tryConvert(OpBuilder &b, Operation *op, FloatType to,
+                  llvm::function_ref<Value(Value)> lowOf, DenseMap<Value, Value> &low) {
+    IRMapping mapping;
+    SmallVector<Operation *> created; // casts made for this op, removed if it fails
+    for (Value v : op->getOperands()) {
+      if (!isF32Tensor(v.getType()) || mapping.contains(v))
+        continue;
+      bool known = low.count(v);
+      Value l = lowOf(v);
+      if (!known)
+        created.push_back(l.getDefiningOp());
+      mapping.map(v, l);
+    }
+    b.setInsertionPoint(op);
+    Operation *clone = b.clone(*op, mapping);
+    for (OpResult r : clone->getResults())
+      r.setType(lowered(r.getType(), to));
+    bool ok;
+    {
+      // A failed try is not an error: the op stays f32.
+      ScopedDiagnosticHandler quiet(op->getContext(), [](Diagnostic &) { return success(); });
+      ok = succeeded(verify(clone, /*verifyRecursively=*/false));
+    }
+    if (!ok) {
+      clone->erase();
+      for (Operation *c : created) {
+        if (!c || !c->use_empty())
+          continue;
+        for (auto it = low.begin(); it != low.end(); ++it)
+          if (it->second.getDefiningOp() == c) {
+            low.erase(it);
+            break;
+          }
+        if (isa<arith::TruncFOp>(c))
+          --numCasts;
+        else if (isa<arith::ConstantOp>(c))
+          --numConstants;
+        c->erase();
+      }
+      return false;
+    }
+    for (auto [r, n] : llvm::zip_equal(op->getResults(), clone->getResults()))
+      low[r] = n;
+    ++numConverted;
+    return true;
+  }
+
+  /// The constant `view` (f32) as a constant of `type` (16-bit): `dense` stays `dense`, a
+  /// resource becomes a new resource.
+  static Value convertConstant(OpBuilder &b, Location loc, RankedTensorType type,
+                               const ConstantView &view, FloatType to) {
+    size_t n = view.raw.size() / 4;
+    SmallVector<char> bytes(n * 2);
+    bool bf16 = to.isBF16();
+    for (size_t i = 0; i < n; ++i) {
+      float f;
+      std::memcpy(&f, view.raw.data() + i * 4, 4);
+      uint16_t h = bf16 ? toBF16(f) : toF16(f);
+      std::memcpy(bytes.data() + i * 2, &h, 2);
+    }
+    TypedAttr value;
+    if (view.isResource)
+      value = DenseResourceElementsAttr::get(
+          type, bf16 ? "decoda_bf16" : "decoda_f16",
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(std::max_align_t)));
+    else
+      value = DenseElementsAttr::getFromRawBuffer(type, bytes);
+    return arith::ConstantOp::create(b, loc, type, value);
+  }
+};
+} // namespace
