@@ -132,12 +132,15 @@ std::optional<OpPrecision> mlir::decoda::classifyPrecision(Operation *op) {
   return OpPrecision{PrecisionClass::Float, typeName(et), detail};
 }
 
-void mlir::decoda::printPrecisionReport(ModuleOp module, llvm::raw_ostream &os) {
+void mlir::decoda::printPrecisionReport(ModuleOp module, llvm::raw_ostream &os,
+                                        StringRef stage) {
   os << "precision of every op (after the graph passes"
      << (module->walk([](QLinearOp) { return WalkResult::interrupt(); }).wasInterrupted()
              ? " and the INT8 passes"
-             : "")
-     << "):\n";
+             : "");
+  if (!stage.empty())
+    os << " and " << stage;
+  os << "):\n";
   for (auto fn : module.getOps<func::FuncOp>()) {
     if (!isFuncEntry(fn))
       continue;

@@ -24,6 +24,11 @@
 // RUN: not decoda-run %t/f32.so --input x=%t/x.npy --check y=%t/ref_f16.npy --rtol 0 --atol 1e-3 2>&1 | FileCheck %s --check-prefix=APART
 // NUM: check y: PASS
 // APART: check y: FAIL
+// --report's precision section shows the converted program.
+// RUN: decoda-compile %t/block.mlir --float-type=bf16 --report -o %t/r.so 2>&1 | FileCheck %s --check-prefix=REPORT
+// REPORT: precision of every op (after the graph passes and decoda-convert-float-type):
+// REPORT: float     decoda.rms_norm          bf16
+// REPORT: float     decoda.gated_mlp         bf16
 // The flag: with INT8 quantisation an error; an unknown type is refused by name.
 // RUN: not decoda-compile %t/block.mlir --float-type=bf16 --quantize=int8 --no-smooth --quant-attention=false -o %t/e.so 2>&1 | FileCheck %s --check-prefix=INT8
 // INT8: error: --float-type needs --quantize=none (the INT8 stage calibrates the f32 model)

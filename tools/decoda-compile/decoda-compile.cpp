@@ -649,12 +649,14 @@ int main(int argc, char **argv) {
   size_t numGraphPasses = pm.size();
   // A 16-bit float type changes the numerics on purpose: after the graph passes, outside what
   // --verify-numerics compares.
+  size_t floatBegin = pm.size();
   if (floatType != StorageFloat::Keep) {
     ConvertFloatTypePassOptions convert;
     convert.to = floatType == StorageFloat::BF16 ? "bf16" : "f16";
     pm.addNestedPass<func::FuncOp>(createConvertFloatTypePass(convert));
     pm.addPass(createCanonicalizerPass());
   }
+  size_t floatEnd = pm.size();
   // The INT8 stage (calibration + INT8 passes) follows the graph passes; it changes the numerics
   // on purpose, so --verify-numerics does not compare it.
   OwningOpRef<ModuleOp> afterInt8;
@@ -702,6 +704,11 @@ int main(int argc, char **argv) {
   if (trackGraphPasses)
     pm.addInstrumentation(std::make_unique<GraphPassTracker>(
         topLevelPasses(pm, 0, numGraphPasses), /*keepSnapshots=*/true, records));
+  // The report's precision section shows the program after the float conversion.
+  std::vector<GraphPassRecord> floatRecords;
+  if (wantReport && floatEnd > floatBegin)
+    pm.addInstrumentation(std::make_unique<GraphPassTracker>(
+        topLevelPasses(pm, floatBegin, floatEnd), /*keepSnapshots=*/true, floatRecords));
 
   if (failed(pm.run(*module)))
     return 1;
@@ -709,8 +716,13 @@ int main(int argc, char **argv) {
   if (wantReport) {
     ModuleOp afterGraph = records.empty() ? *written : *records.back().snapshot;
     printReport(reportFile ? reportFile->os() : llvm::errs(), records, *written, afterGraph);
-    printPrecisionReport(afterInt8 ? *afterInt8 : afterGraph,
-                         reportFile ? reportFile->os() : llvm::errs());
+    if (!floatRecords.empty())
+      printPrecisionReport(*floatRecords.back().snapshot,
+                           reportFile ? reportFile->os() : llvm::errs(),
+                           "decoda-convert-float-type");
+    else
+      printPrecisionReport(afterInt8 ? *afterInt8 : afterGraph,
+                           reportFile ? reportFile->os() : llvm::errs());
     if (reportFile)
       reportFile->keep();
   }

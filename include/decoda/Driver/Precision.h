@@ -30,8 +30,9 @@ struct OpPrecision {
 /// queries, empty tensors, fills).
 std::optional<OpPrecision> classifyPrecision(Operation *op);
 
-/// One line per listed op of every entry point, then counts per class.
-void printPrecisionReport(ModuleOp module, llvm::raw_ostream &os);
+/// One line per listed op of every entry point, then counts per class. `stage` names a pass
+/// after the graph passes the module has been through (e.g. decoda-convert-float-type), or "".
+void printPrecisionReport(ModuleOp module, llvm::raw_ostream &os, StringRef stage = "");
 
 /// Writes the graph of every entry point as Graphviz DOT (`.dot`) or as a self-contained SVG
 /// (`.svg`, laid out by depth); any other extension is an error.
