@@ -148,3 +148,24 @@ func.func @already_bf16(%x: tensor<4xbf16>, %y: tensor<4xbf16>) -> tensor<4xbf16
   %r = decoda.residual_add %x, %y : tensor<4xbf16>
   return %r : tensor<4xbf16>
 }
+
+// -----
+
+// A cached_attention whose caches are arguments (the f32 signature) stays f32: converting would
+// pass over both whole caches twice per call. Caches made inside the function convert.
+// CHECK-LABEL: func.func @cache_arguments(
+// CHECK-NOT: truncf
+// CHECK: decoda.cached_attention %arg0, %arg1, %arg2, %arg3, %arg4[%arg5] {{.*}} : tensor<1x1x4x16xf32>
+// CHECK-LABEL: func.func @cache_inside(
+// CHECK: decoda.cached_attention {{.*}} : tensor<1x1x4x16xbf16>, tensor<1x1x2x16xbf16>, tensor<1x1x2x16xbf16>, tensor<1x8x2x16xbf16>, tensor<1x8x2x16xbf16>
+func.func @cache_arguments(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x2x16xf32>, %v: tensor<1x1x2x16xf32>, %kc: tensor<1x8x2x16xf32>, %vc: tensor<1x8x2x16xf32>, %off: index) -> (tensor<1x1x4x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>) {
+  // expected-remark @below {{decoda-convert-float-type: kept in f32}}
+  %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %kc, %vc[%off] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x1x4x16xf32>, tensor<1x1x2x16xf32>, tensor<1x1x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
+  return %o, %kc2, %vc2 : tensor<1x1x4x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
+}
+func.func @cache_inside(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x2x16xf32>, %v: tensor<1x1x2x16xf32>, %off: index) -> tensor<1x1x4x16xf32> {
+  %z = arith.constant dense<0.0> : tensor<1x8x2x16xf32>
+  %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %z, %z[%off] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x1x4x16xf32>, tensor<1x1x2x16xf32>, tensor<1x1x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
+  return %o : tensor<1x1x4x16xf32>
+}
+

@@ -9,7 +9,7 @@
 // DEFAULT-NOT: decoda.linear
 // NOFUSE-COUNT-2: decoda.linear %{{.*}} : tensor<1x?x4xf32>, tensor<2x4xf32>
 // NOFUSE-NOT: decoda.linear
-// BAD: error: --graph-opt-options: cannot parse 'bogus=1' (options: raise-onnx, fuse-projections, absorb-mla)
+// BAD: error: --graph-opt-options: cannot parse 'bogus=1' (options: raise-onnx, fuse-projections, fuse-gated-mlp, absorb-mla)
 
 func.func @f(%x: tensor<1x?x4xf32>) -> (tensor<1x?x2xf32>, tensor<1x?x2xf32>) {
   %wa = arith.constant dense<1.0> : tensor<2x4xf32>

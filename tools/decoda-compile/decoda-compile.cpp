@@ -27,7 +27,6 @@
 #include "decoda/Target/CUDA/CUDATarget.h"
 #include "decoda/Transforms/Donation.h"
 #include "decoda/Transforms/Passes.h"
-#include "mlir/Transforms/Passes.h"
 #include "decoda/Transforms/SpecializeDims.h"
 
 #include "mlir/IR/AsmState.h"
@@ -40,6 +39,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringSet.h"
@@ -530,7 +530,7 @@ int main(int argc, char **argv) {
     graphOptions = GraphOptPipelineOptions::createFromString(graphOptOptions);
     if (!graphOptions)
       return fail(unknown, "--graph-opt-options: cannot parse '" + graphOptOptions +
-                               "' (options: raise-onnx, fuse-projections, absorb-mla)");
+                               "' (options: raise-onnx, fuse-projections, fuse-gated-mlp, absorb-mla)");
   }
   SmallVector<DimSpec> dimSpecs;
   if (staticDims.getNumOccurrences()) {

@@ -442,7 +442,9 @@ def ConvertFloatTypePass : Pass<"decoda-convert-float-type", "func::FuncOp"> {
 
     In every function, each op of the decoda dialect (but ops with regions) and each tensor
     reshape/slice/concat/cast op whose f32 tensors become the 16-bit type is rebuilt with those
-    types, if it verifies so (the INT8 ops do not: their scales are f32); f32
+    types, if it verifies so (the INT8 ops do not: their scales are f32), except a
+    `cached_attention` whose caches are function arguments (converting them would cost two
+    passes over the whole cache per call); f32
     `arith.constant` tensors it reads are
     converted at compile time (round to nearest even; `dense` stays `dense`, `dense_resource`
     becomes a new resource), `tensor.empty` is recreated. Everything else (function arguments
