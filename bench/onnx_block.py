@@ -92,11 +92,13 @@ def _rss_kb(pid):
     return total
 
 
-def compile_measured(onnx_path: Path, so: Path, timeout_s: float, mem_limit_gb: float):
-    """`decoda-compile onnx_path -o so` with wall time and peak memory (polled RSS of the tool
-    and its children, and the kernel's max RSS of the tool); stops it past the limits."""
+def compile_measured(onnx_path: Path, so: Path, timeout_s: float, mem_limit_gb: float,
+                     flags=()):
+    """`decoda-compile onnx_path -o so [flags]` with wall time and peak memory (polled RSS of
+    the tool and its children, and the kernel's max RSS of the tool); stops it past the
+    limits."""
     tool = bin_dir() / "decoda-compile"
-    cmd = [str(tool), str(onnx_path), "-o", str(so)]
+    cmd = [str(tool), str(onnx_path), "-o", str(so), *flags]
     print("$ " + " ".join(cmd), flush=True)
     log = so.with_suffix(".compile.log")
     t0 = time.perf_counter()
@@ -149,6 +151,58 @@ def raised_ops(onnx_path: Path, work: Path):
     return out
 
 
+def time_decode(args, onnx_path: Path, work: Path, d, ort, rounds: int, per_round: int):
+    """One token: Decoda's static T = 1 builds (f32, and bf16 with --float-type) against ORT on
+    the same file at T = 1, alternating in rounds like the prefill. Returns the rows and whether
+    an output was off (bf16 at a bf16 tolerance: 2e-2 of max |ort|)."""
+    D, H, KVH, HD, F = d["hidden"], d["heads"], d["kv_heads"], d["head_dim"], d["ffn"]
+    params = D * (H * HD + 2 * KVH * HD) + H * HD * D + 3 * D * F + 2 * D
+    rng = np.random.default_rng(1)
+    h = rng.standard_normal((1, 1, D), dtype=np.float32)
+    pos = np.array([[7]], dtype=np.int64)
+    feeds = {"hidden_states": h, "position_ids": pos}
+    ref = ort.run(feeds)["y"]
+    scale = float(np.max(np.abs(ref)))
+    rows, failed = [], False
+    for label, flags, wbytes, rtol in (
+            ("f32, --static-dims", [], 4 * params, args.rtol),
+            ("bf16, --static-dims --float-type=bf16", ["--float-type=bf16"], 2 * params, 2e-2)):
+        so = work / f"decode_{'bf16' if flags else 'f32'}.so"
+        ct, cmem = compile_measured(onnx_path, so, args.compile_timeout, args.compile_mem_gb,
+                                    ["--static-dims=batch=1,sequence=1", *flags])
+        print(f"decoda-compile ({label}): {ct:.1f} s, peak RSS {cmem:.2f} GB", flush=True)
+        model = runtime.load(str(so))
+        ours = model.run("main", h, pos)
+        err = float(np.max(np.abs(ours - ref)))
+        ok = bool(np.all(np.isfinite(ours))) and err <= rtol * scale + args.atol
+        print(f"T=1 {label}: max |decoda - ort| = {err:.3e} (max |ort| = {scale:.3f}) "
+              f"{'ok' if ok else 'MISMATCH'}", flush=True)
+        if not ok:
+            failed = True
+            continue
+        dec_t, ort_t = [], []
+        for r in range(rounds):
+            time.sleep(args.pause)
+            for _ in range(args.warmup if r == 0 else 1):
+                model.run("main", h, pos)
+            for _ in range(per_round):
+                t1 = time.perf_counter()
+                model.run("main", h, pos)
+                dec_t.append(time.perf_counter() - t1)
+            time.sleep(args.pause)
+            ort_t += ort.bench(feeds, iters=per_round, warmup=args.warmup if r == 0 else 1)
+        dm, om = statistics.median(dec_t), statistics.median(ort_t)
+        paired = statistics.median(statistics.median(dec_t[i:i + per_round]) /
+                                   statistics.median(ort_t[i:i + per_round])
+                                   for i in range(0, len(dec_t), per_round))
+        rows.append((label, dm, min(dec_t), om, min(ort_t), paired, wbytes, err))
+        print(f"T=1 {label}: decoda {dm * 1e3:.2f} ms [min {min(dec_t) * 1e3:.2f}]  ORT "
+              f"{om * 1e3:.2f} ms [min {min(ort_t) * 1e3:.2f}]  decoda/ORT time {dm / om:.2f} "
+              f"(per round {paired:.2f})  {wbytes / dm / 1e9:.1f} GB/s of weights", flush=True)
+        del model
+    return rows, failed
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--threads", type=int, default=os.cpu_count(),
@@ -162,7 +216,12 @@ def main():
                          "that a burst of load from other jobs hits both")
     ap.add_argument("--pause", type=float, default=0.5,
                     help="seconds of sleep before switching engines (spinning threads)")
-    ap.add_argument("--seq", type=int, action="append", help="prefill lengths (128, 512)")
+    ap.add_argument("--seq", type=int, action="append",
+                    help="prefill lengths (128, 512; 0: none)")
+    ap.add_argument("--decode", action="store_true",
+                    help="also one token (T = 1) from builds with --static-dims=batch=1,"
+                         "sequence=1 (the exporter's dim names), f32 and --float-type=bf16, "
+                         "next to ORT on the same file at T = 1, in GB/s of weights read")
     ap.add_argument("--hidden", type=int, default=2048,
                     help="hidden size for quick runs (heads of 64, kv = heads/4, MLP 4x)")
     ap.add_argument("--rtol", type=float, default=1e-3,
@@ -194,7 +253,7 @@ def main():
     if args.hidden % HEAD_DIM:
         ap.error(f"--hidden must be a multiple of the head dim {HEAD_DIM}")
     d = dims(args.hidden)
-    seqs = args.seq or [128, 512]
+    seqs = [t for t in (args.seq or [128, 512]) if t > 0]
     if args.workdir:
         work = Path(args.workdir)
         work.mkdir(parents=True, exist_ok=True)
@@ -282,6 +341,10 @@ def main():
               f"faster)  decoda "
               f"{g:.1f} GFLOP/s = {100 * g / peak:.1f}% of peak (ORT {fl / om / 1e9:.1f} "
               "GFLOP/s)", flush=True)
+    decode_rows = []
+    if args.decode:
+        decode_rows, dec_failed = time_decode(args, onnx_path, work, d, ort, rounds, per_round)
+        failed = failed or dec_failed
     ort.close()
 
     peak2, _, _ = cpu_block.roofline(work)
@@ -300,6 +363,15 @@ def main():
         print(f"| {T} | {dm * 1e3:.1f} ms [{dmin * 1e3:.1f}] | {om * 1e3:.1f} ms "
               f"[{omin * 1e3:.1f}] | {dm / om:.2f} ({paired:.2f}) | {g:.1f} | "
               f"{100 * g / peak:.1f}% | {err:.1e} |")
+    if decode_rows:
+        print(f"\ndecode, one token at batch 1 (read bandwidth {bw:.1f} GB/s):")
+        print("| build | Decoda median [min] | ORT median [min] | Decoda / ORT time (per round) | "
+              "weights | Decoda GB/s | of read bandwidth | max abs err |")
+        print("|---|---|---|---|---|---|---|---|")
+        for label, dm, dmin, om, omin, paired, wbytes, err in decode_rows:
+            print(f"| {label} | {dm * 1e3:.2f} ms [{dmin * 1e3:.2f}] | {om * 1e3:.2f} ms "
+                  f"[{omin * 1e3:.2f}] | {dm / om:.2f} ({paired:.2f}) | {wbytes / 1e6:.0f} MB | "
+                  f"{wbytes / dm / 1e9:.1f} | {100 * wbytes / dm / 1e9 / bw:.0f}% | {err:.1e} |")
     if args.ops:
         print()
         for label, counts in raised_ops(onnx_path, work).items():

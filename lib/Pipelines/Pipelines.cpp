@@ -55,6 +55,11 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
   // INT8 attention as calls of private functions, whose bodies decoda-cpu-int8-attention
   // replaces after bufferization.
   toLinalg.int8AttentionCalls = options.optimize;
+  // Constant [K, N] weights (ONNX MatMul initializers) as [N, K]: a decode step's projections
+  // then take the contraction codegen's dot products along k, each weight read once, instead
+  // of packing [K, N] panels on every call (the exported Llama-3.2-1B-shaped block at T = 1:
+  // f32 7.2 -> 5.7 ms, bf16 13.7 -> 6.2 ms on the 2-core machine; prefill unchanged).
+  pm.addPass(createTransposeConstantWeightsPass());
   pm.addPass(createDecodaToLinalgPass(toLinalg));
   // arith/math on tensors (the casts of decoda-convert-float-type) as linalg.
   addTextual(pm, "func.func(convert-elementwise-to-linalg)");

@@ -473,13 +473,15 @@ def TransposeConstantWeightsPass : Pass<"decoda-transpose-constant-weights"> {
   let description = [{
     ONNX `MatMul`/`Gemm` initializers (how PyTorch exports `nn.Linear`) are `[K, N]` weights,
     imported as `decoda.linear {weight_layout = in_out}`. The GPU's GEMV and tensor-core
-    kernels read `[N, K]` weights, so the CUDA pipeline runs this pass first: the weight of an
+    kernels read `[N, K]` weights, and so does the CPU contraction codegen's few-row path (dot
+    products along k, each weight read once), so both lowering pipelines run this pass first:
+    the weight of an
     in_out linear (rank 2, or rank 3 per head: `[H, K, N]`) that is an `arith.constant` with its
     data (`dense`, splat or not, or `dense_resource`) becomes a new constant `[N, K]` (`[H, N,
     K]`; a resource stays a resource), one per weight however many linears read it, and the
     linear states `out_in`. `decoda.mlp` and `decoda.gated_mlp` likewise when all their weights
-    are such constants (one layout attribute covers them all). Argument weights and elided resources are left as they are (a
-    transpose would run on every call). Bit-identical results: the same products, summed in the
+    are such constants (one layout attribute covers them all). Argument weights and elided
+    resources are left as they are (a transpose would run on every call). Bit-identical results: the same products, summed in the
     same order.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
