@@ -151,6 +151,30 @@ def raised_ops(onnx_path: Path, work: Path):
     return out
 
 
+def time_both(model, h, pos, feeds, ort, args, rounds: int, per_round: int):
+    """Decoda's and ORT's run times on the same inputs, alternating in `rounds` rounds of
+    `per_round` runs each; returns both lists and the median of the per-round time ratios."""
+    dec_t, ort_t = [], []
+    for r in range(rounds):
+        # Both engines' idle worker threads spin for a while after a run (libomp's
+        # KMP_BLOCKTIME, 200 ms by default; ORT's pool spins too) and would take cores
+        # from the other engine: pause before each switch, then warm up again.
+        time.sleep(args.pause)
+        for _ in range(args.warmup if r == 0 else 1):
+            model.run("main", h, pos)
+        for _ in range(per_round):
+            t1 = time.perf_counter()
+            model.run("main", h, pos)
+            dec_t.append(time.perf_counter() - t1)
+        time.sleep(args.pause)
+        ort_t += ort.bench(feeds, iters=per_round, warmup=args.warmup if r == 0 else 1)
+    # Decoda's time over ORT's within each round (the two saw about the same load).
+    paired = statistics.median(statistics.median(dec_t[i:i + per_round]) /
+                               statistics.median(ort_t[i:i + per_round])
+                               for i in range(0, len(dec_t), per_round))
+    return dec_t, ort_t, paired
+
+
 def time_decode(args, onnx_path: Path, work: Path, d, ort, rounds: int, per_round: int):
     """One token: Decoda's static T = 1 builds (f32, and bf16 with --float-type) against ORT on
     the same file at T = 1, alternating in rounds like the prefill. Returns the rows and whether
@@ -180,21 +204,8 @@ def time_decode(args, onnx_path: Path, work: Path, d, ort, rounds: int, per_roun
         if not ok:
             failed = True
             continue
-        dec_t, ort_t = [], []
-        for r in range(rounds):
-            time.sleep(args.pause)
-            for _ in range(args.warmup if r == 0 else 1):
-                model.run("main", h, pos)
-            for _ in range(per_round):
-                t1 = time.perf_counter()
-                model.run("main", h, pos)
-                dec_t.append(time.perf_counter() - t1)
-            time.sleep(args.pause)
-            ort_t += ort.bench(feeds, iters=per_round, warmup=args.warmup if r == 0 else 1)
+        dec_t, ort_t, paired = time_both(model, h, pos, feeds, ort, args, rounds, per_round)
         dm, om = statistics.median(dec_t), statistics.median(ort_t)
-        paired = statistics.median(statistics.median(dec_t[i:i + per_round]) /
-                                   statistics.median(ort_t[i:i + per_round])
-                                   for i in range(0, len(dec_t), per_round))
         rows.append((label, dm, min(dec_t), om, min(ort_t), paired, wbytes, err))
         print(f"T=1 {label}: decoda {dm * 1e3:.2f} ms [min {min(dec_t) * 1e3:.2f}]  ORT "
               f"{om * 1e3:.2f} ms [min {min(ort_t) * 1e3:.2f}]  decoda/ORT time {dm / om:.2f} "
@@ -311,25 +322,8 @@ def main():
             failed = True
             continue
 
-        dec_t, ort_t = [], []
-        for r in range(rounds):
-            # Both engines' idle worker threads spin for a while after a run (libomp's
-            # KMP_BLOCKTIME, 200 ms by default; ORT's pool spins too) and would take cores
-            # from the other engine: pause before each switch, then warm up again.
-            time.sleep(args.pause)
-            for _ in range(args.warmup if r == 0 else 1):
-                model.run("main", h, pos)
-            for _ in range(per_round):
-                t1 = time.perf_counter()
-                model.run("main", h, pos)
-                dec_t.append(time.perf_counter() - t1)
-            time.sleep(args.pause)
-            ort_t += ort.bench(feeds, iters=per_round, warmup=args.warmup if r == 0 else 1)
+        dec_t, ort_t, paired = time_both(model, h, pos, feeds, ort, args, rounds, per_round)
         dm, om = statistics.median(dec_t), statistics.median(ort_t)
-        # Decoda's time over ORT's within each round (the two saw about the same load).
-        paired = statistics.median(statistics.median(dec_t[i:i + per_round]) /
-                                   statistics.median(ort_t[i:i + per_round])
-                                   for i in range(0, len(dec_t), per_round))
         fl = flops(T, d)
         if d["hidden"] == cpu_block.D:
             assert abs(fl - cpu_block.proj_flops(T) - cpu_block.attn_flops(T)) < 1, "FLOP count"
