@@ -125,6 +125,12 @@ std::optional<OpPrecision> mlir::decoda::classifyPrecision(Operation *op) {
   if (!et)
     return std::nullopt;
   std::string detail = "computes in " + typeName(et);
+  // The decoda ops accumulate in f32 whatever their storage type (the dialect's rules).
+  if (isa<DecodaDialect>(op->getDialect()) && et.getIntOrFloatBitWidth() < 32)
+    detail = typeName(et) + " storage, f32 accumulation";
+  if (isa<arith::TruncFOp, arith::ExtFOp>(op))
+    detail = "cast " + typeName(getElementTypeOrSelf(op->getOperand(0).getType())) + " -> " +
+             typeName(getElementTypeOrSelf(op->getResult(0).getType()));
   if (auto l = dyn_cast<LinearOp>(op); l && l.getWeight().getDefiningOp<DequantizeOp>())
     detail = "float linear on dequantized INT8 operands (not folded to qlinear)";
   if (op->hasAttr(quant::kDynamicScale))

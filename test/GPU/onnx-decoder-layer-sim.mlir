@@ -28,3 +28,14 @@
 // BF16: launch main_kernel_5: grid [32, 1, 1] block [128, 1, 1] shared 144 bytes; bar 64
 // BF16: out0: ok (64 elements
 // BF16: 8 launches;
+
+// The bf16 build at a prefill length (sequence = 64): the projections on wgmma tensor cores
+// through TMA (the transposed ONNX weights; gate and up in one kernel of 256 columns), the
+// attention (head dim 16) on mma.sync; against ONNX Runtime at bf16 tolerance.
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py %S/../Frontend/ONNX/models/torch_llama_decoder_layer_dynamic.onnx %t/in64.npz %t/out64.npz batch=1 sequence=64
+// RUN: decoda-compile %S/../Frontend/ONNX/models/torch_llama_decoder_layer_dynamic.onnx --static-dims=batch=1,sequence=64 --float-type=bf16 --target=cuda --emit=ptx -o %t/p.ptx --dump-ir-after-each=%t/p
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/p %t/p.ptx --inputs %t/in64.npz --expect %t/out64.npz --rtol 5e-2 --atol 5e-2 | FileCheck %s --check-prefix=PREFILL
+// PREFILL: launch main_kernel_1: {{.*}} wgmma
+// PREFILL: mma 64
+// PREFILL: launch main_kernel_7: grid [1, 1, 1] block [256, 1, 1] shared 0 + 197664 dynamic bytes; {{.*}} wgmma
+// PREFILL: out0: ok (4096 elements
