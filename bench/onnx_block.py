@@ -151,6 +151,17 @@ def raised_ops(onnx_path: Path, work: Path):
     return out
 
 
+def agrees(what: str, ours, ref, rtol: float, atol: float):
+    """Prints how far Decoda's output is from ORT's; returns (ok, max abs error): finite and
+    within rtol * max|ort| + atol."""
+    err = float(np.max(np.abs(ours - ref)))
+    scale = float(np.max(np.abs(ref)))
+    ok = bool(np.all(np.isfinite(ours))) and err <= rtol * scale + atol
+    print(f"{what}: max |decoda - ort| = {err:.3e} (max |ort| = {scale:.3f}, allowed "
+          f"{rtol * scale + atol:.3e}) {'ok' if ok else 'MISMATCH'}", flush=True)
+    return ok, err
+
+
 def time_both(model, h, pos, feeds, ort, args, rounds: int, per_round: int):
     """Decoda's and ORT's run times on the same inputs, alternating in `rounds` rounds of
     `per_round` runs each; returns both lists and the median of the per-round time ratios."""
@@ -186,7 +197,6 @@ def time_decode(args, onnx_path: Path, work: Path, d, ort, rounds: int, per_roun
     pos = np.array([[7]], dtype=np.int64)
     feeds = {"hidden_states": h, "position_ids": pos}
     ref = ort.run(feeds)["y"]
-    scale = float(np.max(np.abs(ref)))
     rows, failed = [], False
     for label, flags, wbytes, rtol in (
             ("f32, --static-dims", [], 4 * params, args.rtol),
@@ -196,11 +206,7 @@ def time_decode(args, onnx_path: Path, work: Path, d, ort, rounds: int, per_roun
                                     ["--static-dims=batch=1,sequence=1", *flags])
         print(f"decoda-compile ({label}): {ct:.1f} s, peak RSS {cmem:.2f} GB", flush=True)
         model = runtime.load(str(so))
-        ours = model.run("main", h, pos)
-        err = float(np.max(np.abs(ours - ref)))
-        ok = bool(np.all(np.isfinite(ours))) and err <= rtol * scale + args.atol
-        print(f"T=1 {label}: max |decoda - ort| = {err:.3e} (max |ort| = {scale:.3f}) "
-              f"{'ok' if ok else 'MISMATCH'}", flush=True)
+        ok, err = agrees(f"T=1 {label}", model.run("main", h, pos), ref, rtol, args.atol)
         if not ok:
             failed = True
             continue
@@ -311,13 +317,8 @@ def main():
         pos = np.arange(T, dtype=np.int64)[None, :]
         feeds = {"hidden_states": h, "position_ids": pos}
 
-        ours = model.run("main", h, pos)
-        ref = ort.run(feeds)["y"]
-        err = float(np.max(np.abs(ours - ref)))
-        scale = float(np.max(np.abs(ref)))
-        ok = bool(np.all(np.isfinite(ours))) and err <= args.rtol * scale + args.atol
-        print(f"T={T}: max |decoda - ort| = {err:.3e} (max |ort| = {scale:.3f}, allowed "
-              f"{args.rtol * scale + args.atol:.3e}) {'ok' if ok else 'MISMATCH'}", flush=True)
+        ok, err = agrees(f"T={T}", model.run("main", h, pos), ort.run(feeds)["y"], args.rtol,
+                         args.atol)
         if not ok:
             failed = True
             continue
