@@ -444,8 +444,7 @@ def ConvertFloatTypePass : Pass<"decoda-convert-float-type", "func::FuncOp"> {
     reshape/slice/concat/cast op whose f32 tensors become the 16-bit type is rebuilt with those
     types, if it verifies so (the INT8 ops do not: their scales are f32), except a
     `cached_attention` whose caches are function arguments (converting them would cost two
-    passes over the whole cache per call); f32
-    `arith.constant` tensors it reads are
+    passes over the whole cache per call); the f32 `arith.constant` tensors it reads are
     converted at compile time (round to nearest even; `dense` stays `dense`, `dense_resource`
     becomes a new resource), `tensor.empty` is recreated. Everything else (function arguments
     and results, which keep their f32 types, calls, linalg ops left from an import, the INT8
@@ -475,18 +474,18 @@ def TransposeConstantWeightsPass : Pass<"decoda-transpose-constant-weights"> {
     imported as `decoda.linear {weight_layout = in_out}`. The GPU's GEMV and tensor-core
     kernels read `[N, K]` weights, and so does the CPU contraction codegen's few-row path (dot
     products along k, each weight read once), so both lowering pipelines run this pass first:
-    the weight of an
-    in_out linear (rank 2, or rank 3 per head: `[H, K, N]`) that is an `arith.constant` with its
-    data (`dense`, splat or not, or `dense_resource`) becomes a new constant `[N, K]` (`[H, N,
-    K]`; a resource stays a resource), one per weight however many linears read it, and the
-    linear states `out_in`. `decoda.mlp` and `decoda.gated_mlp` likewise when all their weights
-    are such constants (one layout attribute covers them all). Argument weights and elided
-    resources are left as they are (a transpose would run on every call). Bit-identical results: the same products, summed in the
-    same order.
+    the weight of an in_out linear (rank 2, or rank 3 per head: `[H, K, N]`) that is an
+    `arith.constant` with its data (`dense`, splat or not, or `dense_resource`) becomes a new
+    constant `[N, K]` (`[H, N, K]`; a resource stays a resource), one per weight however many
+    linears read it, and the linear states `out_in`. `decoda.mlp` and `decoda.gated_mlp`
+    likewise when all their weights are such constants (one layout attribute covers them all).
+    Argument weights and elided resources are left as they are (a transpose would run on every
+    call). Bit-identical results: the same products, summed in the same order.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let statistics = [
-    Statistic<"numTransposed", "num-transposed", "linears given a transposed constant weight">
+    Statistic<"numTransposed", "num-transposed",
+              "linears, MLPs and gated MLPs given transposed constant weights">
   ];
 }
 
