@@ -4,7 +4,8 @@
 // the decoda ops of a function become bf16 (or f16). Ops are rebuilt with the new types where
 // they verify so; f32 constants they read are converted at compile time; every other op keeps
 // its f32 values, with arith.truncf / arith.extf between the two worlds. Function signatures
-// do not change (the casts are the boundary).
+// do not change (the casts are the boundary), except with `io`: then a public function's f32
+// tensor arguments and results take the 16-bit type as well.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,14 +71,15 @@ uint16_t toF16(float f) {
 /// Ops rebuilt with 16-bit tensors when they verify so: the decoda ops without regions (the
 /// INT8 ones do not verify: their scales are f32) and the tensor ops that only move or view
 /// data.
-bool convertible(Operation *op) {
+bool convertible(Operation *op, bool signatureConverted) {
   if (op->getNumRegions() != 0)
     return false;
   // Caches of the f32 signature: converting them would cost two passes over the whole cache
-  // on every call (in and out), far more than attention in f32 reads.
+  // on every call (in and out), far more than attention in f32 reads. With `io` the caches
+  // arrive in 16 bits (read through the argument's widening, converted back without a cast).
   if (auto cached = dyn_cast<CachedAttentionOp>(op))
-    return !isa<BlockArgument>(cached.getKeyCache()) &&
-           !isa<BlockArgument>(cached.getValueCache());
+    return signatureConverted || (!isa<BlockArgument>(cached.getKeyCache()) &&
+                                  !isa<BlockArgument>(cached.getValueCache()));
   if (isa<DecodaDialect>(op->getDialect()))
     return true;
   return isa<tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::ExpandShapeOp,
@@ -112,6 +114,23 @@ struct ConvertFloatTypePass
     OpBuilder b(ctx);
 
     DenseMap<Value, Value> low; // an f32 value -> its 16-bit counterpart
+    // io: a public function's f32 tensor arguments become 16-bit; what is not rebuilt reads
+    // them widened (an extf at the start, erased below if nothing reads it).
+    bool changeSignature = io && fn.isPublic();
+    SmallVector<Operation *> argumentWidenings;
+    if (changeSignature) {
+      b.setInsertionPointToStart(&body);
+      for (BlockArgument arg : body.getArguments()) {
+        if (!isF32Tensor(arg.getType()))
+          continue;
+        Type wideType = arg.getType();
+        arg.setType(lowered(wideType, to));
+        auto wide = arith::ExtFOp::create(b, arg.getLoc(), wideType, arg);
+        arg.replaceAllUsesExcept(wide, wide);
+        low[wide] = arg;
+        argumentWidenings.push_back(wide);
+      }
+    }
     // The 16-bit form of `v` for a converted op: a converted result, a converted constant, a
     // new empty tensor, or a truncf after v's definition.
     auto lowOf = [&](Value v) -> Value {
@@ -148,13 +167,23 @@ struct ConvertFloatTypePass
                         llvm::any_of(op->getResultTypes(), isF32Tensor);
       if (!touchesF32 || isa<arith::ConstantOp, tensor::EmptyOp, func::ReturnOp>(op))
         continue; // constants and empty tensors on demand; the return is the boundary
-      if (!convertible(op) || !tryConvert(b, op, to, lowOf, low)) {
+      if (llvm::is_contained(argumentWidenings, op))
+        continue;
+      if (!convertible(op, changeSignature) || !tryConvert(b, op, to, lowOf, low)) {
         ++numKept;
         if (report)
           op->emitRemark() << "decoda-convert-float-type: kept in f32";
         continue;
       }
       replaced.push_back(op);
+    }
+    // io: the return gives the 16-bit values (a converted op's result, or a kept op's narrowed).
+    if (changeSignature) {
+      auto ret = cast<func::ReturnOp>(body.getTerminator());
+      for (OpOperand &operand : ret->getOpOperands())
+        if (isF32Tensor(operand.get().getType()))
+          operand.set(lowOf(operand.get()));
+      fn.setFunctionType(FunctionType::get(ctx, body.getArgumentTypes(), ret.getOperandTypes()));
     }
     // What still reads a replaced op's f32 results (kept ops, the return) reads them widened;
     // last op first, so that replaced readers are gone.
@@ -173,10 +202,12 @@ struct ConvertFloatTypePass
       }
       op->erase();
     }
-    // f32 constants and empty tensors only the converted ops read.
+    // f32 constants and empty tensors only the converted ops read; argument widenings nothing
+    // reads.
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-      if (isa<arith::ConstantOp, tensor::EmptyOp>(op) && op.use_empty() &&
-          isF32Tensor(op.getResult(0).getType()))
+      if ((isa<arith::ConstantOp, tensor::EmptyOp>(op) ||
+           llvm::is_contained(argumentWidenings, &op)) &&
+          op.use_empty() && isF32Tensor(op.getResult(0).getType()))
         op.erase();
   }
 

@@ -7,6 +7,7 @@
 // RUN: decoda-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(decoda-convert-float-type{to=f16}))' 2>/dev/null | FileCheck %s --check-prefix=F16
 // RUN: not decoda-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(decoda-convert-float-type{to=f64}))' 2>&1 | FileCheck %s --check-prefix=BADTYPE
 // BADTYPE: error: decoda-convert-float-type: to must be bf16 or f16, found 'f64'
+// RUN: decoda-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(decoda-convert-float-type{io}))' 2>/dev/null | FileCheck %s --check-prefix=IO
 
 // Numbers: a block (RMSNorm, projection, residual, RMSNorm, gated MLP, residual) with constant
 // weights built with --float-type=bf16 / f16 equals the NumPy reference computed with bf16 / f16
@@ -24,6 +25,19 @@
 // RUN: not decoda-run %t/f32.so --input x=%t/x.npy --check y=%t/ref_f16.npy --rtol 0 --atol 1e-3 2>&1 | FileCheck %s --check-prefix=APART
 // NUM: check y: PASS
 // APART: check y: FAIL
+// --float-type-io: the input and the output in bf16 / f16 (the input given as bf16 bits or as
+// float16), the same numbers; the f32 input is refused by name.
+// RUN: decoda-compile %t/block.mlir --float-type=bf16 --float-type-io -o %t/bf16io.so
+// RUN: decoda-compile %t/block.mlir --float-type=f16 --float-type-io -o %t/f16io.so
+// RUN: decoda-run %t/bf16io.so --input x=%t/x_bf16.npy --check y=%t/ref_bf16.npy --rtol 0 --atol 1e-6 | FileCheck %s --check-prefix=NUM
+// RUN: decoda-run %t/f16io.so --input x=%t/x_f16.npy --check y=%t/ref_f16.npy --rtol 0 --atol 1e-6 | FileCheck %s --check-prefix=NUM
+// RUN: decoda-run %t/bf16io.so --list | FileCheck %s --check-prefix=SIG
+// SIG: input x: bf16 [2, 3, 64]
+// SIG: output y: bf16 [2, 3, 64]
+// RUN: not decoda-run %t/bf16io.so --input x=%t/x.npy 2>&1 | FileCheck %s --check-prefix=IOTYPE
+// IOTYPE: error: input 'x' of entry 'block' {{.*}} dtype float32 ('<f4') does not match the model's bf16
+// RUN: not decoda-compile %t/block.mlir --float-type-io -o %t/e.so 2>&1 | FileCheck %s --check-prefix=IOFLAG
+// IOFLAG: error: --float-type-io needs --float-type=bf16 or f16
 // --report's precision section shows the converted program.
 // RUN: decoda-compile %t/block.mlir --float-type=bf16 --report -o %t/r.so 2>&1 | FileCheck %s --check-prefix=REPORT
 // REPORT: precision of every op (after the graph passes and decoda-convert-float-type):
@@ -56,6 +70,17 @@
 // F16-LABEL: func.func @block(
 // F16: decoda.rms_norm %{{.*}}, %{{.*}} {{.*}} : tensor<1x4x64xf16>, tensor<64xf16>
 // F16: decoda.linear %{{.*}}, %{{.*}} : tensor<1x4x64xf16>, tensor<64x64xf16>
+// io: the argument and the result are bf16; the decoda ops read the argument itself, the f32
+// addf reads it widened, and the result is the converted op's.
+// IO-LABEL: func.func @block(
+// IO-SAME: %[[X:.*]]: tensor<1x4x64xbf16>, %[[POS:.*]]: tensor<1x4xi64>) -> tensor<1x4x64xbf16>
+// IO: %[[XW:.*]] = arith.extf %[[X]] : tensor<1x4x64xbf16> to tensor<1x4x64xf32>
+// IO: decoda.rms_norm %[[X]], %{{.*}} : tensor<1x4x64xbf16>, tensor<64xbf16>
+// IO: %[[CW:.*]] = arith.extf %{{.*}} : tensor<1x4x64xbf16> to tensor<1x4x64xf32>
+// IO: %[[S:.*]] = arith.addf %[[CW]], %[[XW]] : tensor<1x4x64xf32>
+// IO: %[[SB:.*]] = arith.truncf %[[S]]
+// IO: %[[H:.*]] = decoda.residual_add %[[SB]], %[[X]] : tensor<1x4x64xbf16>
+// IO-NEXT: return %[[H]] : tensor<1x4x64xbf16>
 func.func @block(%x: tensor<1x4x64xf32>, %pos: tensor<1x4xi64>) -> tensor<1x4x64xf32> {
   %w = arith.constant dense<1.5> : tensor<64xf32>
   %wq = arith.constant dense<0.25> : tensor<64x64xf32>
@@ -77,6 +102,10 @@ func.func @block(%x: tensor<1x4x64xf32>, %pos: tensor<1x4xi64>) -> tensor<1x4x64
 // CHECK-LABEL: func.func @constants(
 // CHECK: arith.constant dense<[1.000000e+00, 1.015630e+00, 0x7F80, -0.000000e+00]> : tensor<4xbf16>
 // CHECK-NOT: tensor<4xf32>>
+// IO-LABEL: func.func @constants(%arg0: tensor<4xbf16>) -> tensor<4xbf16>
+// IO-NOT: arith.extf
+// IO: decoda.residual_add %arg0, %{{.*}} : tensor<4xbf16>
+// IO-NEXT: return
 // F16-LABEL: func.func @constants(
 // F16: arith.constant dense<[1.003910e+00, 1.011720e+00, 0x7C00, -0.000000e+00]> : tensor<4xf16>
 func.func @constants(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -115,6 +144,12 @@ func.func @resource(%x: tensor<2xf32>) -> tensor<2xf32> {
 // CHECK: %[[NW:.*]] = arith.extf %[[N]] : tensor<2x8xbf16> to tensor<2x8xf32>
 // CHECK: decoda.quantize %[[NW]], %arg2 : tensor<2x8xf32>, tensor<2x1xf32>
 // CHECK-NOT: arith.truncf %arg2
+// io: every f32 argument is 16-bit, the scale too (the kept quantize reads it widened).
+// IO-LABEL: func.func @int8(%arg0: tensor<2x8xbf16>, %arg1: tensor<8xbf16>, %arg2: tensor<2x1xbf16>) -> tensor<2x8xi8>
+// IO: %[[SW:.*]] = arith.extf %arg2 : tensor<2x1xbf16> to tensor<2x1xf32>
+// IO: %[[N:.*]] = decoda.rms_norm %arg0, %arg1
+// IO: %[[NW:.*]] = arith.extf %[[N]]
+// IO: decoda.quantize %[[NW]], %[[SW]] : tensor<2x8xf32>, tensor<2x1xf32>
 func.func @int8(%x: tensor<2x8xf32>, %w: tensor<8xf32>, %s: tensor<2x1xf32>) -> tensor<2x8xi8> {
   %n = decoda.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<2x8xf32>, tensor<8xf32>
   // expected-remark @below {{decoda-convert-float-type: kept in f32}}
@@ -157,6 +192,16 @@ func.func @already_bf16(%x: tensor<4xbf16>, %y: tensor<4xbf16>) -> tensor<4xbf16
 // CHECK-NOT: truncf
 // CHECK: decoda.cached_attention %arg0, %arg1, %arg2, %arg3, %arg4[%arg5] {{.*}} : tensor<1x1x4x16xf32>
 // CHECK-LABEL: func.func @cache_inside(
+// io: the caches arrive in bf16, so the public function's cached_attention converts; a
+// private function keeps its f32 signature (and its cached_attention).
+// IO-LABEL: func.func @cache_arguments(
+// IO-NOT: arith.
+// IO: decoda.cached_attention %arg0, %arg1, %arg2, %arg3, %arg4[%arg5] {{.*}} : tensor<1x1x4x16xbf16>, tensor<1x1x2x16xbf16>, tensor<1x1x2x16xbf16>, tensor<1x8x2x16xbf16>, tensor<1x8x2x16xbf16>
+// IO-NEXT: return {{.*}} : tensor<1x1x4x16xbf16>, tensor<1x8x2x16xbf16>, tensor<1x8x2x16xbf16>
+// IO-LABEL: func.func private @cache_private(
+// IO-SAME: tensor<1x8x2x16xf32>
+// IO-NOT: bf16
+// IO: return
 // CHECK: decoda.cached_attention {{.*}} : tensor<1x1x4x16xbf16>, tensor<1x1x2x16xbf16>, tensor<1x1x2x16xbf16>, tensor<1x8x2x16xbf16>, tensor<1x8x2x16xbf16>
 func.func @cache_arguments(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x2x16xf32>, %v: tensor<1x1x2x16xf32>, %kc: tensor<1x8x2x16xf32>, %vc: tensor<1x8x2x16xf32>, %off: index) -> (tensor<1x1x4x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>) {
   // expected-remark @below {{decoda-convert-float-type: kept in f32}}
@@ -168,4 +213,8 @@ func.func @cache_inside(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x2x16xf32>, %v: 
   %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %z, %z[%off] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x1x4x16xf32>, tensor<1x1x2x16xf32>, tensor<1x1x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
   return %o : tensor<1x1x4x16xf32>
 }
-
+func.func private @cache_private(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x2x16xf32>, %v: tensor<1x1x2x16xf32>, %kc: tensor<1x8x2x16xf32>, %vc: tensor<1x8x2x16xf32>, %off: index) -> tensor<1x1x4x16xf32> {
+  // expected-remark @below {{decoda-convert-float-type: kept in f32}}
+  %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %kc, %vc[%off] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x1x4x16xf32>, tensor<1x1x2x16xf32>, tensor<1x1x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
+  return %o : tensor<1x1x4x16xf32>
+}

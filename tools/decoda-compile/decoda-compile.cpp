@@ -239,12 +239,18 @@ enum class StorageFloat { Keep, BF16, F16 };
 cl::opt<StorageFloat> floatType(
     "float-type",
     cl::desc("Store and compute the model's f32 tensors in a 16-bit float type "
-             "(decoda-convert-float-type after the graph passes; inputs and outputs stay f32)"),
+             "(decoda-convert-float-type after the graph passes; inputs and outputs stay f32 "
+             "unless --float-type-io)"),
     cl::init(StorageFloat::Keep),
     cl::values(clEnumValN(StorageFloat::Keep, "f32", "as written (the default)"),
                clEnumValN(StorageFloat::BF16, "bf16", "bfloat16 (the GPU's tensor cores)"),
                clEnumValN(StorageFloat::F16, "f16", "IEEE half")),
     cl::cat(category));
+cl::opt<bool> floatTypeIO(
+    "float-type-io",
+    cl::desc("With --float-type: the entry points' f32 inputs and outputs take the 16-bit type "
+             "too (no conversion at the boundary; KV caches passed in are stored in 16 bits)"),
+    cl::init(false), cl::cat(category));
 cl::opt<std::string> calibration(
     "calibration",
     cl::desc("Calibration inputs (.npz: one array per input name, samples stacked along the "
@@ -364,6 +370,24 @@ void printReport(llvm::raw_ostream &os, ArrayRef<GraphPassRecord> records, Modul
   std::vector<MemoryLedger> after = computeMemoryLedgers(afterGraph, reportSeqLen);
   printMemoryLedgers(before, after, os);
 }
+
+/// Re-reads the entry points' element types into the artifact's signature once
+/// decoda-convert-float-type{io} changed them (--float-type-io); the lowering after it does not
+/// change the types an entry point takes and returns.
+struct RefreshSignaturePass
+    : public PassWrapper<RefreshSignaturePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(RefreshSignaturePass)
+  explicit RefreshSignaturePass(std::vector<EntrySignature> *signature) : signature(signature) {}
+  StringRef getArgument() const override { return "decoda-compile-refresh-signature"; }
+  StringRef getDescription() const override {
+    return "Read the entry points' element types again after the float conversion";
+  }
+  void runOnOperation() override {
+    if (failed(refreshSignatureTypes(getOperation(), *signature)))
+      signalPassFailure();
+  }
+  std::vector<EntrySignature> *signature;
+};
 } // namespace
 
 int main(int argc, char **argv) {
@@ -474,6 +498,8 @@ int main(int argc, char **argv) {
   if (int8 && floatType != StorageFloat::Keep)
     return fail(unknown, "--float-type needs --quantize=none (the INT8 stage calibrates the f32 "
                          "model)");
+  if (floatTypeIO && floatType == StorageFloat::Keep)
+    return fail(unknown, "--float-type-io needs --float-type=bf16 or f16");
   QuantizeOptions quantOptions;
   quantOptions.smooth = !noSmooth;
   quantOptions.alpha = smoothAlpha;
@@ -653,8 +679,11 @@ int main(int argc, char **argv) {
   if (floatType != StorageFloat::Keep) {
     ConvertFloatTypePassOptions convert;
     convert.to = floatType == StorageFloat::BF16 ? "bf16" : "f16";
+    convert.io = floatTypeIO;
     pm.addNestedPass<func::FuncOp>(createConvertFloatTypePass(convert));
     pm.addPass(createCanonicalizerPass());
+    if (floatTypeIO)
+      pm.addPass(std::make_unique<RefreshSignaturePass>(&*signature));
   }
   size_t floatEnd = pm.size();
   // The INT8 stage (calibration + INT8 passes) follows the graph passes; it changes the numerics

@@ -451,12 +451,21 @@ def ConvertFloatTypePass : Pass<"decoda-convert-float-type", "func::FuncOp"> {
     ops) stays f32: `arith.truncf` where a converted op reads its values, `arith.extf` where it
     reads a converted op's. The decoda ops keep their accumulation rules (f32 sums and
     softmax), so only the storage of activations and weights rounds.
+
+    With `io` (`decoda-compile --float-type-io`) the public functions' f32 tensor arguments
+    and results take the 16-bit type as well: the caller passes and receives 16-bit data, no
+    conversion runs at the boundary (on a GPU, no launch for it), and a `cached_attention`
+    whose caches are arguments is converted (the caches are stored in 16 bits). An op kept in
+    f32 reads such an argument through an `arith.extf`, and a kept op's result is returned
+    through an `arith.truncf`. Private functions keep their signatures.
   }];
   let options = [
     Option<"to", "to", "std::string", /*default=*/"\"bf16\"",
            "The 16-bit float type: bf16 or f16">,
     Option<"report", "report", "bool", /*default=*/"false",
-           "Remark on every op left in f32 that reads or writes f32 tensors">
+           "Remark on every op left in f32 that reads or writes f32 tensors">,
+    Option<"io", "io", "bool", /*default=*/"false",
+           "Public functions' f32 tensor arguments and results take the 16-bit type too">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::tensor::TensorDialect"];
   let statistics = [

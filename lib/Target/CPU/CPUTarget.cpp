@@ -135,6 +135,34 @@ FailureOr<std::vector<EntrySignature>> mlir::decoda::extractSignature(ModuleOp m
   return entries;
 }
 
+LogicalResult mlir::decoda::refreshSignatureTypes(ModuleOp module,
+                                                  std::vector<EntrySignature> &entries) {
+  for (EntrySignature &entry : entries) {
+    auto fn = module.lookupSymbol<func::FuncOp>(entry.name);
+    if (!fn)
+      return module.emitError() << "entry point '" << entry.name << "' disappeared";
+    FunctionType type = fn.getFunctionType();
+    if (type.getNumInputs() != entry.inputs.size() ||
+        type.getNumResults() != entry.outputs.size())
+      return fn.emitError() << "entry point '" << entry.name << "' changed its arity";
+    auto refresh = [&](TensorSignature &sig, Type t, StringRef what,
+                       unsigned index) -> LogicalResult {
+      FailureOr<TensorSignature> now = tensorSignature(fn, t, what, index, DictionaryAttr());
+      if (failed(now))
+        return failure();
+      sig.dtype = now->dtype;
+      return success();
+    };
+    for (unsigned i = 0; i < type.getNumInputs(); ++i)
+      if (failed(refresh(entry.inputs[i], type.getInput(i), "argument", i)))
+        return failure();
+    for (unsigned i = 0; i < type.getNumResults(); ++i)
+      if (failed(refresh(entry.outputs[i], type.getResult(i), "result", i)))
+        return failure();
+  }
+  return success();
+}
+
 void mlir::decoda::stripSignatureAttributes(ModuleOp module) {
   for (auto fn : module.getOps<func::FuncOp>()) {
     for (unsigned i = 0; i < fn.getNumArguments(); ++i) {

@@ -2,7 +2,8 @@
 its NumPy reference (python/decoda/reference.py) with the block's activations and weights stored
 in bf16 and in f16 (the op's own f32 accumulation rules), as the converted programs compute it.
 
-  float_type_block.py OUT_DIR   -> block.mlir, x.npy, ref_bf16.npy, ref_f16.npy, ref_f32.npy
+  float_type_block.py OUT_DIR   -> block.mlir, x.npy (x_bf16.npy, x_f16.npy: the same in 16 bits),
+                                   ref_bf16.npy, ref_f16.npy, ref_f32.npy
 """
 import os
 import sys
@@ -53,6 +54,10 @@ def main():
     with open(os.path.join(out, "block.mlir"), "w") as f:
         f.write(mlir)
     np.save(os.path.join(out, "x.npy"), x)
+    # The input of the --float-type-io builds: bf16 bit patterns ('<u2', docs/ABI.md), float16.
+    np.save(os.path.join(out, "x_bf16.npy"),
+            (np.asarray(R.to_bf16(x), np.float32).view(np.uint32) >> 16).astype("<u2"))
+    np.save(os.path.join(out, "x_f16.npy"), x.astype(np.float16))
 
     def run(cast, storage):
         xs = cast(x)

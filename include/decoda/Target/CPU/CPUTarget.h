@@ -68,6 +68,11 @@ FailureOr<std::vector<EntrySignature>> extractSignature(ModuleOp module);
 /// translation does not know them).
 void stripSignatureAttributes(ModuleOp module);
 
+/// Re-reads the element types of `entries` from the public functions of `module`, for passes
+/// that change an entry's types after extractSignature (decoda-convert-float-type{io}). The
+/// shapes and the names stay.
+LogicalResult refreshSignatureTypes(ModuleOp module, std::vector<EntrySignature> &entries);
+
 /// The `decoda_signature` text of docs/ABI.md.
 std::string formatSignature(const std::vector<EntrySignature> &entries);
 
