@@ -105,7 +105,8 @@ if [[ "$mode" == prepare ]]; then
   # NAME_n256; PATH:nofold the RMSNorms in kernels of their own rather than computed by the
   # GEMV kernels that read them (--gpu-fold-norms=false), NAME_nofold. The PyTorch-exported
   # Llama decoder layer (test/Frontend/ONNX/models, f32) is checked as exported and, as
-  # PATH:bf16, stored and computed in bf16 (--float-type=bf16, both targets), NAME_bf16.
+  # PATH:bf16, stored and computed in bf16 (--float-type=bf16, both targets), NAME_bf16, and
+  # as PATH:bf16io with bf16 inputs and outputs as well (--float-type-io), NAME_bf16io.
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
@@ -126,7 +127,8 @@ if [[ "$mode" == prepare ]]; then
             "$gen/int8_proj.mlir"
             "$gen/int8_proj.mlir:decode"
             "$root/test/Frontend/ONNX/models/torch_llama_decoder_layer_dynamic.onnx"
-            "$root/test/Frontend/ONNX/models/torch_llama_decoder_layer_dynamic.onnx:bf16")
+            "$root/test/Frontend/ONNX/models/torch_llama_decoder_layer_dynamic.onnx:bf16"
+            "$root/test/Frontend/ONNX/models/torch_llama_decoder_layer_dynamic.onnx:bf16io")
   for entry in "${programs[@]}"; do
     p=${entry%:decode}
     p=${p%:cpasync}
@@ -142,6 +144,7 @@ if [[ "$mode" == prepare ]]; then
     p=${p%:n256}
     p=${p%:nofold}
     p=${p%:bf16}
+    p=${p%:bf16io}
     name=$(basename "$p")
     name=${name%.mlir}
     name=${name%.onnx}
@@ -189,6 +192,9 @@ if [[ "$mode" == prepare ]]; then
     elif [[ "$entry" == *:bf16 ]]; then
       name=${name}_bf16
       dims=(--float-type=bf16)
+    elif [[ "$entry" == *:bf16io ]]; then
+      name=${name}_bf16io
+      dims=(--float-type=bf16 --float-type-io)
     fi
     case "$name" in int8_*) dims+=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
     if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \

@@ -29,6 +29,16 @@
 // BF16: out0: ok (64 elements
 // BF16: 8 launches;
 
+// --float-type-io: the input and output in bf16 as well (the caller's bf16 tensors), so the
+// conversion kernel goes: the native block's 7 launches; the same outputs as ONNX Runtime's
+// (the input rounded to bf16 by the harness, as the cast did).
+// RUN: decoda-compile %S/../Frontend/ONNX/models/torch_llama_decoder_layer_dynamic.onnx --static-dims=batch=1,sequence=1 --float-type=bf16 --float-type-io --target=cuda --emit=ptx -o %t/io.ptx --dump-ir-after-each=%t/io
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/io %t/io.ptx --inputs %t/in.npz --expect %t/out.npz --rtol 5e-2 --atol 5e-2 | FileCheck %s --check-prefix=IO
+// IO-NOT: block [32, 8, 1]
+// IO: launch main_kernel{{.*}}: grid [32, 1, 1] block [128, 1, 1] shared 144 bytes; bar 64
+// IO: out0: ok (64 elements
+// IO: 7 launches;
+
 // The bf16 build at a prefill length (sequence = 64): the projections on wgmma tensor cores
 // through TMA (the transposed ONNX weights; gate and up in one kernel of 256 columns), the
 // attention (head dim 16) on mma.sync; against ONNX Runtime at bf16 tolerance.

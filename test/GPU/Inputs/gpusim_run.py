@@ -25,7 +25,7 @@ out1, ...; an array argN is compared with what argument N holds after the call: 
 in place). --device-inputs passes those arguments in device memory, as a caller's device-resident
 tensors (llvm.call @decoda_cuda_is_device answers from where a buffer lives); the function must call
 decoda_cuda_finish once before its return. Inputs are the .npz arrays in argument order (arg0, arg1, ...; an index argument
-takes a 0-d integer array). Prints each launch (grid, block, shared bytes, collective counts)
+takes a 0-d integer array; a float array given for a bf16 argument is rounded to bf16). Prints each launch (grid, block, shared bytes, collective counts)
 unless --quiet, then `outN: ok` or the worst mismatch, and the number of launches.
 """
 import argparse
@@ -750,6 +750,11 @@ def main():
             vals.append(int(a))
             continue
         shape, el = memref_type(ty)
+        if el == "bf16" and a.dtype.kind == "f":
+            # A float input of a bf16 argument (a --float-type-io build): its bf16 bits, rounded
+            # to nearest even as decoda's truncf does.
+            u = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+            a = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
         a = np.array(a.astype(DT[el]), order="C")  # (ascontiguousarray makes 0-d arrays 1-d)
         if len(a.shape) != len(shape) or any(d >= 0 and d != s for d, s in zip(shape, a.shape)):
             raise SystemExit(f"gpusim_run: arg{i} has shape {list(a.shape)} for {ty}")

@@ -253,9 +253,10 @@ def _run_compiled(so, feeds_list, expected, rtol, atol, onnx_inputs, onnx_output
     """Loads the compiled model, runs every input set, compares; the largest absolute error."""
     model = runtime.load(str(so))
     check_signature(model, onnx_inputs, onnx_outputs)
+    sig = model.signature(ENTRY)
     worst = 0.0
     for i, (feeds, exp) in enumerate(zip(feeds_list, expected)):
-        args = [feeds[n] for n in onnx_inputs]
+        args = [_to_entry_type(feeds[n], t.dtype) for n, t in zip(onnx_inputs, sig.inputs)]
         saved = [np.array(a, copy=True) for a in args]
         try:
             outs = model.run(ENTRY, *args)
@@ -266,13 +267,28 @@ def _run_compiled(so, feeds_list, expected, rtol, atol, onnx_inputs, onnx_output
         for a, b in zip(args, saved):
             if not np.array_equal(a, b, equal_nan=a.dtype.kind == "f"):
                 raise CaseFailure(f"input set {i}: the model wrote into an input")
-        for n, a in zip(onnx_outputs, outs):
+        for n, a, t in zip(onnx_outputs, outs, sig.outputs):
+            if t.dtype in ("bf16", "f16") and exp[n].dtype == np.float32:
+                a = (runtime.bf16_to_float32(a) if t.dtype == "bf16"
+                     else np.asarray(a, np.float32))
             try:
                 worst = max(worst, compare(n, a, exp[n], rtol, atol))
             except CaseFailure as exc:
                 shapes = ", ".join(f"{k}{list(v.shape)}" for k, v in feeds.items())
                 raise CaseFailure(f"input set {i} ({shapes}): {exc}") from exc
     return worst
+
+
+def _to_entry_type(a: np.ndarray, dtype: str) -> np.ndarray:
+    """An f32 feed for a 16-bit entry input (decoda-compile --float-type-io) in that type: bf16
+    bit patterns rounded to nearest even, or float16; other feeds as they are."""
+    if a.dtype != np.float32:
+        return a
+    if dtype == "bf16":
+        return runtime.float32_to_bf16(a)
+    if dtype == "f16":
+        return a.astype(np.float16)
+    return a
 
 
 def _first_lines(text: str, n: int) -> str:
