@@ -5,14 +5,16 @@
 // expression trees (following elementwise generics, reductions over the last axis, unit-dim
 // reshapes and constants), recognises
 //
-//   RMSNorm and LayerNorm (Div, Reciprocal, Rsqrt and Pow forms, weight and bias in any order),
+//   RMSNorm and LayerNorm (Div, Reciprocal, Rsqrt and Pow forms, weight and bias in any order;
+//   a 16-bit model's RMSNorm computed in f32 between casts),
 //   GLUs (SiLU·up, GeLU·up in erf and tanh forms, SiTU-GLU, clamped SwiGLU) and plain MLP
 //   activations by evaluating the tree at sample points against the definitions,
 //   softcaps c·tanh(x/c),
 //   RoPE: rotate-half and GPT-J interleaved forms with in-graph theta tables, and partial
 //   rotary (concat of the rotated head of the features with the untouched rest),
 //   attention: softmax(mask(softcap(scale·QKᵀ)))·V with repeat-KV expansion folded into
-//   num_kv_heads and triangular additive masks recognised as causal,
+//   num_kv_heads and triangular additive masks recognised as causal (a 16-bit model's f32
+//   softmax between casts, its mask filled with the type's lowest value),
 //   residual adds of a projection's output,
 //   MLPs between token-flattening reshapes (GPT-2's Reshape -> Gemm -> Reshape), after the
 //   activation is moved to the flat side,
@@ -160,6 +162,31 @@ DenseElementsAttr constantThrough(Value v) {
     v = g.getDpsInputs()[0];
   }
   return {};
+}
+
+/// The source of an elementwise float cast (a generic over one identity-mapped input whose
+/// body yields arith.extf or arith.truncf of it: an ONNX Cast between float types), or null.
+Value floatCastSource(Value v) {
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || !allParallel(g) || g.getNumDpsInputs() != 1 || g.getNumResults() != 1 ||
+      !llvm::all_of(g.getIndexingMapsArray(), [](AffineMap m) { return m.isIdentity(); }))
+    return {};
+  auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
+  Operation *c = yield.getOperand(0).getDefiningOp();
+  if (!isa_and_nonnull<arith::ExtFOp, arith::TruncFOp>(c) ||
+      c->getOperand(0) != g.getBody()->getArgument(0))
+    return {};
+  return g.getDpsInputs()[0];
+}
+
+/// A mask value that hides a key: below -1e30, or (a 16-bit type's mask, as an f16 export
+/// fills with finfo(float16).min) at most half the type's lowest finite value.
+bool veryNegative(double v, Type t) {
+  if (v <= -1e30)
+    return true;
+  auto ft = dyn_cast<FloatType>(getElementTypeOrSelf(t));
+  return ft && v <= 0.5 * APFloat::getLargest(ft.getFloatSemantics(), /*Negative=*/true)
+                              .convertToDouble();
 }
 
 class ExprBuilder {
@@ -620,6 +647,60 @@ struct RaiseNorm : public RaisePattern<linalg::GenericOp> {
   }
 };
 
+/// Hugging Face's RMSNorm in a 16-bit model, `w * to(dtype)(rms(to(float32)(x)))`, once
+/// RaiseNorm raised its f32 middle (weight 1): rms_norm(to(f32)(x), 1) cast back, times an
+/// optional weight vector of x's type -> rms_norm(x, w) in x's type. The op computes in f32 as
+/// the export does and rounds once, where the export rounds the normalised value and then the
+/// product (the two differ by at most an ulp of the 16-bit type).
+struct RaiseNarrowNorm : public RaisePattern<linalg::GenericOp> {
+  RaiseNarrowNorm(MLIRContext *ctx, Counters &c) : RaisePattern(ctx, c, /*benefit=*/9) {}
+
+  LogicalResult matchAndRewrite(linalg::GenericOp g, PatternRewriter &rw) const override {
+    if (!allParallel(g) || g.getNumResults() != 1)
+      return failure();
+    Value root = g.getResult(0);
+    auto rt = cast<RankedTensorType>(root.getType());
+    if (!isa<FloatType>(rt.getElementType()) || rt.getRank() < 1 ||
+        ShapedType::isDynamic(rt.getDimSize(rt.getRank() - 1)))
+      return failure();
+    int64_t d = rt.getDimSize(rt.getRank() - 1);
+    Value narrowed = root, weight;
+    if (!floatCastSource(root)) {
+      ExprBuilder eb;
+      ExprRef e = eb.tensorExpr(root);
+      if (e->kind != Expr::Mul)
+        return failure();
+      narrowed = Value();
+      for (int i = 0; i < 2 && !narrowed; ++i) {
+        const ExprRef &n = e->ops[i], &w = e->ops[1 - i];
+        if (n->kind == Expr::Leaf && w->kind == Expr::Leaf && floatCastSource(n->leaf) &&
+            n->leaf.hasOneUse() && isFeatureVector(w->leaf, d) &&
+            getElementTypeOrSelf(w->leaf.getType()) == rt.getElementType()) {
+          narrowed = n->leaf;
+          weight = w->leaf;
+        }
+      }
+      if (!narrowed)
+        return failure();
+    }
+    auto norm = floatCastSource(narrowed).getDefiningOp<RMSNormOp>();
+    if (!norm || !norm.getResult().hasOneUse() || norm.getWeightOffset().convertToDouble() != 0.0 ||
+        narrowed.getType() != root.getType())
+      return failure();
+    std::optional<double> unit = scalarConstant(norm.getWeight());
+    if (!unit || *unit != 1.0)
+      return failure();
+    Value x = floatCastSource(norm.getInput());
+    if (!x || x.getType() != root.getType() || !norm.getInput().hasOneUse())
+      return failure();
+    Location loc = g.getLoc();
+    Value w = weight ? asVector(rw, loc, weight) : onesVector(rw, loc, d, rt.getElementType());
+    Value r = RMSNormOp::create(rw, loc, x, w, norm.getEpsAttr(), norm.getWeightOffsetAttr());
+    rw.replaceOp(g, r);
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Activations, GLUs, MLPs, softcaps
 //===----------------------------------------------------------------------===//
@@ -1004,7 +1085,7 @@ bool isCausalMask(Value m) {
       int64_t i = idx / t, j = idx % t;
       ++idx;
       double v = x.convertToDouble();
-      if (j <= i ? v != 0.0 : v > -1e30)
+      if (j <= i ? v != 0.0 : !veryNegative(v, ct))
         return false;
     }
     return true;
@@ -1019,7 +1100,7 @@ bool isCausalMask(Value m) {
   auto fill = g.getDpsInputs()[0].getDefiningOp<linalg::FillOp>();
   std::optional<double> v =
       fill ? scalarConstant(fill.getInputs()[0]) : scalarConstant(g.getDpsInputs()[0]);
-  if (!v || *v > -1e30)
+  if (!v || !veryNegative(*v, t))
     return false;
   // Body: select(j - i >= 1, in, 0).
   auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
@@ -1061,10 +1142,24 @@ struct RaiseAttention : public RaisePattern<linalg::GenericOp> {
   LogicalResult matchAndRewrite(linalg::GenericOp pv, PatternRewriter &rw) const override {
     if (!isBatchMatmul4D(pv))
       return failure();
-    auto sm = pv.getDpsInputs()[0].getDefiningOp<linalg::SoftmaxOp>();
+    // softmax(scores), or (a 16-bit export: softmax(..., dtype=float32).to(dtype)) the
+    // softmax of the scores cast to f32, cast back: the op's own rule (f32 softmax, P rounded
+    // to the operands' type).
+    Value probs = pv.getDpsInputs()[0];
+    Value narrowProbs = floatCastSource(probs);
+    if (narrowProbs && !probs.hasOneUse())
+      return failure();
+    auto sm = (narrowProbs ? narrowProbs : probs).getDefiningOp<linalg::SoftmaxOp>();
     if (!sm || sm.getDimension() != 3 || !sm.getResult()[0].hasOneUse())
       return failure();
     Value scores = sm.getInput();
+    if (narrowProbs) {
+      Value narrowScores = floatCastSource(scores);
+      if (!narrowScores || !scores.hasOneUse() || narrowScores.getType() != probs.getType() ||
+          !getElementTypeOrSelf(scores.getType()).isF32())
+        return failure();
+      scores = narrowScores;
+    }
     ExprBuilder eb;
     ExprRef e = eb.tensorExpr(scores);
     // Peel mask (outermost), then softcap, then scale, down to the QKᵀ leaf.
@@ -1094,7 +1189,7 @@ struct RaiseAttention : public RaisePattern<linalg::GenericOp> {
       // where(cond, s, -big) or where(cond, -big, s)
       for (int which = 1; which <= 2; ++which) {
         const ExprRef &other = e->ops[3 - which];
-        if (other->kind == Expr::Const && other->value <= -1e30) {
+        if (other->kind == Expr::Const && veryNegative(other->value, scores.getType())) {
           boolMask = e->ops[0]->leaf;
           maskWhereTrue = which == 1;
           e = e->ops[which];
@@ -1305,6 +1400,10 @@ bool isRotateHalf(Value r, Value x) {
 /// A table trig(F) (cos or sin, seen through unit reshapes): returns F.
 Value plainTrigArgument(Value t, bool wantCos) {
   t = stripUnitReshapes(t);
+  // A 16-bit export's table: the f32 cos/sin cast to the model's type (the op computes its
+  // tables in f32 and rounds its result once).
+  if (Value wide = floatCastSource(t))
+    t = stripUnitReshapes(wide);
   auto g = t.getDefiningOp<linalg::GenericOp>();
   if (!g || !allParallel(g) || g.getNumDpsInputs() != 1)
     return {};
@@ -1856,7 +1955,7 @@ struct RaiseONNXPass : public mlir::decoda::impl::RaiseONNXPassBase<RaiseONNXPas
         failed(run([&](RewritePatternSet &p) { p.add<RaiseLinearBias>(ctx, c); })) ||
         failed(run([&](RewritePatternSet &p) { p.add<RaiseResidual>(ctx, c); })) ||
         failed(run([&](RewritePatternSet &p) {
-          p.add<RaiseAttention, RaiseNorm, RaiseGlu, RaiseSoftcap, RaiseRope,
+          p.add<RaiseAttention, RaiseNorm, RaiseNarrowNorm, RaiseGlu, RaiseSoftcap, RaiseRope,
                 RaiseInterleavedRope, RaisePartialRope>(ctx, c);
           p.add<FoldTransposePair>(ctx);
         })) ||
