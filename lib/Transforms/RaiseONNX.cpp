@@ -1091,6 +1091,9 @@ bool isCausalMask(Value m) {
     return true;
   }
   m = stripUnitReshapes(m);
+  // A mask built in one float type and cast to the scores' (`mask.to(dtype)`).
+  if (Value wide = floatCastSource(m))
+    m = stripUnitReshapes(wide);
   auto g = m.getDefiningOp<linalg::GenericOp>();
   if (!g || !allParallel(g) || g.getNumDpsInputs() != 1)
     return false;

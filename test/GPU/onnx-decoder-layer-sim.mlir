@@ -49,3 +49,22 @@
 // PREFILL: mma 64
 // PREFILL: launch main_kernel_7: grid [1, 1, 1] block [256, 1, 1] shared 0 + 197664 dynamic bytes; {{.*}} wgmma
 // PREFILL: out0: ok (4096 elements
+
+// The layer as an fp16 export has it (f16_llama_decoder_layer_dynamic.onnx: f16 weights and
+// activations, the RMSNorms' variance, the rotary tables and the softmax in f32 between Casts),
+// compiled as it is: decoda-raise-onnx sees through those casts, so one token runs the native
+// block's 7 kernels, and 64 tokens the projections on f16 wgmma; against ONNX Runtime running
+// the file in f16 (one f16 ulp at the outputs' magnitude: 3.9e-3).
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py %S/../Frontend/ONNX/models/f16_llama_decoder_layer_dynamic.onnx %t/h1.npz %t/h1o.npz batch=1 sequence=1
+// RUN: decoda-compile %S/../Frontend/ONNX/models/f16_llama_decoder_layer_dynamic.onnx --static-dims=batch=1,sequence=1 --target=cuda --emit=ptx -o %t/h1.ptx --dump-ir-after-each=%t/h1
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/h1 %t/h1.ptx --inputs %t/h1.npz --expect %t/h1o.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=HALF1
+// HALF1: launch main_kernel{{.*}}: grid [32, 1, 1] block [128, 1, 1] shared 144 bytes; bar 64
+// HALF1: out0: ok (64 elements
+// HALF1: 7 launches;
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py %S/../Frontend/ONNX/models/f16_llama_decoder_layer_dynamic.onnx %t/h64.npz %t/h64o.npz batch=1 sequence=64
+// RUN: decoda-compile %S/../Frontend/ONNX/models/f16_llama_decoder_layer_dynamic.onnx --static-dims=batch=1,sequence=64 --target=cuda --emit=ptx -o %t/h64.ptx --dump-ir-after-each=%t/h64
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/h64 %t/h64.ptx --inputs %t/h64.npz --expect %t/h64o.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=HALF64
+// HALF64: launch main_kernel_0: {{.*}} wgmma
+// HALF64: mma 64
+// HALF64: out0: ok (4096 elements
+// HALF64: 9 launches;

@@ -23,6 +23,10 @@
 // RUN: decoda-translate --import-onnx %t.gpt2neg.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=GPT2NEG
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.cap.onnx --case cap
 // RUN: decoda-translate --import-onnx %t.cap.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=CAP
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.half.onnx --case half
+// RUN: decoda-translate --import-onnx %t.half.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=HALF
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.halfneg.onnx --case halfneg
+// RUN: decoda-translate --import-onnx %t.halfneg.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=HALFNEG
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.neg.onnx --case neg
 // RUN: decoda-translate --import-onnx %t.neg.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=NEG
 
@@ -429,3 +433,120 @@
 // NEG:         linalg.softmax dimension(2)
 // NEG-NOT:     decoda.attention
 // NEG-NOT:     decoda.residual_add
+
+// A 16-bit model as exported from Hugging Face modules in fp16: the RMSNorm's variance in f32
+// between Casts with the weight applied in f16 after the cast back; softmax(dtype=float32) as a
+// Cast to f32 before the Softmax and one back after it, under a causal mask built in f32 and
+// cast to f16 (a mask filled with float16's lowest value, -65504, is the fixture's:
+// test/Frontend/ONNX/e2e/raise_numerics.py); the rotary tables computed in f32 and cast to
+// f16. Each becomes the decoda op in f16 (which computes in f32 and rounds its result).
+//ONNX-half <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-half g (float16[b, t, 8] x, float16[8] w, float16[b, 2, t, 8] q, float16[b, 2, t, 8] k, float16[b, 2, t, 8] v, float16[b, t, 2, 8] rx, int64[b, t] pos) => (float16[b, t, 8] y, float16[b, 2, t, 8] o, float16[b, t, 2, 8] ry)
+//ONNX-half {
+//ONNX-half   xf = Cast<to = 1>(x)
+//ONNX-half   two = Constant<value = float {2.0}>()
+//ONNX-half   sq = Pow(xf, two)
+//ONNX-half   m = ReduceMean<axes = [-1], keepdims = 1>(sq)
+//ONNX-half   e = Constant<value = float {0.00001}>()
+//ONNX-half   a = Add(m, e)
+//ONNX-half   s = Sqrt(a)
+//ONNX-half   one = Constant<value = float {1.0}>()
+//ONNX-half   r = Div(one, s)
+//ONNX-half   n = Mul(xf, r)
+//ONNX-half   nh = Cast<to = 10>(n)
+//ONNX-half   y = Mul(w, nh)
+//ONNX-half   kt = Transpose<perm = [0, 1, 3, 2]>(k)
+//ONNX-half   sc = MatMul(q, kt)
+//ONNX-half   df = Constant<value = float {2.828125}>()
+//ONNX-half   d = Cast<to = 10>(df)
+//ONNX-half   ss = Div(sc, d)
+//ONNX-half   shq = Shape(q)
+//ONNX-half   i2 = Constant<value = int64[1] {2}>()
+//ONNX-half   td = Gather<axis = 0>(shq, i2)
+//ONNX-half   tt = Concat<axis = 0>(td, td)
+//ONNX-half   lowest = ConstantOfShape<value = float[1] {-3.4028234e38}>(tt)
+//ONNX-half   i1 = Constant<value = int64 {1}>()
+//ONNX-half   maskf = Trilu<upper = 1>(lowest, i1)
+//ONNX-half   mask = Cast<to = 10>(maskf)
+//ONNX-half   sm = Add(ss, mask)
+//ONNX-half   smf = Cast<to = 1>(sm)
+//ONNX-half   p = Softmax<axis = -1>(smf)
+//ONNX-half   ph = Cast<to = 10>(p)
+//ONNX-half   o = MatMul(ph, v)
+//ONNX-half   inv = Constant<value = float[4] {1.0, 0.1, 0.01, 0.001}>()
+//ONNX-half   pf = Cast<to = 1>(pos)
+//ONNX-half   ax = Constant<value = int64[1] {-1}>()
+//ONNX-half   p3 = Unsqueeze(pf, ax)
+//ONNX-half   f = Mul(p3, inv)
+//ONNX-half   emb = Concat<axis = -1>(f, f)
+//ONNX-half   c = Cos(emb)
+//ONNX-half   sn = Sin(emb)
+//ONNX-half   ch = Cast<to = 10>(c)
+//ONNX-half   sh = Cast<to = 10>(sn)
+//ONNX-half   ax2 = Constant<value = int64[1] {2}>()
+//ONNX-half   c4 = Unsqueeze(ch, ax2)
+//ONNX-half   s4 = Unsqueeze(sh, ax2)
+//ONNX-half   st0 = Constant<value = int64[1] {0}>()
+//ONNX-half   st4 = Constant<value = int64[1] {4}>()
+//ONNX-half   st8 = Constant<value = int64[1] {8}>()
+//ONNX-half   a3 = Constant<value = int64[1] {3}>()
+//ONNX-half   x1 = Slice(rx, st0, st4, a3)
+//ONNX-half   x2 = Slice(rx, st4, st8, a3)
+//ONNX-half   nx2 = Neg(x2)
+//ONNX-half   rot = Concat<axis = -1>(nx2, x1)
+//ONNX-half   xc = Mul(rx, c4)
+//ONNX-half   rs = Mul(rot, s4)
+//ONNX-half   ry = Add(xc, rs)
+//ONNX-half }
+// HALF: remark: decoda-raise-onnx: rms_norm 1, layer_norm 0, glu 0, mlp 0, gated_mlp 0, softcap 0, attention 1 (causal 1), residual_add 0, linear bias 0, rope 1
+// HALF-LABEL: func.func @main
+// HALF:         %[[Y:.+]] = decoda.rms_norm %arg0, %arg1 {eps = 9.99999974{{.*}} : f64} : tensor<?x?x8xf16>, tensor<8xf16>
+// The scale 1 / 2.828125 (sqrt(8) rounded to f16 by the export), not the default 1 / sqrt(8).
+// HALF:         decoda.attention {{.*}} {causal, num_heads = 2 : i64, num_kv_heads = 2 : i64, scale = 0.35359116{{[0-9]*}} : f64} : tensor<?x?x2x8xf16>
+// HALF-NOT:     linalg.softmax
+// HALF:         %[[R:.+]] = decoda.rope %arg5 positions(%arg6 : tensor<?x?xi64>) : tensor<?x?x2x8xf16>
+// HALF-NOT:     arith.truncf
+// HALF:         return %[[Y]], %{{.*}}, %[[R]]
+
+// Near misses stay 16-bit casts around f32 ops: the normalised value cast to bf16 while x is
+// f16 (the raised f32 norm keeps its casts); a softmax whose f32 result is not cast back to
+// the scores' type (P in f32 meets an f32 V); a mask filled with -1000, which does not hide a
+// key (not causal: an additive mask operand instead).
+//ONNX-halfneg <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-halfneg g (float16[b, t, 8] x, bfloat16[8] w, float16[b, 2, t, 8] q, float16[b, 2, t, 8] k, float[b, 2, t, 8] v, float16[b, 2, t, 8] v2) => (bfloat16[b, t, 8] y, float[b, 2, t, 8] o, float16[b, 2, t, 8] o2)
+//ONNX-halfneg {
+//ONNX-halfneg   xf = Cast<to = 1>(x)
+//ONNX-halfneg   sq = Mul(xf, xf)
+//ONNX-halfneg   m = ReduceMean<axes = [-1], keepdims = 1>(sq)
+//ONNX-halfneg   e = Constant<value = float {0.00001}>()
+//ONNX-halfneg   a = Add(m, e)
+//ONNX-halfneg   s = Sqrt(a)
+//ONNX-halfneg   n = Div(xf, s)
+//ONNX-halfneg   nb = Cast<to = 16>(n)
+//ONNX-halfneg   y = Mul(w, nb)
+//ONNX-halfneg   kt = Transpose<perm = [0, 1, 3, 2]>(k)
+//ONNX-halfneg   sc = MatMul(q, kt)
+//ONNX-halfneg   scf = Cast<to = 1>(sc)
+//ONNX-halfneg   p = Softmax<axis = -1>(scf)
+//ONNX-halfneg   o = MatMul(p, v)
+//ONNX-halfneg   shq = Shape(q)
+//ONNX-halfneg   i2 = Constant<value = int64[1] {2}>()
+//ONNX-halfneg   td = Gather<axis = 0>(shq, i2)
+//ONNX-halfneg   tt = Concat<axis = 0>(td, td)
+//ONNX-halfneg   small = ConstantOfShape<value = float[1] {-1000.0}>(tt)
+//ONNX-halfneg   i1 = Constant<value = int64 {1}>()
+//ONNX-halfneg   maskf = Trilu<upper = 1>(small, i1)
+//ONNX-halfneg   mask = Cast<to = 10>(maskf)
+//ONNX-halfneg   sc2 = MatMul(q, kt)
+//ONNX-halfneg   sm2 = Add(sc2, mask)
+//ONNX-halfneg   smf2 = Cast<to = 1>(sm2)
+//ONNX-halfneg   p2 = Softmax<axis = -1>(smf2)
+//ONNX-halfneg   ph2 = Cast<to = 10>(p2)
+//ONNX-halfneg   o2 = MatMul(ph2, v2)
+//ONNX-halfneg }
+// HALFNEG: remark: decoda-raise-onnx: rms_norm 1, layer_norm 0, glu 0, mlp 0, gated_mlp 0, softcap 0, attention 1 (causal 0)
+// HALFNEG-LABEL: func.func @main
+// HALFNEG:       %[[N:.+]] = decoda.rms_norm {{.*}} : tensor<?x?x8xf32>, tensor<8xf32>
+// HALFNEG:       arith.truncf {{.*}} : f32 to bf16
+// HALFNEG:       linalg.softmax
+// HALFNEG:       decoda.attention {{.*}} mask(%{{.*}} : tensor<1x1x?x?xf16>) {num_heads = 2 : i64, num_kv_heads = 2 : i64, scale = 1.000000e+00 : f64} : tensor<?x?x2x8xf16>
