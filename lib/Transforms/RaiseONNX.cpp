@@ -396,27 +396,55 @@ double geluTanhD(double x) {
 
 const double kSamples[] = {-6.1, -3.3, -1.7, -0.9, -0.35, -0.05, 0.0, 0.13, 0.6, 1.1, 2.4, 4.2, 7.5};
 
-bool matchesUnary(const ExprRef &e, Value x, const std::function<double(double)> &f) {
+/// The largest error of the tree against `f` over the samples, relative to max(1, |f|); infinity
+/// where the tree cannot be evaluated.
+double unaryError(const ExprRef &e, Value x, const std::function<double(double)> &f) {
+  double worst = 0;
   for (double s : kSamples) {
     llvm::DenseMap<Value, double> leaves{{x, s}};
     std::optional<double> r = eval(e, leaves);
     double want = f(s);
-    if (!r || !(std::fabs(*r - want) <= 1e-6 * std::max(1.0, std::fabs(want))))
-      return false;
+    double err = r ? std::fabs(*r - want) / std::max(1.0, std::fabs(want)) : INFINITY;
+    if (!(err <= worst))
+      worst = std::isnan(err) ? INFINITY : err;
   }
-  return true;
+  return worst;
 }
 
-bool matchesBinary(const ExprRef &e, Value g, Value u, const std::function<double(double, double)> &f) {
+double binaryError(const ExprRef &e, Value g, Value u,
+                   const std::function<double(double, double)> &f) {
+  double worst = 0;
   for (double s : kSamples)
     for (double t : {-2.7, -0.4, 0.3, 1.9, 5.5}) {
       llvm::DenseMap<Value, double> leaves{{g, s}, {u, t}};
       std::optional<double> r = eval(e, leaves);
       double want = f(s, t);
-      if (!r || !(std::fabs(*r - want) <= 1e-6 * std::max(1.0, std::fabs(want))))
-        return false;
+      double err = r ? std::fabs(*r - want) / std::max(1.0, std::fabs(want)) : INFINITY;
+      if (!(err <= worst))
+        worst = std::isnan(err) ? INFINITY : err;
     }
-  return true;
+  return worst;
+}
+
+constexpr double kExactTolerance = 1e-6;
+
+bool matchesUnary(const ExprRef &e, Value x, const std::function<double(double)> &f) {
+  return unaryError(e, x, f) <= kExactTolerance;
+}
+
+bool matchesBinary(const ExprRef &e, Value g, Value u, const std::function<double(double, double)> &f) {
+  return binaryError(e, g, u, f) <= kExactTolerance;
+}
+
+/// How far an activation with irrational constants (GELU's 1/sqrt(2), sqrt(2/pi), 0.044715) may
+/// be from its definition: a 16-bit export writes those constants in its own type (f16's
+/// sqrt(2/pi) is 4e-5 off, 0.044715 1.5e-4), so half an ulp of the type (2^-11 for f16, 2^-8
+/// for bf16); f32 and wider must match to 1e-6. Candidates are then ranked by their error.
+double activationTolerance(Type t) {
+  auto ft = dyn_cast<FloatType>(getElementTypeOrSelf(t));
+  if (!ft || ft.getFPMantissaWidth() >= 24)
+    return kExactTolerance;
+  return std::ldexp(1.0, -static_cast<int>(ft.getFPMantissaWidth()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -705,13 +733,26 @@ struct RaiseNarrowNorm : public RaisePattern<linalg::GenericOp> {
 // Activations, GLUs, MLPs, softcaps
 //===----------------------------------------------------------------------===//
 
-std::optional<GluAttr> classifyGlu(MLIRContext *ctx, const ExprRef &e, Value g, Value u) {
-  if (matchesBinary(e, g, u, [](double a, double b) { return siluD(a) * b; }))
-    return GluAttr::get(ctx, GluKind::swiglu, std::nullopt, std::nullopt, std::nullopt);
-  if (matchesBinary(e, g, u, [](double a, double b) { return geluErfD(a) * b; }))
-    return GluAttr::get(ctx, GluKind::geglu, std::nullopt, std::nullopt, std::nullopt);
-  if (matchesBinary(e, g, u, [](double a, double b) { return geluTanhD(a) * b; }))
-    return GluAttr::get(ctx, GluKind::geglu_tanh, std::nullopt, std::nullopt, std::nullopt);
+std::optional<GluAttr> classifyGlu(MLIRContext *ctx, const ExprRef &e, Value g, Value u,
+                                   double tol) {
+  // The fixed GLUs: the closest within `tol`.
+  struct Candidate {
+    GluKind kind;
+    std::function<double(double, double)> f;
+  };
+  const Candidate fixed[] = {
+      {GluKind::swiglu, [](double a, double b) { return siluD(a) * b; }},
+      {GluKind::geglu, [](double a, double b) { return geluErfD(a) * b; }},
+      {GluKind::geglu_tanh, [](double a, double b) { return geluTanhD(a) * b; }}};
+  std::optional<GluKind> best;
+  double bestErr = tol;
+  for (const Candidate &cand : fixed)
+    if (double err = binaryError(e, g, u, cand.f); err <= bestErr) {
+      best = cand.kind;
+      bestErr = err;
+    }
+  if (best)
+    return GluAttr::get(ctx, *best, std::nullopt, std::nullopt, std::nullopt);
   SmallVector<double> consts;
   collectConsts(e, consts);
   for (double l : consts)
@@ -728,16 +769,23 @@ std::optional<GluAttr> classifyGlu(MLIRContext *ctx, const ExprRef &e, Value g, 
   return std::nullopt;
 }
 
-std::optional<Activation> classifyActivation(const ExprRef &e, Value x) {
-  if (matchesUnary(e, x, geluErfD))
-    return Activation::gelu_erf;
-  if (matchesUnary(e, x, geluTanhD))
-    return Activation::gelu_tanh;
-  if (matchesUnary(e, x, siluD))
-    return Activation::silu;
-  if (matchesUnary(e, x, [](double v) { return std::max(v, 0.0); }))
-    return Activation::relu;
-  return std::nullopt;
+std::optional<Activation> classifyActivation(const ExprRef &e, Value x, double tol) {
+  struct Candidate {
+    Activation act;
+    std::function<double(double)> f;
+  };
+  const Candidate candidates[] = {{Activation::gelu_erf, geluErfD},
+                                  {Activation::gelu_tanh, geluTanhD},
+                                  {Activation::silu, siluD},
+                                  {Activation::relu, [](double v) { return std::max(v, 0.0); }}};
+  std::optional<Activation> best;
+  double bestErr = tol;
+  for (const Candidate &cand : candidates)
+    if (double err = unaryError(e, x, cand.f); err <= bestErr) {
+      best = cand.act;
+      bestErr = err;
+    }
+  return best;
 }
 
 /// An elementwise generic with two same-shaped leaves computing a GLU -> decoda.glu.
@@ -760,7 +808,8 @@ struct RaiseGlu : public RaisePattern<linalg::GenericOp> {
       Value gate = leaves[swap], up = leaves[1 - swap];
       if (gate.getType() != root.getType() || up.getType() != root.getType())
         continue;
-      if (std::optional<GluAttr> kind = classifyGlu(rw.getContext(), e, gate, up)) {
+      if (std::optional<GluAttr> kind =
+              classifyGlu(rw.getContext(), e, gate, up, activationTolerance(root.getType()))) {
         rw.replaceOpWithNewOp<GluOp>(g, gate, up, *kind);
         ++c.glu;
         return success();
@@ -868,7 +917,8 @@ struct RaiseMLP : public RaisePattern<LinearOp> {
         !usedOnlyBy(up.getResult(), g) || up.getWeightLayout() != layout ||
         up.getInput().getType() != down.getType() || leaves[0].getType() != h.getType())
       return failure();
-    std::optional<Activation> act = classifyActivation(e, leaves[0]);
+    std::optional<Activation> act =
+        classifyActivation(e, leaves[0], activationTolerance(h.getType()));
     if (!act)
       return failure();
     if ((bool)up.getBias() != (bool)down.getBias())

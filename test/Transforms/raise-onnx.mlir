@@ -27,6 +27,8 @@
 // RUN: decoda-translate --import-onnx %t.half.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=HALF
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.halfneg.onnx --case halfneg
 // RUN: decoda-translate --import-onnx %t.halfneg.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=HALFNEG
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.halfgelu.onnx --case halfgelu
+// RUN: decoda-translate --import-onnx %t.halfgelu.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=HALFGELU
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.neg.onnx --case neg
 // RUN: decoda-translate --import-onnx %t.neg.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=NEG
 
@@ -550,3 +552,62 @@
 // HALFNEG:       arith.truncf {{.*}} : f32 to bf16
 // HALFNEG:       linalg.softmax
 // HALFNEG:       decoda.attention {{.*}} mask(%{{.*}} : tensor<1x1x?x?xf16>) {num_heads = 2 : i64, num_kv_heads = 2 : i64, scale = 1.000000e+00 : f64} : tensor<?x?x2x8xf16>
+
+// NewGELU in a 16-bit model: its constants sqrt(2/pi) and 0.044715 are f16 values (4e-5 and
+// 1.5e-4 off), within half an f16 ulp of the definition, so the MLP is raised with gelu_tanh; the
+// same f16-rounded constants in an f32 model are 1e-4 off its definition, not raised (f32
+// activations match to 1e-6); neither is an f16 MLP whose constant is 0.05 instead of 0.044715.
+//ONNX-halfgelu <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-halfgelu g (float16[t, 8] x, float16[8, 16] w1, float16[16, 8] w2, float[t, 8] xf, float[8, 16] w1f, float[16, 8] w2f) => (float16[t, 8] y, float[t, 8] yf, float16[t, 8] yn)
+//ONNX-halfgelu {
+//ONNX-halfgelu   c3f = Constant<value = float {3.0}>()
+//ONNX-halfgelu   c3 = Cast<to = 10>(c3f)
+//ONNX-halfgelu   kf = Constant<value = float {0.044715}>()
+//ONNX-halfgelu   k = Cast<to = 10>(kf)
+//ONNX-halfgelu   sf = Constant<value = float {0.7978846}>()
+//ONNX-halfgelu   s = Cast<to = 10>(sf)
+//ONNX-halfgelu   onef = Constant<value = float {1.0}>()
+//ONNX-halfgelu   one = Cast<to = 10>(onef)
+//ONNX-halfgelu   hf = Constant<value = float {0.5}>()
+//ONNX-halfgelu   h = Cast<to = 10>(hf)
+//ONNX-halfgelu   a = MatMul(x, w1)
+//ONNX-halfgelu   a3 = Pow(a, c3)
+//ONNX-halfgelu   ka3 = Mul(k, a3)
+//ONNX-halfgelu   in = Add(a, ka3)
+//ONNX-halfgelu   sin = Mul(s, in)
+//ONNX-halfgelu   th = Tanh(sin)
+//ONNX-halfgelu   op = Add(one, th)
+//ONNX-halfgelu   ha = Mul(h, a)
+//ONNX-halfgelu   ge = Mul(ha, op)
+//ONNX-halfgelu   y = MatMul(ge, w2)
+//ONNX-halfgelu   kr = Constant<value = float {0.044708252}>()
+//ONNX-halfgelu   sr = Constant<value = float {0.79785156}>()
+//ONNX-halfgelu   af = MatMul(xf, w1f)
+//ONNX-halfgelu   af3 = Pow(af, c3f)
+//ONNX-halfgelu   kaf3 = Mul(kr, af3)
+//ONNX-halfgelu   inf = Add(af, kaf3)
+//ONNX-halfgelu   sinf = Mul(sr, inf)
+//ONNX-halfgelu   thf = Tanh(sinf)
+//ONNX-halfgelu   opf = Add(onef, thf)
+//ONNX-halfgelu   haf = Mul(hf, af)
+//ONNX-halfgelu   gef = Mul(haf, opf)
+//ONNX-halfgelu   yf = MatMul(gef, w2f)
+//ONNX-halfgelu   bf = Constant<value = float {0.05}>()
+//ONNX-halfgelu   b = Cast<to = 10>(bf)
+//ONNX-halfgelu   an = MatMul(x, w1)
+//ONNX-halfgelu   an3 = Pow(an, c3)
+//ONNX-halfgelu   ban3 = Mul(b, an3)
+//ONNX-halfgelu   inn = Add(an, ban3)
+//ONNX-halfgelu   sinn = Mul(s, inn)
+//ONNX-halfgelu   thn = Tanh(sinn)
+//ONNX-halfgelu   opn = Add(one, thn)
+//ONNX-halfgelu   han = Mul(h, an)
+//ONNX-halfgelu   gen = Mul(han, opn)
+//ONNX-halfgelu   yn = MatMul(gen, w2)
+//ONNX-halfgelu }
+// HALFGELU-LABEL: func.func @main
+// HALFGELU:       %[[Y:.+]] = decoda.mlp %arg0, %arg1, %arg2 {activation = #decoda.activation<gelu_tanh>, weight_layout = #decoda.weight_layout<in_out>} : tensor<?x8xf16>
+// HALFGELU-NOT:   decoda.mlp
+// HALFGELU:       math.tanh
+// HALFGELU-NOT:   decoda.mlp
+// HALFGELU:       return %[[Y]]

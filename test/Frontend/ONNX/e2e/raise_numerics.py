@@ -55,14 +55,17 @@ FIXTURES = {
     "torch_llama_rmsnorm_dynamic": {"rms_norm": 1},
     "torch_gpt2_block_dynamic": {"attention": 1, "mlp": 1},
     "torch_gpt2_block_static": {"attention": 1, "mlp": 1},
-    # The 16-bit layer: its RMSNorms, rotary tables and softmax in f32 between Casts.
+    # The 16-bit layer: its RMSNorms, rotary tables and softmax in f32 between Casts; the
+    # 16-bit GPT-2 block: its mask value float16's lowest, NewGELU's constants rounded to f16.
     "f16_llama_decoder_layer_dynamic": {"rms_norm": 2, "gated_mlp": 1, "attention": 1,
                                         "causal": 1, "rope": 2, "residual_add": 2},
+    "f16_gpt2_block_dynamic": {"attention": 1, "mlp": 1},
 }
 # Fixtures also compiled raised and unraised (--no-graph-opt), both against ONNX Runtime:
 # name -> (dim bindings, rtol, atol).
 FIXTURE_NUMERICS = {
     "f16_llama_decoder_layer_dynamic": ([{"batch": 2, "sequence": 7}], 1e-2, 1e-2),
+    "f16_gpt2_block_dynamic": ([{"batch": 2, "sequence": 7}], 1e-2, 1e-2),
 }
 
 

@@ -4,8 +4,8 @@ MLP, decoder layer and a GPT-2 block; torch.onnx.export opset 17, static and dyn
 as they come out of the exporter, compiled and run against ONNX Runtime; dynamic files on two
 (batch, sequence) bindings, and once more compiled with --static-dims naming their dim_params
 (batch=1, sequence=1: the decode-step shape; test/Frontend/ONNX/static-dims.mlir checks the
-signature and the refusals), and some in bf16 / f16 (--float-type); and the decoder layer as an
-fp16 export has it (f16_llama_decoder_layer_dynamic.onnx)."""
+signature and the refusals), and some in bf16 / f16 (--float-type); and the decoder layer and GPT-2
+block as an fp16 export has them (f16_*.onnx)."""
 
 import os
 import sys
@@ -60,19 +60,22 @@ for stem, ft, tol, io in (("torch_llama_decoder_layer_dynamic", "bf16", 5e-2, Fa
     runner.run_model(f"{stem}_{ft}{'_io' if io else ''}", path, feeds, rtol=tol, atol=tol,
                      onnx_inputs=M.input_names(model), onnx_outputs=M.output_names(model),
                      flags=[f"--float-type={ft}"] + (["--float-type-io"] if io else []))
-# The decoder layer as an fp16 export has it (f16_llama_decoder_layer_dynamic.onnx, derived from
-# the f32 export: models/README.md), against ONNX Runtime running it in f16, at f16 tolerance
-# (ONNX Runtime's f16 and f32 outputs differ by 5.5e-3), on two bindings and as a one-token build.
-f16_layer = MODELS / "f16_llama_decoder_layer_dynamic.onnx"
-if f16_layer.exists():
-    model = onnx.load(str(f16_layer))
-    for name, dims, flags in (("f16_llama_decoder_layer", [{"batch": 2, "sequence": 7},
-                                                           {"batch": 1, "sequence": 33}], []),
-                              ("f16_llama_decoder_layer_static_dims", [{"batch": 1, "sequence": 1}],
+# The decoder layer and the GPT-2 block as an fp16 export has them (f16_*.onnx, derived from the
+# f32 exports: models/README.md), against ONNX Runtime running them in f16, at f16 tolerance
+# (ONNX Runtime's f16 and f32 outputs differ by up to 5.5e-3), on two bindings and as a
+# one-token build.
+for stem in ("f16_llama_decoder_layer_dynamic", "f16_gpt2_block_dynamic"):
+    path = MODELS / f"{stem}.onnx"
+    if not path.exists():
+        continue
+    model = onnx.load(str(path))
+    for name, dims, flags in ((stem, [{"batch": 2, "sequence": 7},
+                                      {"batch": 1, "sequence": 33}], []),
+                              (stem + "_static_dims", [{"batch": 1, "sequence": 1}],
                                ["--static-dims=batch=1,sequence=1"])):
         feeds = [M.random_feeds(model, d, seed=5 + i, special={"position_ids": _positions})
                  for i, d in enumerate(dims)]
-        runner.run_model(name, f16_layer, feeds, rtol=1e-2, atol=1e-2,
+        runner.run_model(name, path, feeds, rtol=1e-2, atol=1e-2,
                          onnx_inputs=M.input_names(model), onnx_outputs=M.output_names(model),
                          flags=flags)
 if not files:

@@ -1,10 +1,12 @@
 #!/usr/bin/python3
-"""Writes test/Frontend/ONNX/models/f16_llama_decoder_layer_dynamic.onnx: the PyTorch export of
-the Llama decoder layer (torch_llama_decoder_layer_dynamic.onnx, f32) turned into the graph an
-fp16 export of the same module (``model.half()``) has, for the front end's 16-bit fixture.
+"""Writes the front end's 16-bit fixtures in test/Frontend/ONNX/models/: the PyTorch exports of
+the Llama decoder layer and the GPT-2 block (f32) turned into the graphs an fp16 export of the
+same modules (``model.half()``) has.
 
-Debian's torch 1.13 cannot trace a Half ``nn.Linear`` on the CPU, so the file is derived from the
-f32 export by the dtype rules of the modules in export_torch_blocks.py (Hugging Face's):
+Debian's torch 1.13 cannot trace a Half ``nn.Linear`` on the CPU, so the files are derived from
+the f32 exports by the dtype rules of the modules in export_torch_blocks.py (Hugging Face's):
+
+``f16_llama_decoder_layer_dynamic.onnx``:
 
 * inputs, outputs and weights (the ``inv_freq`` buffer too) in float16;
 * LlamaRMSNorm: ``.to(float32)`` before the variance stays a Cast to f32, the ``.to(input_dtype)``
@@ -16,7 +18,12 @@ f32 export by the dtype rules of the modules in export_torch_blocks.py (Hugging 
 * the causal mask filled with float16's lowest value (``torch.finfo(dtype).min``), the score
   scale a float16 constant; the norms' constants stay f32.
 
-    /usr/bin/python3 python/tools/f16_llama_export.py [SRC.onnx] [DST.onnx]
+``f16_gpt2_block_dynamic.onnx``: GPT-2's modules compute in the model's type throughout (the
+score scale is ``torch.full(..., dtype=attn_weights.dtype)``, the mask value
+``torch.finfo(dtype).min``, NewGELU's constants Python floats), so every float tensor, constant
+and Cast becomes float16 (float32's lowest value float16's).
+
+    /usr/bin/python3 python/tools/f16_exports.py [MODELS_DIR]
 """
 
 import sys
@@ -126,11 +133,36 @@ def convert(m: onnx.ModelProto) -> onnx.ModelProto:
     return m
 
 
+def convert_uniform(m: onnx.ModelProto) -> onnx.ModelProto:
+    """Every float tensor, constant and Cast of `m` in float16."""
+    g = m.graph
+    for v in list(g.input) + list(g.output):
+        if v.type.tensor_type.elem_type == F32:
+            v.type.tensor_type.elem_type = F16
+    for t in g.initializer:
+        if t.data_type == F32:
+            t.CopyFrom(numpy_helper.from_array(to_f16_array(numpy_helper.to_array(t)), t.name))
+    for n in g.node:
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == F32:
+                a.t.CopyFrom(numpy_helper.from_array(to_f16_array(numpy_helper.to_array(a.t)),
+                                                     a.t.name))
+            if n.op_type == "Cast" and a.name == "to" and a.i == F32:
+                a.i = F16
+    del g.value_info[:]
+    onnx.checker.check_model(m)
+    onnx.shape_inference.infer_shapes(m, strict_mode=True)
+    return m
+
+
 def main():
-    src = Path(sys.argv[1]) if len(sys.argv) > 1 else MODELS / "torch_llama_decoder_layer_dynamic.onnx"
-    dst = Path(sys.argv[2]) if len(sys.argv) > 2 else MODELS / "f16_llama_decoder_layer_dynamic.onnx"
-    onnx.save(convert(onnx.load(str(src))), str(dst))
-    print(f"wrote {dst}")
+    models = Path(sys.argv[1]) if len(sys.argv) > 1 else MODELS
+    for src, dst, fn in (("torch_llama_decoder_layer_dynamic", "f16_llama_decoder_layer_dynamic",
+                          convert),
+                         ("torch_gpt2_block_dynamic", "f16_gpt2_block_dynamic", convert_uniform)):
+        out = models / f"{dst}.onnx"
+        onnx.save(fn(onnx.load(str(models / f"{src}.onnx"))), str(out))
+        print(f"wrote {out}")
 
 
 if __name__ == "__main__":
