@@ -675,11 +675,15 @@ struct RaiseNorm : public RaisePattern<linalg::GenericOp> {
   }
 };
 
-/// Hugging Face's RMSNorm in a 16-bit model, `w * to(dtype)(rms(to(float32)(x)))`, once
-/// RaiseNorm raised its f32 middle (weight 1): rms_norm(to(f32)(x), 1) cast back, times an
-/// optional weight vector of x's type -> rms_norm(x, w) in x's type. The op computes in f32 as
-/// the export does and rounds once, where the export rounds the normalised value and then the
-/// product (the two differ by at most an ulp of the 16-bit type).
+/// A 16-bit model's norm computed in f32 between casts, once RaiseNorm raised its f32 middle:
+///   Hugging Face's Llama form `w * to(dtype)(rms(to(float32)(x)))`: rms_norm(to(f32)(x), 1)
+///     cast back, times a weight vector of x's type;
+///   the form that applies the weights in f32 (`norm(x.float(), w.float(), b.float()).type_as(x)`):
+///     rms_norm / layer_norm(to(f32)(x), to(f32)(w) [, to(f32)(b)]) cast back, w and b of x's
+///     type (or weight 1)
+/// -> rms_norm / layer_norm(x, w [, b]) in x's type. The op computes in f32 as the export does
+/// and rounds once; the Llama form rounds the normalised value and then the product (the two
+/// differ by at most an ulp of the 16-bit type), the other form is the op's rule exactly.
 struct RaiseNarrowNorm : public RaisePattern<linalg::GenericOp> {
   RaiseNarrowNorm(MLIRContext *ctx, Counters &c) : RaisePattern(ctx, c, /*benefit=*/9) {}
 
@@ -691,39 +695,79 @@ struct RaiseNarrowNorm : public RaisePattern<linalg::GenericOp> {
     if (!isa<FloatType>(rt.getElementType()) || rt.getRank() < 1 ||
         ShapedType::isDynamic(rt.getDimSize(rt.getRank() - 1)))
       return failure();
+    Type et = rt.getElementType();
     int64_t d = rt.getDimSize(rt.getRank() - 1);
-    Value narrowed = root, weight;
-    if (!floatCastSource(root)) {
+    // `user` computing n * w, n a cast's result and w a [D] vector of x's type: (n, w).
+    auto weightApplied = [&](linalg::GenericOp user) -> std::pair<Value, Value> {
       ExprBuilder eb;
-      ExprRef e = eb.tensorExpr(root);
+      ExprRef e = eb.tensorExpr(user.getResult(0));
       if (e->kind != Expr::Mul)
-        return failure();
-      narrowed = Value();
-      for (int i = 0; i < 2 && !narrowed; ++i) {
+        return {};
+      for (int i = 0; i < 2; ++i) {
         const ExprRef &n = e->ops[i], &w = e->ops[1 - i];
         if (n->kind == Expr::Leaf && w->kind == Expr::Leaf && floatCastSource(n->leaf) &&
             n->leaf.hasOneUse() && isFeatureVector(w->leaf, d) &&
-            getElementTypeOrSelf(w->leaf.getType()) == rt.getElementType()) {
-          narrowed = n->leaf;
-          weight = w->leaf;
-        }
+            getElementTypeOrSelf(w->leaf.getType()) == et)
+          return {n->leaf, w->leaf};
       }
+      return {};
+    };
+    Value narrowed = root, outerWeight;
+    if (floatCastSource(root)) {
+      // The Llama form is matched at the product, which takes this cast with it.
+      if (root.hasOneUse())
+        if (auto user = dyn_cast<linalg::GenericOp>(*root.getUsers().begin());
+            user && user.getNumResults() == 1 && allParallel(user) &&
+            user.getResult(0).getType() == root.getType() && weightApplied(user).first == root)
+          return failure();
+    } else {
+      std::tie(narrowed, outerWeight) = weightApplied(g);
       if (!narrowed)
         return failure();
     }
-    auto norm = floatCastSource(narrowed).getDefiningOp<RMSNormOp>();
-    if (!norm || !norm.getResult().hasOneUse() || norm.getWeightOffset().convertToDouble() != 0.0 ||
-        narrowed.getType() != root.getType())
+    if (narrowed.getType() != root.getType())
       return failure();
-    std::optional<double> unit = scalarConstant(norm.getWeight());
-    if (!unit || *unit != 1.0)
+    Value wide = floatCastSource(narrowed);
+    Operation *norm = wide.getDefiningOp();
+    auto rms = dyn_cast_or_null<RMSNormOp>(norm);
+    auto ln = dyn_cast_or_null<LayerNormOp>(norm);
+    if ((!rms && !ln) || !wide.hasOneUse() ||
+        (rms && rms.getWeightOffset().convertToDouble() != 0.0))
       return failure();
-    Value x = floatCastSource(norm.getInput());
-    if (!x || x.getType() != root.getType() || !norm.getInput().hasOneUse())
+    Value input = rms ? rms.getInput() : ln.getInput();
+    Value x = floatCastSource(input);
+    if (!x || x.getType() != root.getType())
+      return failure();
+    // The weight: the outer one (the inner then 1), or the inner one as the same values in x's
+    // type (a cast of such a value, or 1); the bias likewise. Nothing is created before all
+    // is known to match.
+    Value innerWeight = rms ? rms.getWeight() : ln.getWeight();
+    auto isUnit = [](Value v) {
+      std::optional<double> c = scalarConstant(v);
+      return c && *c == 1.0;
+    };
+    auto narrowSource = [&](Value v) -> Value {
+      Value src = v ? floatCastSource(v) : Value();
+      return src && getElementTypeOrSelf(src.getType()) == et ? src : Value();
+    };
+    Value wSource = outerWeight;
+    if (outerWeight) {
+      if (!isUnit(innerWeight) || (ln && ln.getBias()))
+        return failure();
+    } else if (!(wSource = narrowSource(innerWeight)) && !isUnit(innerWeight)) {
+      return failure();
+    }
+    Value bias;
+    if (ln && ln.getBias() && !(bias = narrowSource(ln.getBias())))
       return failure();
     Location loc = g.getLoc();
-    Value w = weight ? asVector(rw, loc, weight) : onesVector(rw, loc, d, rt.getElementType());
-    Value r = RMSNormOp::create(rw, loc, x, w, norm.getEpsAttr(), norm.getWeightOffsetAttr());
+    Value w = wSource ? asVector(rw, loc, wSource) : onesVector(rw, loc, d, et);
+    Value r;
+    if (rms)
+      r = RMSNormOp::create(rw, loc, x, w, rms.getEpsAttr(), rms.getWeightOffsetAttr());
+    else
+      r = LayerNormOp::create(rw, loc, x, w, bias ? asVector(rw, loc, bias) : bias,
+                              ln.getEpsAttr());
     rw.replaceOp(g, r);
     return success();
   }

@@ -29,6 +29,8 @@
 // RUN: decoda-translate --import-onnx %t.halfneg.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=HALFNEG
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.halfgelu.onnx --case halfgelu
 // RUN: decoda-translate --import-onnx %t.halfgelu.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=HALFGELU
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.halfnorm.onnx --case halfnorm
+// RUN: decoda-translate --import-onnx %t.halfnorm.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=HALFNORM
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.neg.onnx --case neg
 // RUN: decoda-translate --import-onnx %t.neg.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=NEG
 
@@ -611,3 +613,32 @@
 // HALFGELU:       math.tanh
 // HALFGELU-NOT:   decoda.mlp
 // HALFGELU:       return %[[Y]]
+
+// Norms of a 16-bit model with the weights applied in f32 (`norm(x.float(), w.float(),
+// b.float()).type_as(x)`): LayerNormalization on upcast x, w and b, cast back, and an RMSNorm
+// times the upcast weight, cast back -> the norms in f16 with the f16 weights; a weight that is
+// f32 in the model (not a cast of an f16 one) keeps the f32 norm between casts.
+//ONNX-halfnorm <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-halfnorm g (float16[t, 8] x, float16[8] w, float16[8] b, float[8] wf) => (float16[t, 8] y, float16[t, 8] z, float16[t, 8] n)
+//ONNX-halfnorm {
+//ONNX-halfnorm   xf = Cast<to = 1>(x)
+//ONNX-halfnorm   w32 = Cast<to = 1>(w)
+//ONNX-halfnorm   b32 = Cast<to = 1>(b)
+//ONNX-halfnorm   l = LayerNormalization<axis = -1, epsilon = 0.00001>(xf, w32, b32)
+//ONNX-halfnorm   y = Cast<to = 10>(l)
+//ONNX-halfnorm   sq = Mul(xf, xf)
+//ONNX-halfnorm   m = ReduceMean<axes = [-1], keepdims = 1>(sq)
+//ONNX-halfnorm   e = Constant<value = float {0.00001}>()
+//ONNX-halfnorm   a = Add(m, e)
+//ONNX-halfnorm   s = Sqrt(a)
+//ONNX-halfnorm   r = Div(xf, s)
+//ONNX-halfnorm   rw = Mul(r, w32)
+//ONNX-halfnorm   z = Cast<to = 10>(rw)
+//ONNX-halfnorm   rn = Mul(r, wf)
+//ONNX-halfnorm   n = Cast<to = 10>(rn)
+//ONNX-halfnorm }
+// HALFNORM-LABEL: func.func @main
+// HALFNORM-DAG:   %[[Y:.+]] = decoda.layer_norm %arg0, %arg1, %arg2 {{.*}} : tensor<?x8xf16>, tensor<8xf16>, tensor<8xf16>
+// HALFNORM-DAG:   %[[Z:.+]] = decoda.rms_norm %arg0, %arg1 {{.*}} : tensor<?x8xf16>, tensor<8xf16>
+// HALFNORM-DAG:   %[[N:.+]] = decoda.rms_norm %{{.*}}, %arg3 {{.*}} : tensor<?x8xf32>, tensor<8xf32>
+// HALFNORM:       return %[[Y]], %[[Z]], %{{.*}}
