@@ -25,6 +25,10 @@
 // RUN: decoda-translate --import-onnx %t.cap.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=CAP
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.half.onnx --case half
 // RUN: decoda-translate --import-onnx %t.half.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=HALF
+// The same graph in bfloat16 (the types and the casts' targets replaced).
+// RUN: sed -e 's/float16\[/bfloat16[/g' -e 's/to = 10>/to = 16>/g' %s > %t.bhalf.mlir
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %t.bhalf.mlir %t.bhalf.onnx --case half
+// RUN: decoda-translate --import-onnx %t.bhalf.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=BHALF
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.halfneg.onnx --case halfneg
 // RUN: decoda-translate --import-onnx %t.halfneg.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=HALFNEG
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.halfgelu.onnx --case halfgelu
@@ -511,6 +515,11 @@
 // HALF:         %[[R:.+]] = decoda.rope %arg5 positions(%arg6 : tensor<?x?xi64>) : tensor<?x?x2x8xf16>
 // HALF-NOT:     arith.truncf
 // HALF:         return %[[Y]], %{{.*}}, %[[R]]
+// BHALF: remark: decoda-raise-onnx: rms_norm 1, layer_norm 0, glu 0, mlp 0, gated_mlp 0, softcap 0, attention 1 (causal 1), residual_add 0, linear bias 0, rope 1
+// BHALF-LABEL: func.func @main
+// BHALF:         decoda.rms_norm %arg0, %arg1 {{.*}} : tensor<?x?x8xbf16>, tensor<8xbf16>
+// BHALF:         decoda.attention {{.*}} {causal, num_heads = 2 : i64, num_kv_heads = 2 : i64, scale = 0.35359116{{[0-9]*}} : f64} : tensor<?x?x2x8xbf16>
+// BHALF:         decoda.rope %arg5 positions(%arg6 : tensor<?x?xi64>) : tensor<?x?x2x8xbf16>
 
 // Near misses stay 16-bit casts around f32 ops: the normalised value cast to bf16 while x is
 // f16 (the raised f32 norm keeps its casts); a softmax whose f32 result is not cast back to
