@@ -49,6 +49,16 @@ def to_f16_array(a):
     return np.where(a <= F32_MIN, F16_MIN, a).astype(np.float16)
 
 
+def signature_and_weights_to_f16(g: onnx.GraphProto) -> None:
+    """The graph's float inputs, outputs and initializers in float16."""
+    for v in list(g.input) + list(g.output):
+        if v.type.tensor_type.elem_type == F32:
+            v.type.tensor_type.elem_type = F16
+    for t in g.initializer:
+        if t.data_type == F32:
+            t.CopyFrom(numpy_helper.from_array(to_f16_array(numpy_helper.to_array(t)), t.name))
+
+
 def convert(m: onnx.ModelProto) -> onnx.ModelProto:
     g = m.graph
     nodes = {n.name: n for n in g.node}
@@ -70,12 +80,7 @@ def convert(m: onnx.ModelProto) -> onnx.ModelProto:
     del g.node[:]
     g.node.extend(order)
 
-    for v in list(g.input) + list(g.output):
-        if v.type.tensor_type.elem_type == F32:
-            v.type.tensor_type.elem_type = F16
-    for t in g.initializer:
-        if t.data_type == F32:
-            t.CopyFrom(numpy_helper.from_array(to_f16_array(numpy_helper.to_array(t)), t.name))
+    signature_and_weights_to_f16(g)
     del g.value_info[:]
     for n in g.node:
         if n.name == "/self_attn/ConstantOfShape_2":  # the causal mask's fill
@@ -136,12 +141,7 @@ def convert(m: onnx.ModelProto) -> onnx.ModelProto:
 def convert_uniform(m: onnx.ModelProto) -> onnx.ModelProto:
     """Every float tensor, constant and Cast of `m` in float16."""
     g = m.graph
-    for v in list(g.input) + list(g.output):
-        if v.type.tensor_type.elem_type == F32:
-            v.type.tensor_type.elem_type = F16
-    for t in g.initializer:
-        if t.data_type == F32:
-            t.CopyFrom(numpy_helper.from_array(to_f16_array(numpy_helper.to_array(t)), t.name))
+    signature_and_weights_to_f16(g)
     for n in g.node:
         for a in n.attribute:
             if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == F32:
