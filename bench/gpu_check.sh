@@ -106,8 +106,9 @@ if [[ "$mode" == prepare ]]; then
   # GEMV kernels that read them (--gpu-fold-norms=false), NAME_nofold. The PyTorch-exported
   # Llama decoder layer (test/Frontend/ONNX/models, f32) is checked as exported and, as
   # PATH:bf16, stored and computed in bf16 (--float-type=bf16, both targets), NAME_bf16, and
-  # as PATH:bf16io with bf16 inputs and outputs as well (--float-type-io), NAME_bf16io; and the
-  # same layer as an fp16 export has it (f16_llama_decoder_layer_dynamic, rtol/atol 1e-2).
+  # as PATH:bf16io with bf16 inputs and outputs as well (--float-type-io), NAME_bf16io; the
+  # same layer as an fp16 export has it (f16_llama_decoder_layer_dynamic, rtol/atol 1e-2); the
+  # exported GPT-2 block (dynamic shapes) and its fp16 form (f16_gpt2_block_dynamic).
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
@@ -130,7 +131,9 @@ if [[ "$mode" == prepare ]]; then
             "$root/test/Frontend/ONNX/models/torch_llama_decoder_layer_dynamic.onnx"
             "$root/test/Frontend/ONNX/models/torch_llama_decoder_layer_dynamic.onnx:bf16"
             "$root/test/Frontend/ONNX/models/torch_llama_decoder_layer_dynamic.onnx:bf16io"
-            "$root/test/Frontend/ONNX/models/f16_llama_decoder_layer_dynamic.onnx")
+            "$root/test/Frontend/ONNX/models/f16_llama_decoder_layer_dynamic.onnx"
+            "$root/test/Frontend/ONNX/models/torch_gpt2_block_dynamic.onnx"
+            "$root/test/Frontend/ONNX/models/f16_gpt2_block_dynamic.onnx")
   for entry in "${programs[@]}"; do
     p=${entry%:decode}
     p=${p%:cpasync}

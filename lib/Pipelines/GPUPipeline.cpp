@@ -119,6 +119,8 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   // INT8 contractions with an activation zero point: Σ x w - zp Σ w (s8 tensor cores / dp4a),
   // the correction joining the epilogue below.
   pm.addNestedPass<func::FuncOp>(createGPUSplitZeroPointPass());
+  // Reshapes to computed shapes (ONNX Reshape) as views: no shape buffer written on the host.
+  pm.addNestedPass<func::FuncOp>(createExpandTensorReshapesPass());
   addTextual(pm, "func.func(convert-elementwise-to-linalg)"); // arith/math on tensors
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -234,6 +236,9 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createLowerRuntimeChecksPass()); // host checks only (kernels have none)
+  // Host views that MLIR 22's expand-strided-metadata cannot take (several dynamic extents
+  // split out of one) as reinterpret_casts.
+  pm.addNestedPass<func::FuncOp>(createExpandTensorReshapesPass());
   addTextual(pm, "func.func(llvm-request-c-wrappers)");
   // ldmatrix / cp.async / vector accesses need 16-byte aligned shared arrays.
   pm.addNestedPass<gpu::GPUModuleOp>(createGPUAlignWorkgroupMemoryPass());

@@ -293,6 +293,33 @@ def FuseElementwisePass : Pass<"decoda-fuse-elementwise"> {
   ];
 }
 
+def ExpandTensorReshapesPass : Pass<"decoda-expand-tensor-reshapes", "func::FuncOp"> {
+  let summary = "tensor.reshape with a known shape operand -> collapse_shape and expand_shape";
+  let description = [{
+    ONNX `Reshape` with a computed target shape imports as `tensor.reshape %x(%shape)`, the
+    shape a `tensor.from_elements` of index values or a constant. Bufferized, that is a shape
+    buffer written on the host (`memref.store`) and read by `memref.reshape`: host code that
+    touches memory, which the GPU pipeline refuses (its host code only launches kernels and
+    copies), so exported GPT-2 blocks did not compile for CUDA. Each such reshape becomes
+    `tensor.collapse_shape` to one dimension (unless the source has one) and
+    `tensor.expand_shape` to the result's rank with the shape's elements as `output_shape`
+    (static where they are constants, which also refines the result type; a `tensor.cast` back
+    to the written type), both views of the same buffer. A reshape whose shape operand is
+    anything else is left alone. On buffers (the pass runs again on the host code before the
+    NVVM lowering), a `memref.expand_shape` that splits one extent into two or more dynamic
+    ones (`[B·T, F]` into `[B, T, F]`) becomes `memref.reinterpret_cast` with the strides
+    computed from the source's: MLIR 22's `expand-strided-metadata` crashes on that expansion.
+    Used by `decoda-lower-to-cuda`; the CPU pipeline keeps `memref.reshape` (a view on the
+    host).
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numExpanded", "num-expanded",
+              "reshapes rewritten as views (collapse and expand, or reinterpret_cast)">
+  ];
+}
+
 def UnshareFillsPass : Pass<"decoda-unshare-fills"> {
   let summary = "Give every op that writes into a shared fill of an empty tensor a fill of its "
                 "own";

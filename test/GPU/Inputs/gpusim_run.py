@@ -325,6 +325,9 @@ def dense_bytes(attr, el, count):
             raise HostError(f"global of {count} x {el}: {arr.size} initial values")
         return arr
     raw = bytes.fromhex(m.group(1))
+    if el == "i1" and count > 1 and len(raw) * 8 >= count and len(raw) == (count + 7) // 8:
+        # MLIR keeps i1 elements bit-packed (least significant bit first); in memory each is a byte.
+        return np.unpackbits(np.frombuffer(raw, np.uint8), bitorder="little")[:count].astype(np.bool_)
     size = np.dtype(DT[el]).itemsize
     if len(raw) == size and count != 1:
         raw = raw * count
