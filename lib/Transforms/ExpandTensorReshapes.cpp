@@ -93,11 +93,15 @@ struct ExpandReshape : public OpRewritePattern<tensor::ReshapeOp> {
         e = rw.getIndexAttr(dst.getDimSize(i));
     }
     auto type = RankedTensorType::get(shape, dst.getElementType(), dst.getEncoding());
-    // A fully static result from a dynamic flat source: the source made static first (the
-    // expansion of a dynamic extent into static ones does not verify).
-    if (type.hasStaticShape() && cast<RankedTensorType>(flat.getType()).isDynamicDim(0))
+    // The flat extent static exactly when the result's are (an expansion verifies only so: a
+    // dynamic extent into static ones, or a static one into dynamic ones, does not).
+    bool flatDynamic = cast<RankedTensorType>(flat.getType()).isDynamicDim(0);
+    if (type.hasStaticShape() && flatDynamic)
       flat = tensor::CastOp::create(
           rw, loc, RankedTensorType::get({type.getNumElements()}, dst.getElementType()), flat);
+    else if (!type.hasStaticShape() && !flatDynamic)
+      flat = tensor::CastOp::create(
+          rw, loc, RankedTensorType::get({ShapedType::kDynamic}, dst.getElementType()), flat);
     Value result = flat;
     if (dst.getRank() != 1) {
       ReassociationIndices all;

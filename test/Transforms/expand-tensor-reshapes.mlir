@@ -79,6 +79,22 @@ func.func @constant(%x: tensor<?x?x64xf32>) -> (tensor<?x64xf32>, tensor<?xf32>)
 
 // -----
 
+// A static source to a result with dynamic extents (a one-token clone reading computed shapes):
+// the flat extent is made dynamic first (an expansion of a static extent into dynamic ones
+// does not verify).
+// CHECK-LABEL: func.func @static_source(
+// CHECK: %[[F:.*]] = tensor.collapse_shape %arg0 {{\[}}[0, 1, 2]] : tensor<1x1x64xf32> into tensor<64xf32>
+// CHECK: %[[D:.*]] = tensor.cast %[[F]] : tensor<64xf32> to tensor<?xf32>
+// CHECK: tensor.expand_shape %[[D]] {{\[}}[0, 1, 2]] output_shape [%arg1, %arg2, 64] : tensor<?xf32> into tensor<?x?x64xf32>
+func.func @static_source(%x: tensor<1x1x64xf32>, %b: index, %t: index) -> tensor<?x?x64xf32> {
+  %c64 = arith.constant 64 : index
+  %s = tensor.from_elements %b, %t, %c64 : tensor<3xindex>
+  %r = tensor.reshape %x(%s) : (tensor<1x1x64xf32>, tensor<3xindex>) -> tensor<?x?x64xf32>
+  return %r : tensor<?x?x64xf32>
+}
+
+// -----
+
 // Left alone: a shape that is an argument (its elements unknown), and a constant extent that
 // contradicts the written static one.
 // CHECK-LABEL: func.func @unknown(
