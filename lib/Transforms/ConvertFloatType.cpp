@@ -25,6 +25,7 @@
 #include "mlir/IR/Verifier.h"
 
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <cstring>
 
@@ -71,15 +72,15 @@ uint16_t toF16(float f) {
 /// Ops rebuilt with 16-bit tensors when they verify so: the decoda ops without regions (the
 /// INT8 ones do not verify: their scales are f32) and the tensor ops that only move or view
 /// data.
-bool convertible(Operation *op, bool signatureConverted) {
+bool convertible(Operation *op) {
   if (op->getNumRegions() != 0)
     return false;
   // Caches of the f32 signature: converting them would cost two passes over the whole cache
-  // on every call (in and out), far more than attention in f32 reads. With `io` the caches
-  // arrive in 16 bits (read through the argument's widening, converted back without a cast).
+  // on every call (in and out), far more than attention in f32 reads. (With `io` the caches
+  // arrive in 16 bits: the op reads the arguments' widenings, not the arguments, and converts.)
   if (auto cached = dyn_cast<CachedAttentionOp>(op))
-    return signatureConverted || (!isa<BlockArgument>(cached.getKeyCache()) &&
-                                  !isa<BlockArgument>(cached.getValueCache()));
+    return !isa<BlockArgument>(cached.getKeyCache()) &&
+           !isa<BlockArgument>(cached.getValueCache());
   if (isa<DecodaDialect>(op->getDialect()))
     return true;
   return isa<tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::ExpandShapeOp,
@@ -117,7 +118,7 @@ struct ConvertFloatTypePass
     // io: a public function's f32 tensor arguments become 16-bit; what is not rebuilt reads
     // them widened (an extf at the start, erased below if nothing reads it).
     bool changeSignature = io && fn.isPublic();
-    SmallVector<Operation *> argumentWidenings;
+    llvm::SmallPtrSet<Operation *, 8> argumentWidenings;
     if (changeSignature) {
       b.setInsertionPointToStart(&body);
       for (BlockArgument arg : body.getArguments()) {
@@ -128,7 +129,7 @@ struct ConvertFloatTypePass
         auto wide = arith::ExtFOp::create(b, arg.getLoc(), wideType, arg);
         arg.replaceAllUsesExcept(wide, wide);
         low[wide] = arg;
-        argumentWidenings.push_back(wide);
+        argumentWidenings.insert(wide);
       }
     }
     // The 16-bit form of `v` for a converted op: a converted result, a converted constant, a
@@ -167,9 +168,9 @@ struct ConvertFloatTypePass
                         llvm::any_of(op->getResultTypes(), isF32Tensor);
       if (!touchesF32 || isa<arith::ConstantOp, tensor::EmptyOp, func::ReturnOp>(op))
         continue; // constants and empty tensors on demand; the return is the boundary
-      if (llvm::is_contained(argumentWidenings, op))
+      if (argumentWidenings.contains(op))
         continue;
-      if (!convertible(op, changeSignature) || !tryConvert(b, op, to, lowOf, low)) {
+      if (!convertible(op) || !tryConvert(b, op, to, lowOf, low)) {
         ++numKept;
         if (report)
           op->emitRemark() << "decoda-convert-float-type: kept in f32";
@@ -206,7 +207,7 @@ struct ConvertFloatTypePass
     // reads.
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
       if ((isa<arith::ConstantOp, tensor::EmptyOp>(op) ||
-           llvm::is_contained(argumentWidenings, &op)) &&
+           argumentWidenings.contains(&op)) &&
           op.use_empty() && isF32Tensor(op.getResult(0).getType()))
         op.erase();
   }

@@ -28,9 +28,8 @@ namespace mlir::decoda {
 using namespace mlir;
 
 namespace {
-/// The elements of a 1-D shape operand as index values or constants, or nothing.
-std::optional<SmallVector<OpFoldResult>> shapeElements(OpBuilder &b, Location loc, Value shape,
-                                                      bool create) {
+/// The elements of a 1-D shape operand as constants or integer/index values, or nothing.
+std::optional<SmallVector<OpFoldResult>> shapeElements(OpBuilder &b, Value shape) {
   SmallVector<OpFoldResult> out;
   DenseIntElementsAttr constant;
   if (matchPattern(shape, m_Constant(&constant))) {
@@ -42,18 +41,12 @@ std::optional<SmallVector<OpFoldResult>> shapeElements(OpBuilder &b, Location lo
   if (!fromElements)
     return std::nullopt;
   for (Value e : fromElements.getElements()) {
-    if (std::optional<int64_t> c = getConstantIntValue(e)) {
+    if (std::optional<int64_t> c = getConstantIntValue(e))
       out.push_back(b.getIndexAttr(*c));
-      continue;
-    }
-    if (!e.getType().isIndex() && !isa<IntegerType>(e.getType()))
-      return std::nullopt;
-    if (!create)
-      out.push_back(e);
-    else if (e.getType().isIndex())
+    else if (e.getType().isIntOrIndex())
       out.push_back(e);
     else
-      out.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(), e).getResult());
+      return std::nullopt;
   }
   return out;
 }
@@ -67,16 +60,18 @@ struct ExpandReshape : public OpRewritePattern<tensor::ReshapeOp> {
     if (!src || !dst || src.getRank() == 0 || dst.getRank() == 0)
       return failure();
     Location loc = op.getLoc();
-    std::optional<SmallVector<OpFoldResult>> probe =
-        shapeElements(rw, loc, op.getShape(), /*create=*/false);
-    if (!probe || (int64_t)probe->size() != dst.getRank())
+    std::optional<SmallVector<OpFoldResult>> elements = shapeElements(rw, op.getShape());
+    if (!elements || (int64_t)elements->size() != dst.getRank())
       return failure();
     // A constant extent must agree with a static one of the written result type.
-    for (auto [i, e] : llvm::enumerate(*probe))
+    for (auto [i, e] : llvm::enumerate(*elements))
       if (std::optional<int64_t> c = getConstantIntValue(e);
           c && (*c < 0 || (!dst.isDynamicDim(i) && dst.getDimSize(i) != *c)))
         return failure();
-    SmallVector<OpFoldResult> sizes = *shapeElements(rw, loc, op.getShape(), /*create=*/true);
+    SmallVector<OpFoldResult> sizes = *elements;
+    for (OpFoldResult &e : sizes)
+      if (auto v = dyn_cast<Value>(e); v && !v.getType().isIndex())
+        e = arith::IndexCastOp::create(rw, loc, rw.getIndexType(), v).getResult();
 
     Value flat = op.getSource();
     if (src.getRank() != 1) {

@@ -6,7 +6,7 @@
 // reshapes and constants), recognises
 //
 //   RMSNorm and LayerNorm (Div, Reciprocal, Rsqrt and Pow forms, weight and bias in any order;
-//   a 16-bit model's RMSNorm computed in f32 between casts),
+//   a 16-bit model's norms computed in f32 between casts),
 //   GLUs (SiLU·up, GeLU·up in erf and tanh forms, SiTU-GLU, clamped SwiGLU) and plain MLP
 //   activations by evaluating the tree at sample points against the definitions,
 //   softcaps c·tanh(x/c),

@@ -38,7 +38,10 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                "python"))
 import ptxsim  # noqa: E402
+from decoda.runtime import float32_to_bf16  # noqa: E402
 
 DT = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16, "f64": np.float64, "i32": np.int32,
       "i64": np.int64, "i16": np.int16, "i8": np.int8, "index": np.int64, "i1": np.bool_}
@@ -756,8 +759,7 @@ def main():
         if el == "bf16" and a.dtype.kind == "f":
             # A float input of a bf16 argument (a --float-type-io build): its bf16 bits, rounded
             # to nearest even as decoda's truncf does.
-            u = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
-            a = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+            a = float32_to_bf16(a)
         a = np.array(a.astype(DT[el]), order="C")  # (ascontiguousarray makes 0-d arrays 1-d)
         if len(a.shape) != len(shape) or any(d >= 0 and d != s for d, s in zip(shape, a.shape)):
             raise SystemExit(f"gpusim_run: arg{i} has shape {list(a.shape)} for {ty}")

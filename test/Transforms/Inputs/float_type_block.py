@@ -13,6 +13,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
                                 "python"))
 from decoda import reference as R  # noqa: E402
+from decoda.runtime import float32_to_bf16  # noqa: E402
 
 D, F, EPS = 64, 128, 1e-5
 EPS_TEXT = "1.0e-05"
@@ -55,8 +56,7 @@ def main():
         f.write(mlir)
     np.save(os.path.join(out, "x.npy"), x)
     # The input of the --float-type-io builds: bf16 bit patterns ('<u2', docs/ABI.md), float16.
-    np.save(os.path.join(out, "x_bf16.npy"),
-            (np.asarray(R.to_bf16(x), np.float32).view(np.uint32) >> 16).astype("<u2"))
+    np.save(os.path.join(out, "x_bf16.npy"), float32_to_bf16(x).astype("<u2"))
     np.save(os.path.join(out, "x_f16.npy"), x.astype(np.float16))
 
     def run(cast, storage):
