@@ -1158,6 +1158,77 @@ _add("ms_ops", "ms_gqa_padded_prefill_rotary_window",
           rotary=True, local_window_size=3))
 
 
+# GroupQueryAttention with seqlens_k and total_sequence_length as model inputs (run-time row
+# lengths) and a symbolic past length, the way onnxruntime-genai exports feed it: each input set
+# below is one of the forms ONNX Runtime accepts for the same file. "buffer" sets pass a past of
+# a maximum length (present has that length; genai's shared past/present on CUDA).
+#: (label, batch, sequence, past length, seqlens_k, total_sequence_length)
+GQA_RUNTIME_SETS = [
+    ("buffer decode", 2, 1, 10, [6, 6], 7),
+    ("buffer decode, rows of different lengths", 2, 1, 10, [6, 3], 7),
+    ("concatenated decode", 2, 1, 5, [5, 5], 6),
+    ("prompt, empty past", 2, 3, 0, [2, 2], 3),
+    ("right-padded prompt into a buffer", 2, 4, 10, [3, 1], 4),
+    ("chunk into a buffer", 1, 3, 12, [8], 9),
+    ("chunk concatenated", 1, 3, 4, [6], 7),
+]
+
+
+def _gqa_runtime(name, *, heads=4, kv_heads=2, dh=16, rotary=False, sink=False, **attrs):
+    """GroupQueryAttention over inputs query/key/value [B, S, H*D], past_key/past_value
+    [B, Hkv, P, D], seqlens_k [B] (int32), total_sequence_length (int32 scalar), optionally
+    head_sink [H]; present has the symbolic length max(P, total)."""
+    def build():
+        g = Graph(name, ms=True)
+        q = g.input("query", "f32", ["batch", "sequence", heads * dh])
+        k = g.input("key", "f32", ["batch", "sequence", kv_heads * dh])
+        v = g.input("value", "f32", ["batch", "sequence", kv_heads * dh])
+        pk = g.input("past_key", "f32", ["batch", kv_heads, "past", dh])
+        pv = g.input("past_value", "f32", ["batch", kv_heads, "past", dh])
+        lens = g.input("seqlens_k", "i32", ["batch"])
+        tot = g.input("total_sequence_length", "i32", [])
+        ins = [q, k, v, pk, pv, lens, tot]
+        if rotary:
+            cos, sin = _rope_tables(64, dh)
+            ins += [g.f32(cos, "cos_cache"), g.f32(sin, "sin_cache")]
+            attrs["do_rotary"] = 1
+        if sink:
+            ins += [""] * (11 - len(ins)) + [g.input("head_sink", "f32", [heads])]
+        y, pk2, pv2 = g.ms_op("GroupQueryAttention", ins, n_out=3, num_heads=heads,
+                              kv_num_heads=kv_heads, **attrs)
+        g.output(y, "y", "f32", ["batch", "sequence", heads * dh])
+        g.output(pk2, "present_key", "f32", ["batch", kv_heads, "present", dh])
+        g.output(pv2, "present_value", "f32", ["batch", kv_heads, "present", dh])
+        return g.model()
+
+    def feeds(model, seed):
+        rng = np.random.default_rng(seed)
+        out = []
+        for _, b, t, p, lens, total in GQA_RUNTIME_SETS:
+            f = {"query": rng.standard_normal((b, t, heads * dh)).astype(np.float32),
+                 "key": rng.standard_normal((b, t, kv_heads * dh)).astype(np.float32),
+                 "value": rng.standard_normal((b, t, kv_heads * dh)).astype(np.float32),
+                 "past_key": rng.standard_normal((b, kv_heads, p, dh)).astype(np.float32),
+                 "past_value": rng.standard_normal((b, kv_heads, p, dh)).astype(np.float32),
+                 "seqlens_k": np.asarray(lens, np.int32),
+                 "total_sequence_length": np.asarray(total, np.int32)}
+            if sink:
+                f["head_sink"] = rng.standard_normal(heads).astype(np.float32)
+            out.append(f)
+        return out
+    return build, feeds
+
+
+for _name, _kw in [("ms_gqa_runtime_lengths", {}),
+                   ("ms_gqa_runtime_lengths_rotary_window", {"rotary": True,
+                                                             "local_window_size": 3}),
+                   ("ms_gqa_runtime_lengths_head_sink", {"sink": True}),
+                   ("ms_gqa_runtime_lengths_smooth_softmax", {"smooth_softmax": 1})]:
+    _b, _f = _gqa_runtime(_name, **_kw)
+    _add("ms_ops", _name, _b, make_feeds=_f,
+         note="past buffers, rows of different lengths, prompts and chunks: "
+              + "; ".join(s[0] for s in GQA_RUNTIME_SETS))
+
 @_case("ms_ops")
 def ms_multi_head_attention():
     g = Graph("ms_multi_head_attention", ms=True)

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -116,10 +117,10 @@ struct AttentionConfig {
 };
 
 Value emitDecodaAttention(NodeContext &n, Value q, Value k, Value v, Value mask,
-                          const AttentionConfig &c) {
+                          const AttentionConfig &c, Value sinks = Value()) {
   Builder &b = n.b;
   return AttentionOp::create(
-      n.b, n.loc, q, k, v, mask, Value(), Value(), b.getI64IntegerAttr(c.numHeads),
+      n.b, n.loc, q, k, v, mask, Value(), sinks, b.getI64IntegerAttr(c.numHeads),
       b.getI64IntegerAttr(c.numKvHeads), c.scale ? b.getF64FloatAttr(*c.scale) : FloatAttr(),
       c.causal ? b.getUnitAttr() : UnitAttr(),
       c.window ? b.getI64IntegerAttr(*c.window) : IntegerAttr(), IntegerAttr(),
@@ -217,8 +218,12 @@ std::optional<double> recogniseTheta(OnnxValue &cosV, OnnxValue &sinV, int64_t r
 }
 
 /// Rotates [B, T, H, D] by rows of explicit cos/sin tables gathered at `pos` ([B, T]).
+/// `posBound`, where the caller knows the positions lie in [0, posBound), is checked against
+/// the table's rows instead of the positions themselves (no reduction of device data read on
+/// the host).
 FailureOr<OnnxValue> ropeWithTables(NodeContext &n, OnnxValue x, Value pos, Value cosT,
-                                    Value sinT, int64_t rotDim, bool interleaved) {
+                                    Value sinT, int64_t rotDim, bool interleaved,
+                                    Value posBound = Value()) {
   Value xv = n.importer.materialize(x, n.loc);
   SmallVector<OpFoldResult> d = n.importer.dimsOf(x, n.loc);
   Type et = cast<ShapedType>(xv.getType()).getElementType();
@@ -226,7 +231,14 @@ FailureOr<OnnxValue> ropeWithTables(NodeContext &n, OnnxValue x, Value pos, Valu
   // Positions must index the table: check max(pos) < rows and min(pos) >= 0.
   auto posT = cast<RankedTensorType>(pos.getType());
   Value rows = tensor::DimOp::create(n.b, n.loc, cosT, 0);
-  {
+  if (posBound) {
+    cf::AssertOp::create(n.b, n.loc,
+                         arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::sle, posBound,
+                                               rows),
+                         ("ONNX node '" + n.name() + "' (" + n.opType() +
+                          "): the cos/sin cache has fewer rows than total_sequence_length")
+                             .str());
+  } else {
     OnnxValue pv = OnnxValue::tensor(pos, tensor::getMixedSizes(n.b, n.loc, pos));
     SmallVector<int64_t> axes;
     for (int64_t i = 0; i < posT.getRank(); ++i)
@@ -449,16 +461,31 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
     return success();
   });
 
-  // com.microsoft GroupQueryAttention: a right-padded prompt batch (per-row seqlens_k, keys past
-  // each row's length masked); with a past, no padding (every seqlens_k + 1 equals
-  // total_sequence_length, checked at run time) and a past that holds exactly the earlier tokens.
+  // com.microsoft GroupQueryAttention (ONNX Runtime's semantics). Row b holds
+  // seqlens_k[b] + 1 tokens; this step's S tokens are at positions past_b + s with past_b = 0
+  // for a prompt (S = total_sequence_length, rows may be right-padded) and seqlens_k[b] + 1 - S
+  // otherwise, so rows of a batch may differ. The past [B, Hkv, P, D] is either exactly the
+  // earlier tokens (present = [B, Hkv, P + S, D]) or a buffer of a maximum length shared with
+  // present (onnxruntime-genai on CUDA: present has the buffer's length, P >= total): present
+  // has max(P, total) entries: row b's first past_b entries of the past, its new tokens at
+  // [past_b, past_b + S), zeros after them (ONNX Runtime's unshared present; a shared buffer
+  // keeps whatever it held there, which no later step reads). Query s of row b sees keys
+  // [0, past_b + s] within seqlens_k[b] (and the local window); head_sink / smooth_softmax
+  // are sink logits. Not in place: a step writes all of present.
   addOp(t, "com.microsoft", "GroupQueryAttention", 1, [](NodeContext &n) -> LogicalResult {
-    for (unsigned i = 9; i < n.numInputs(); ++i)
+    if (n.hasInput(9))
+      return n.error() << "input 9 (position_ids) is not supported";
+    if (n.hasInput(10))
+      return n.error() << "input 10 (attention_bias) is not supported";
+    for (unsigned i = 12; i < n.numInputs(); ++i)
       if (n.hasInput(i))
-        return n.error() << "input " << i
-                         << " (position_ids / attention_bias / head_sink) is not supported";
+        return n.error() << "input " << i << " is not supported";
+    if (n.hasOutput(3) || n.intAttr("qk_output", 0))
+      return n.error() << "output 3 (output_qk, qk_output) is not supported";
     if (!n.hasInput(1) || !n.hasInput(2))
       return n.error() << "packed QKV (no key/value inputs) is not supported";
+    if (!n.hasInput(5) || !n.hasInput(6))
+      return n.error() << "seqlens_k (input 5) and total_sequence_length (input 6) are required";
     AttentionConfig c;
     c.numHeads = n.intAttr("num_heads", 0);
     c.numKvHeads = n.intAttr("kv_num_heads", 0);
@@ -469,8 +496,9 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
     if (double sc = n.floatAttr("softcap", 0.0); sc > 0)
       c.softcap = sc;
     c.causal = true;
+    std::optional<int64_t> window;
     if (int64_t w = n.intAttr("local_window_size", -1); w >= 0)
-      c.window = w; // ONNX Runtime: the query and the w - 1 keys before it
+      window = w; // ONNX Runtime: the query and the w - 1 keys before it
     FailureOr<Heads> q = toHeads(n, n.input(0), c.numHeads, "query");
     FailureOr<Heads> k = toHeads(n, n.input(1), c.numKvHeads, "key");
     FailureOr<Heads> v = toHeads(n, n.input(2), c.numKvHeads, "value");
@@ -478,28 +506,172 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       return failure();
     if (q->fromBNSH || k->fromBNSH)
       return n.error() << "query, key and value must be 3-D [B, S, H*D]";
+    Type et = n.inputType(0).getElementType();
+    MLIRContext *ctx = n.b.getContext();
+    Location loc = n.loc;
+    OpBuilder &b = n.b;
+    Type i64 = b.getI64Type();
+    auto cIndex = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x).getResult(); };
+    auto fail = [&](const Twine &msg) {
+      return ("ONNX node '" + n.name() + "' (GroupQueryAttention): " + msg).str();
+    };
+
+    // Sink logits: head_sink [num_heads], or smooth_softmax's 0 for every head.
+    Value sinks;
+    if (n.hasInput(11)) {
+      sinks = n.tensorInput(11);
+      auto st = cast<RankedTensorType>(sinks.getType());
+      if (st.getElementType() != et || st.getRank() != 1 ||
+          (!st.isDynamicDim(0) && st.getDimSize(0) != c.numHeads))
+        return n.error() << "head_sink must be [num_heads] = [" << c.numHeads << "] of " << et
+                         << ", got " << st;
+    } else if (n.intAttr("smooth_softmax", 0)) {
+      auto st = RankedTensorType::get({c.numHeads}, et);
+      sinks = arith::ConstantOp::create(b, loc, st, DenseElementsAttr::get(
+                  st, b.getFloatAttr(et, 0.0))).getResult();
+    }
+
+    SmallVector<OpFoldResult> qd = n.importer.dimsOf(q->v, loc);
+    OpFoldResult seqOfr = qd[1];
+    Value seq = indexValue(b, loc, seqOfr);
+    OpFoldResult totalOfr;
+    OnnxValue totalIn = n.input(6);
+    if (auto e = shapeElements(totalIn); e && e->size() == 1)
+      totalOfr = (*e)[0];
+    else
+      totalOfr = scalarIndex(n, n.input(6));
+    Value total = indexValue(b, loc, totalOfr);
+    const bool hasPast = n.hasInput(3) || n.hasInput(4);
+    if (hasPast && (!n.hasInput(3) || !n.hasInput(4)))
+      return n.error() << "past_key and past_value come together";
+    OpFoldResult pastLen = b.getIndexAttr(0);
+    if (hasPast) {
+      SmallVector<OpFoldResult> pd = n.importer.dimsOf(n.input(3), loc);
+      if (pd.size() != 4)
+        return n.error() << "past_key must be 4-D [B, kv_num_heads, P, D]";
+      pastLen = pd[2];
+    }
+
+    // Row lengths. Constant ones are checked here; others at run time, row by row on the host
+    // (a GPU build reads them there: seqlens_k must then be a model input or a constant).
+    OnnxValue slV = n.input(5);
+    std::optional<SmallVector<int64_t>> slConst = n.constInts(5);
+    std::optional<int64_t> totalConst = getConstantIntValue(totalOfr),
+                           seqConst = getConstantIntValue(seqOfr),
+                           pastConst = getConstantIntValue(pastLen);
+    std::optional<bool> promptConst;
+    if (totalConst && seqConst)
+      promptConst = *totalConst == *seqConst;
+    if (!hasPast && promptConst == false)
+      return n.error() << "without a past, total_sequence_length (" << *totalConst
+                       << ") must equal the sequence length (" << *seqConst << ")";
+    if (totalConst && seqConst && *totalConst < *seqConst)
+      return n.error() << "total_sequence_length " << *totalConst
+                       << " is less than the sequence length " << *seqConst;
+    bool rowsFull = false;
+    if (slConst && totalConst && promptConst) {
+      rowsFull = true;
+      for (int64_t x : *slConst) {
+        int64_t past = *promptConst ? 0 : x + 1 - *seqConst;
+        if (x < 0 || x + 1 > *totalConst || past < 0 || (pastConst && past > *pastConst))
+          return n.error() << "seqlens_k " << x << " does not fit total sequence length "
+                           << *totalConst << ", sequence length " << *seqConst
+                           << (pastConst ? ", past length " + std::to_string(*pastConst) : "");
+        rowsFull &= x + 1 == *totalConst;
+      }
+    }
+    Value isPrompt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, seq, total);
+    if (!promptConst) {
+      Value ge = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, total, seq);
+      cf::AssertOp::create(b, loc, ge, fail("total_sequence_length is less than the sequence "
+                                            "length"));
+      if (!hasPast)
+        cf::AssertOp::create(b, loc, isPrompt,
+                             fail("without a past, total_sequence_length must equal the "
+                                  "sequence length"));
+    }
+    Value lens = n.importer.materialize(slV, loc);
+    auto lensType = cast<RankedTensorType>(lens.getType());
+    if (lensType.getRank() != 1 || !isa<IntegerType>(lensType.getElementType()))
+      return n.error() << "seqlens_k must be a 1-D integer tensor, got " << lensType;
+    OpFoldResult batch = qd[0];
+    Value pastIdx = indexValue(b, loc, pastLen);
+    if (!slConst) {
+      // One pass over the rows on the host, the conditions and-ed (asserts inside the loop
+      // would split its region when lowered), then one assert per condition.
+      Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+      auto rows = scf::ForOp::create(
+          b, loc, cIndex(0), indexValue(b, loc, batch), cIndex(1), ValueRange{yes, yes},
+          [&](OpBuilder &lb, Location l, Value row, ValueRange acc) {
+            Value x = arith::IndexCastOp::create(
+                lb, l, lb.getIndexType(), tensor::ExtractOp::create(lb, l, lens, ValueRange{row}));
+            Value one = arith::ConstantIndexOp::create(lb, l, 1);
+            Value zero = arith::ConstantIndexOp::create(lb, l, 0);
+            Value len = arith::AddIOp::create(lb, l, x, one);
+            Value inTotal = arith::AndIOp::create(
+                lb, l, arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge, x, zero),
+                arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sle, len, total));
+            // past_b = len - S when not a prompt: at least 0, at most the past's length.
+            Value past = arith::SubIOp::create(lb, l, len, seq);
+            Value fits = arith::OrIOp::create(
+                lb, l, isPrompt,
+                arith::AndIOp::create(
+                    lb, l, arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge, past, zero),
+                    arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sle, past, pastIdx)));
+            scf::YieldOp::create(lb, l,
+                                 ValueRange{arith::AndIOp::create(lb, l, acc[0], inTotal),
+                                            arith::AndIOp::create(lb, l, acc[1], fits)});
+          });
+      cf::AssertOp::create(b, loc, rows.getResult(0),
+                           fail("seqlens_k[b] + 1 must be in [1, total_sequence_length]"));
+      if (hasPast)
+        cf::AssertOp::create(b, loc, rows.getResult(1),
+                             fail("seqlens_k[b] + 1 - sequence length (the row's earlier tokens) "
+                                  "must be in [0, past length]"));
+    }
+
+    // past_b per row (i64 [B]).
+    auto lensToI64 = [&](OpBuilder &bb, Location l, Value x) -> Value {
+      return x.getType() == i64 ? x : arith::ExtSIOp::create(bb, l, i64, x).getResult();
+    };
+    Value seqI64 = arith::IndexCastOp::create(b, loc, i64, seq);
+    Value pastRow;
+    {
+      Value init = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{batch}, i64);
+      pastRow = linalg::GenericOp::create(
+                    b, loc, TypeRange{init.getType()}, ValueRange{lens}, ValueRange{init},
+                    ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(1, ctx),
+                                        AffineMap::getMultiDimIdentityMap(1, ctx)},
+                    ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+                    [&](OpBuilder &bb, Location l, ValueRange a) {
+                      Value x = lensToI64(bb, l, a[0]);
+                      Value one = arith::ConstantIntOp::create(bb, l, i64, 1);
+                      Value p = arith::SubIOp::create(
+                          bb, l, arith::AddIOp::create(bb, l, x, one), seqI64);
+                      Value zero = arith::ConstantIntOp::create(bb, l, i64, 0);
+                      linalg::YieldOp::create(
+                          bb, l, arith::SelectOp::create(bb, l, isPrompt, zero, p).getResult());
+                    })
+                    .getResult(0);
+    }
+
     OnnxValue qv = q->v, kv = k->v;
     if (n.intAttr("do_rotary", 0)) {
       if (!n.hasInput(7) || !n.hasInput(8))
         return n.error() << "do_rotary needs cos_cache and sin_cache";
-      // Token s of this step is at position past + s.
-      SmallVector<OpFoldResult> qd = n.importer.dimsOf(qv, n.loc);
-      OpFoldResult past = n.hasInput(3) ? n.importer.dimsOf(n.input(3), n.loc)[2]
-                                        : OpFoldResult(n.b.getIndexAttr(0));
-      Value pastV = indexValue(n.b, n.loc, past);
-      Value empty = tensor::EmptyOp::create(n.b, n.loc, ArrayRef<OpFoldResult>{qd[0], qd[1]},
-                                            n.b.getI64Type());
-      MLIRContext *ctx = n.b.getContext();
+      // Token s of row b is at position past_b + s.
+      Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{qd[0], qd[1]}, i64);
       Value pos = linalg::GenericOp::create(
-                      n.b, n.loc, TypeRange{empty.getType()}, ValueRange{}, ValueRange{empty},
-                      ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(2, ctx)},
+                      b, loc, TypeRange{empty.getType()}, ValueRange{pastRow}, ValueRange{empty},
+                      ArrayRef<AffineMap>{AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx),
+                                          AffineMap::getMultiDimIdentityMap(2, ctx)},
                       ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
                                                     utils::IteratorType::parallel},
-                      [&](OpBuilder &b, Location loc, ValueRange) {
-                        Value s = linalg::IndexOp::create(b, loc, 1);
-                        Value p = arith::AddIOp::create(b, loc, s, pastV);
-                        linalg::YieldOp::create(
-                            b, loc, arith::IndexCastOp::create(b, loc, b.getI64Type(), p).getResult());
+                      [&](OpBuilder &bb, Location l, ValueRange a) {
+                        Value s = arith::IndexCastOp::create(bb, l, i64,
+                                                             linalg::IndexOp::create(bb, l, 1));
+                        linalg::YieldOp::create(bb, l,
+                                                arith::AddIOp::create(bb, l, s, a[0]).getResult());
                       })
                       .getResult(0);
       bool interleaved = n.intAttr("rotary_interleaved", 0) != 0;
@@ -507,107 +679,147 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       int64_t rotDim = 2 * staticDim(n, n.input(7), 1);
       if (rotDim <= 0 || rotDim > headDim)
         return n.error() << "the cos/sin caches do not fit the head dim";
+      // Positions are in [0, total): the row checks above.
       FailureOr<OnnxValue> qr = ropeWithTables(n, qv, pos, n.tensorInput(7), n.tensorInput(8),
-                                               rotDim, interleaved);
+                                               rotDim, interleaved, total);
       FailureOr<OnnxValue> kr = ropeWithTables(n, kv, pos, n.tensorInput(7), n.tensorInput(8),
-                                               rotDim, interleaved);
+                                               rotDim, interleaved, total);
       if (failed(qr) || failed(kr))
         return failure();
       qv = *qr;
       kv = *kr;
     }
     OnnxValue kB = emitTranspose(n, kv, {0, 2, 1, 3}), vB = emitTranspose(n, v->v, {0, 2, 1, 3});
-    OnnxValue presentK = kB, presentV = vB;
-    if (n.hasInput(3) || n.hasInput(4)) {
-      if (!n.hasInput(3) || !n.hasInput(4))
-        return n.error() << "past_key and past_value come together";
-      FailureOr<OnnxValue> pk = appendCache(n, n.input(3), kB);
-      FailureOr<OnnxValue> pv = appendCache(n, n.input(4), vB);
-      if (failed(pk) || failed(pv))
-        return failure();
-      presentK = *pk;
-      presentV = *pv;
-    }
-    // Run-time checks: total_sequence_length = past + S and seqlens_k[b] = total - 1 for all b.
-    OpFoldResult total = n.importer.dimsOf(presentK, n.loc)[2];
-    Value totalV = indexValue(n.b, n.loc, total);
-    if (n.hasInput(6))
-      assertEq(n, scalarIndex(n, n.input(6)), totalV,
-               "total_sequence_length differs from past + new tokens (a shared past/present "
-               "buffer is not supported)");
-    // A prompt without past may be right-padded: row b holds seqlens_k[b] + 1 real tokens, and
-    // keys past them are masked for every query of the row (an additive [B, 1, S, S] mask); the
-    // longest row fills the batch. With a past, every row must be full.
-    bool noPast = !n.hasInput(3) || getConstantIntValue(n.importer.dimsOf(n.input(3), n.loc)[2]) == 0;
+
+    // Keys this step attends to: total_sequence_length of them (the new ones without a past).
+    OpFoldResult keyLen = hasPast ? totalOfr : seqOfr;
+    OpFoldResult presentLen;
+    if (pastConst && totalConst)
+      presentLen = b.getIndexAttr(std::max(*pastConst, *totalConst));
+    else if (hasPast)
+      presentLen = arith::MaxUIOp::create(b, loc, pastIdx, total).getResult();
+
+    // present: row b's first past_b entries of the past, its new tokens at [past_b, past_b + S),
+    // zeros after them. With every row full and the past exactly the earlier tokens (constant
+    // lengths), a concatenation.
+    auto present = [&](unsigned pastInput, OnnxValue &fresh) -> FailureOr<OnnxValue> {
+      if (!hasPast)
+        return fresh;
+      if (rowsFull && pastConst && *pastConst + *seqConst == *totalConst)
+        return appendCache(n, n.input(pastInput), fresh);
+      SmallVector<OpFoldResult> pd = n.importer.dimsOf(n.input(pastInput), loc),
+                                fd = n.importer.dimsOf(fresh, loc);
+      if (pd.size() != 4)
+        return n.error() << "past key/value must be 4-D [B, H, P, D]", failure();
+      SmallVector<OpFoldResult> dims = {fd[0], fd[1], presentLen, fd[3]};
+      Value pastT = n.importer.materialize(n.input(pastInput), loc);
+      Value freshT = n.importer.materialize(fresh, loc);
+      Value empty = tensor::EmptyOp::create(b, loc, dims, et);
+      // One pass over present: j < past_b reads the past, [past_b, past_b + S) the new
+      // tokens, the rest is 0 (as ONNX Runtime's unshared present).
+      Value out =
+          linalg::GenericOp::create(
+              b, loc, TypeRange{empty.getType()}, ValueRange{pastRow}, ValueRange{empty},
+              ArrayRef<AffineMap>{AffineMap::get(4, 0, {getAffineDimExpr(0, ctx)}, ctx),
+                                  AffineMap::getMultiDimIdentityMap(4, ctx)},
+              SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+              [&](OpBuilder &bb, Location l, ValueRange a) {
+                Value jIdx = linalg::IndexOp::create(bb, l, 2);
+                Value j = arith::IndexCastOp::create(bb, l, i64, jIdx);
+                Value r = arith::SubIOp::create(bb, l, j, a[0]);
+                Value zero = arith::ConstantIntOp::create(bb, l, i64, 0);
+                // linalg.index must sit in the generic's own block.
+                Value i0 = linalg::IndexOp::create(bb, l, 0), i1 = linalg::IndexOp::create(bb, l, 1),
+                      i3 = linalg::IndexOp::create(bb, l, 3);
+                auto at = [&](OpBuilder &tb, Location tl, Value src, Value seqIdx) {
+                  return tensor::ExtractOp::create(tb, tl, src, ValueRange{i0, i1, seqIdx, i3})
+                      .getResult();
+                };
+                auto pick = scf::IfOp::create(
+                    bb, l, arith::CmpIOp::create(bb, l, arith::CmpIPredicate::slt, r, zero),
+                    [&](OpBuilder &tb, Location tl) {
+                      scf::YieldOp::create(tb, tl, at(tb, tl, pastT, jIdx));
+                    },
+                    [&](OpBuilder &eb, Location el) {
+                      auto fresh = scf::IfOp::create(
+                          eb, el, arith::CmpIOp::create(eb, el, arith::CmpIPredicate::slt, r, seqI64),
+                          [&](OpBuilder &tb, Location tl) {
+                            Value ri = arith::IndexCastOp::create(tb, tl, tb.getIndexType(), r);
+                            scf::YieldOp::create(tb, tl, at(tb, tl, freshT, ri));
+                          },
+                          [&](OpBuilder &zb, Location zl) {
+                            scf::YieldOp::create(zb, zl, scalarConst(zb, zl, et, 0.0));
+                          });
+                      scf::YieldOp::create(eb, el, fresh.getResult(0));
+                    });
+                linalg::YieldOp::create(bb, l, pick.getResult(0));
+              })
+              .getResult(0);
+      return OnnxValue::tensor(out, dims);
+    };
+    FailureOr<OnnxValue> presentK = present(3, kB), presentV = present(4, vB);
+    if (failed(presentK) || failed(presentV))
+      return failure();
+    n.setOutput(1, *presentK);
+    n.setOutput(2, *presentV);
+
+    // Keys [0, total) of present in decoda's [B, T, H, D].
+    auto attended = [&](OnnxValue &p) -> OnnxValue {
+      SmallVector<OpFoldResult> d = n.importer.dimsOf(p, loc);
+      if (sameDim(d[2], keyLen))
+        return emitTranspose(n, p, {0, 2, 1, 3});
+      SmallVector<OpFoldResult> sd = {d[0], d[1], keyLen, d[3]};
+      SmallVector<OpFoldResult> zero4(4, b.getIndexAttr(0)), one4(4, b.getIndexAttr(1));
+      Value s = tensor::ExtractSliceOp::create(b, loc, n.importer.materialize(p, loc), zero4, sd,
+                                               one4);
+      return emitTranspose(n, OnnxValue::tensor(s, sd), {0, 2, 1, 3});
+    };
+    OnnxValue keys = attended(*presentK), values = attended(*presentV);
+
+    // Rows that are not all full need a mask: key j is seen by query s of row b when
+    // j <= past_b + s, j <= seqlens_k[b] (a padded prompt's queries past the row's length see
+    // all of it) and, with a window w, j > past_b + s - w. The attributes give the same mask
+    // where every row is full (positions end-aligned); `causal` holds for every row anyway.
     Value keyMask;
-    if (n.hasInput(5)) {
-      OnnxValue sl = n.input(5);
-      if (auto c5 = n.constInts(5)) {
-        std::optional<int64_t> tc = getConstantIntValue(total);
-        for (int64_t x : *c5)
-          if (tc && (noPast ? (x < 0 || x + 1 > *tc) : x + 1 != *tc))
-            return n.error() << "seqlens_k " << x << " does not fit total sequence length "
-                             << *tc
-                             << (noPast ? "" : " (padded batches with a past are not supported)");
-      }
-      FailureOr<OnnxValue> mx = emitReduce(n, sl, {0}, false, ReduceKind::Max);
-      FailureOr<OnnxValue> mn = emitReduce(n, sl, {0}, false, ReduceKind::Min);
-      if (failed(mx) || failed(mn))
-        return failure();
-      Value one = arith::ConstantIndexOp::create(n.b, n.loc, 1);
-      auto scalarOf = [&](OnnxValue &r) {
-        Value s = tensor::ExtractOp::create(n.b, n.loc, r.value, ValueRange{});
-        return arith::AddIOp::create(
-                   n.b, n.loc, arith::IndexCastOp::create(n.b, n.loc, n.b.getIndexType(), s), one)
-            .getResult();
-      };
-      if (!noPast) {
-        for (OnnxValue r : {*mx, *mn})
-          assertEq(n, scalarOf(r), totalV,
-                   "seqlens_k + 1 must equal the total sequence length for every batch entry "
-                   "(padded batches with a past are not supported)");
-      } else {
-        assertEq(n, scalarOf(*mx), totalV,
-                 "the longest row (max seqlens_k + 1) must fill the total sequence length");
-        Value lo = scalarOf(*mn);
-        cf::AssertOp::create(
-            n.b, n.loc,
-            arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::sge, lo, one),
-            ("ONNX node '" + n.name() + "' (GroupQueryAttention): seqlens_k is negative").str());
-        // mask[b, 0, i, j] = 0 when j <= seqlens_k[b], else -inf (a padded query row whose
-        // window holds no real key gives 0, as in ONNX Runtime).
-        Value lens = n.importer.materialize(sl, n.loc);
-        SmallVector<OpFoldResult> qd = n.importer.dimsOf(qv, n.loc);
-        Type et = n.inputType(0).getElementType();
-        SmallVector<OpFoldResult> md = {qd[0], n.b.getIndexAttr(1), qd[1], total};
-        Value init = tensor::EmptyOp::create(n.b, n.loc, md, et);
-        MLIRContext *ctx = n.b.getContext();
-        keyMask =
-            linalg::GenericOp::create(
-                n.b, n.loc, TypeRange{init.getType()}, ValueRange{lens}, ValueRange{init},
-                ArrayRef<AffineMap>{AffineMap::get(4, 0, {getAffineDimExpr(0, ctx)}, ctx),
-                                    AffineMap::getMultiDimIdentityMap(4, ctx)},
-                SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-                [&](OpBuilder &b, Location loc, ValueRange a) {
-                  Value j = arith::IndexCastOp::create(b, loc, a[0].getType(),
-                                                       linalg::IndexOp::create(b, loc, 3));
-                  Value keep = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, j, a[0]);
-                  linalg::YieldOp::create(
-                      b, loc,
-                      arith::SelectOp::create(b, loc, keep, scalarConst(b, loc, et, 0.0),
-                                              scalarConst(b, loc, et, -INFINITY))
-                          .getResult());
-                })
-                .getResult(0);
-      }
+    if (!rowsFull) {
+      SmallVector<OpFoldResult> md = {qd[0], b.getIndexAttr(1), qd[1], keyLen};
+      Value init = tensor::EmptyOp::create(b, loc, md, et);
+      AffineMap row = AffineMap::get(4, 0, {getAffineDimExpr(0, ctx)}, ctx);
+      std::optional<int64_t> w = window;
+      keyMask =
+          linalg::GenericOp::create(
+              b, loc, TypeRange{init.getType()}, ValueRange{lens, pastRow}, ValueRange{init},
+              ArrayRef<AffineMap>{row, row, AffineMap::getMultiDimIdentityMap(4, ctx)},
+              SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+              [&](OpBuilder &bb, Location l, ValueRange a) {
+                Value j = arith::IndexCastOp::create(bb, l, i64, linalg::IndexOp::create(bb, l, 3));
+                Value s = arith::IndexCastOp::create(bb, l, i64, linalg::IndexOp::create(bb, l, 2));
+                Value pos = arith::AddIOp::create(bb, l, a[1], s);
+                Value keep = arith::AndIOp::create(
+                    bb, l, arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sle, j, pos),
+                    arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sle, j,
+                                          lensToI64(bb, l, a[0])));
+                if (w) {
+                  Value lo = arith::SubIOp::create(
+                      bb, l, pos, arith::ConstantIntOp::create(bb, l, i64, *w));
+                  keep = arith::AndIOp::create(
+                      bb, l, keep, arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sgt, j, lo));
+                }
+                linalg::YieldOp::create(
+                    bb, l,
+                    arith::SelectOp::create(bb, l, keep, scalarConst(bb, l, et, 0.0),
+                                            scalarConst(bb, l, et, -INFINITY))
+                        .getResult());
+              })
+              .getResult(0);
     }
-    n.setOutput(1, presentK);
-    n.setOutput(2, presentV);
-    OnnxValue keys = emitTranspose(n, presentK, {0, 2, 1, 3}),
-              values = emitTranspose(n, presentV, {0, 2, 1, 3});
-    Value r = emitDecodaAttention(n, n.importer.materialize(qv, n.loc),
-                                  n.importer.materialize(keys, n.loc),
-                                  n.importer.materialize(values, n.loc), keyMask, c);
+    // The window attribute where positions are end-aligned in every row (full rows, or a
+    // prompt: positions s); else the mask alone carries it.
+    if (rowsFull || !hasPast)
+      c.window = window;
+    Value r = emitDecodaAttention(n, n.importer.materialize(qv, loc),
+                                  n.importer.materialize(keys, loc),
+                                  n.importer.materialize(values, loc), keyMask, c, sinks);
     FailureOr<OnnxValue> out =
         fromHeads(n, OnnxValue::tensor(r, attentionDims(n, qv, values)), false);
     if (failed(out))

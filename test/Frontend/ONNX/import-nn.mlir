@@ -102,36 +102,55 @@
 // ATTN:         %[[O:.+]] = decoda.attention %[[Q]], %{{.+}}, %{{.+}} {causal, num_heads = 4 : i64, num_kv_heads = 2 : i64, scale = 5.000000e-01 : f64}
 // ATTN:         linalg.transpose ins(%[[O]] {{.*}} permutation = [0, 2, 1, 3]
 
-// GroupQueryAttention with a past: the cache is a concatenation; the batch must be unpadded,
-// which is checked at run time.
+// GroupQueryAttention with a past and run-time row lengths: the rows are checked on the host
+// (one pass, then an assert per condition); past_b = 0 for a prompt, else seqlens_k + 1 - S;
+// present has max(P, total) entries (a past buffer longer than the tokens, or exactly them),
+// each row's earlier tokens from the past, its new ones at past_b, zeros after; the keys
+// attended are present's first total_sequence_length, masked per row.
 //ONNX-gqa <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
 //ONNX-gqa g (float[b, 1, 64] q, float[b, 1, 32] k, float[b, 1, 32] v, float[b, 2, p, 16] pk, float[b, 2, p, 16] pv, int32[b] sl, int32 tot) => (float[b, 1, 64] y, float[b, 2, n, 16] ok, float[b, 2, n, 16] ov)
 //ONNX-gqa {
 //ONNX-gqa   y, ok, ov = com.microsoft.GroupQueryAttention<num_heads = 4, kv_num_heads = 2>(q, k, v, pk, pv, sl, tot)
 //ONNX-gqa }
 // GQA-LABEL: func.func @main
-// GQA:         tensor.concat dim(2) %arg3
-// GQA:         tensor.concat dim(2) %arg4
-// GQA:         cf.assert {{.*}} "ONNX node 'GroupQueryAttention_1' (GroupQueryAttention): total_sequence_length differs
-// GQA:         cf.assert {{.*}} seqlens_k + 1 must equal the total sequence length
-// GQA:         decoda.attention {{.*}} {causal, num_heads = 4 : i64, num_kv_heads = 2 : i64}
+// GQA:         %[[TOT:.+]] = arith.index_cast %{{.+}} : i32 to index
+// GQA:         %[[PROMPT:.+]] = arith.cmpi eq, %c1{{.*}}, %[[TOT]] : index
+// GQA:         cf.assert {{.*}} "ONNX node 'GroupQueryAttention_1' (GroupQueryAttention): total_sequence_length is less than the sequence length"
+// GQA:         %[[ROWS:.+]]:2 = scf.for {{.*}} iter_args
+// GQA:           tensor.extract %arg5[
+// GQA:         cf.assert %[[ROWS]]#0, {{.*}} seqlens_k[b] + 1 must be in [1, total_sequence_length]
+// GQA:         cf.assert %[[ROWS]]#1, {{.*}} seqlens_k[b] + 1 - sequence length (the row's earlier tokens) must be in [0, past length]
+// GQA:         %[[PASTB:.+]] = linalg.generic {{.*}} ins(%arg5 : tensor<?xi32>) outs(%{{.+}} : tensor<?xi64>)
+// GQA:           arith.select %[[PROMPT]]
+// GQA:         %[[LEN:.+]] = arith.maxui %{{.+}}, %[[TOT]] : index
+// GQA:         %[[PK:.+]] = linalg.generic {{.*}} ins(%[[PASTB]] : tensor<?xi64>) outs(%{{.+}} : tensor<?x2x?x16xf32>)
+// GQA:           scf.if
+// GQA:             tensor.extract %arg3
+// GQA:             tensor.extract %transposed
+// GQA:         %[[PV:.+]] = linalg.generic {{.*}} ins(%[[PASTB]] : tensor<?xi64>)
+// GQA:         tensor.extract_slice %[[PK]][0, 0, 0, 0] [%{{.+}}, 2, %[[TOT]], 16]
+// GQA:         %[[M:.+]] = linalg.generic {{.*}} ins(%arg5, %[[PASTB]] : tensor<?xi32>, tensor<?xi64>) outs(%{{.+}} : tensor<?x1x1x?xf32>)
+// GQA:         decoda.attention {{.*}} mask(%[[M]] : tensor<?x1x1x?xf32>) {causal, num_heads = 4 : i64, num_kv_heads = 2 : i64}
+// GQA:         return %{{.+}}, %[[PK]], %[[PV]]
 
 // GroupQueryAttention on a prompt without past may be right-padded: each row's keys past
-// seqlens_k[b] are masked by an additive [B, 1, S, S] mask (0 or -inf); the longest row must
-// fill the total sequence length.
+// seqlens_k[b] are masked by an additive [B, 1, S, S] mask (0 or -inf); total_sequence_length
+// must equal the sequence length.
 //ONNX-gqapad <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
 //ONNX-gqapad g (float[b, s, 64] q, float[b, s, 32] k, float[b, s, 32] v, int32[b] sl, int32 tot) => (float[b, s, 64] y)
 //ONNX-gqapad {
 //ONNX-gqapad   y, ok, ov = com.microsoft.GroupQueryAttention<num_heads = 4, kv_num_heads = 2>(q, k, v, , , sl, tot)
 //ONNX-gqapad }
 // GQAPAD-LABEL: func.func @main
-// GQAPAD:         cf.assert {{.*}} the longest row (max seqlens_k + 1) must fill the total sequence length
-// GQAPAD:         cf.assert {{.*}} seqlens_k is negative
-// GQAPAD:         %[[M:.+]] = linalg.generic {{.*}} ins(%arg3 : tensor<?xi32>) outs(%{{.+}} : tensor<?x1x?x?xf32>)
+// GQAPAD:         cf.assert {{.*}} without a past, total_sequence_length must equal the sequence length
+// GQAPAD:         cf.assert {{.*}} seqlens_k[b] + 1 must be in [1, total_sequence_length]
+// GQAPAD-NOT:     past length
+// GQAPAD:         %[[M:.+]] = linalg.generic {{.*}} ins(%arg3, %{{.+}} : tensor<?xi32>, tensor<?xi64>) outs(%{{.+}} : tensor<?x1x?x?xf32>)
 // GQAPAD:           linalg.index 3
 // GQAPAD:           arith.cmpi sle
 // GQAPAD:           %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
 // GQAPAD:           arith.select %{{.+}}, %{{.+}}, %[[NEGINF]]
+// GQAPAD-NOT:     tensor.extract_slice
 // GQAPAD:         decoda.attention %{{.+}}, %{{.+}}, %{{.+}} mask(%[[M]] : tensor<?x1x?x?xf32>) {causal, num_heads = 4 : i64, num_kv_heads = 2 : i64}
 
 // Large initializers share the model's bytes (dense_resource), small ones are inline.

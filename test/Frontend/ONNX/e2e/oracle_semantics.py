@@ -69,6 +69,54 @@ def test_group_query_attention():
     _close(o["present_key"], k.transpose(0, 2, 1, 3), "ms_gqa_rotary present_key")
 
 
+def _gqa_rows_reference(f, heads, kv_heads, window=None, sinks=None):
+    """GroupQueryAttention with run-time row lengths, from the formulas: row b has
+    seqlens_k[b] + 1 tokens; past_b = 0 for a prompt (S = total_sequence_length), else
+    seqlens_k[b] + 1 - S; present holds the past's first past_b entries, the S new ones, zeros
+    to max(P, total); query s sees keys j <= past_b + s, j <= seqlens_k[b] (and
+    past_b + s - j < window)."""
+    q, k, v = f["query"], f["key"], f["value"]
+    b_, s_, _ = q.shape
+    pk, pv, lens = f["past_key"], f["past_value"], f["seqlens_k"]
+    total = int(f["total_sequence_length"])
+    p_ = pk.shape[2]
+    length = max(p_, total)
+    pres_k = np.zeros((b_, kv_heads, length, pk.shape[3]), np.float32)
+    pres_v = np.zeros_like(pres_k)
+    y = np.zeros((b_, s_, heads, pk.shape[3]), np.float32)
+    for b in range(b_):
+        past = 0 if s_ == total else int(lens[b]) + 1 - s_
+        pres_k[b, :, :past] = pk[b, :, :past]
+        pres_v[b, :, :past] = pv[b, :, :past]
+        pres_k[b, :, past:past + s_] = _heads(k[b:b + 1], kv_heads)[0].transpose(1, 0, 2)
+        pres_v[b, :, past:past + s_] = _heads(v[b:b + 1], kv_heads)[0].transpose(1, 0, 2)
+        pos = past + np.arange(s_)[:, None]
+        j = np.arange(total)[None, :]
+        seen = (j <= pos) & (j <= lens[b])
+        if window is not None:
+            seen &= pos - j < window
+        add = np.where(seen, 0.0, -np.inf).astype(np.float32)[None, None]
+        y[b] = R.attention(_heads(q[b:b + 1], heads),
+                           pres_k[b:b + 1, :, :total].transpose(0, 2, 1, 3),
+                           pres_v[b:b + 1, :, :total].transpose(0, 2, 1, 3), mask=add,
+                           sinks=sinks)[0]
+    return y.reshape(b_, s_, -1), pres_k, pres_v
+
+
+def test_group_query_attention_runtime_lengths():
+    """Past buffers longer than the sequence (onnxruntime-genai's shared past/present), rows of
+    different lengths, prompts into a buffer, head_sink, smooth_softmax (a sink logit of 0)."""
+    for name, kw in [("ms_gqa_runtime_lengths", {}),
+                     ("ms_gqa_runtime_lengths_head_sink", {}),
+                     ("ms_gqa_runtime_lengths_smooth_softmax", {"sinks": np.zeros(4, np.float32)})]:
+        for i, st in enumerate(M.GQA_RUNTIME_SETS):
+            f, o, _ = _run(name, i)
+            sinks = f.get("head_sink", kw.get("sinks"))
+            y, pk, pv = _gqa_rows_reference(f, 4, 2, sinks=sinks)
+            _close(o["y"], y, f"{name} ({st[0]})")
+            testing.assert_equal(o["present_key"], pk, op=f"{name} ({st[0]}) present_key")
+            testing.assert_equal(o["present_value"], pv, op=f"{name} ({st[0]}) present_value")
+
 def test_attention_23():
     t = (0, 2, 1, 3)
     f, o, _ = _run("attention23_4d_gqa_causal")
