@@ -19,6 +19,16 @@
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.axis.onnx --case axis
 // RUN: not decoda-translate --import-onnx %t.axis.onnx 2>&1 | FileCheck %s --check-prefix=AXIS
 // RUN: not decoda-translate --import-onnx %t.missing.onnx 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqaqk.onnx --case gqaqk
+// RUN: not decoda-translate --import-onnx %t.gqaqk.onnx 2>&1 | FileCheck %s --check-prefix=GQAQK
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqapos.onnx --case gqapos
+// RUN: not decoda-translate --import-onnx %t.gqapos.onnx 2>&1 | FileCheck %s --check-prefix=GQAPOS
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqasink.onnx --case gqasink
+// RUN: not decoda-translate --import-onnx %t.gqasink.onnx 2>&1 | FileCheck %s --check-prefix=GQASINK
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqalens.onnx --case gqalens
+// RUN: not decoda-translate --import-onnx %t.gqalens.onnx 2>&1 | FileCheck %s --check-prefix=GQALENS
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqatot.onnx --case gqatot
+// RUN: not decoda-translate --import-onnx %t.gqatot.onnx 2>&1 | FileCheck %s --check-prefix=GQATOT
 
 // Every unsupported node is listed, not just the first.
 //ONNX-unsup <ir_version: 8, opset_import: ["" : 17, "com.example" : 1]>
@@ -70,3 +80,42 @@
 // AXIS: error: ONNX node 'Softmax_1' (Softmax, domain ai.onnx, opset 17): axis 2 is out of range for rank 2
 
 // MISSING: cannot open input file '{{.*}}missing.onnx'
+
+// GroupQueryAttention: what the importer does not implement is refused by name, and constant
+// row lengths that do not fit are refused at import (run-time ones: e2e/gqa_runtime_checks.py).
+//ONNX-gqaqk <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-gqaqk g (float[1, 1, 64] q, float[1, 1, 32] k, float[1, 1, 32] v, int32[1] sl, int32 tot) => (float[1, 1, 64] y, float[1, 4, 1, 1] qk)
+//ONNX-gqaqk {
+//ONNX-gqaqk   y, ok, ov, qk = com.microsoft.GroupQueryAttention<num_heads = 4, kv_num_heads = 2, qk_output = 1>(q, k, v, , , sl, tot)
+//ONNX-gqaqk }
+// GQAQK: error: ONNX node 'GroupQueryAttention_1' (GroupQueryAttention, domain com.microsoft, opset 1): output 3 (output_qk, qk_output) is not supported
+
+//ONNX-gqapos <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-gqapos g (float[1, 1, 64] q, float[1, 1, 32] k, float[1, 1, 32] v, int32[1] sl, int32 tot, int64[1, 1] pos) => (float[1, 1, 64] y)
+//ONNX-gqapos {
+//ONNX-gqapos   y, ok, ov = com.microsoft.GroupQueryAttention<num_heads = 4, kv_num_heads = 2>(q, k, v, , , sl, tot, , , pos)
+//ONNX-gqapos }
+// GQAPOS: error: ONNX node 'GroupQueryAttention_1' (GroupQueryAttention, domain com.microsoft, opset 1): input 9 (position_ids) is not supported
+
+//ONNX-gqasink <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-gqasink g (float[1, 1, 64] q, float[1, 1, 32] k, float[1, 1, 32] v, int32[1] sl, int32 tot, float[2] hs) => (float[1, 1, 64] y)
+//ONNX-gqasink {
+//ONNX-gqasink   y, ok, ov = com.microsoft.GroupQueryAttention<num_heads = 4, kv_num_heads = 2>(q, k, v, , , sl, tot, , , , , hs)
+//ONNX-gqasink }
+// GQASINK: error: ONNX node 'GroupQueryAttention_1' (GroupQueryAttention, domain com.microsoft, opset 1): head_sink must be [num_heads] = [4] of 'f32', got 'tensor<2xf32>'
+
+//ONNX-gqalens <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-gqalens g (float[2, 1, 64] q, float[2, 1, 32] k, float[2, 1, 32] v, float[2, 2, 4, 16] pk, float[2, 2, 4, 16] pv) => (float[2, 1, 64] y)
+//ONNX-gqalens <int32[2] sl = {4, 5}, int32 tot = {5}>
+//ONNX-gqalens {
+//ONNX-gqalens   y, ok, ov = com.microsoft.GroupQueryAttention<num_heads = 4, kv_num_heads = 2>(q, k, v, pk, pv, sl, tot)
+//ONNX-gqalens }
+// GQALENS: error: ONNX node 'GroupQueryAttention_1' (GroupQueryAttention, domain com.microsoft, opset 1): seqlens_k 5 does not fit total sequence length 5, sequence length 1, past length 4
+
+//ONNX-gqatot <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-gqatot g (float[1, 3, 64] q, float[1, 3, 32] k, float[1, 3, 32] v) => (float[1, 3, 64] y)
+//ONNX-gqatot <int32[1] sl = {3}, int32 tot = {4}>
+//ONNX-gqatot {
+//ONNX-gqatot   y, ok, ov = com.microsoft.GroupQueryAttention<num_heads = 4, kv_num_heads = 2>(q, k, v, , , sl, tot)
+//ONNX-gqatot }
+// GQATOT: error: ONNX node 'GroupQueryAttention_1' (GroupQueryAttention, domain com.microsoft, opset 1): without a past, total_sequence_length (4) must equal the sequence length (3)
