@@ -2,9 +2,11 @@
 .npz files gpusim_run.py reads (inputs arg0, arg1, ... in graph order; outputs out0, ...).
 
   onnx_ort_io.py MODEL.onnx IN.npz OUT.npz NAME=N [NAME=N ...]
+  onnx_ort_io.py --case CASE INDEX MODEL.onnx IN.npz OUT.npz
 
 decoda.onnx_models.random_feeds (seed 0): floats standard normal, integers small; an input
-named position_ids gets 0..T-1 offset by a per-row start (Hugging Face style)."""
+named position_ids gets 0..T-1 offset by a per-row start (Hugging Face style). With --case, the
+model is the registered case CASE (written to MODEL.onnx) and the inputs its input set INDEX."""
 import os
 import sys
 
@@ -13,7 +15,7 @@ import onnx
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
                                 "python"))
-from decoda.onnx_models import input_names, random_feeds  # noqa: E402
+from decoda.onnx_models import case, input_names, random_feeds, save  # noqa: E402
 from decoda.ort import OrtSession  # noqa: E402
 
 
@@ -22,13 +24,20 @@ def positions(rng, shape):
 
 
 def main():
-    model_path, in_path, out_path = sys.argv[1:4]
-    dims = {}
-    for item in sys.argv[4:]:
-        name, _, size = item.partition("=")
-        dims[name] = int(size)
-    model = onnx.load(model_path)
-    feeds = random_feeds(model, dims, seed=0, special={"position_ids": positions})
+    if sys.argv[1] == "--case":
+        name, index, model_path, in_path, out_path = sys.argv[2:7]
+        c = case(name)
+        model = c.build()
+        save(model, model_path)
+        feeds = c.feeds(model)[int(index)]
+    else:
+        model_path, in_path, out_path = sys.argv[1:4]
+        dims = {}
+        for item in sys.argv[4:]:
+            name, _, size = item.partition("=")
+            dims[name] = int(size)
+        model = onnx.load(model_path)
+        feeds = random_feeds(model, dims, seed=0, special={"position_ids": positions})
     with OrtSession(model_path) as s:
         outs = s.run(feeds)
         names = s.output_names

@@ -1,0 +1,31 @@
+// com.microsoft GroupQueryAttention with run-time row lengths (seqlens_k and
+// total_sequence_length as model inputs, onnxruntime-genai's form) for CUDA, on the PTX
+// interpreter against ONNX Runtime: one build per model serves every form of past the same file
+// accepts. Before, GroupQueryAttention did not compile for CUDA at all (its row checks reduced
+// device data and read the result on the host, which decoda-gpu-device-buffers refuses); the
+// rows are now checked by host reads of the seqlens_k argument and the positions, present and
+// masks computed by kernels. Input sets (onnx_models.GQA_RUNTIME_SETS): 1 a decode step into a
+// past buffer longer than the tokens with rows of different lengths, 4 a right-padded prompt
+// into a buffer, 5 a three-token chunk into a buffer, 2 a concatenated decode step.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_rotary_window 1 %t/rw.onnx %t/rw1.npz %t/rw1o.npz
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_rotary_window 4 %t/rw.onnx %t/rw4.npz %t/rw4o.npz
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_rotary_window 5 %t/rw.onnx %t/rw5.npz %t/rw5o.npz
+// RUN: decoda-compile %t/rw.onnx --target=cuda --emit=ptx -o %t/rw.ptx --dump-ir-after-each=%t/rw
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/rw %t/rw.ptx --inputs %t/rw1.npz --expect %t/rw1o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=RW
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/rw %t/rw.ptx --inputs %t/rw4.npz --expect %t/rw4o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=RW
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/rw %t/rw.ptx --inputs %t/rw5.npz --expect %t/rw5o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=RW
+// RW: out0: ok
+// RW: out1: ok
+// RW: out2: ok
+// RW: 9 launches;
+// head_sink: the sink logits reach the attention kernel.
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_head_sink 1 %t/hs.onnx %t/hs1.npz %t/hs1o.npz
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_head_sink 2 %t/hs.onnx %t/hs2.npz %t/hs2o.npz
+// RUN: decoda-compile %t/hs.onnx --target=cuda --emit=ptx -o %t/hs.ptx --dump-ir-after-each=%t/hs
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/hs %t/hs.ptx --inputs %t/hs1.npz --expect %t/hs1o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=HS
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/hs %t/hs.ptx --inputs %t/hs2.npz --expect %t/hs2o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=HS
+// HS: out0: ok
+// HS: out1: ok
+// HS: out2: ok
+// HS: 5 launches;
