@@ -338,6 +338,7 @@ struct GPUDeviceBuffersPass
                                  llvm::map_range(hostViews, [](const HostView &v) { return v.view; }));
 
     SmallVector<Operation *> hostOps;
+    DenseSet<Value> temporaries; // device buffers of host temporaries
     fn.walk([&](Operation *op) {
       if (op->getParentOfType<gpu::LaunchOp>())
         return;
@@ -379,6 +380,58 @@ struct GPUDeviceBuffersPass
       host.replaceAllUsesWith(dev);
       op->erase();
       deviceBuffers.push_back(dev);
+      temporaries.insert(dev);
+    }
+
+    // Host code may read scalars of a temporary the kernels computed (GroupQueryAttention's row
+    // checks when the model computes seqlens_k): the reads use a host copy of the buffer made
+    // right before the outermost op of the buffer's block that holds them, so after the
+    // kernels before that op (the copy waits for them: one synchronisation), freed at the end of
+    // that block. Kernels inside that op writing the buffer would run after the copy: refused.
+    SmallVector<memref::LoadOp> tempLoads;
+    fn.walk([&](memref::LoadOp load) {
+      if (!load->getParentOfType<gpu::LaunchOp>() && temporaries.contains(load.getMemref()))
+        tempLoads.push_back(load);
+    });
+    DenseMap<std::pair<Value, Operation *>, Value> tempViews;
+    for (memref::LoadOp load : tempLoads) {
+      Value dev = load.getMemref();
+      Block *block = dev.getParentBlock();
+      Operation *anchor = block->findAncestorOpInBlock(*load);
+      if (!anchor)
+        return load.emitError() << "decoda-gpu-device-buffers: host code reads a device buffer "
+                                   "outside the block that allocates it";
+      if (anchor != load.getOperation()) {
+        WalkResult inner = anchor->walk([&](gpu::LaunchOp launch) {
+          bool uses = false;
+          launch.walk([&](Operation *op) {
+            uses |= llvm::is_contained(op->getOperands(), dev);
+          });
+          return uses ? WalkResult::interrupt() : WalkResult::advance();
+        });
+        if (inner.wasInterrupted())
+          return load.emitError() << "decoda-gpu-device-buffers: host code reads a device "
+                                     "buffer that kernels of the same loop or branch write";
+      }
+      Value &view = tempViews[{dev, anchor}];
+      if (!view) {
+        Location loc = load.getLoc();
+        auto type = cast<MemRefType>(dev.getType());
+        int64_t bytes = elementBytes(type.getElementType());
+        bool heap = !type.hasStaticShape() || bytes == 0 ||
+                    bytes * type.getNumElements() > kMaxStackBytes;
+        b.setInsertionPoint(anchor);
+        view = heap ? memref::AllocOp::create(b, loc, type, dynamicSizes(b, loc, dev)).getResult()
+                    : memref::AllocaOp::create(b, loc, type).getResult();
+        SyncGPU{b, loc}.memcpy(view, dev);
+        if (heap) {
+          b.setInsertionPoint(block->getTerminator());
+          memref::DeallocOp::create(b, loc, view);
+        }
+        hostReadable.insert(view);
+        ++numHostReads;
+      }
+      load.getMemrefMutable().assign(view);
     }
 
     // Results: copied into host buffers the caller owns (freed with free(), docs/ABI.md).

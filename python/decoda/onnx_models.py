@@ -1229,6 +1229,52 @@ for _name, _kw in [("ms_gqa_runtime_lengths", {}),
          note="past buffers, rows of different lengths, prompts and chunks: "
               + "; ".join(s[0] for s in GQA_RUNTIME_SETS))
 
+
+def _gqa_attention_mask(name, *, heads=4, kv_heads=2, dh=16):
+    """GroupQueryAttention as onnxruntime-genai's model builder feeds it: seqlens_k and
+    total_sequence_length computed in the graph from an attention_mask input [batch, total]
+    (ReduceSum - 1, Shape[1]), rotary on, past buffers of any length."""
+    def build():
+        g = Graph(name, ms=True)
+        q = g.input("query", "f32", ["batch", "sequence", heads * dh])
+        k = g.input("key", "f32", ["batch", "sequence", kv_heads * dh])
+        v = g.input("value", "f32", ["batch", "sequence", kv_heads * dh])
+        pk = g.input("past_key", "f32", ["batch", kv_heads, "past", dh])
+        pv = g.input("past_value", "f32", ["batch", kv_heads, "past", dh])
+        mask = g.input("attention_mask", "i64", ["batch", "total"])
+        summed = g.op("ReduceSum", [mask, g.i64([1])], keepdims=0)
+        lens = g.op("Cast", [g.op("Sub", [summed, g.i64(1)])], to=TensorProto.INT32)
+        width = g.op("Gather", [g.op("Shape", [mask]), g.i64(1)], axis=0)
+        tot = g.op("Cast", [width], to=TensorProto.INT32)
+        cos, sin = _rope_tables(64, dh)
+        y, pk2, pv2 = g.ms_op("GroupQueryAttention",
+                              [q, k, v, pk, pv, lens, tot, g.f32(cos, "cos_cache"),
+                               g.f32(sin, "sin_cache")],
+                              n_out=3, num_heads=heads, kv_num_heads=kv_heads, do_rotary=1)
+        g.output(y, "y", "f32", ["batch", "sequence", heads * dh])
+        g.output(pk2, "present_key", "f32", ["batch", kv_heads, "present", dh])
+        g.output(pv2, "present_value", "f32", ["batch", kv_heads, "present", dh])
+        return g.model()
+
+    def feeds(model, seed):
+        rng = np.random.default_rng(seed)
+        out = []
+        for _, b, t, p, lens, total in GQA_RUNTIME_SETS:
+            mask = (np.arange(total)[None, :] <= np.asarray(lens)[:, None]).astype(np.int64)
+            out.append({"query": rng.standard_normal((b, t, heads * dh)).astype(np.float32),
+                        "key": rng.standard_normal((b, t, kv_heads * dh)).astype(np.float32),
+                        "value": rng.standard_normal((b, t, kv_heads * dh)).astype(np.float32),
+                        "past_key": rng.standard_normal((b, kv_heads, p, dh)).astype(np.float32),
+                        "past_value": rng.standard_normal((b, kv_heads, p, dh)).astype(np.float32),
+                        "attention_mask": mask})
+        return out
+    return build, feeds
+
+
+_b, _f = _gqa_attention_mask("ms_gqa_attention_mask")
+_add("ms_ops", "ms_gqa_attention_mask", _b, make_feeds=_f,
+     note="seqlens_k / total_sequence_length from an attention_mask input, as genai exports")
+
 @_case("ms_ops")
 def ms_multi_head_attention():
     g = Graph("ms_multi_head_attention", ms=True)

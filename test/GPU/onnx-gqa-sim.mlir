@@ -29,3 +29,21 @@
 // HS: out1: ok
 // HS: out2: ok
 // HS: 5 launches;
+// seqlens_k and total_sequence_length computed in the graph from an attention_mask input (the
+// form onnxruntime-genai exports): the host checks the rows on a copy of the kernels' seqlens_k
+// (decoda-gpu-device-buffers), once for the model.
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_attention_mask 1 %t/am.onnx %t/am1.npz %t/am1o.npz
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_attention_mask 4 %t/am.onnx %t/am4.npz %t/am4o.npz
+// RUN: decoda-compile %t/am.onnx --target=cuda --emit=ptx -o %t/am.ptx --dump-ir-after-each=%t/am
+// RUN: cat %t/am/*-decoda-gpu-device-buffers.mlir | FileCheck %s --check-prefix=AMHOST
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/am %t/am.ptx --inputs %t/am1.npz --expect %t/am1o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=AM
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/am %t/am.ptx --inputs %t/am4.npz --expect %t/am4o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=AM
+// AMHOST:     %[[HOST:.+]] = memref.alloc(%{{.+}}) : memref<?xi32>
+// AMHOST:     gpu.memcpy async [%{{.+}}] %[[HOST]], %{{.+}} : memref<?xi32>, memref<?xi32>
+// AMHOST:     scf.for
+// AMHOST:       memref.load %[[HOST]]
+// AMHOST-NOT: gpu.memcpy async [%{{.+}}] %{{.+}}, %{{.+}} : memref<?xi32>, memref<?xi32>
+// AM: out0: ok
+// AM: out1: ok
+// AM: out2: ok
+// AM: 12 launches;

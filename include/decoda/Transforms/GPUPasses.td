@@ -145,7 +145,12 @@ def GPUDeviceBuffersPass : Pass<"decoda-gpu-device-buffers", "ModuleOp"> {
     A host `memref.load` of an argument (a decode step's cache offset, `tensor.extract` of a
     `tensor<i64>` input) reads the caller's buffer when it is host memory, else a host copy
     made at entry (`memref.alloca` up to 4 KiB, else `memref.alloc`, freed at the end); an
-    argument that is also written (donated) is refused. Before every return,
+    argument that is also written (donated) is refused. A host `memref.load` of a
+    temporary the kernels computed (GroupQueryAttention's row checks on a `seqlens_k` the model
+    computes) reads a host copy made right before the outermost op of the temporary's block
+    that holds the loads (one copy per such op; it waits for the kernels before it, a
+    synchronisation of the call), freed at the end of that block; kernels in that op that
+    write the temporary are refused. Before every return,
     `llvm.call @decoda_cuda_finish` waits for the call's remaining device work (a call whose
     results all stay on the device copies nothing back). Other host code that still reads or writes a buffer and run-time checks inside kernels are
     refused with an error naming the op; so are non-identity layouts at the boundaries and
@@ -159,7 +164,9 @@ def GPUDeviceBuffersPass : Pass<"decoda-gpu-device-buffers", "ModuleOp"> {
               "memref arguments (used in place when in device memory, else copied)">,
     Statistic<"numConstants", "num-constants",
               "constant globals read from the model's resident device copies">,
-    Statistic<"numResults", "num-results", "results copied back per call">
+    Statistic<"numResults", "num-results", "results copied back per call">,
+    Statistic<"numHostReads", "num-host-reads",
+              "device temporaries copied to the host for host code to read">
   ];
 }
 

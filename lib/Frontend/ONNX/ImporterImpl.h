@@ -23,6 +23,7 @@
 
 #include <functional>
 #include <memory>
+#include <set>
 #include <vector>
 #include <optional>
 
@@ -173,6 +174,9 @@ public:
   llvm::StringMap<OnnxValue> values;
   llvm::StringMap<int64_t> opsets; // domain -> version
   llvm::StringSet<> usedNames;     // values read by some node or returned
+  /// Run-time checks already emitted, by what they check (GroupQueryAttention's row lengths:
+  /// every layer of a model reads the same seqlens_k), so that a model checks them once.
+  std::set<std::vector<const void *>> emittedChecks;
 
   // Run-time materialisation.
   Value materialize(OnnxValue &v, Location loc);

@@ -596,9 +596,16 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       return n.error() << "seqlens_k must be a 1-D integer tensor, got " << lensType;
     OpFoldResult batch = qd[0];
     Value pastIdx = indexValue(b, loc, pastLen);
-    if (!slConst) {
+    // One check per model of the same lengths, sizes and block (every layer reads them).
+    std::vector<const void *> checkKey = {
+        "GroupQueryAttention rows", b.getInsertionBlock(), lens.getAsOpaquePointer(),
+        totalOfr.getOpaqueValue(), seqOfr.getOpaqueValue(),
+        hasPast ? pastLen.getOpaqueValue() : nullptr};
+    if (!slConst && n.importer.emittedChecks.insert(checkKey).second) {
       // One pass over the rows on the host, the conditions and-ed (asserts inside the loop
-      // would split its region when lowered), then one assert per condition.
+      // would split its region when lowered), then one assert per condition. A GPU build
+      // reads seqlens_k on the host: an argument's, or a copy of the kernels' result (one
+      // synchronisation of the call; decoda-gpu-device-buffers).
       Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
       auto rows = scf::ForOp::create(
           b, loc, cIndex(0), indexValue(b, loc, batch), cIndex(1), ValueRange{yes, yes},

@@ -635,7 +635,7 @@ class Host:
         elif n == "memref.dealloc":
             if not self.mem.host[self.mem._index(ins[0].base)]:
                 raise HostError("memref.dealloc of a device buffer")
-            self.mem.free(ins[0].base)
+            self.mem.free(ins[0].base, host=True)
         elif n == "gpu.wait":
             setr(None)
         elif n == "cf.assert":

@@ -281,12 +281,14 @@ class Memory:
             raise SimError(f"host access to the freed buffer at {base:#x}")
         return self.arrays[i]
 
-    def free(self, base):
+    def free(self, base, host=False):
+        """Frees a device buffer (gpu.dealloc), or with host=True a host one (memref.dealloc)."""
         i = self._index(base)
         if self.freed[i]:
             raise SimError(f"buffer at {base:#x} freed twice")
-        if self.host[i]:
-            raise SimError(f"gpu.dealloc of the host buffer at {base:#x}")
+        if self.host[i] != host:
+            raise SimError(f"{'memref' if host else 'gpu'}.dealloc of the "
+                           f"{'device' if self.host[i] else 'host'} buffer at {base:#x}")
         self.freed[i] = True
 
     def _locate(self, addrs, size, what):
