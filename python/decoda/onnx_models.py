@@ -1174,58 +1174,66 @@ GQA_RUNTIME_SETS = [
 ]
 
 
-def _gqa_runtime(name, *, heads=4, kv_heads=2, dh=16, rotary=False, sink=False, **attrs):
+def _gqa_runtime(name, *, heads=4, kv_heads=2, dh=16, rotary=False, sink=False, dtype="f32",
+                 **attrs):
     """GroupQueryAttention over inputs query/key/value [B, S, H*D], past_key/past_value
     [B, Hkv, P, D], seqlens_k [B] (int32), total_sequence_length (int32 scalar), optionally
-    head_sink [H]; present has the symbolic length max(P, total)."""
+    head_sink [H]; present has the symbolic length max(P, total). ``dtype`` f16: every float
+    input, the tables and outputs in float16 (onnxruntime-genai's CUDA models)."""
+    npt = np.float16 if dtype == "f16" else np.float32
+
     def build():
         g = Graph(name, ms=True)
-        q = g.input("query", "f32", ["batch", "sequence", heads * dh])
-        k = g.input("key", "f32", ["batch", "sequence", kv_heads * dh])
-        v = g.input("value", "f32", ["batch", "sequence", kv_heads * dh])
-        pk = g.input("past_key", "f32", ["batch", kv_heads, "past", dh])
-        pv = g.input("past_value", "f32", ["batch", kv_heads, "past", dh])
+        q = g.input("query", dtype, ["batch", "sequence", heads * dh])
+        k = g.input("key", dtype, ["batch", "sequence", kv_heads * dh])
+        v = g.input("value", dtype, ["batch", "sequence", kv_heads * dh])
+        pk = g.input("past_key", dtype, ["batch", kv_heads, "past", dh])
+        pv = g.input("past_value", dtype, ["batch", kv_heads, "past", dh])
         lens = g.input("seqlens_k", "i32", ["batch"])
         tot = g.input("total_sequence_length", "i32", [])
         ins = [q, k, v, pk, pv, lens, tot]
         if rotary:
             cos, sin = _rope_tables(64, dh)
-            ins += [g.f32(cos, "cos_cache"), g.f32(sin, "sin_cache")]
+            ins += [g.init(cos.astype(npt), "cos_cache"), g.init(sin.astype(npt), "sin_cache")]
             attrs["do_rotary"] = 1
         if sink:
-            ins += [""] * (11 - len(ins)) + [g.input("head_sink", "f32", [heads])]
+            ins += [""] * (11 - len(ins)) + [g.input("head_sink", dtype, [heads])]
         y, pk2, pv2 = g.ms_op("GroupQueryAttention", ins, n_out=3, num_heads=heads,
                               kv_num_heads=kv_heads, **attrs)
-        g.output(y, "y", "f32", ["batch", "sequence", heads * dh])
-        g.output(pk2, "present_key", "f32", ["batch", kv_heads, "present", dh])
-        g.output(pv2, "present_value", "f32", ["batch", kv_heads, "present", dh])
+        g.output(y, "y", dtype, ["batch", "sequence", heads * dh])
+        g.output(pk2, "present_key", dtype, ["batch", kv_heads, "present", dh])
+        g.output(pv2, "present_value", dtype, ["batch", kv_heads, "present", dh])
         return g.model()
 
     def feeds(model, seed):
         rng = np.random.default_rng(seed)
         out = []
         for _, b, t, p, lens, total in GQA_RUNTIME_SETS:
-            f = {"query": rng.standard_normal((b, t, heads * dh)).astype(np.float32),
-                 "key": rng.standard_normal((b, t, kv_heads * dh)).astype(np.float32),
-                 "value": rng.standard_normal((b, t, kv_heads * dh)).astype(np.float32),
-                 "past_key": rng.standard_normal((b, kv_heads, p, dh)).astype(np.float32),
-                 "past_value": rng.standard_normal((b, kv_heads, p, dh)).astype(np.float32),
+            f = {"query": rng.standard_normal((b, t, heads * dh)).astype(npt),
+                 "key": rng.standard_normal((b, t, kv_heads * dh)).astype(npt),
+                 "value": rng.standard_normal((b, t, kv_heads * dh)).astype(npt),
+                 "past_key": rng.standard_normal((b, kv_heads, p, dh)).astype(npt),
+                 "past_value": rng.standard_normal((b, kv_heads, p, dh)).astype(npt),
                  "seqlens_k": np.asarray(lens, np.int32),
                  "total_sequence_length": np.asarray(total, np.int32)}
             if sink:
-                f["head_sink"] = rng.standard_normal(heads).astype(np.float32)
+                f["head_sink"] = rng.standard_normal(heads).astype(npt)
             out.append(f)
         return out
     return build, feeds
 
 
-for _name, _kw in [("ms_gqa_runtime_lengths", {}),
-                   ("ms_gqa_runtime_lengths_rotary_window", {"rotary": True,
-                                                             "local_window_size": 3}),
-                   ("ms_gqa_runtime_lengths_head_sink", {"sink": True}),
-                   ("ms_gqa_runtime_lengths_smooth_softmax", {"smooth_softmax": 1})]:
+# f16 results are within an f16 ulp or two of ONNX Runtime's.
+for _name, _kw, _tol in [
+        ("ms_gqa_runtime_lengths", {}, {}),
+        ("ms_gqa_runtime_lengths_f16_d64",
+         {"dtype": "f16", "heads": 4, "kv_heads": 2, "dh": 64, "rotary": True},
+         {"rtol": 2e-3, "atol": 2e-3}),
+        ("ms_gqa_runtime_lengths_rotary_window", {"rotary": True, "local_window_size": 3}, {}),
+        ("ms_gqa_runtime_lengths_head_sink", {"sink": True}, {}),
+        ("ms_gqa_runtime_lengths_smooth_softmax", {"smooth_softmax": 1}, {})]:
     _b, _f = _gqa_runtime(_name, **_kw)
-    _add("ms_ops", _name, _b, make_feeds=_f,
+    _add("ms_ops", _name, _b, make_feeds=_f, **_tol,
          note="past buffers, rows of different lengths, prompts and chunks: "
               + "; ".join(s[0] for s in GQA_RUNTIME_SETS))
 

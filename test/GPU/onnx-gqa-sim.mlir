@@ -47,3 +47,14 @@
 // AM: out1: ok
 // AM: out2: ok
 // AM: 12 launches;
+// float16, head dim 64, rotary (onnxruntime-genai's CUDA models are f16): the f16 attention
+// kernels with the row mask, against ONNX Runtime running the file in f16.
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_f16_d64 1 %t/h.onnx %t/h1.npz %t/h1o.npz
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_f16_d64 5 %t/h.onnx %t/h5.npz %t/h5o.npz
+// RUN: decoda-compile %t/h.onnx --target=cuda --emit=ptx -o %t/h.ptx --dump-ir-after-each=%t/h
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/h %t/h.ptx --inputs %t/h1.npz --expect %t/h1o.npz --rtol 2e-3 --atol 2e-3 | FileCheck %s --check-prefix=HALF
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/h %t/h.ptx --inputs %t/h5.npz --expect %t/h5o.npz --rtol 2e-3 --atol 2e-3 | FileCheck %s --check-prefix=HALF
+// HALF: out0: ok
+// HALF: out1: ok
+// HALF: out2: ok
+// HALF: 9 launches;
