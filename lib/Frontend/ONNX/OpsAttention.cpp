@@ -482,6 +482,9 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
         return n.error() << "input " << i << " is not supported";
     if (n.hasOutput(3) || n.intAttr("qk_output", 0))
       return n.error() << "output 3 (output_qk, qk_output) is not supported";
+    for (StringRef q : {"k_quant_type", "v_quant_type"})
+      if (std::string kind = n.stringAttr(q, "NONE"); kind != "NONE")
+        return n.error() << q << " = \"" << kind << "\" (a quantised KV cache) is not supported";
     if (!n.hasInput(1) || !n.hasInput(2))
       return n.error() << "packed QKV (no key/value inputs) is not supported";
     if (!n.hasInput(5) || !n.hasInput(6))

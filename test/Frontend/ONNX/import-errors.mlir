@@ -21,6 +21,8 @@
 // RUN: not decoda-translate --import-onnx %t.missing.onnx 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqaqk.onnx --case gqaqk
 // RUN: not decoda-translate --import-onnx %t.gqaqk.onnx 2>&1 | FileCheck %s --check-prefix=GQAQK
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqaquant.onnx --case gqaquant
+// RUN: not decoda-translate --import-onnx %t.gqaquant.onnx 2>&1 | FileCheck %s --check-prefix=GQAQUANT
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqapos.onnx --case gqapos
 // RUN: not decoda-translate --import-onnx %t.gqapos.onnx 2>&1 | FileCheck %s --check-prefix=GQAPOS
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqasink.onnx --case gqasink
@@ -89,6 +91,13 @@
 //ONNX-gqaqk   y, ok, ov, qk = com.microsoft.GroupQueryAttention<num_heads = 4, kv_num_heads = 2, qk_output = 1>(q, k, v, , , sl, tot)
 //ONNX-gqaqk }
 // GQAQK: error: ONNX node 'GroupQueryAttention_1' (GroupQueryAttention, domain com.microsoft, opset 1): output 3 (output_qk, qk_output) is not supported
+
+//ONNX-gqaquant <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-gqaquant g (float[1, 1, 64] q, float[1, 1, 32] k, float[1, 1, 32] v, int32[1] sl, int32 tot) => (float[1, 1, 64] y)
+//ONNX-gqaquant {
+//ONNX-gqaquant   y, ok, ov = com.microsoft.GroupQueryAttention<num_heads = 4, kv_num_heads = 2, k_quant_type = "PER_TENSOR">(q, k, v, , , sl, tot)
+//ONNX-gqaquant }
+// GQAQUANT: error: ONNX node 'GroupQueryAttention_1' (GroupQueryAttention, domain com.microsoft, opset 1): k_quant_type = "PER_TENSOR" (a quantised KV cache) is not supported
 
 //ONNX-gqapos <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
 //ONNX-gqapos g (float[1, 1, 64] q, float[1, 1, 32] k, float[1, 1, 32] v, int32[1] sl, int32 tot, int64[1, 1] pos) => (float[1, 1, 64] y)
