@@ -58,3 +58,21 @@
 // HALF: out1: ok
 // HALF: out2: ok
 // HALF: 9 launches;
+// decoda-compile --shared-kv-buffers (genai's shared past/present): present is the past buffer
+// with the rows' new tokens written in place, only the window [least past_b, greatest past_b + S)
+// rewritten (a 2-block kernel for the decode step's K and V instead of 5 over the whole
+// buffer); the pasts are donated and checked in the arguments after the call (argN) against
+// ONNX Runtime's present (pasts zero after the rows' tokens, as its unshared present is).
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_rotary_window 1 %t/sh.onnx %t/sh1.npz %t/sh1o.npz --shared-kv
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_rotary_window 4 %t/sh.onnx %t/sh4.npz %t/sh4o.npz --shared-kv
+// RUN: decoda-compile %t/sh.onnx --shared-kv-buffers --target=cuda --emit=ptx -o %t/sh.ptx --dump-ir-after-each=%t/sh
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/sh %t/sh.ptx --inputs %t/sh1.npz --expect %t/sh1o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=SHARED1
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/sh %t/sh.ptx --inputs %t/sh4.npz --expect %t/sh4o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=SHARED
+// SHARED1: launch main_kernel_4: grid [2, 1, 1]
+// SHARED1: out0: ok
+// SHARED1: arg3: ok
+// SHARED1: arg4: ok
+// SHARED1: 9 launches;
+// SHARED: out0: ok
+// SHARED: arg3: ok
+// SHARED: arg4: ok

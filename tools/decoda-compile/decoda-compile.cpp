@@ -177,6 +177,13 @@ cl::opt<bool> donateCaches(
              "buffer instead of a copy"),
     cl::init(true), cl::cat(category));
 
+cl::opt<bool> sharedKVBuffers(
+    "shared-kv-buffers",
+    cl::desc("ONNX GroupQueryAttention: the past is a buffer of at least the total length shared "
+             "with present (onnxruntime-genai's past_present_share_buffer): present is the past "
+             "with the new tokens written in, donated with --donate-caches"),
+    cl::init(false), cl::cat(category));
+
 enum class Weights { Embed, File };
 cl::opt<Weights> weightsMode(
     "weights", cl::desc("Where constant weights go"), cl::init(Weights::Embed),
@@ -330,8 +337,12 @@ int fail(Location loc, const Twine &msg) {
 OwningOpRef<ModuleOp> loadInput(MLIRContext &context, llvm::SourceMgr &sourceMgr,
                                 StringRef path) {
   Location unknown = UnknownLoc::get(&context);
-  if (llvm::sys::path::extension(path) == ".onnx")
-    return onnx_import::importONNXFile(path, &context);
+  if (llvm::sys::path::extension(path) == ".onnx") {
+    onnx_import::ImportOptions options;
+    options.sharedKVBuffers = sharedKVBuffers;
+    options.donateSharedKVBuffers = donateCaches;
+    return onnx_import::importONNXFile(path, &context, options);
+  }
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(path, &errorMessage);
   if (!file) {

@@ -788,6 +788,23 @@ OwningOpRef<ModuleOp> GraphImporter::run() {
   fn.setType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
   for (auto [i, name] : llvm::enumerate(resultNames))
     fn.setResultAttr(i, "decoda.name", b.getStringAttr(name));
+  // Inputs updated in place (shared KV buffers): donated to the output returning the update
+  // (decoda.donate, docs/ABI.md "Donated inputs"), when it is one of the input's type.
+  SmallVector<bool> resultDonated(results.size(), false);
+  for (auto [input, update] : imp.options.donateSharedKVBuffers
+                                   ? ArrayRef<std::pair<Value, Value>>(imp.donations)
+                                   : ArrayRef<std::pair<Value, Value>>()) {
+    auto arg = dyn_cast<BlockArgument>(input);
+    if (!arg || arg.getOwner() != entry || fn.getArgAttr(arg.getArgNumber(), "decoda.donate"))
+      continue;
+    for (auto [i, r] : llvm::enumerate(results)) {
+      if (r != update || resultDonated[i] || r.getType() != arg.getType())
+        continue;
+      fn.setArgAttr(arg.getArgNumber(), "decoda.donate", b.getI64IntegerAttr(i));
+      resultDonated[i] = true;
+      break;
+    }
+  }
 
   if (failed(verify(*module)))
     return emitError(loc) << "internal error: the imported IR does not verify", nullptr;
@@ -917,12 +934,19 @@ std::vector<std::string> onnx_import::supportedOps() {
 }
 
 void onnx_import::registerONNXImportTranslation() {
+  static llvm::cl::opt<bool> sharedKVBuffers(
+      "onnx-shared-kv-buffers",
+      llvm::cl::desc("--import-onnx: GroupQueryAttention's past is a buffer shared with present "
+                     "(decoda-compile --shared-kv-buffers)"),
+      llvm::cl::init(false));
   static TranslateToMLIRRegistration reg(
       "import-onnx", "import an ONNX model (.onnx) into MLIR",
       [](llvm::SourceMgr &sourceMgr, MLIRContext *ctx) -> OwningOpRef<Operation *> {
         const llvm::MemoryBuffer *buf = sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+        ImportOptions options;
+        options.sharedKVBuffers = sharedKVBuffers;
         OwningOpRef<ModuleOp> m =
-            importONNXBuffer(buf->getBuffer(), buf->getBufferIdentifier(), ctx);
+            importONNXBuffer(buf->getBuffer(), buf->getBufferIdentifier(), ctx, options);
         return OwningOpRef<Operation *>(m.release());
       },
       [](DialectRegistry &registry) {

@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <vector>
@@ -177,6 +178,12 @@ public:
   /// Run-time checks already emitted, by what they check (GroupQueryAttention's row lengths:
   /// every layer of a model reads the same seqlens_k), so that a model checks them once.
   std::set<std::vector<const void *>> emittedChecks;
+  /// Results of those checks a later node reuses (GroupQueryAttention: the least and greatest
+  /// past_b of the rows), by the same key.
+  std::map<std::vector<const void *>, SmallVector<Value>> checkResults;
+  /// (graph input, the value that is it updated in place): the input is donated to the graph
+  /// output that returns the value (`decoda.donate`).
+  SmallVector<std::pair<Value, Value>> donations;
 
   // Run-time materialisation.
   Value materialize(OnnxValue &v, Location loc);

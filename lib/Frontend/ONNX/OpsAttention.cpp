@@ -599,19 +599,34 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       return n.error() << "seqlens_k must be a 1-D integer tensor, got " << lensType;
     OpFoldResult batch = qd[0];
     Value pastIdx = indexValue(b, loc, pastLen);
+    // With a shared past/present buffer, the rows' new tokens lie in [lo, hi + S) of the
+    // buffer, lo and hi the least and greatest past_b: known on the host from the row pass.
+    const bool shared = n.importer.options.sharedKVBuffers && hasPast;
+    Value pbLo, pbHi;
     // One check per model of the same lengths, sizes and block (every layer reads them).
     std::vector<const void *> checkKey = {
         "GroupQueryAttention rows", b.getInsertionBlock(), lens.getAsOpaquePointer(),
         totalOfr.getOpaqueValue(), seqOfr.getOpaqueValue(),
-        hasPast ? pastLen.getOpaqueValue() : nullptr};
-    if (!slConst && n.importer.emittedChecks.insert(checkKey).second) {
+        hasPast ? pastLen.getOpaqueValue() : nullptr, shared ? "window" : nullptr};
+    if (slConst && shared) {
+      int64_t mn = *llvm::min_element(*slConst), mx = *llvm::max_element(*slConst);
+      auto pb = [&](int64_t x) {
+        Value p = arith::SubIOp::create(b, loc, cIndex(x + 1), seq);
+        return arith::SelectOp::create(b, loc, isPrompt, cIndex(0), p).getResult();
+      };
+      pbLo = pb(mn);
+      pbHi = pb(mx);
+    } else if (!slConst && n.importer.emittedChecks.insert(checkKey).second) {
       // One pass over the rows on the host, the conditions and-ed (asserts inside the loop
       // would split its region when lowered), then one assert per condition. A GPU build
       // reads seqlens_k on the host: an argument's, or a copy of the kernels' result (one
       // synchronisation of the call; decoda-gpu-device-buffers).
       Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+      SmallVector<Value> inits = {yes, yes};
+      if (shared)
+        inits.append({total, cIndex(0)});
       auto rows = scf::ForOp::create(
-          b, loc, cIndex(0), indexValue(b, loc, batch), cIndex(1), ValueRange{yes, yes},
+          b, loc, cIndex(0), indexValue(b, loc, batch), cIndex(1), inits,
           [&](OpBuilder &lb, Location l, Value row, ValueRange acc) {
             Value x = arith::IndexCastOp::create(
                 lb, l, lb.getIndexType(), tensor::ExtractOp::create(lb, l, lens, ValueRange{row}));
@@ -628,9 +643,14 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
                 arith::AndIOp::create(
                     lb, l, arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge, past, zero),
                     arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sle, past, pastIdx)));
-            scf::YieldOp::create(lb, l,
-                                 ValueRange{arith::AndIOp::create(lb, l, acc[0], inTotal),
-                                            arith::AndIOp::create(lb, l, acc[1], fits)});
+            SmallVector<Value> next = {arith::AndIOp::create(lb, l, acc[0], inTotal),
+                                       arith::AndIOp::create(lb, l, acc[1], fits)};
+            if (shared) {
+              Value pb = arith::SelectOp::create(lb, l, isPrompt, zero, past);
+              next.push_back(arith::MinSIOp::create(lb, l, acc[2], pb));
+              next.push_back(arith::MaxSIOp::create(lb, l, acc[3], pb));
+            }
+            scf::YieldOp::create(lb, l, next);
           });
       cf::AssertOp::create(b, loc, rows.getResult(0),
                            fail("seqlens_k[b] + 1 must be in [1, total_sequence_length]"));
@@ -638,6 +658,15 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
         cf::AssertOp::create(b, loc, rows.getResult(1),
                              fail("seqlens_k[b] + 1 - sequence length (the row's earlier tokens) "
                                   "must be in [0, past length]"));
+      if (shared) {
+        pbLo = rows.getResult(2);
+        pbHi = rows.getResult(3);
+        n.importer.checkResults[checkKey] = {pbLo, pbHi};
+      }
+    } else if (shared) {
+      SmallVector<Value> &r = n.importer.checkResults[checkKey];
+      pbLo = r[0];
+      pbHi = r[1];
     }
 
     // past_b per row (i64 [B]).
@@ -706,15 +735,75 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
     OpFoldResult presentLen;
     if (pastConst && totalConst)
       presentLen = b.getIndexAttr(std::max(*pastConst, *totalConst));
-    else if (hasPast)
+    else if (hasPast && !shared)
       presentLen = arith::MaxUIOp::create(b, loc, pastIdx, total).getResult();
 
     // present: row b's first past_b entries of the past, its new tokens at [past_b, past_b + S),
     // zeros after them. With every row full and the past exactly the earlier tokens (constant
     // lengths), a concatenation.
+    if (shared) {
+      if (pastConst && totalConst && *totalConst > *pastConst)
+        return n.error() << "--shared-kv-buffers: total_sequence_length " << *totalConst
+                         << " exceeds the past buffer's " << *pastConst << " entries";
+      cf::AssertOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, total, pastIdx),
+          fail("total_sequence_length exceeds the past buffer's length (a shared past/present "
+               "buffer, --shared-kv-buffers, holds every token)"));
+    }
     auto present = [&](unsigned pastInput, OnnxValue &fresh) -> FailureOr<OnnxValue> {
       if (!hasPast)
         return fresh;
+      if (shared) {
+        // The past buffer with each row's new tokens written at [past_b, past_b + S): only the
+        // window [lo, hi + S) of the buffer is rewritten (in place when the past is donated),
+        // entries after a row's tokens are the buffer's.
+        Value pastT = n.importer.materialize(n.input(pastInput), loc);
+        Value freshT = n.importer.materialize(fresh, loc);
+        SmallVector<OpFoldResult> pd = n.importer.dimsOf(n.input(pastInput), loc);
+        Value width = arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, pbHi, seq),
+                                            pbLo);
+        width = arith::MaxSIOp::create(b, loc, width, cIndex(0));
+        SmallVector<OpFoldResult> offs = {b.getIndexAttr(0), b.getIndexAttr(0), pbLo,
+                                          b.getIndexAttr(0)};
+        SmallVector<OpFoldResult> sizes = {pd[0], pd[1], width, pd[3]};
+        SmallVector<OpFoldResult> one4(4, b.getIndexAttr(1));
+        Value window = tensor::ExtractSliceOp::create(b, loc, pastT, offs, sizes, one4);
+        Value loI64 = arith::IndexCastOp::create(b, loc, i64, pbLo);
+        Value upd =
+            linalg::GenericOp::create(
+                b, loc, TypeRange{window.getType()}, ValueRange{pastRow}, ValueRange{window},
+                ArrayRef<AffineMap>{AffineMap::get(4, 0, {getAffineDimExpr(0, ctx)}, ctx),
+                                    AffineMap::getMultiDimIdentityMap(4, ctx)},
+                SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+                [&](OpBuilder &bb, Location l, ValueRange a) {
+                  Value j = arith::AddIOp::create(
+                      bb, l, arith::IndexCastOp::create(bb, l, i64, linalg::IndexOp::create(bb, l, 2)),
+                      loI64);
+                  Value r = arith::SubIOp::create(bb, l, j, a[0]);
+                  Value zero = arith::ConstantIntOp::create(bb, l, i64, 0);
+                  Value isNew = arith::AndIOp::create(
+                      bb, l, arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sge, r, zero),
+                      arith::CmpIOp::create(bb, l, arith::CmpIPredicate::slt, r, seqI64));
+                  Value i0 = linalg::IndexOp::create(bb, l, 0),
+                        i1 = linalg::IndexOp::create(bb, l, 1),
+                        i3 = linalg::IndexOp::create(bb, l, 3);
+                  auto pick = scf::IfOp::create(
+                      bb, l, isNew,
+                      [&](OpBuilder &tb, Location tl) {
+                        Value ri = arith::IndexCastOp::create(tb, tl, tb.getIndexType(), r);
+                        scf::YieldOp::create(
+                            tb, tl,
+                            tensor::ExtractOp::create(tb, tl, freshT, ValueRange{i0, i1, ri, i3})
+                                .getResult());
+                      },
+                      [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, a[1]); });
+                  linalg::YieldOp::create(bb, l, pick.getResult(0));
+                })
+                .getResult(0);
+        Value out = tensor::InsertSliceOp::create(b, loc, upd, pastT, offs, sizes, one4);
+        n.importer.donations.push_back({pastT, out});
+        return OnnxValue::tensor(out, pd);
+      }
       if (rowsFull && pastConst && *pastConst + *seqConst == *totalConst)
         return appendCache(n, n.input(pastInput), fresh);
       SmallVector<OpFoldResult> pd = n.importer.dimsOf(n.input(pastInput), loc),

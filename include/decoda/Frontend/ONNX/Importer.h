@@ -24,6 +24,13 @@ struct ImportOptions {
   int64_t inlineConstantLimit = 64;
   /// Read external data files next to the model (checked, see ExternalData.cpp).
   bool allowExternalData = true;
+  /// GroupQueryAttention's past is a buffer at least total_sequence_length long shared with
+  /// present (onnxruntime-genai's past_present_share_buffer): present is the past with the new
+  /// tokens written in (its length, entries after a row's tokens kept), checked at run time.
+  bool sharedKVBuffers = false;
+  /// With sharedKVBuffers, each past donated to its present (`decoda.donate`) when present is
+  /// a graph output of the past's type: a donating caller's buffer is updated in place.
+  bool donateSharedKVBuffers = true;
 };
 
 /// Imports the model at `path` (external data locations resolve against its directory).
