@@ -6,12 +6,15 @@ thread count, same run, in the two forms the file accepts:
 
 * concatenated: the past holds exactly the t - 1 earlier tokens, present has t;
 * buffer: the past is a buffer of --buffer entries (genai's shared past/present), present has
-  the buffer's length.
+  the buffer's length;
+* shared: the buffer form compiled with `decoda-compile --shared-kv-buffers` and run donating
+  the pasts (genai's past_present_share_buffer): the new token written in place.
 
-Decoda writes all of present each step (not in place), so the buffer form costs a pass over the
-whole buffer; the figures say how much. Reported: median milliseconds per step and the bytes a
-step must at least move (read the t cached keys and values, write one token) per second. Not a
-test; see bench/README.md.
+Without --shared-kv-buffers Decoda writes all of present each step, so the buffer form costs a
+pass over the whole buffer; the figures say how much. Reported: median milliseconds per step
+and the bytes a step must at least move (read the t cached keys and values, write one token)
+per second. ONNX Runtime runs the same file in the buffer form (unshared: its own present). Not
+a test; see bench/README.md.
 
 Usage: /usr/bin/python3 bench/gqa_decode.py [--threads N] [--runs N] [--context T]... [--buffer L]
 """
@@ -73,6 +76,8 @@ def main():
                                         dh=HEAD_DIM, rotary=False)
     path = onnx_models.save(build(), work / "gqa.onnx")
     model = runtime.load(str(compile_onnx(path, work / "gqa.so")))
+    shared = runtime.load(str(compile_onnx(path, work / "gqa_shared.so",
+                                           ["--shared-kv-buffers"])))
     names = onnx_models.input_names(build())
     print(f"GroupQueryAttention decode step, {HEADS}/{KV_HEADS} heads of {HEAD_DIM}, fp32, "
           f"{args.threads} threads, median of {args.runs}")
@@ -80,18 +85,21 @@ def main():
           f"{'Decoda/ORT':>10s} {'Decoda GB/s':>11s} {'max abs diff':>12s}")
     with OrtSession(path, threads=args.threads) as ort:
         for t in contexts:
-            for form, past in [("concatenated", t - 1), ("buffer", args.buffer)]:
+            for form, past in [("concatenated", t - 1), ("buffer", args.buffer),
+                               ("shared", args.buffer)]:
                 if past < t - 1:
                     continue
                 f = feeds(past, t)
                 ins = [f[n] for n in names]
-                ours = model.run("main", *ins)
+                m, donate = (shared, True) if form == "shared" else (model, False)
                 ref = ort.run(f)
-                diff = float(np.abs(ours[0] - ref["y"]).max())
+                ours = m.run("main", *ins, donate=donate)
+                y = ours[0] if isinstance(ours, tuple) else ours
+                diff = float(np.abs(y - ref["y"]).max())
                 times = []
                 for _ in range(args.runs + 2):
                     start = time.perf_counter()
-                    model.run("main", *ins)
+                    m.run("main", *ins, donate=donate)
                     times.append(time.perf_counter() - start)
                 ours_s = statistics.median(times[2:])
                 ort_s = statistics.median(ort.bench(f, iters=args.runs, warmup=2))
