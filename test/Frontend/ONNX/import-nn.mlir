@@ -14,6 +14,7 @@
 // RUN: decoda-translate --import-onnx %t.attn.onnx | FileCheck %s --check-prefix=ATTN
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqa.onnx --case gqa
 // RUN: decoda-translate --import-onnx %t.gqa.onnx | FileCheck %s --check-prefix=GQA
+// RUN: decoda-translate --import-onnx --onnx-shared-kv-buffers %t.gqa.onnx | FileCheck %s --check-prefix=GQASHARED
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqapad.onnx --case gqapad
 // RUN: decoda-translate --import-onnx %t.gqapad.onnx | FileCheck %s --check-prefix=GQAPAD
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.res.onnx --case res --raw
@@ -132,6 +133,28 @@
 // GQA:         %[[M:.+]] = linalg.generic {{.*}} ins(%arg5, %[[PASTB]] : tensor<?xi32>, tensor<?xi64>) outs(%{{.+}} : tensor<?x1x1x?xf32>)
 // GQA:         decoda.attention {{.*}} mask(%[[M]] : tensor<?x1x1x?xf32>) {causal, num_heads = 4 : i64, num_kv_heads = 2 : i64}
 // GQA:         return %{{.+}}, %[[PK]], %[[PV]]
+
+// The same node with a shared past/present buffer (decoda-compile --shared-kv-buffers): the
+// row pass also finds the least and greatest past_b; total must fit the buffer; only the
+// window [lo, hi + S) of the past is rewritten (extract_slice, generic keeping the entries
+// that are not new, insert_slice back into the past), and each past is donated to its present.
+// GQASHARED-LABEL: func.func @main
+// GQASHARED-SAME:    %arg3: tensor<?x2x?x16xf32> {decoda.dims = ["b", "", "p", ""], decoda.donate = 1 : i64
+// GQASHARED-SAME:    %arg4: tensor<?x2x?x16xf32> {decoda.dims = ["b", "", "p", ""], decoda.donate = 2 : i64
+// GQASHARED:         %[[ROWS:.+]]:4 = scf.for {{.*}} -> (i1, i1, index, index)
+// GQASHARED:           arith.minsi
+// GQASHARED:           arith.maxsi
+// GQASHARED:         cf.assert {{.*}} total_sequence_length exceeds the past buffer's length
+// GQASHARED:         %[[WIN:.+]] = tensor.extract_slice %arg3[0, 0, %[[ROWS]]#2, 0] [%{{.+}}, 2, %[[W:.+]], 16]
+// GQASHARED:         %[[UPD:.+]] = linalg.generic {{.*}} outs(%[[WIN]] : tensor<?x2x?x16xf32>)
+// GQASHARED:           scf.if
+// GQASHARED:           } else {
+// GQASHARED-NEXT:        scf.yield %out
+// GQASHARED:         %[[PK:.+]] = tensor.insert_slice %[[UPD]] into %arg3[0, 0, %[[ROWS]]#2, 0] [%{{.+}}, 2, %[[W]], 16]
+// GQASHARED:         %[[PV:.+]] = tensor.insert_slice %{{.+}} into %arg4[0, 0, %[[ROWS]]#2, 0]
+// GQASHARED-NOT:     arith.maxui
+// GQASHARED:         decoda.attention
+// GQASHARED:         return %{{.+}}, %[[PK]], %[[PV]]
 
 // GroupQueryAttention on a prompt without past may be right-padded: each row's keys past
 // seqlens_k[b] are masked by an additive [B, 1, S, S] mask (0 or -inf); total_sequence_length
