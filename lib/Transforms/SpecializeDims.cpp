@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "decoda/Transforms/SpecializeDims.h"
+#include "decoda/Transforms/Donation.h"
 #include "decoda/Transforms/Passes.h"
 
 #include "decoda/Dialect/Decoda/IR/DecodaOps.h"
@@ -103,7 +104,25 @@ void retypeArguments(func::FuncOp fn, const std::map<std::pair<unsigned, int64_t
     arg.replaceAllUsesExcept(cast.getResult(), cast);
     inputs[i] = type;
   }
-  fn.setType(FunctionType::get(fn.getContext(), inputs, fn.getResultTypes()));
+  // A donated argument's result (decoda.donate = N, the argument updated in place: an ONNX
+  // model's shared KV buffer) takes the argument's new type, so the donation still holds.
+  SmallVector<Type> results(fn.getResultTypes());
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i) {
+    auto n = fn.getArgAttrOfType<IntegerAttr>(i, kDonateAttrName);
+    if (!n || n.getInt() < 0 || n.getInt() >= static_cast<int64_t>(results.size()))
+      continue;
+    Type want = inputs[i];
+    auto have = dyn_cast<RankedTensorType>(results[n.getInt()]);
+    if (!have || have == want || !tensor::CastOp::areCastCompatible(have, want))
+      continue;
+    results[n.getInt()] = want;
+    fn.walk([&](func::ReturnOp ret) {
+      OpBuilder rb(ret);
+      Value v = ret.getOperand(n.getInt());
+      ret.setOperand(n.getInt(), tensor::CastOp::create(rb, ret.getLoc(), want, v).getResult());
+    });
+  }
+  fn.setType(FunctionType::get(fn.getContext(), inputs, results));
 }
 } // namespace
 

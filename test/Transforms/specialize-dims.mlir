@@ -40,3 +40,19 @@ func.func @step(%q: tensor<?x?x4x8xf32>, %k: tensor<?x?x2x8xf32>, %v: tensor<?x?
   %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %kc, %vc[%off] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<?x?x4x8xf32>, tensor<?x?x2x8xf32>, tensor<?x?x2x8xf32>, tensor<?x16x2x8xf32>, tensor<?x16x2x8xf32>
   return %o, %kc2, %vc2 : tensor<?x?x4x8xf32>, tensor<?x16x2x8xf32>, tensor<?x16x2x8xf32>
 }
+
+// A donated argument (decoda.donate = N: an ONNX shared KV buffer updated in place) made static
+// gives its result the same type (a tensor.cast at the return), so the donation still holds;
+// other results keep theirs.
+// CHECK-LABEL: func @donated
+// CHECK-SAME:    (%[[B:.+]]: tensor<?x8x16xf32> {decoda.dims = ["batch", "seq", ""], decoda.donate = 0 : i64}, %{{.+}}: tensor<1x16xf32>) -> (tensor<?x8x16xf32>, tensor<?x16xf32>)
+// CHECK:         %[[U:.+]] = tensor.insert_slice %{{.+}} into %[[B]]{{.*}} into tensor<?x8x16xf32>
+// CHECK:         return %[[U]], %{{.+}} : tensor<?x8x16xf32>, tensor<?x16xf32>
+// POS-LABEL: func @donated
+// POS-SAME:    -> (tensor<2x?x16xf32>, tensor<?x16xf32>)
+func.func @donated(%buf: tensor<?x?x16xf32> {decoda.dims = ["batch", "seq", ""], decoda.donate = 0 : i64}, %row: tensor<1x16xf32>) -> (tensor<?x?x16xf32>, tensor<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %u = tensor.insert_slice %row into %buf[0, 0, 0] [1, 1, 16] [1, 1, 1] : tensor<1x16xf32> into tensor<?x?x16xf32>
+  %r = tensor.cast %row : tensor<1x16xf32> to tensor<?x16xf32>
+  return %u, %r : tensor<?x?x16xf32>, tensor<?x16xf32>
+}

@@ -417,8 +417,9 @@ def SpecializeDimsPass : Pass<"decoda-specialize-dims", "ModuleOp"> {
     `dims` (`NAME=N` for every argument dim named NAME by the `decoda.dims` argument attribute,
     or `ARG:DIM=N` for dim DIM of the argument whose `decoda.name` or index is ARG) gives those
     dims of every public function's arguments a static size; a `tensor.cast` back to the
-    dynamic type at entry lets the lowering's folds carry the sizes through the program. A spec
-    that matches nothing, a dim that is static with another size, or a dim past the rank is an
+    dynamic type at entry lets the lowering's folds carry the sizes through the program; the
+    result a retyped argument is donated to (`decoda.donate = N`, an in-place update such as an
+    ONNX shared KV buffer) takes its new type, cast at the return. A spec that matches nothing, a dim that is static with another size, or a dim past the rank is an
     error naming the spec (decoda-compile `--static-dims`).
 
     With `decode-entries`, every public function that uses `decoda.cached_attention` with a

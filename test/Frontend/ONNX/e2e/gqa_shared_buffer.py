@@ -83,6 +83,23 @@ def test_donated_buffer_written_in_place():
                   f"{label}: only each row's new token position changed ({changed.tolist()})")
 
 
+def test_static_dims_keep_the_donation():
+    """--static-dims makes the past static; its donated present follows (same type)."""
+    so = compile_onnx(_path, os.path.join(_work, "gqa_static.so"),
+                      ["--shared-kv-buffers", "--static-dims=batch=2,sequence=1,past=10"])
+    model = runtime.load(str(so))
+    sig = model.signature("main")
+    testing.check([list(t.shape) for t in sig.outputs][1:] == [[2, 2, 10, 16]] * 2,
+                  f"static presents: {[t.shape for t in sig.outputs]}")
+    with OrtSession(_path) as ort:
+        for label, f in _buffer_sets()[:2]:
+            ref = ort.run(f)
+            args = [f[n] for n in NAMES]
+            model.run("main", *args, donate=True)
+            testing.assert_allclose(f["past_key"], ref["present_key"], rtol=1e-6, atol=1e-6,
+                                    op=label, what="static donated past_key")
+
+
 def test_short_buffer_refused():
     _, f = _buffer_sets()[0]
     args = [f[n] for n in NAMES]
