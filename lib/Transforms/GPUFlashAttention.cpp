@@ -42,16 +42,21 @@
 #include "TaggedCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/ScopeExit.h"
 
@@ -248,6 +253,111 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
     }
   }
   return c;
+}
+
+/// The buffer `v` is a view of (through view-like ops): a block argument or an allocation.
+Value viewRoot(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
+
+/// Whether an op strictly between `from` and `to` (same block, nested ops included) may write
+/// memory viewed from `root`: a write to a buffer of the same root, or an op whose effects are
+/// unknown.
+bool mayWriteBetween(Operation *from, Operation *to, Value root) {
+  for (Operation *op = from->getNextNode(); op && op != to; op = op->getNextNode()) {
+    WalkResult r = op->walk([&](Operation *inner) {
+      // A run-time check's "write" is the failure report, not a buffer.
+      if (inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() || isa<cf::AssertOp>(inner))
+        return WalkResult::advance();
+      auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+      if (!effects)
+        return inner->getNumRegions() || isa<func::CallOp>(inner) ? WalkResult::interrupt()
+                                                                    : WalkResult::advance();
+      SmallVector<MemoryEffects::EffectInstance> list;
+      effects.getEffects(list);
+      for (auto &e : list) {
+        if (!isa<MemoryEffects::Write>(e.getEffect()))
+          continue;
+        if (!e.getValue() || viewRoot(e.getValue()) == root)
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return true;
+  }
+  return false;
+}
+
+/// K and V of an attention are often copies of a transposed cache: ONNX GroupQueryAttention
+/// and Attention-23 keep caches as [B, H, S, D], decoda.attention reads [B, S, H, D], so the
+/// buffer is `memref.alloc` + `linalg.transpose ins(cache) permutation = [0, 2, 1, 3]`, then the
+/// call, then a dealloc. The kernels read K and V through indexed loads and async copies with
+/// a unit-stride last dim, which read a strided view as well: the call takes
+/// `memref.transpose` of the cache instead, and the copy (a read and a write of every attended
+/// key and value) goes. Not when a kernel encodes TMA tensor maps of K/V (they need row-major
+/// buffers), nor when anything between the copy and the call may write the cache. Returns how
+/// many operands were forwarded.
+unsigned forwardTransposedKV(func::FuncOp fn, ModuleOp module) {
+  std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(fn, module);
+  if (!uses || !llvm::hasSingleElement(*uses))
+    return 0;
+  auto call = dyn_cast<func::CallOp>(uses->begin()->getUser());
+  if (!call || call.getNumOperands() != fn.getNumArguments())
+    return 0;
+  unsigned forwarded = 0;
+  for (unsigned i : {1u, 2u}) {
+    Value buffer = call.getOperand(i);
+    auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getBlock() != call->getBlock())
+      continue;
+    linalg::TransposeOp copy;
+    SmallVector<memref::DeallocOp> deallocs;
+    bool other = false;
+    for (OpOperand &use : buffer.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto t = dyn_cast<linalg::TransposeOp>(user); t && t.getInit() == buffer && !copy)
+        copy = t;
+      else if (auto d = dyn_cast<memref::DeallocOp>(user))
+        deallocs.push_back(d);
+      else if (user != call.getOperation() || use.getOperandNumber() != i)
+        other = true;
+    }
+    if (other || !copy || copy->getBlock() != call->getBlock() ||
+        !copy->isBeforeInBlock(call) || copy.getPermutation() != ArrayRef<int64_t>{0, 2, 1, 3} ||
+        llvm::any_of(deallocs, [&](memref::DeallocOp d) {
+          return d->getBlock() != call->getBlock() || !call->isBeforeInBlock(d);
+        }))
+      continue;
+    Value cache = copy.getInput();
+    auto cacheType = dyn_cast<MemRefType>(cache.getType());
+    if (!cacheType)
+      continue;
+    auto [strides, offset] = cacheType.getStridesAndOffset();
+    (void)offset;
+    if (strides.empty() || strides.back() != 1 || mayWriteBetween(copy, call, viewRoot(cache)))
+      continue;
+    OpBuilder b(call);
+    AffineMap perm = AffineMap::getPermutationMap(ArrayRef<unsigned>{0, 2, 1, 3}, b.getContext());
+    Value view = memref::TransposeOp::create(b, copy.getLoc(), cache, AffineMapAttr::get(perm));
+    call->setOperand(i, view);
+    fn.getBody().front().getArgument(i).setType(view.getType());
+    copy.erase();
+    for (memref::DeallocOp d : deallocs)
+      d.erase();
+    alloc.erase();
+    ++forwarded;
+  }
+  if (forwarded)
+    fn.setType(FunctionType::get(fn.getContext(), fn.getBody().front().getArgumentTypes(),
+                                 fn.getResultTypes()));
+  return forwarded;
 }
 
 /// What both kernels share: the function's entry (output allocation, the guard against empty
@@ -2940,6 +3050,8 @@ struct GPUFlashAttentionPass
       }
       if (tcWhy.empty()) {
         std::string wgmmaWhy = wgmma ? WgmmaKernel::refusal(*c) : "";
+        if (!(wgmma && wgmmaWhy.empty() && wgmmaTma))
+          numForwarded += forwardTransposedKV(fn, getOperation());
         if (wgmma && wgmmaWhy.empty()) {
           WgmmaKernel(fn, *c, split, wgmmaRows, wgmmaKeys, wgmmaTma, wgmmaPingPong).emit();
           ++numWgmma;
@@ -2956,6 +3068,7 @@ struct GPUFlashAttentionPass
           mlir::emitRemark(fn.getLoc())
               << "decoda-gpu-flash-attention: " << opName
               << " takes the f32 SIMT kernel, not the tensor-core one: " << tcWhy;
+        numForwarded += forwardTransposedKV(fn, getOperation());
         SimtKernel(fn, *c, split).emit();
       }
       fn->removeAttr(decoda::kGPUAttentionAttr);

@@ -598,6 +598,13 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     (`decoda.gpu_attention` dictionary; arguments q, k, v, the number of keys, then mask,
     segment_ids, sinks when present). Each body becomes one `gpu.launch`.
 
+    K and V that are copies of a transposed cache (an allocation filled by `linalg.transpose`
+    with permutation [0, 2, 1, 3] from a [B, H, S, D] buffer — ONNX GroupQueryAttention's and
+    Attention-23's caches — read only by the function's one call, then freed) are forwarded:
+    the call takes `memref.transpose` of the cache (a strided view the kernels' indexed loads
+    and async copies read as well) and the copy goes, unless a kernel encodes TMA tensor maps
+    of K/V or something between the copy and the call may write the cache.
+
     Tensor-core kernel (bf16/f16 storage, f32 accumulation; head dims multiples of 16 up to
     128, with two stages of K/V tiles within 48 KiB; default, `tensor-cores=false` turns it
     off), FlashAttention-2 style:
@@ -719,7 +726,9 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     Statistic<"numWgmma", "num-wgmma", "of those, its wgmma (sm_90a) form">,
     Statistic<"numInt8", "num-int8", "of those, INT8 attention (integer tensor cores)">,
     Statistic<"numSplit", "num-split", "of those, decode steps with the keys split over blocks">,
-    Statistic<"numLeft", "num-left", "attention functions left to the target-neutral body">
+    Statistic<"numLeft", "num-left", "attention functions left to the target-neutral body">,
+    Statistic<"numForwarded", "num-forwarded",
+              "K/V operands read through a transposed view of their cache instead of a copy">
   ];
 }
 

@@ -95,6 +95,10 @@ def row_major(shape):
     return [int(np.prod(shape[i + 1:])) for i in range(len(shape))]
 
 
+#: The module's affine map aliases (#mapN = affine_map<...>), for attributes that name them.
+MAP_ALIASES = {}
+
+
 class MemRef:
     def __init__(self, base, offset, shape, strides, el):
         self.base, self.offset, self.shape, self.strides, self.el = base, offset, list(shape), list(strides), el
@@ -582,6 +586,17 @@ class Host:
             strides_out = [src.strides[d] * t[d] for d in keep]
             s = [s[d] for d in keep]
             setr(MemRef(src.base, off, s, strides_out, el))
+        elif n == "memref.transpose":
+            # permutation = affine_map<(d0, d1, ...) -> (d_p0, d_p1, ...)>: result dim i is
+            # source dim p_i (a view: shape and strides permuted).
+            src = ins[0]
+            attr = op.attr("permutation")
+            attr = MAP_ALIASES.get(attr, attr)
+            m = re.search(r"->\s*\(([^)]*)\)", attr)
+            perm = [int(x.strip()[1:]) for x in m.group(1).split(",")]
+            _, el = memref_type(op.out_types[0])
+            setr(MemRef(src.base, src.offset, [src.shape[p] for p in perm],
+                        [src.strides[p] for p in perm], el))
         elif n == "memref.collapse_shape":
             src = ins[0]
             groups = [[int(x) for x in g.split(",")] for g in re.findall(r"\[([\d, ]+)\]", op.attr("reassociation"))]
@@ -735,6 +750,7 @@ def main():
                              capture_output=True, text=True)
     if generic.returncode != 0:
         raise SystemExit(f"gpusim_run: decoda-opt could not read {host_file}:\n{generic.stderr}")
+    MAP_ALIASES.update(re.findall(r"^(#map\d*) = (affine_map<.*>)$", generic.stdout, re.M))
     globals_, funcs = parse_module(generic.stdout)
     read_resources(generic.stdout)
     ptx = open(args.ptx).read()
