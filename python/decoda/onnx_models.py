@@ -1174,8 +1174,16 @@ GQA_RUNTIME_SETS = [
 ]
 
 
+#: Prompts and chunks long enough for the GPU's tensor-core attention (more than 16 rows per
+#: K/V head).
+GQA_LONG_SETS = [
+    ("prompt of 64 tokens", 1, 64, 0, [63], 64),
+    ("chunk of 32 tokens into a buffer", 1, 32, 64, [47], 48),
+]
+
+
 def _gqa_runtime(name, *, heads=4, kv_heads=2, dh=16, rotary=False, sink=False, dtype="f32",
-                 **attrs):
+                 sets=None, **attrs):
     """GroupQueryAttention over inputs query/key/value [B, S, H*D], past_key/past_value
     [B, Hkv, P, D], seqlens_k [B] (int32), total_sequence_length (int32 scalar), optionally
     head_sink [H]; present has the symbolic length max(P, total). ``dtype`` f16: every float
@@ -1208,7 +1216,7 @@ def _gqa_runtime(name, *, heads=4, kv_heads=2, dh=16, rotary=False, sink=False, 
     def feeds(model, seed):
         rng = np.random.default_rng(seed)
         out = []
-        for _, b, t, p, lens, total in GQA_RUNTIME_SETS:
+        for _, b, t, p, lens, total in sets or GQA_RUNTIME_SETS:
             f = {"query": rng.standard_normal((b, t, heads * dh)).astype(npt),
                  "key": rng.standard_normal((b, t, kv_heads * dh)).astype(npt),
                  "value": rng.standard_normal((b, t, kv_heads * dh)).astype(npt),
@@ -1229,13 +1237,17 @@ for _name, _kw, _tol in [
         ("ms_gqa_runtime_lengths_f16_d64",
          {"dtype": "f16", "heads": 4, "kv_heads": 2, "dh": 64, "rotary": True},
          {"rtol": 2e-3, "atol": 2e-3}),
+        ("ms_gqa_runtime_lengths_f16_d64_long",
+         {"dtype": "f16", "heads": 4, "kv_heads": 2, "dh": 64, "rotary": True,
+          "sets": GQA_LONG_SETS},
+         {"rtol": 2e-3, "atol": 4e-3}),
         ("ms_gqa_runtime_lengths_rotary_window", {"rotary": True, "local_window_size": 3}, {}),
         ("ms_gqa_runtime_lengths_head_sink", {"sink": True}, {}),
         ("ms_gqa_runtime_lengths_smooth_softmax", {"smooth_softmax": 1}, {})]:
     _b, _f = _gqa_runtime(_name, **_kw)
     _add("ms_ops", _name, _b, make_feeds=_f, **_tol,
          note="past buffers, rows of different lengths, prompts and chunks: "
-              + "; ".join(s[0] for s in GQA_RUNTIME_SETS))
+              + "; ".join(s[0] for s in _kw.get("sets", GQA_RUNTIME_SETS)))
 
 
 def _gqa_attention_mask(name, *, heads=4, kv_heads=2, dh=16):

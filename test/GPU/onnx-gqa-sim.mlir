@@ -18,7 +18,7 @@
 // RW: out0: ok
 // RW: out1: ok
 // RW: out2: ok
-// RW: 9 launches;
+// RW: 8 launches;
 // head_sink: the sink logits reach the attention kernel.
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_head_sink 1 %t/hs.onnx %t/hs1.npz %t/hs1o.npz
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_head_sink 2 %t/hs.onnx %t/hs2.npz %t/hs2o.npz
@@ -28,7 +28,7 @@
 // HS: out0: ok
 // HS: out1: ok
 // HS: out2: ok
-// HS: 5 launches;
+// HS: 4 launches;
 // seqlens_k and total_sequence_length computed in the graph from an attention_mask input (the
 // form onnxruntime-genai exports): the host checks the rows on a copy of the kernels' seqlens_k
 // (decoda-gpu-device-buffers), once for the model.
@@ -46,7 +46,7 @@
 // AM: out0: ok
 // AM: out1: ok
 // AM: out2: ok
-// AM: 12 launches;
+// AM: 11 launches;
 // float16, head dim 64, rotary (onnxruntime-genai's CUDA models are f16): the f16 attention
 // kernels with the row mask, against ONNX Runtime running the file in f16.
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_f16_d64 1 %t/h.onnx %t/h1.npz %t/h1o.npz
@@ -57,22 +57,56 @@
 // HALF: out0: ok
 // HALF: out1: ok
 // HALF: out2: ok
-// HALF: 9 launches;
+// HALF: 8 launches;
 // decoda-compile --shared-kv-buffers (genai's shared past/present): present is the past buffer
 // with the rows' new tokens written in place, only the window [least past_b, greatest past_b + S)
-// rewritten (a 2-block kernel for the decode step's K and V instead of 5 over the whole
-// buffer); the pasts are donated and checked in the arguments after the call (argN) against
-// ONNX Runtime's present (pasts zero after the rows' tokens, as its unshared present is).
+// rewritten (the update's generic writes a subview of the past argument, no buffer of present's
+// size is made); the pasts are donated and checked in the arguments after the call (argN)
+// against ONNX Runtime's present (pasts zero after the rows' tokens, as its unshared present is).
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_rotary_window 1 %t/sh.onnx %t/sh1.npz %t/sh1o.npz --shared-kv
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_rotary_window 4 %t/sh.onnx %t/sh4.npz %t/sh4o.npz --shared-kv
 // RUN: decoda-compile %t/sh.onnx --shared-kv-buffers --target=cuda --emit=ptx -o %t/sh.ptx --dump-ir-after-each=%t/sh
+// RUN: cat %t/sh/*-one-shot-bufferize.mlir | FileCheck %s --check-prefix=SHAREDIR
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/sh %t/sh.ptx --inputs %t/sh1.npz --expect %t/sh1o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=SHARED1
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/sh %t/sh.ptx --inputs %t/sh4.npz --expect %t/sh4o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=SHARED
-// SHARED1: launch main_kernel_4: grid [2, 1, 1]
+// SHAREDIR:     %[[WIN:.+]] = memref.subview %arg3[0, 0, %{{.+}}, 0] [%{{.+}}, 2, %{{.+}}, 16]
+// SHAREDIR:     linalg.generic {{.*}} outs(%[[WIN]] :
+// SHAREDIR-NOT: memref.alloc({{.*}}) {{.*}} : memref<?x2x?x16xf32>
 // SHARED1: out0: ok
 // SHARED1: arg3: ok
 // SHARED1: arg4: ok
-// SHARED1: 9 launches;
+// SHARED1: 8 launches;
 // SHARED: out0: ok
 // SHARED: arg3: ok
 // SHARED: arg4: ok
+// Prompts and chunks long enough for the tensor-core attention (f16, head dim 64, sm_90a's
+// wgmma kernel and mma.sync): K and V reach the kernel as memref.transpose views of the
+// [B, H, S, D] cache (decoda-gpu-flash-attention forwards the transposed copies), except with
+// TMA (row-major tensor maps), which keeps the copies. Set 0: a 64-token prompt, 1: a 32-token
+// chunk into a 64-entry buffer.
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_f16_d64_long 0 %t/l.onnx %t/l0.npz %t/l0o.npz
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_f16_d64_long 1 %t/l.onnx %t/l1.npz %t/l1o.npz
+// RUN: decoda-compile %t/l.onnx --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/l.ptx --dump-ir-after-each=%t/l
+// RUN: cat %t/l/*-decoda-gpu-flash-attention.mlir | FileCheck %s --check-prefix=FWD
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/l %t/l.ptx --inputs %t/l0.npz --expect %t/l0o.npz --rtol 2e-3 --atol 4e-3 | FileCheck %s --check-prefix=LONG
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/l %t/l.ptx --inputs %t/l1.npz --expect %t/l1o.npz --rtol 2e-3 --atol 4e-3 | FileCheck %s --check-prefix=LONG
+// RUN: decoda-compile %t/l.onnx --target=cuda --gpu-arch=sm_90a --gpu-attention-wgmma=false --emit=ptx -o %t/lm.ptx --dump-ir-after-each=%t/lm
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/lm %t/lm.ptx --inputs %t/l1.npz --expect %t/l1o.npz --rtol 2e-3 --atol 4e-3 | FileCheck %s --check-prefix=LONGMMA
+// RUN: decoda-compile %t/l.onnx --target=cuda --gpu-arch=sm_90a --gpu-attention-tma --emit=ptx -o %t/lt.ptx --dump-ir-after-each=%t/lt
+// RUN: cat %t/lt/*-decoda-gpu-flash-attention.mlir | FileCheck %s --check-prefix=NOFWD
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/lt %t/lt.ptx --inputs %t/l1.npz --expect %t/l1o.npz --rtol 2e-3 --atol 4e-3 | FileCheck %s --check-prefix=LONGTMA
+// FWD:     %[[K:.+]] = memref.transpose %{{.+}} (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<?x2x?x64xf16{{.*}}> to memref<?x?x2x64xf16, strided<[?, 64, ?, 1]{{.*}}>>
+// FWD:     %[[V:.+]] = memref.transpose %{{.+}} (d0, d1, d2, d3) -> (d0, d2, d1, d3)
+// FWD-NOT: linalg.transpose {{.*}} outs(%{{.+}} : memref<?x?x2x64xf16>)
+// NOFWD:   linalg.transpose {{.*}} outs(%{{.+}} : memref<?x?x2x64xf16>)
+// NOFWD-NOT: memref.transpose
+// LONG: wgmma
+// LONG: out0: ok
+// LONG: out1: ok
+// LONG: 7 launches;
+// LONGMMA: mma
+// LONGMMA: out0: ok
+// LONGMMA: 7 launches;
+// LONGTMA: mbarrier
+// LONGTMA: out0: ok
+// LONGTMA: 8 launches;

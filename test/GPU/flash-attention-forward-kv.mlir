@@ -1,0 +1,72 @@
+// decoda-gpu-flash-attention: a K or V operand that is only a transposed copy of a [B, H, S, D]
+// cache (memref.alloc + linalg.transpose permutation [0, 2, 1, 3], read by the function's one
+// call, maybe freed after it) is forwarded: the call takes memref.transpose of the cache, the
+// function's argument takes the view's strided type, and the copy, its buffer and its free go.
+// Not forwarded: a write to the cache between the copy and the call, another reader of the
+// copy, another permutation, TMA K/V loads (row-major tensor maps). Numbers: the SIMT,
+// mma.sync and wgmma kernels reading such views against ONNX Runtime in
+// test/GPU/onnx-gqa-sim.mlir.
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-flash-attention | FileCheck %s
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-flash-attention="wgmma=true wgmma-tma=true" | FileCheck %s --check-prefix=TMA
+
+// CHECK-LABEL: func.func private @att(
+// CHECK-SAME:    %{{.+}}: memref<1x1x4x64xf16>, %[[K:.+]]: memref<1x8x2x64xf16, strided<[1024, 64, 512, 1]>>, %[[V:.+]]: memref<1x8x2x64xf16, strided<[1024, 64, 512, 1]>>, %{{.+}}: index)
+// CHECK:         gpu.launch
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME:    %[[Q:.+]]: memref<1x1x4x64xf16>, %[[KC:.+]]: memref<1x2x8x64xf16>, %[[VC:.+]]: memref<1x2x8x64xf16>)
+// CHECK-NOT:     linalg.transpose
+// CHECK-NOT:     memref.alloc
+// CHECK:         %[[KT:.+]] = memref.transpose %[[KC]] (d0, d1, d2, d3) -> (d0, d2, d1, d3)
+// CHECK:         %[[VT:.+]] = memref.transpose %[[VC]] (d0, d1, d2, d3) -> (d0, d2, d1, d3)
+// CHECK:         call @att(%[[Q]], %[[KT]], %[[VT]], %{{.+}})
+// CHECK-NOT:     memref.dealloc
+// TMA-LABEL: func.func @forward(
+// TMA:         linalg.transpose
+// TMA-NOT:     memref.transpose
+func.func private @att(%q: memref<1x1x4x64xf16>, %k: memref<1x8x2x64xf16>, %v: memref<1x8x2x64xf16>, %n: index) -> memref<1x1x4x64xf16>
+    attributes {decoda.gpu_attention = {op = "decoda.attention", causal = true, mask = false, num_heads = 4 : i64, num_kv_heads = 2 : i64, scale = 0.125 : f64, segment_ids = false, sinks = false}} {
+  %o = memref.alloc() : memref<1x1x4x64xf16>
+  return %o : memref<1x1x4x64xf16>
+}
+func.func @forward(%q: memref<1x1x4x64xf16>, %kc: memref<1x2x8x64xf16>, %vc: memref<1x2x8x64xf16>) -> memref<1x1x4x64xf16> {
+  %c8 = arith.constant 8 : index
+  %kt = memref.alloc() : memref<1x8x2x64xf16>
+  linalg.transpose ins(%kc : memref<1x2x8x64xf16>) outs(%kt : memref<1x8x2x64xf16>) permutation = [0, 2, 1, 3]
+  %vt = memref.alloc() : memref<1x8x2x64xf16>
+  linalg.transpose ins(%vc : memref<1x2x8x64xf16>) outs(%vt : memref<1x8x2x64xf16>) permutation = [0, 2, 1, 3]
+  %o = call @att(%q, %kt, %vt, %c8) : (memref<1x1x4x64xf16>, memref<1x8x2x64xf16>, memref<1x8x2x64xf16>, index) -> memref<1x1x4x64xf16>
+  memref.dealloc %kt : memref<1x8x2x64xf16>
+  memref.dealloc %vt : memref<1x8x2x64xf16>
+  return %o : memref<1x1x4x64xf16>
+}
+
+// -----
+
+// The cache written between the copy and the call (K: a store through a view of it), a copy
+// read by something else (V): both stay copies.
+// CHECK-LABEL: func.func private @att2(
+// CHECK-SAME:    %{{.+}}: memref<1x1x4x64xf16>, %{{.+}}: memref<1x8x2x64xf16>, %{{.+}}: memref<1x8x2x64xf16>, %{{.+}}: index)
+// CHECK-LABEL: func.func @kept(
+// CHECK:         linalg.transpose
+// CHECK:         memref.store
+// CHECK:         linalg.transpose
+// CHECK-NOT:     memref.transpose
+// CHECK:         call @att2
+func.func private @att2(%q: memref<1x1x4x64xf16>, %k: memref<1x8x2x64xf16>, %v: memref<1x8x2x64xf16>, %n: index) -> memref<1x1x4x64xf16>
+    attributes {decoda.gpu_attention = {op = "decoda.attention", causal = true, mask = false, num_heads = 4 : i64, num_kv_heads = 2 : i64, scale = 0.125 : f64, segment_ids = false, sinks = false}} {
+  %o = memref.alloc() : memref<1x1x4x64xf16>
+  return %o : memref<1x1x4x64xf16>
+}
+func.func @kept(%q: memref<1x1x4x64xf16>, %kc: memref<1x2x8x64xf16>, %vc: memref<1x2x8x64xf16>, %x: f16) -> (memref<1x1x4x64xf16>, f16) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %kt = memref.alloc() : memref<1x8x2x64xf16>
+  linalg.transpose ins(%kc : memref<1x2x8x64xf16>) outs(%kt : memref<1x8x2x64xf16>) permutation = [0, 2, 1, 3]
+  %view = memref.subview %kc[0, 0, 0, 0] [1, 1, 8, 64] [1, 1, 1, 1] : memref<1x2x8x64xf16> to memref<1x1x8x64xf16, strided<[1024, 512, 64, 1]>>
+  memref.store %x, %view[%c0, %c0, %c0, %c0] : memref<1x1x8x64xf16, strided<[1024, 512, 64, 1]>>
+  %vt = memref.alloc() : memref<1x8x2x64xf16>
+  linalg.transpose ins(%vc : memref<1x2x8x64xf16>) outs(%vt : memref<1x8x2x64xf16>) permutation = [0, 2, 1, 3]
+  %o = call @att2(%q, %kt, %vt, %c8) : (memref<1x1x4x64xf16>, memref<1x8x2x64xf16>, memref<1x8x2x64xf16>, index) -> memref<1x1x4x64xf16>
+  %r = memref.load %vt[%c0, %c0, %c0, %c0] : memref<1x8x2x64xf16>
+  return %o, %r : memref<1x1x4x64xf16>, f16
+}
