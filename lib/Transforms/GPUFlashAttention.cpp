@@ -37,6 +37,7 @@
 #include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
 #include "decoda/Transforms/Passes.h"
 
+#include "GPUIndependence.h"
 #include "GPUMmaFragments.h"
 #include "GPUWgmmaKernel.h"
 #include "TaggedCalls.h"
@@ -255,20 +256,11 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
   return c;
 }
 
-/// The buffer `v` is a view of (through view-like ops): a block argument or an allocation.
-Value viewRoot(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
+using mlir::decoda::gpu_contraction::viewRoot;
 
 /// Whether an op strictly between `from` and `to` (same block, nested ops included) may write
-/// memory viewed from `root`: a write to a buffer of the same root, or an op whose effects are
-/// unknown.
+/// memory viewed from `root`: a write to a buffer whose root may alias it
+/// (GPUIndependence.h), or an op whose effects are unknown.
 bool mayWriteBetween(Operation *from, Operation *to, Value root) {
   for (Operation *op = from->getNextNode(); op && op != to; op = op->getNextNode()) {
     WalkResult r = op->walk([&](Operation *inner) {
@@ -284,7 +276,7 @@ bool mayWriteBetween(Operation *from, Operation *to, Value root) {
       for (auto &e : list) {
         if (!isa<MemoryEffects::Write>(e.getEffect()))
           continue;
-        if (!e.getValue() || viewRoot(e.getValue()) == root)
+        if (!e.getValue() || decoda::gpu_independence::mayAlias(viewRoot(e.getValue()), root))
           return WalkResult::interrupt();
       }
       return WalkResult::advance();

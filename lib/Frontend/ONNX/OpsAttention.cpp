@@ -750,6 +750,48 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
           fail("total_sequence_length exceeds the past buffer's length (a shared past/present "
                "buffer, --shared-kv-buffers, holds every token)"));
     }
+    // A generic over `init` ([B, Hkv, L, D] entries of present from `first` on; null: 0) whose
+    // element (b, h, j, d) is new token j - past_b of row b where there is one, else what
+    // `other(builder, loc, init's element, the indices (b, h, j, d), j - past_b)` yields.
+    auto writeNewTokens =
+        [&](Value init, Value first, Value freshT,
+            function_ref<Value(OpBuilder &, Location, Value, ValueRange, Value)> other) -> Value {
+      return linalg::GenericOp::create(
+                 b, loc, TypeRange{init.getType()}, ValueRange{pastRow}, ValueRange{init},
+                 ArrayRef<AffineMap>{AffineMap::get(4, 0, {getAffineDimExpr(0, ctx)}, ctx),
+                                     AffineMap::getMultiDimIdentityMap(4, ctx)},
+                 SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+                 [&](OpBuilder &bb, Location l, ValueRange a) {
+                   // linalg.index must sit in the generic's own block.
+                   Value jIdx = linalg::IndexOp::create(bb, l, 2);
+                   if (first)
+                     jIdx = arith::AddIOp::create(bb, l, jIdx, first);
+                   Value r = arith::SubIOp::create(
+                       bb, l, arith::IndexCastOp::create(bb, l, i64, jIdx), a[0]);
+                   Value zero = arith::ConstantIntOp::create(bb, l, i64, 0);
+                   Value isNew = arith::AndIOp::create(
+                       bb, l, arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sge, r, zero),
+                       arith::CmpIOp::create(bb, l, arith::CmpIPredicate::slt, r, seqI64));
+                   Value i0 = linalg::IndexOp::create(bb, l, 0),
+                         i1 = linalg::IndexOp::create(bb, l, 1),
+                         i3 = linalg::IndexOp::create(bb, l, 3);
+                   auto pick = scf::IfOp::create(
+                       bb, l, isNew,
+                       [&](OpBuilder &tb, Location tl) {
+                         Value ri = arith::IndexCastOp::create(tb, tl, tb.getIndexType(), r);
+                         scf::YieldOp::create(
+                             tb, tl,
+                             tensor::ExtractOp::create(tb, tl, freshT, ValueRange{i0, i1, ri, i3})
+                                 .getResult());
+                       },
+                       [&](OpBuilder &eb, Location el) {
+                         scf::YieldOp::create(
+                             eb, el, other(eb, el, a[1], ValueRange{i0, i1, jIdx, i3}, r));
+                       });
+                   linalg::YieldOp::create(bb, l, pick.getResult(0));
+                 })
+          .getResult(0);
+    };
     auto present = [&](unsigned pastInput, OnnxValue &fresh) -> FailureOr<OnnxValue> {
       if (!hasPast)
         return fresh;
@@ -768,38 +810,10 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
         SmallVector<OpFoldResult> sizes = {pd[0], pd[1], width, pd[3]};
         SmallVector<OpFoldResult> one4(4, b.getIndexAttr(1));
         Value window = tensor::ExtractSliceOp::create(b, loc, pastT, offs, sizes, one4);
-        Value loI64 = arith::IndexCastOp::create(b, loc, i64, pbLo);
-        Value upd =
-            linalg::GenericOp::create(
-                b, loc, TypeRange{window.getType()}, ValueRange{pastRow}, ValueRange{window},
-                ArrayRef<AffineMap>{AffineMap::get(4, 0, {getAffineDimExpr(0, ctx)}, ctx),
-                                    AffineMap::getMultiDimIdentityMap(4, ctx)},
-                SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-                [&](OpBuilder &bb, Location l, ValueRange a) {
-                  Value j = arith::AddIOp::create(
-                      bb, l, arith::IndexCastOp::create(bb, l, i64, linalg::IndexOp::create(bb, l, 2)),
-                      loI64);
-                  Value r = arith::SubIOp::create(bb, l, j, a[0]);
-                  Value zero = arith::ConstantIntOp::create(bb, l, i64, 0);
-                  Value isNew = arith::AndIOp::create(
-                      bb, l, arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sge, r, zero),
-                      arith::CmpIOp::create(bb, l, arith::CmpIPredicate::slt, r, seqI64));
-                  Value i0 = linalg::IndexOp::create(bb, l, 0),
-                        i1 = linalg::IndexOp::create(bb, l, 1),
-                        i3 = linalg::IndexOp::create(bb, l, 3);
-                  auto pick = scf::IfOp::create(
-                      bb, l, isNew,
-                      [&](OpBuilder &tb, Location tl) {
-                        Value ri = arith::IndexCastOp::create(tb, tl, tb.getIndexType(), r);
-                        scf::YieldOp::create(
-                            tb, tl,
-                            tensor::ExtractOp::create(tb, tl, freshT, ValueRange{i0, i1, ri, i3})
-                                .getResult());
-                      },
-                      [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, a[1]); });
-                  linalg::YieldOp::create(bb, l, pick.getResult(0));
-                })
-                .getResult(0);
+        Value upd = writeNewTokens(window, pbLo, freshT,
+                                   [](OpBuilder &, Location, Value out, ValueRange, Value) {
+                                     return out; // not a new token: the buffer's entry
+                                   });
         Value out = tensor::InsertSliceOp::create(b, loc, upd, pastT, offs, sizes, one4);
         n.importer.donations.push_back({pastT, out});
         return OnnxValue::tensor(out, pd);
@@ -814,46 +828,23 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       Value pastT = n.importer.materialize(n.input(pastInput), loc);
       Value freshT = n.importer.materialize(fresh, loc);
       Value empty = tensor::EmptyOp::create(b, loc, dims, et);
-      // One pass over present: j < past_b reads the past, [past_b, past_b + S) the new
-      // tokens, the rest is 0 (as ONNX Runtime's unshared present).
-      Value out =
-          linalg::GenericOp::create(
-              b, loc, TypeRange{empty.getType()}, ValueRange{pastRow}, ValueRange{empty},
-              ArrayRef<AffineMap>{AffineMap::get(4, 0, {getAffineDimExpr(0, ctx)}, ctx),
-                                  AffineMap::getMultiDimIdentityMap(4, ctx)},
-              SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-              [&](OpBuilder &bb, Location l, ValueRange a) {
-                Value jIdx = linalg::IndexOp::create(bb, l, 2);
-                Value j = arith::IndexCastOp::create(bb, l, i64, jIdx);
-                Value r = arith::SubIOp::create(bb, l, j, a[0]);
-                Value zero = arith::ConstantIntOp::create(bb, l, i64, 0);
-                // linalg.index must sit in the generic's own block.
-                Value i0 = linalg::IndexOp::create(bb, l, 0), i1 = linalg::IndexOp::create(bb, l, 1),
-                      i3 = linalg::IndexOp::create(bb, l, 3);
-                auto at = [&](OpBuilder &tb, Location tl, Value src, Value seqIdx) {
-                  return tensor::ExtractOp::create(tb, tl, src, ValueRange{i0, i1, seqIdx, i3})
-                      .getResult();
-                };
-                auto pick = scf::IfOp::create(
-                    bb, l, arith::CmpIOp::create(bb, l, arith::CmpIPredicate::slt, r, zero),
-                    [&](OpBuilder &tb, Location tl) {
-                      scf::YieldOp::create(tb, tl, at(tb, tl, pastT, jIdx));
-                    },
-                    [&](OpBuilder &eb, Location el) {
-                      auto fresh = scf::IfOp::create(
-                          eb, el, arith::CmpIOp::create(eb, el, arith::CmpIPredicate::slt, r, seqI64),
-                          [&](OpBuilder &tb, Location tl) {
-                            Value ri = arith::IndexCastOp::create(tb, tl, tb.getIndexType(), r);
-                            scf::YieldOp::create(tb, tl, at(tb, tl, freshT, ri));
-                          },
-                          [&](OpBuilder &zb, Location zl) {
-                            scf::YieldOp::create(zb, zl, scalarConst(zb, zl, et, 0.0));
-                          });
-                      scf::YieldOp::create(eb, el, fresh.getResult(0));
-                    });
-                linalg::YieldOp::create(bb, l, pick.getResult(0));
-              })
-              .getResult(0);
+      // One pass over present: the new tokens; before them (j < past_b) the past; after them
+      // 0 (as ONNX Runtime's unshared present).
+      Value out = writeNewTokens(
+          empty, Value(), freshT,
+          [&](OpBuilder &eb, Location el, Value, ValueRange at, Value r) {
+            Value zero = arith::ConstantIntOp::create(eb, el, i64, 0);
+            return scf::IfOp::create(
+                       eb, el, arith::CmpIOp::create(eb, el, arith::CmpIPredicate::slt, r, zero),
+                       [&](OpBuilder &tb, Location tl) {
+                         scf::YieldOp::create(tb, tl, tensor::ExtractOp::create(tb, tl, pastT, at)
+                                                          .getResult());
+                       },
+                       [&](OpBuilder &zb, Location zl) {
+                         scf::YieldOp::create(zb, zl, scalarConst(zb, zl, et, 0.0));
+                       })
+                .getResult(0);
+          });
       return OnnxValue::tensor(out, dims);
     };
     FailureOr<OnnxValue> presentK = present(3, kB), presentV = present(4, vB);

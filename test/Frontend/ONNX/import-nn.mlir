@@ -126,8 +126,9 @@
 // GQA:         %[[LEN:.+]] = arith.maxui %{{.+}}, %[[TOT]] : index
 // GQA:         %[[PK:.+]] = linalg.generic {{.*}} ins(%[[PASTB]] : tensor<?xi64>) outs(%{{.+}} : tensor<?x2x?x16xf32>)
 // GQA:           scf.if
-// GQA:             tensor.extract %arg3
 // GQA:             tensor.extract %transposed
+// GQA:             scf.if
+// GQA:               tensor.extract %arg3
 // GQA:         %[[PV:.+]] = linalg.generic {{.*}} ins(%[[PASTB]] : tensor<?xi64>)
 // GQA:         tensor.extract_slice %[[PK]][0, 0, 0, 0] [%{{.+}}, 2, %[[TOT]], 16]
 // GQA:         %[[M:.+]] = linalg.generic {{.*}} ins(%arg5, %[[PASTB]] : tensor<?xi32>, tensor<?xi64>) outs(%{{.+}} : tensor<?x1x1x?xf32>)
