@@ -16,7 +16,11 @@
 #       is also built with --gpu-tma=false (NAME_cpasync: the wgmma kernels' cp.async loads
 #       instead of TMA), both blocks with --gpu-warp-specialize (NAME_ws: the producer/consumer
 #       TMA kernel), the Llama-3.2-1B-shaped one with --gpu-gate-up=false (NAME_nogateup: gate
-#       and up as two kernels), checked and timed beside the default.
+#       and up as two kernels), checked and timed beside the default. onnxruntime-genai's
+#       GroupQueryAttention (bench/gpu/make_gqa_case.py: f16, Llama-3.2-1B's heads, run-time
+#       row lengths; checked on a decode step into a 256-entry past buffer with its own inputs,
+#       NAME.inputs.npz) is built as it is and with --shared-kv-buffers (NAME_shared), and
+#       timed in `run` at context 4096 over a 4096-entry buffer (gqa_decode_t4096[_shared]).
 #   bash DIR/gpu_check.sh run DIR          on the GPU machine: SASS instruction counts of the
 #       tensor-core kernels (HMMA expected; IMMA for the INT8 one), numerical check of every CUDA artifact against the
 #       CPU reference outputs (decoda-run --check; bf16 models at rtol/atol 3e-2, others 2e-3 /
@@ -82,6 +86,11 @@ if [[ "$mode" == prepare ]]; then
   # The INT8 projection (constant weight, compiled with --quantize=int8 for both targets).
   gen=$(mktemp -d)
   "$PY" "$here/gpu/make_int8_proj.py" "$gen/int8_proj.mlir"
+  # onnxruntime-genai's GroupQueryAttention (f16, Llama-3.2-1B's heads) and its check's inputs
+  # (a decode step into a past buffer; NAME.inputs.npz next to a program replaces the random
+  # inputs below).
+  PYTHONPATH="$root/python" "$PY" "$here/gpu/make_gqa_case.py" "$gen/gqa_genai_f16_decode.onnx" \
+    "$gen/gqa_genai_f16_decode.inputs.npz"
   # PATH:decode is the program as a decode step, a static T = 1 (--static-dims), named
   # NAME_decode: its projections are GEMV kernels (decoda-gpu-gemv), not 128-row tensor-core
   # tiles. PATH:cpasync is the program with the wgmma kernels' cp.async loads instead of TMA
@@ -108,7 +117,10 @@ if [[ "$mode" == prepare ]]; then
   # PATH:bf16, stored and computed in bf16 (--float-type=bf16, both targets), NAME_bf16, and
   # as PATH:bf16io with bf16 inputs and outputs as well (--float-type-io), NAME_bf16io; the
   # same layer as an fp16 export has it (f16_llama_decoder_layer_dynamic, rtol/atol 1e-2); the
-  # exported GPT-2 block (dynamic shapes) and its fp16 form (f16_gpt2_block_dynamic).
+  # exported GPT-2 block (dynamic shapes) and its fp16 form (f16_gpt2_block_dynamic);
+  # GroupQueryAttention as genai exports it (gqa_genai_f16_decode, bench/gpu/make_gqa_case.py)
+  # and, as PATH:shared, compiled with --shared-kv-buffers (the past donated, updated in
+  # place), NAME_shared.
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
@@ -133,7 +145,8 @@ if [[ "$mode" == prepare ]]; then
             "$root/test/Frontend/ONNX/models/torch_llama_decoder_layer_dynamic.onnx:bf16io"
             "$root/test/Frontend/ONNX/models/f16_llama_decoder_layer_dynamic.onnx"
             "$root/test/Frontend/ONNX/models/torch_gpt2_block_dynamic.onnx"
-            "$root/test/Frontend/ONNX/models/f16_gpt2_block_dynamic.onnx")
+            "$root/test/Frontend/ONNX/models/f16_gpt2_block_dynamic.onnx"
+            "$gen/gqa_genai_f16_decode.onnx" "$gen/gqa_genai_f16_decode.onnx:shared")
   for entry in "${programs[@]}"; do
     p=${entry%:decode}
     p=${p%:cpasync}
@@ -150,6 +163,7 @@ if [[ "$mode" == prepare ]]; then
     p=${p%:nofold}
     p=${p%:bf16}
     p=${p%:bf16io}
+    p=${p%:shared}
     name=$(basename "$p")
     name=${name%.mlir}
     name=${name%.onnx}
@@ -200,6 +214,9 @@ if [[ "$mode" == prepare ]]; then
     elif [[ "$entry" == *:bf16io ]]; then
       name=${name}_bf16io
       dims=(--float-type=bf16 --float-type-io)
+    elif [[ "$entry" == *:shared ]]; then
+      name=${name}_shared
+      dims=(--shared-kv-buffers)
     fi
     case "$name" in int8_*) dims+=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
     if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
@@ -228,6 +245,9 @@ if [[ "$mode" == prepare ]]; then
       echo "$e" >"$dir/inputs/$key.entry"
     fi
     awk -v e="$e" '/^entry /{on=($2==e)} on' "$dir/inputs/$name.list" >"$dir/inputs/$key.sig"
+    if [[ -f "${p%.*}.inputs.npz" ]]; then
+      cp "${p%.*}.inputs.npz" "$dir/inputs/$key.npz"
+    else
     "$PY" - "$dir/inputs/$key.sig" "$dir/inputs/$key.npz" <<'PYEOF'
 import re, sys
 import numpy as np
@@ -258,6 +278,7 @@ for line in open(sys.argv[1]):
         raise SystemExit(f"gpu_check: no input generator for {dtype}")
 np.savez(sys.argv[2], **arrays)
 PYEOF
+    fi
     if ! "$bin/decoda-run" "$dir/models/$name.cpu.so" "${entry_flag[@]}" \
         --inputs "$dir/inputs/$key.npz" --output-dir "$dir/ref/$key" >/dev/null; then
       echo "gpu_check: no CPU reference for $key (random inputs rejected); not checked"
@@ -383,7 +404,7 @@ for refdir in "$dir"/ref/*/; do
   tol=(--rtol 2e-3 --atol 2e-4)
   { grep -q "bf16" "$dir/inputs/$key.sig" || [[ "$key" == *_bf16* ]]; } && tol=(--rtol 3e-2 --atol 3e-2)
   # The f16 export: outputs near 4, where one f16 ulp is 3.9e-3.
-  [[ "$key" == f16_* ]] && tol=(--rtol 1e-2 --atol 1e-2)
+  [[ "$key" == f16_* || "$key" == gqa_*f16* ]] && tol=(--rtol 1e-2 --atol 1e-2)
   inputs="$dir/inputs/$key.npz"
   [[ -f "$dir/inputs/$key.same" ]] && inputs="$dir/inputs/$(cat "$dir/inputs/$key.same").npz"
   # A time limit per check (GPU_CHECK_TIMEOUT seconds, default 60): a kernel that never
@@ -417,18 +438,19 @@ rng = np.random.default_rng(0)
 def bf16(shape):
     return ((rng.standard_normal(shape) * 0.05).astype("<f4").view("<u4") >> 16).astype("<u2")
 def bench(model, arrays, label, flops=None, bytes_=None, device=False, graphs=False,
-          plain=False):
+          plain=False, host=("offset",)):
     """device: the inputs uploaded once (decoda-run --device-inputs), donated caches written in
     place on the device (--donate); else host inputs copied by every call. graphs: launch
     graphs (--cuda-graphs; timed calls only: profiled runs launch kernel by kernel). plain:
     DECODA_CUDA_DEPENDENT_LAUNCH=0, every kernel launched after the one before has ended (the
     default launches them as programmatic dependents; the profiled runs are plain either
-    way, so compare the call figures)."""
+    way, so compare the call figures). host: inputs kept in host memory with device=True
+    (scalars the host code reads)."""
     path = os.path.join(d, "inputs", label + ".npz")
     np.savez(path, **arrays)
     # The cache offset stays in host memory: the host code reads it (a device one would be
     # copied back by every call).
-    names = ",".join(k for k in arrays if k != "offset")
+    names = ",".join(k for k in arrays if k not in host)
     flags = ["--device-inputs=" + names, "--donate"] if device else []
     # --profile: 10 more runs with CUDA events around every launch (before the timed ones): the
     # kernels' span without the per-call copies of host inputs and outputs, and each launch.
@@ -514,6 +536,22 @@ if os.path.exists(step):
               device=True)
         bench(nofold, arrays, "decode_step_S4096_nofold_graphs",
               bytes_=weights + 2 * S * KV * D * 2, device=True, graphs=True)
+# onnxruntime-genai's GroupQueryAttention decode step (f16, 32 query heads over 8 KV heads of
+# 64, rotary) at context 4096 over a 4096-entry past buffer, device-resident: GB/s of the keys
+# and values it must read. The default build writes all of present (its own buffer); the
+# --shared-kv-buffers build, the past donated, writes the new token in place.
+gqa_bytes = 2 * 4096 * 8 * 64 * 2
+def f16(shape):
+    return (0.5 * rng.standard_normal(shape)).astype("<f2")
+for variant in ("", "_shared"):
+    gqa = os.path.join(d, "models", f"gqa_genai_f16_decode{variant}.cuda.so")
+    if os.path.exists(gqa):
+        arrays = {"query": f16((1, 1, 2048)), "key": f16((1, 1, 512)), "value": f16((1, 1, 512)),
+                  "past_key": f16((1, 8, 4096, 64)), "past_value": f16((1, 8, 4096, 64)),
+                  "seqlens_k": np.array([4095], np.int32),
+                  "total_sequence_length": np.array(4096, np.int32)}
+        bench(gqa, arrays, f"gqa_decode_t4096{variant}", bytes_=gqa_bytes, device=True,
+              host=("seqlens_k", "total_sequence_length"))
 const = os.path.join(d, "models", "llama32_1b_const.cuda.so")
 if os.path.exists(const):
     T = 2048

@@ -1183,7 +1183,7 @@ GQA_LONG_SETS = [
 
 
 def _gqa_runtime(name, *, heads=4, kv_heads=2, dh=16, rotary=False, sink=False, dtype="f32",
-                 sets=None, **attrs):
+                 sets=None, rotary_table=64, **attrs):
     """GroupQueryAttention over inputs query/key/value [B, S, H*D], past_key/past_value
     [B, Hkv, P, D], seqlens_k [B] (int32), total_sequence_length (int32 scalar), optionally
     head_sink [H]; present has the symbolic length max(P, total). ``dtype`` f16: every float
@@ -1201,7 +1201,7 @@ def _gqa_runtime(name, *, heads=4, kv_heads=2, dh=16, rotary=False, sink=False, 
         tot = g.input("total_sequence_length", "i32", [])
         ins = [q, k, v, pk, pv, lens, tot]
         if rotary:
-            cos, sin = _rope_tables(64, dh)
+            cos, sin = _rope_tables(rotary_table, dh)
             ins += [g.init(cos.astype(npt), "cos_cache"), g.init(sin.astype(npt), "sin_cache")]
             attrs["do_rotary"] = 1
         if sink:

@@ -471,7 +471,9 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
   // [past_b, past_b + S), zeros after them (ONNX Runtime's unshared present; a shared buffer
   // keeps whatever it held there, which no later step reads). Query s of row b sees keys
   // [0, past_b + s] within seqlens_k[b] (and the local window); head_sink / smooth_softmax
-  // are sink logits. Not in place: a step writes all of present.
+  // are sink logits. A step writes all of present, except with ImportOptions::sharedKVBuffers
+  // (decoda-compile --shared-kv-buffers): present is then the past buffer with only the window
+  // of the rows' new positions rewritten, the past donated to it.
   addOp(t, "com.microsoft", "GroupQueryAttention", 1, [](NodeContext &n) -> LogicalResult {
     if (n.hasInput(9))
       return n.error() << "input 9 (position_ids) is not supported";
@@ -555,8 +557,9 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       pastLen = pd[2];
     }
 
-    // Row lengths. Constant ones are checked here; others at run time, row by row on the host
-    // (a GPU build reads them there: seqlens_k must then be a model input or a constant).
+    // Row lengths. Checked here when the lengths and sizes are constants; else at run time,
+    // row by row on the host (a GPU build reads seqlens_k there: an argument's host view, or a
+    // host copy of the kernels' result, decoda-gpu-device-buffers).
     OnnxValue slV = n.input(5);
     std::optional<SmallVector<int64_t>> slConst = n.constInts(5);
     std::optional<int64_t> totalConst = getConstantIntValue(totalOfr),
@@ -572,7 +575,9 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       return n.error() << "total_sequence_length " << *totalConst
                        << " is less than the sequence length " << *seqConst;
     bool rowsFull = false;
-    if (slConst && totalConst && promptConst) {
+    const bool checkedAtImport =
+        slConst && totalConst && promptConst && (!hasPast || pastConst);
+    if (checkedAtImport) {
       rowsFull = true;
       for (int64_t x : *slConst) {
         int64_t past = *promptConst ? 0 : x + 1 - *seqConst;
@@ -608,15 +613,16 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
         "GroupQueryAttention rows", b.getInsertionBlock(), lens.getAsOpaquePointer(),
         totalOfr.getOpaqueValue(), seqOfr.getOpaqueValue(),
         hasPast ? pastLen.getOpaqueValue() : nullptr, shared ? "window" : nullptr};
-    if (slConst && shared) {
-      int64_t mn = *llvm::min_element(*slConst), mx = *llvm::max_element(*slConst);
+    if (checkedAtImport && shared) {
+      int64_t mn = slConst->empty() ? 0 : *llvm::min_element(*slConst),
+              mx = slConst->empty() ? 0 : *llvm::max_element(*slConst);
       auto pb = [&](int64_t x) {
         Value p = arith::SubIOp::create(b, loc, cIndex(x + 1), seq);
         return arith::SelectOp::create(b, loc, isPrompt, cIndex(0), p).getResult();
       };
       pbLo = pb(mn);
       pbHi = pb(mx);
-    } else if (!slConst && n.importer.emittedChecks.insert(checkKey).second) {
+    } else if (!checkedAtImport && n.importer.emittedChecks.insert(checkKey).second) {
       // One pass over the rows on the host, the conditions and-ed (asserts inside the loop
       // would split its region when lowered), then one assert per condition. A GPU build
       // reads seqlens_k on the host: an argument's, or a copy of the kernels' result (one
