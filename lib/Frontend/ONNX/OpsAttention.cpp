@@ -158,12 +158,6 @@ FailureOr<OnnxValue> appendCache(NodeContext &n, OnnxValue past, OnnxValue newBN
   return OnnxValue::tensor(r, out);
 }
 
-void assertEq(NodeContext &n, Value a, Value b, const Twine &msg) {
-  Value eq = arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::eq, a, b);
-  cf::AssertOp::create(n.b, n.loc, eq,
-                       ("ONNX node '" + n.name() + "' (" + n.opType() + "): " + msg).str());
-}
-
 /// The scalar value of an integer tensor (rank 0 or [1]) as an index.
 Value scalarIndex(NodeContext &n, OnnxValue v) {
   if (auto e = shapeElements(v); e && e->size() == 1)
