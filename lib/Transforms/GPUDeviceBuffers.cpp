@@ -402,11 +402,19 @@ struct GPUDeviceBuffersPass
         return load.emitError() << "decoda-gpu-device-buffers: host code reads a device buffer "
                                    "outside the block that allocates it";
       if (anchor != load.getOperation()) {
+        // A kernel's operand that is `dev` or a view of it.
+        auto viewsDev = [&](Value v) {
+          while (v != dev) {
+            auto view = v.getDefiningOp<ViewLikeOpInterface>();
+            if (!view)
+              return false;
+            v = view.getViewSource();
+          }
+          return true;
+        };
         WalkResult inner = anchor->walk([&](gpu::LaunchOp launch) {
           bool uses = false;
-          launch.walk([&](Operation *op) {
-            uses |= llvm::is_contained(op->getOperands(), dev);
-          });
+          launch.walk([&](Operation *op) { uses |= llvm::any_of(op->getOperands(), viewsDev); });
           return uses ? WalkResult::interrupt() : WalkResult::advance();
         });
         if (inner.wasInterrupted())

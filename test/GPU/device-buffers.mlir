@@ -246,6 +246,29 @@ func.func @host_load_in_loop(%n: index) {
 
 // -----
 
+// The same through a view of the temporary that the kernel writes.
+func.func @host_load_in_loop_view(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %x = memref.alloc() : memref<4xi32>
+  scf.for %i = %c0 to %n step %c1 {
+    %v = memref.subview %x[1] [2] [1] : memref<4xi32> to memref<2xi32, strided<[1], offset: 1>>
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+      %z = arith.constant 0 : i32
+      memref.store %z, %v[%c0] : memref<2xi32, strided<[1], offset: 1>>
+      gpu.terminator
+    }
+    // expected-error @+1 {{decoda-gpu-device-buffers: host code reads a device buffer that kernels of the same loop or branch write}}
+    %a = memref.load %x[%c0] : memref<4xi32>
+    %ok = arith.cmpi eq, %a, %a : i32
+    cf.assert %ok, "read"
+  }
+  return
+}
+
+// -----
+
 // Host code that writes a buffer is refused: after this pass the buffer lives on the device.
 func.func @host_store(%n: index, %f: f32) {
   %c0 = arith.constant 0 : index
