@@ -269,8 +269,7 @@ bool mayWriteBetween(Operation *from, Operation *to, Value root) {
         return WalkResult::advance();
       auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
       if (!effects)
-        return inner->getNumRegions() || isa<func::CallOp>(inner) ? WalkResult::interrupt()
-                                                                    : WalkResult::advance();
+        return WalkResult::interrupt(); // unknown effects (a call, say)
       SmallVector<MemoryEffects::EffectInstance> list;
       effects.getEffects(list);
       for (auto &e : list) {

@@ -24,7 +24,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <set>
 #include <vector>
 #include <optional>
 
@@ -176,11 +175,9 @@ public:
   llvm::StringMap<int64_t> opsets; // domain -> version
   llvm::StringSet<> usedNames;     // values read by some node or returned
   /// Run-time checks already emitted, by what they check (GroupQueryAttention's row lengths:
-  /// every layer of a model reads the same seqlens_k), so that a model checks them once.
-  std::set<std::vector<const void *>> emittedChecks;
-  /// Results of those checks a later node reuses (GroupQueryAttention: the least and greatest
-  /// past_b of the rows), by the same key.
-  std::map<std::vector<const void *>, SmallVector<Value>> checkResults;
+  /// every layer of a model reads the same seqlens_k), so that a model checks them once; with
+  /// the values a later node reuses (the least and greatest past_b of the rows).
+  std::map<std::vector<const void *>, SmallVector<Value>> emittedChecks;
   /// (graph input, the value that is it updated in place): the input is donated to the graph
   /// output that returns the value (`decoda.donate`).
   SmallVector<std::pair<Value, Value>> donations;

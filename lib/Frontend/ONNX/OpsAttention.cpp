@@ -616,7 +616,7 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       };
       pbLo = pb(mn);
       pbHi = pb(mx);
-    } else if (!checkedAtImport && n.importer.emittedChecks.insert(checkKey).second) {
+    } else if (!checkedAtImport && n.importer.emittedChecks.try_emplace(checkKey).second) {
       // One pass over the rows on the host, the conditions and-ed (asserts inside the loop
       // would split its region when lowered), then one assert per condition. A GPU build
       // reads seqlens_k on the host: an argument's, or a copy of the kernels' result (one
@@ -661,10 +661,10 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       if (shared) {
         pbLo = rows.getResult(2);
         pbHi = rows.getResult(3);
-        n.importer.checkResults[checkKey] = {pbLo, pbHi};
+        n.importer.emittedChecks[checkKey] = {pbLo, pbHi};
       }
     } else if (shared) {
-      SmallVector<Value> &r = n.importer.checkResults[checkKey];
+      SmallVector<Value> &r = n.importer.emittedChecks[checkKey];
       pbLo = r[0];
       pbHi = r[1];
     }
