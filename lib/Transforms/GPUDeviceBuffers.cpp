@@ -119,6 +119,46 @@ bool escapesBlock(Value v) {
   return false;
 }
 
+/// Whether `v` holds a buffer allocated for it alone: one of `fresh`, or an scf.if result
+/// that every branch yields as such a value made in that branch (nested ifs included).
+bool ownsBuffer(Value v, const DenseSet<Value> &fresh) {
+  if (fresh.contains(v))
+    return true;
+  auto ifOp = v.getDefiningOp<scf::IfOp>();
+  if (!ifOp || ifOp.getElseRegion().empty())
+    return false;
+  unsigned i = cast<OpResult>(v).getResultNumber();
+  Value then = ifOp.thenYield().getOperand(i), other = ifOp.elseYield().getOperand(i);
+  return then != other && then.getParentBlock() == ifOp.thenBlock() &&
+         other.getParentBlock() == ifOp.elseBlock() && ownsBuffer(then, fresh) &&
+         ownsBuffer(other, fresh);
+}
+
+/// The scf.if result that owns `dev`, a buffer leaving its block: `dev` is yielded as it is
+/// (no view, nothing else escaping) by a branch of an scf.if whose result there owns its
+/// buffer (ownsBuffer). Then the result is a buffer of the if's block that nothing else frees.
+FailureOr<Value> branchResultOwning(Value dev, const DenseSet<Value> &fresh) {
+  std::optional<unsigned> index;
+  scf::IfOp ifOp;
+  for (OpOperand &use : dev.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto view = dyn_cast<ViewLikeOpInterface>(user); view && view.getViewSource() == dev)
+      if (escapesBlock(user->getResult(0)))
+        return failure(); // a view leaves the block
+    if (!user->hasTrait<OpTrait::IsTerminator>())
+      continue;
+    auto yield = dyn_cast<scf::YieldOp>(user);
+    auto parent = yield ? dyn_cast<scf::IfOp>(yield->getParentOp()) : scf::IfOp();
+    if (!parent || index || yield->getBlock() != dev.getParentBlock())
+      return failure();
+    index = use.getOperandNumber();
+    ifOp = parent;
+  }
+  if (!ifOp || !ownsBuffer(ifOp.getResult(*index), fresh))
+    return failure();
+  return ifOp.getResult(*index);
+}
+
 /// Bytes of one element as the host and device lay it out, or 0 when unknown.
 int64_t elementBytes(Type t) {
   if (t.isIndex())
@@ -489,8 +529,15 @@ struct GPUDeviceBuffersPass
     }
 
     // Frees: a buffer of the entry block before every return, one made inside a loop or branch
-    // at the end of its block (refused when it leaves the block).
-    for (Value dev : deviceBuffers) {
+    // at the end of its block. A buffer that leaves its block is freed where it is dropped:
+    // an scf.if result that every branch yields as a buffer of its own (a fresh device buffer
+    // of that branch, as bufferization makes for a tensor each branch computes) is freed as a
+    // buffer of the if's block; any other escape (a loop's result, a view yielded) is refused.
+    DenseSet<Value> fresh(llvm::from_range, deviceBuffers);
+    SmallVector<Value> toFree(deviceBuffers);
+    DenseSet<Value> freed;
+    for (size_t i = 0; i < toFree.size(); ++i) {
+      Value dev = toFree[i];
       Block *block = dev.getParentBlock();
       if (block == &entry) {
         for (func::ReturnOp ret : returns) {
@@ -499,10 +546,20 @@ struct GPUDeviceBuffersPass
         }
         continue;
       }
-      if (escapesBlock(dev))
-        return dev.getDefiningOp()->emitError()
-               << "decoda-gpu-device-buffers: a buffer allocated inside a loop or branch "
-                  "leaves it; the GPU pipeline cannot free it yet";
+      if (escapesBlock(dev)) {
+        FailureOr<Value> owner = branchResultOwning(dev, fresh);
+        if (failed(owner))
+          return (dev.getDefiningOp() ? dev.getDefiningOp() : dev.getParentBlock()->getParentOp())
+                     ->emitError()
+                 << "decoda-gpu-device-buffers: a buffer allocated inside a loop or branch "
+                    "leaves it other than as an scf.if result that every branch allocates; "
+                    "the GPU pipeline cannot free it";
+        if (freed.insert(*owner).second) {
+          toFree.push_back(*owner);
+          ++numBranchResults;
+        }
+        continue;
+      }
       b.setInsertionPoint(block->getTerminator());
       SyncGPU{b, dev.getLoc()}.dealloc(dev);
     }

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -54,6 +55,19 @@ struct LowerRuntimeChecksPass
             ("decoda_check_msg_" + Twine(messages.size() - 1)).str(), b.getStringAttr(text));
       }
 
+      // Inside a region of one block (an scf.if or scf.for still structured: the GPU pipeline
+      // lowers the host's checks before scf), `scf.if %ok {} else { call }`: the hook does not
+      // return, so nothing after it runs either.
+      if (op->getParentOp()->hasTrait<OpTrait::SingleBlock>()) {
+        b.setInsertionPoint(op);
+        auto branch = scf::IfOp::create(b, loc, op.getArg(), /*withElseRegion=*/true);
+        b.setInsertionPoint(branch.elseBlock()->getTerminator());
+        Value msg = LLVM::AddressOfOp::create(b, loc, global);
+        LLVM::CallOp::create(b, loc, hook, ValueRange{msg});
+        op.erase();
+        ++numChecks;
+        continue;
+      }
       Block *before = op->getBlock();
       Block *after = before->splitBlock(op->getNextNode());
       Block *fail = b.createBlock(after);

@@ -296,6 +296,79 @@ func.func @escaping(%n: index) -> memref<4xf32> {
 
 // -----
 
+// A tensor each branch of an scf.if computes bufferizes to a buffer per branch, yielded: the
+// if's result owns it and is freed as a buffer of the if's block (here after the result's copy
+// to the host, before the return), not inside the branches. Nested ifs hand it outwards.
+// CHECK-LABEL: func.func @branch_result(
+// CHECK:         %[[R:[^ ]+]] = scf.if %{{.+}} -> (memref<4xf32>) {
+// CHECK:           %[[A:[^,]+]], %{{.+}} = gpu.alloc async
+// CHECK-NOT:       gpu.dealloc
+// CHECK:           scf.yield %[[A]]
+// CHECK:         } else {
+// CHECK:           %[[IN:[^ ]+]] = scf.if %{{.+}} -> (memref<4xf32>) {
+// CHECK:             %[[B:[^,]+]], %{{.+}} = gpu.alloc async
+// CHECK:             scf.yield %[[B]]
+// CHECK:           } else {
+// CHECK:             %[[C:[^,]+]], %{{.+}} = gpu.alloc async
+// CHECK:             scf.yield %[[C]]
+// CHECK:           }
+// CHECK-NOT:       gpu.dealloc
+// CHECK:           scf.yield %[[IN]]
+// CHECK:         }
+// CHECK:         %[[HOST:[^ ]+]] = memref.alloc() : memref<4xf32>
+// CHECK:         gpu.memcpy async [%{{.+}}] %[[HOST]], %[[R]]
+// CHECK:         gpu.dealloc async [%{{.+}}] %[[R]]
+// CHECK:         return %[[HOST]]
+func.func @branch_result(%p: i1, %q: i1) -> memref<4xf32> {
+  %r = scf.if %p -> (memref<4xf32>) {
+    %a = memref.alloc() : memref<4xf32>
+    scf.yield %a : memref<4xf32>
+  } else {
+    %in = scf.if %q -> (memref<4xf32>) {
+      %b = memref.alloc() : memref<4xf32>
+      scf.yield %b : memref<4xf32>
+    } else {
+      %c = memref.alloc() : memref<4xf32>
+      scf.yield %c : memref<4xf32>
+    }
+    scf.yield %in : memref<4xf32>
+  }
+  return %r : memref<4xf32>
+}
+
+// -----
+
+// A branch yielding a buffer made outside it: the if's result does not own what it holds.
+func.func @branch_result_not_owned(%p: i1) -> memref<4xf32> {
+  %outer = memref.alloc() : memref<4xf32>
+  %r = scf.if %p -> (memref<4xf32>) {
+    // expected-error @+1 {{leaves it other than as an scf.if result that every branch allocates}}
+    %a = memref.alloc() : memref<4xf32>
+    scf.yield %a : memref<4xf32>
+  } else {
+    scf.yield %outer : memref<4xf32>
+  }
+  return %r : memref<4xf32>
+}
+
+// -----
+
+// A view of a branch's buffer yielded: refused too (the result is not the allocation).
+func.func @branch_result_view(%p: i1) -> memref<2x2xf32> {
+  %r = scf.if %p -> (memref<2x2xf32>) {
+    // expected-error @+1 {{leaves it other than as an scf.if result that every branch allocates}}
+    %a = memref.alloc() : memref<4xf32>
+    %v = memref.expand_shape %a [[0, 1]] output_shape [2, 2] : memref<4xf32> into memref<2x2xf32>
+    scf.yield %v : memref<2x2xf32>
+  } else {
+    %b = memref.alloc() : memref<2x2xf32>
+    scf.yield %b : memref<2x2xf32>
+  }
+  return %r : memref<2x2xf32>
+}
+
+// -----
+
 // A donated argument (decoda.written, from decoda-drop-donated-results{mark-written}) that the
 // caller passed in host memory is copied back into the caller's buffer after the kernels, then
 // its device copy is freed; in device memory it is written in place and nothing is copied. The

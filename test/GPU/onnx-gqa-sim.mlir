@@ -6,29 +6,34 @@
 // rows are now checked by host reads of the seqlens_k argument and the positions, present and
 // masks computed by kernels. Input sets (onnx_models.GQA_RUNTIME_SETS): 1 a decode step into a
 // past buffer longer than the tokens with rows of different lengths, 4 a right-padded prompt
-// into a buffer, 5 a three-token chunk into a buffer, 2 a concatenated decode step.
+// into a buffer, 5 a three-token chunk into a buffer, 2 a concatenated decode step. A step
+// whose rows all hold total_sequence_length tokens (5, 2) takes the attention without the
+// per-row mask (one build, a host branch on the row pass's result); rows of different
+// lengths (1, 4) build the mask, a kernel of its own in that branch.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_rotary_window 1 %t/rw.onnx %t/rw1.npz %t/rw1o.npz
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_rotary_window 4 %t/rw.onnx %t/rw4.npz %t/rw4o.npz
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_rotary_window 5 %t/rw.onnx %t/rw5.npz %t/rw5o.npz
 // RUN: decoda-compile %t/rw.onnx --target=cuda --emit=ptx -o %t/rw.ptx --dump-ir-after-each=%t/rw
-// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/rw %t/rw.ptx --inputs %t/rw1.npz --expect %t/rw1o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=RW
-// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/rw %t/rw.ptx --inputs %t/rw4.npz --expect %t/rw4o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=RW
-// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/rw %t/rw.ptx --inputs %t/rw5.npz --expect %t/rw5o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=RW
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/rw %t/rw.ptx --inputs %t/rw1.npz --expect %t/rw1o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefixes=RW,RWMASK
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/rw %t/rw.ptx --inputs %t/rw4.npz --expect %t/rw4o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefixes=RW,RWMASK
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/rw %t/rw.ptx --inputs %t/rw5.npz --expect %t/rw5o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefixes=RW,RWFULL
 // RW: out0: ok
 // RW: out1: ok
 // RW: out2: ok
-// RW: 8 launches;
+// RWMASK: 9 launches;
+// RWFULL: 8 launches;
 // head_sink: the sink logits reach the attention kernel.
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_head_sink 1 %t/hs.onnx %t/hs1.npz %t/hs1o.npz
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_head_sink 2 %t/hs.onnx %t/hs2.npz %t/hs2o.npz
 // RUN: decoda-compile %t/hs.onnx --target=cuda --emit=ptx -o %t/hs.ptx --dump-ir-after-each=%t/hs
-// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/hs %t/hs.ptx --inputs %t/hs1.npz --expect %t/hs1o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=HS
-// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/hs %t/hs.ptx --inputs %t/hs2.npz --expect %t/hs2o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefix=HS
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/hs %t/hs.ptx --inputs %t/hs1.npz --expect %t/hs1o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefixes=HS,HSMASK
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/hs %t/hs.ptx --inputs %t/hs2.npz --expect %t/hs2o.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefixes=HS,HSFULL
 // HS: out0: ok
 // HS: out1: ok
 // HS: out2: ok
-// HS: 4 launches;
+// HSMASK: 5 launches;
+// HSFULL: 4 launches;
 // seqlens_k and total_sequence_length computed in the graph from an attention_mask input (the
 // form onnxruntime-genai exports): the host checks the rows on a copy of the kernels' seqlens_k
 // (decoda-gpu-device-buffers), once for the model.
@@ -46,18 +51,19 @@
 // AM: out0: ok
 // AM: out1: ok
 // AM: out2: ok
-// AM: 11 launches;
+// AM: 12 launches;
 // float16, head dim 64, rotary (onnxruntime-genai's CUDA models are f16): the f16 attention
 // kernels with the row mask, against ONNX Runtime running the file in f16.
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_f16_d64 1 %t/h.onnx %t/h1.npz %t/h1o.npz
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_f16_d64 5 %t/h.onnx %t/h5.npz %t/h5o.npz
 // RUN: decoda-compile %t/h.onnx --target=cuda --emit=ptx -o %t/h.ptx --dump-ir-after-each=%t/h
-// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/h %t/h.ptx --inputs %t/h1.npz --expect %t/h1o.npz --rtol 2e-3 --atol 2e-3 | FileCheck %s --check-prefix=HALF
-// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/h %t/h.ptx --inputs %t/h5.npz --expect %t/h5o.npz --rtol 2e-3 --atol 2e-3 | FileCheck %s --check-prefix=HALF
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/h %t/h.ptx --inputs %t/h1.npz --expect %t/h1o.npz --rtol 2e-3 --atol 2e-3 | FileCheck %s --check-prefixes=HALF,HALFMASK
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/h %t/h.ptx --inputs %t/h5.npz --expect %t/h5o.npz --rtol 2e-3 --atol 2e-3 | FileCheck %s --check-prefixes=HALF,HALFFULL
 // HALF: out0: ok
 // HALF: out1: ok
 // HALF: out2: ok
-// HALF: 8 launches;
+// HALFMASK: 9 launches;
+// HALFFULL: 8 launches;
 // decoda-compile --shared-kv-buffers (genai's shared past/present): present is the past buffer
 // with the rows' new tokens written in place, only the window [least past_b, greatest past_b + S)
 // rewritten (the update's generic writes a subview of the past argument, no buffer of present's
@@ -75,7 +81,7 @@
 // SHARED1: out0: ok
 // SHARED1: arg3: ok
 // SHARED1: arg4: ok
-// SHARED1: 8 launches;
+// SHARED1: 9 launches;
 // SHARED: out0: ok
 // SHARED: arg3: ok
 // SHARED: arg4: ok
@@ -88,6 +94,7 @@
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_f16_d64_long 1 %t/l.onnx %t/l1.npz %t/l1o.npz
 // RUN: decoda-compile %t/l.onnx --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/l.ptx --dump-ir-after-each=%t/l
 // RUN: cat %t/l/*-decoda-gpu-flash-attention.mlir | FileCheck %s --check-prefix=FWD
+// RUN: cat %t/l/*-decoda-gpu-flash-attention.mlir | FileCheck %s --check-prefix=ROWSFULL
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/l %t/l.ptx --inputs %t/l0.npz --expect %t/l0o.npz --rtol 2e-3 --atol 4e-3 | FileCheck %s --check-prefix=LONG
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/l %t/l.ptx --inputs %t/l1.npz --expect %t/l1o.npz --rtol 2e-3 --atol 4e-3 | FileCheck %s --check-prefix=LONG
 // RUN: decoda-compile %t/l.onnx --target=cuda --gpu-arch=sm_90a --gpu-attention-wgmma=false --emit=ptx -o %t/lm.ptx --dump-ir-after-each=%t/lm
@@ -98,6 +105,16 @@
 // FWD:     %[[K:.+]] = memref.transpose %{{.+}} (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<?x2x?x64xf16{{.*}}> to memref<?x?x2x64xf16, strided<[?, 64, ?, 1]{{.*}}>>
 // FWD:     %[[V:.+]] = memref.transpose %{{.+}} (d0, d1, d2, d3) -> (d0, d2, d1, d3)
 // FWD-NOT: linalg.transpose {{.*}} outs(%{{.+}} : memref<?x?x2x64xf16>)
+// Both sets have full rows: the branch taken calls the kernel without a mask operand (so its
+// interior tiles take the unmasked path); the other branch builds the mask and passes it.
+// ROWSFULL:      func.func private @[[MASKED:__decoda_gpu_attention[_0-9]*]]({{.*}}, %arg4: memref<?x1x?x?xf16>) ->
+// ROWSFULL:      func.func private @[[PLAIN:__decoda_gpu_attention[_0-9]*]]({{.*}}, %arg3: index) ->
+// ROWSFULL:      scf.if %{{.+}}#2 -> (memref<?x?x4x64xf16>) {
+// ROWSFULL-NOT:    linalg.generic
+// ROWSFULL:        call @[[PLAIN]](%{{[^,]+}}, %transpose{{[_0-9]*}}, %transpose{{[_0-9]*}}, %{{[^,]+}}) :
+// ROWSFULL:      } else {
+// ROWSFULL:        linalg.generic
+// ROWSFULL:        call @[[MASKED]](
 // NOFWD:   linalg.transpose {{.*}} outs(%{{.+}} : memref<?x?x2x64xf16>)
 // NOFWD-NOT: memref.transpose
 // LONG: wgmma

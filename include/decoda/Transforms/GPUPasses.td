@@ -139,7 +139,9 @@ def GPUDeviceBuffersPass : Pass<"decoda-gpu-device-buffers", "ModuleOp"> {
     * host temporaries (`memref.alloc`/`alloca`) become `gpu.alloc`;
     * results are copied into `malloc`ed host buffers (the C ABI of docs/ABI.md);
     * every per-call device buffer is freed before the return (one allocated inside a loop or
-      branch at the end of its block; refused when it leaves the block).
+      branch at the end of its block; an `scf.if` result that every branch yields as a buffer
+      it allocated, as bufferization makes of a tensor each branch computes, as a buffer of
+      the if's block; any other buffer leaving its block is refused).
 
     Every gpu op is async with its own stream and waited for (the form `gpu-to-llvm` lowers).
     A host `memref.load` of an argument (a decode step's cache offset, `tensor.extract` of a
@@ -166,7 +168,9 @@ def GPUDeviceBuffersPass : Pass<"decoda-gpu-device-buffers", "ModuleOp"> {
               "constant globals read from the model's resident device copies">,
     Statistic<"numResults", "num-results", "results copied back per call">,
     Statistic<"numHostReads", "num-host-reads",
-              "device temporaries copied to the host for host code to read">
+              "device temporaries copied to the host for host code to read">,
+    Statistic<"numBranchResults", "num-branch-results",
+              "scf.if results freed as buffers of the if's block (each branch allocates one)">
   ];
 }
 

@@ -602,6 +602,10 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
     // buffer, lo and hi the least and greatest past_b: known on the host from the row pass.
     const bool shared = n.importer.options.sharedKVBuffers && hasPast;
     Value pbLo, pbHi;
+    // Run-time lengths: whether every row holds `total` tokens (the row pass's and of
+    // seqlens_k[b] + 1 == total). Then the positions are end-aligned in every row and the
+    // attention needs no per-row mask (a branch on it below).
+    Value allFull;
     // One check per model of the same lengths, sizes and block (every layer reads them).
     std::vector<const void *> checkKey = {
         "GroupQueryAttention rows", b.getInsertionBlock(), lens.getAsOpaquePointer(),
@@ -622,7 +626,7 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       // reads seqlens_k on the host: an argument's, or a copy of the kernels' result (one
       // synchronisation of the call; decoda-gpu-device-buffers).
       Value yes = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-      SmallVector<Value> inits = {yes, yes};
+      SmallVector<Value> inits = {yes, yes, yes};
       if (shared)
         inits.append({total, cIndex(0)});
       auto rows = scf::ForOp::create(
@@ -643,12 +647,14 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
                 arith::AndIOp::create(
                     lb, l, arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sge, past, zero),
                     arith::CmpIOp::create(lb, l, arith::CmpIPredicate::sle, past, pastIdx)));
+            Value full = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::eq, len, total);
             SmallVector<Value> next = {arith::AndIOp::create(lb, l, acc[0], inTotal),
-                                       arith::AndIOp::create(lb, l, acc[1], fits)};
+                                       arith::AndIOp::create(lb, l, acc[1], fits),
+                                       arith::AndIOp::create(lb, l, acc[2], full)};
             if (shared) {
               Value pb = arith::SelectOp::create(lb, l, isPrompt, zero, past);
-              next.push_back(arith::MinSIOp::create(lb, l, acc[2], pb));
-              next.push_back(arith::MaxSIOp::create(lb, l, acc[3], pb));
+              next.push_back(arith::MinSIOp::create(lb, l, acc[3], pb));
+              next.push_back(arith::MaxSIOp::create(lb, l, acc[4], pb));
             }
             scf::YieldOp::create(lb, l, next);
           });
@@ -658,15 +664,17 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
         cf::AssertOp::create(b, loc, rows.getResult(1),
                              fail("seqlens_k[b] + 1 - sequence length (the row's earlier tokens) "
                                   "must be in [0, past length]"));
+      allFull = rows.getResult(2);
       if (shared) {
-        pbLo = rows.getResult(2);
-        pbHi = rows.getResult(3);
-        n.importer.emittedChecks[checkKey] = {pbLo, pbHi};
+        pbLo = rows.getResult(3);
+        pbHi = rows.getResult(4);
       }
-    } else if (shared) {
+      n.importer.emittedChecks[checkKey] = {allFull, pbLo, pbHi};
+    } else if (!checkedAtImport) {
       SmallVector<Value> &r = n.importer.emittedChecks[checkKey];
-      pbLo = r[0];
-      pbHi = r[1];
+      allFull = r[0];
+      pbLo = r[1];
+      pbHi = r[2];
     }
 
     // past_b per row (i64 [B]).
@@ -864,52 +872,85 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
                                                one4);
       return emitTranspose(n, OnnxValue::tensor(s, sd), {0, 2, 1, 3});
     };
-    OnnxValue keys = attended(*presentK), values = attended(*presentV);
-
     // Rows that are not all full need a mask: key j is seen by query s of row b when
     // j <= past_b + s, j <= seqlens_k[b] (a padded prompt's queries past the row's length see
     // all of it) and, with a window w, j > past_b + s - w. The attributes give the same mask
     // where every row is full (positions end-aligned); `causal` holds for every row anyway.
-    Value keyMask;
-    if (!rowsFull) {
+    auto keyMaskOf = [&]() -> Value {
       SmallVector<OpFoldResult> md = {qd[0], b.getIndexAttr(1), qd[1], keyLen};
       Value init = tensor::EmptyOp::create(b, loc, md, et);
       AffineMap row = AffineMap::get(4, 0, {getAffineDimExpr(0, ctx)}, ctx);
       std::optional<int64_t> w = window;
-      keyMask =
-          linalg::GenericOp::create(
-              b, loc, TypeRange{init.getType()}, ValueRange{lens, pastRow}, ValueRange{init},
-              ArrayRef<AffineMap>{row, row, AffineMap::getMultiDimIdentityMap(4, ctx)},
-              SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-              [&](OpBuilder &bb, Location l, ValueRange a) {
-                Value j = arith::IndexCastOp::create(bb, l, i64, linalg::IndexOp::create(bb, l, 3));
-                Value s = arith::IndexCastOp::create(bb, l, i64, linalg::IndexOp::create(bb, l, 2));
-                Value pos = arith::AddIOp::create(bb, l, a[1], s);
-                Value keep = arith::AndIOp::create(
-                    bb, l, arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sle, j, pos),
-                    arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sle, j,
-                                          lensToI64(bb, l, a[0])));
-                if (w) {
-                  Value lo = arith::SubIOp::create(
-                      bb, l, pos, arith::ConstantIntOp::create(bb, l, i64, *w));
-                  keep = arith::AndIOp::create(
-                      bb, l, keep, arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sgt, j, lo));
-                }
-                linalg::YieldOp::create(
-                    bb, l,
-                    arith::SelectOp::create(bb, l, keep, scalarConst(bb, l, et, 0.0),
-                                            scalarConst(bb, l, et, -INFINITY))
-                        .getResult());
-              })
-              .getResult(0);
+      return linalg::GenericOp::create(
+                 b, loc, TypeRange{init.getType()}, ValueRange{lens, pastRow}, ValueRange{init},
+                 ArrayRef<AffineMap>{row, row, AffineMap::getMultiDimIdentityMap(4, ctx)},
+                 SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+                 [&](OpBuilder &bb, Location l, ValueRange a) {
+                   Value j =
+                       arith::IndexCastOp::create(bb, l, i64, linalg::IndexOp::create(bb, l, 3));
+                   Value s =
+                       arith::IndexCastOp::create(bb, l, i64, linalg::IndexOp::create(bb, l, 2));
+                   Value pos = arith::AddIOp::create(bb, l, a[1], s);
+                   Value keep = arith::AndIOp::create(
+                       bb, l, arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sle, j, pos),
+                       arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sle, j,
+                                             lensToI64(bb, l, a[0])));
+                   if (w) {
+                     Value lo = arith::SubIOp::create(
+                         bb, l, pos, arith::ConstantIntOp::create(bb, l, i64, *w));
+                     keep = arith::AndIOp::create(
+                         bb, l, keep,
+                         arith::CmpIOp::create(bb, l, arith::CmpIPredicate::sgt, j, lo));
+                   }
+                   linalg::YieldOp::create(
+                       bb, l,
+                       arith::SelectOp::create(bb, l, keep, scalarConst(bb, l, et, 0.0),
+                                               scalarConst(bb, l, et, -INFINITY))
+                           .getResult());
+                 })
+          .getResult(0);
+    };
+    // The attention over keys [0, total) of present (transposed to decoda's [B, T, H, D] where
+    // it is built: a GPU build then reads the cache through a view, decoda-gpu-flash-attention),
+    // with the per-row mask or, where positions are end-aligned in every row (full rows, or a
+    // prompt without a past: positions s), with the attributes alone.
+    Value qT = n.importer.materialize(qv, loc);
+    OnnxValue values;
+    auto attend = [&](bool masked) -> Value {
+      OnnxValue keys = attended(*presentK);
+      values = attended(*presentV);
+      AttentionConfig cc = c;
+      if (!masked || !hasPast)
+        cc.window = window;
+      return emitDecodaAttention(n, qT, n.importer.materialize(keys, loc),
+                                 n.importer.materialize(values, loc),
+                                 masked ? keyMaskOf() : Value(), cc, sinks);
+    };
+    Value r;
+    if (rowsFull || !allFull) {
+      r = attend(!rowsFull);
+    } else {
+      // Run-time lengths: `if (every row full) attention else mask + attention`. Decode steps
+      // of a batch of equal rows and unpadded prompts (every batch-1 call) take the first:
+      // no mask built or read, and the tensor-core kernels' unmasked tiles.
+      auto dispatch = scf::IfOp::create(b, loc, TypeRange{}, allFull, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(dispatch.thenBlock()->getTerminator());
+      Value plain = attend(false);
+      b.setInsertionPoint(dispatch.elseBlock()->getTerminator());
+      Value masked = attend(true);
+      // Both branches infer the same type; rebuild the if with that result.
+      b.setInsertionPoint(dispatch);
+      auto withResult =
+          scf::IfOp::create(b, loc, TypeRange{plain.getType()}, allFull, /*addThenBlock=*/false,
+                            /*addElseBlock=*/false);
+      withResult.getThenRegion().takeBody(dispatch.getThenRegion());
+      withResult.getElseRegion().takeBody(dispatch.getElseRegion());
+      dispatch.erase();
+      withResult.thenYield()->setOperands(plain);
+      withResult.elseYield()->setOperands(masked);
+      r = withResult.getResult(0);
     }
-    // The window attribute where positions are end-aligned in every row (full rows, or a
-    // prompt: positions s); else the mask alone carries it.
-    if (rowsFull || !hasPast)
-      c.window = window;
-    Value r = emitDecodaAttention(n, n.importer.materialize(qv, loc),
-                                  n.importer.materialize(keys, loc),
-                                  n.importer.materialize(values, loc), keyMask, c, sinks);
     FailureOr<OnnxValue> out =
         fromHeads(n, OnnxValue::tensor(r, attentionDims(n, qv, values)), false);
     if (failed(out))

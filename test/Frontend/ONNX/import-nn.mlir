@@ -107,7 +107,8 @@
 // (one pass, then an assert per condition); past_b = 0 for a prompt, else seqlens_k + 1 - S;
 // present has max(P, total) entries (a past buffer longer than the tokens, or exactly them),
 // each row's earlier tokens from the past, its new ones at past_b, zeros after; the keys
-// attended are present's first total_sequence_length, masked per row.
+// attended are present's first total_sequence_length: when every row holds total tokens (the
+// row pass's third result) without a mask, else masked per row.
 //ONNX-gqa <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
 //ONNX-gqa g (float[b, 1, 64] q, float[b, 1, 32] k, float[b, 1, 32] v, float[b, 2, p, 16] pk, float[b, 2, p, 16] pv, int32[b] sl, int32 tot) => (float[b, 1, 64] y, float[b, 2, n, 16] ok, float[b, 2, n, 16] ov)
 //ONNX-gqa {
@@ -117,8 +118,9 @@
 // GQA:         %[[TOT:.+]] = arith.index_cast %{{.+}} : i32 to index
 // GQA:         %[[PROMPT:.+]] = arith.cmpi eq, %c1{{.*}}, %[[TOT]] : index
 // GQA:         cf.assert {{.*}} "ONNX node 'GroupQueryAttention_1' (GroupQueryAttention): total_sequence_length is less than the sequence length"
-// GQA:         %[[ROWS:.+]]:2 = scf.for {{.*}} iter_args
+// GQA:         %[[ROWS:.+]]:3 = scf.for {{.*}} iter_args
 // GQA:           tensor.extract %arg5[
+// GQA:           arith.cmpi eq, %{{.+}}, %[[TOT]] : index
 // GQA:         cf.assert %[[ROWS]]#0, {{.*}} seqlens_k[b] + 1 must be in [1, total_sequence_length]
 // GQA:         cf.assert %[[ROWS]]#1, {{.*}} seqlens_k[b] + 1 - sequence length (the row's earlier tokens) must be in [0, past length]
 // GQA:         %[[PASTB:.+]] = linalg.generic {{.*}} ins(%arg5 : tensor<?xi32>) outs(%{{.+}} : tensor<?xi64>)
@@ -130,9 +132,17 @@
 // GQA:             scf.if
 // GQA:               tensor.extract %arg3
 // GQA:         %[[PV:.+]] = linalg.generic {{.*}} ins(%[[PASTB]] : tensor<?xi64>)
-// GQA:         tensor.extract_slice %[[PK]][0, 0, 0, 0] [%{{.+}}, 2, %[[TOT]], 16]
-// GQA:         %[[M:.+]] = linalg.generic {{.*}} ins(%arg5, %[[PASTB]] : tensor<?xi32>, tensor<?xi64>) outs(%{{.+}} : tensor<?x1x1x?xf32>)
-// GQA:         decoda.attention {{.*}} mask(%[[M]] : tensor<?x1x1x?xf32>) {causal, num_heads = 4 : i64, num_kv_heads = 2 : i64}
+// GQA:         %[[O:.+]] = scf.if %[[ROWS]]#2 -> (tensor<?x1x4x16xf32>) {
+// GQA:           tensor.extract_slice %[[PK]][0, 0, 0, 0] [%{{.+}}, 2, %[[TOT]], 16]
+// GQA-NOT:       linalg.generic
+// GQA:           %[[A:.+]] = decoda.attention %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} {causal, num_heads = 4 : i64, num_kv_heads = 2 : i64}
+// GQA:           scf.yield %[[A]]
+// GQA:         } else {
+// GQA:           tensor.extract_slice %[[PK]][0, 0, 0, 0] [%{{.+}}, 2, %[[TOT]], 16]
+// GQA:           %[[M:.+]] = linalg.generic {{.*}} ins(%arg5, %[[PASTB]] : tensor<?xi32>, tensor<?xi64>) outs(%{{.+}} : tensor<?x1x1x?xf32>)
+// GQA:           %[[B:.+]] = decoda.attention {{.*}} mask(%[[M]] : tensor<?x1x1x?xf32>) {causal, num_heads = 4 : i64, num_kv_heads = 2 : i64}
+// GQA:           scf.yield %[[B]]
+// GQA:         tensor.collapse_shape %[[O]]
 // GQA:         return %{{.+}}, %[[PK]], %[[PV]]
 
 // The same node with a shared past/present buffer (decoda-compile --shared-kv-buffers): the
@@ -142,24 +152,24 @@
 // GQASHARED-LABEL: func.func @main
 // GQASHARED-SAME:    %arg3: tensor<?x2x?x16xf32> {decoda.dims = ["b", "", "p", ""], decoda.donate = 1 : i64
 // GQASHARED-SAME:    %arg4: tensor<?x2x?x16xf32> {decoda.dims = ["b", "", "p", ""], decoda.donate = 2 : i64
-// GQASHARED:         %[[ROWS:.+]]:4 = scf.for {{.*}} -> (i1, i1, index, index)
+// GQASHARED:         %[[ROWS:.+]]:5 = scf.for {{.*}} -> (i1, i1, i1, index, index)
 // GQASHARED:           arith.minsi
 // GQASHARED:           arith.maxsi
 // GQASHARED:         cf.assert {{.*}} total_sequence_length exceeds the past buffer's length
-// GQASHARED:         %[[WIN:.+]] = tensor.extract_slice %arg3[0, 0, %[[ROWS]]#2, 0] [%{{.+}}, 2, %[[W:.+]], 16]
+// GQASHARED:         %[[WIN:.+]] = tensor.extract_slice %arg3[0, 0, %[[ROWS]]#3, 0] [%{{.+}}, 2, %[[W:.+]], 16]
 // GQASHARED:         %[[UPD:.+]] = linalg.generic {{.*}} outs(%[[WIN]] : tensor<?x2x?x16xf32>)
 // GQASHARED:           scf.if
 // GQASHARED:           } else {
 // GQASHARED-NEXT:        scf.yield %out
-// GQASHARED:         %[[PK:.+]] = tensor.insert_slice %[[UPD]] into %arg3[0, 0, %[[ROWS]]#2, 0] [%{{.+}}, 2, %[[W]], 16]
-// GQASHARED:         %[[PV:.+]] = tensor.insert_slice %{{.+}} into %arg4[0, 0, %[[ROWS]]#2, 0]
+// GQASHARED:         %[[PK:.+]] = tensor.insert_slice %[[UPD]] into %arg3[0, 0, %[[ROWS]]#3, 0] [%{{.+}}, 2, %[[W]], 16]
+// GQASHARED:         %[[PV:.+]] = tensor.insert_slice %{{.+}} into %arg4[0, 0, %[[ROWS]]#3, 0]
 // GQASHARED-NOT:     arith.maxui
 // GQASHARED:         decoda.attention
 // GQASHARED:         return %{{.+}}, %[[PK]], %[[PV]]
 
 // GroupQueryAttention on a prompt without past may be right-padded: each row's keys past
-// seqlens_k[b] are masked by an additive [B, 1, S, S] mask (0 or -inf); total_sequence_length
-// must equal the sequence length.
+// seqlens_k[b] are masked by an additive [B, 1, S, S] mask (0 or -inf), built only when some
+// row is padded; total_sequence_length must equal the sequence length.
 //ONNX-gqapad <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
 //ONNX-gqapad g (float[b, s, 64] q, float[b, s, 32] k, float[b, s, 32] v, int32[b] sl, int32 tot) => (float[b, s, 64] y)
 //ONNX-gqapad {
@@ -169,7 +179,11 @@
 // GQAPAD:         cf.assert {{.*}} without a past, total_sequence_length must equal the sequence length
 // GQAPAD:         cf.assert {{.*}} seqlens_k[b] + 1 must be in [1, total_sequence_length]
 // GQAPAD-NOT:     past length
-// GQAPAD:         %[[M:.+]] = linalg.generic {{.*}} ins(%arg3, %{{.+}} : tensor<?xi32>, tensor<?xi64>) outs(%{{.+}} : tensor<?x1x?x?xf32>)
+// GQAPAD:         scf.if %{{.+}}#2 -> (tensor<?x?x4x16xf32>) {
+// GQAPAD-NOT:       linalg.generic
+// GQAPAD:           decoda.attention %{{[^ ]+}}, %{{[^ ]+}}, %{{[^ ]+}} {causal, num_heads = 4 : i64, num_kv_heads = 2 : i64}
+// GQAPAD:         } else {
+// GQAPAD:           %[[M:.+]] = linalg.generic {{.*}} ins(%arg3, %{{.+}} : tensor<?xi32>, tensor<?xi64>) outs(%{{.+}} : tensor<?x1x?x?xf32>)
 // GQAPAD:           linalg.index 3
 // GQAPAD:           arith.cmpi sle
 // GQAPAD:           %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
