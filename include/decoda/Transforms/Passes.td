@@ -29,7 +29,10 @@ def LowerRuntimeChecksPass : Pass<"decoda-lower-runtime-checks", "ModuleOp"> {
     A failed `cf.assert` must reach the runtime as an error, not abort the process. Each assert
     becomes a conditional branch to a block that calls `decoda_check_failed(message)` (provided
     by the model's support code; it calls the runtime's `decoda_fail_handler`, which never
-    returns) followed by `llvm.unreachable`. See docs/ABI.md.
+    returns) followed by `llvm.unreachable`. An assert inside a region of one block (an
+    `scf.if` or `scf.for` not yet lowered, as in the GPU pipeline, which lowers the host's
+    checks before scf) becomes `scf.if %ok {} else { call }` instead, leaving the region
+    whole. See docs/ABI.md.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::cf::ControlFlowDialect",
                            "::mlir::func::FuncDialect"];
