@@ -1158,6 +1158,72 @@ _add("ms_ops", "ms_gqa_padded_prefill_rotary_window",
           rotary=True, local_window_size=3))
 
 
+# com.microsoft MatMulNBits (onnxruntime-genai's int4 weight-only models): B [N, k_blocks,
+# block_size * bits / 8] uint8 codes packed low-first along K, scales [N * k_blocks] of A's type,
+# zero points packed codes (each row's padded to whole bytes) or floats, default 2^(bits - 1);
+# W[n, k] = (code - zero point) * scale; Y = A W^T (+ bias).
+def _pack_codes(codes, bits):
+    """[rows, groups, count] integer codes < 2^bits -> [rows, groups, count * bits / 8] bytes,
+    low bits first."""
+    per = 8 // bits
+    rows, groups, count = codes.shape
+    c = codes.reshape(rows, groups, count // per, per).astype(np.uint32)
+    out = np.zeros((rows, groups, count // per), np.uint32)
+    for j in range(per):
+        out |= c[..., j] << (bits * j)
+    return out.astype(np.uint8)
+
+
+def _matmul_nbits(name, *, k, n, bits=4, block=32, zero_points=None, bias=False,
+                  dtype="f32", lead=(2, 3), **attrs):
+    """A [*lead, K] input; B, scales, zero points (None, "packed" or "float") and bias
+    initializers drawn from a fixed seed."""
+    npt = np.float16 if dtype == "f16" else np.float32
+
+    def build():
+        g = Graph(name, ms=True)
+        rng = np.random.default_rng(7)
+        blocks = (k + block - 1) // block
+        a = g.input("a", dtype, list(lead) + [k])
+        codes = rng.integers(0, 2 ** bits, (n, blocks, block))
+        ins = [a, g.init(_pack_codes(codes, bits), "B"),
+               g.init((0.02 + 0.05 * rng.random(n * blocks)).astype(npt), "scales")]
+        if zero_points == "packed":
+            per = 8 // bits
+            padded = np.zeros((n, -(-blocks // per) * per), np.int64)
+            padded[:, :blocks] = rng.integers(0, 2 ** bits, (n, blocks))
+            ins.append(g.init(_pack_codes(padded[:, None, :], bits).reshape(-1), "zero_points"))
+        elif zero_points == "float":
+            ins.append(g.init((rng.random(n * blocks) * (2 ** bits - 1)).astype(npt),
+                              "zero_points"))
+        if bias:
+            ins += [""] * (5 - len(ins)) + [g.init(rng.standard_normal(n).astype(npt), "bias")]
+        y = g.ms_op("MatMulNBits", ins, K=k, N=n, bits=bits, block_size=block, **attrs)
+        g.output(y, "y", dtype, list(lead) + [n])
+        return g.model()
+    return build
+
+
+for _name, _kw, _tol in [
+        ("ms_matmul_nbits_4bit", {"k": 64, "n": 24}, {}),
+        # K = 80 in blocks of 32: the last block is ragged (its padding codes unused).
+        ("ms_matmul_nbits_4bit_zero_points_bias",
+         {"k": 80, "n": 10, "zero_points": "packed", "bias": True}, {}),
+        ("ms_matmul_nbits_4bit_block16_float_zero_points",
+         {"k": 64, "n": 12, "block": 16, "zero_points": "float"}, {}),
+        ("ms_matmul_nbits_8bit", {"k": 96, "n": 12, "bits": 8, "zero_points": "packed"}, {}),
+        ("ms_matmul_nbits_2bit", {"k": 64, "n": 12, "bits": 2, "zero_points": "packed"}, {}),
+        # N x K = 64 elements: the dequantized weight inline rather than a resource blob.
+        ("ms_matmul_nbits_small", {"k": 16, "n": 4, "block": 16, "lead": (5,)}, {}),
+        ("ms_matmul_nbits_f16", {"k": 64, "n": 16, "dtype": "f16", "zero_points": "packed",
+                                 "bias": True}, {"rtol": 2e-3, "atol": 2e-3}),
+        # 80 rows: a prefill's projection (tensor cores on the GPU).
+        ("ms_matmul_nbits_f16_prefill", {"k": 128, "n": 64, "dtype": "f16",
+                                         "zero_points": "packed", "lead": (2, 40)},
+         {"rtol": 2e-3, "atol": 2e-3})]:
+    _add("ms_ops", _name, _matmul_nbits(_name, **_kw), **_tol)
+
+
 # GroupQueryAttention with seqlens_k and total_sequence_length as model inputs (run-time row
 # lengths) and a symbolic past length, the way onnxruntime-genai exports feed it: each input set
 # below is one of the forms ONNX Runtime accepts for the same file. "buffer" sets pass a past of

@@ -363,7 +363,11 @@ openExternalData(StringRef modelDir, StringRef tensorName, StringRef location, i
 FailureOr<ElementsAttr> Importer::convertTensor(const onnx::TensorProto &tp, Location loc,
                                                 bool forceInline) {
   StringRef name = tp.name();
-  FailureOr<Type> et = convertElementType(tp.data_type(), loc);
+  // uint8 constants (MatMulNBits's packed codes) keep their signedness: only the ops that read
+  // their bytes take them (importNodes).
+  FailureOr<Type> et = tp.data_type() == onnx::TensorProto::UINT8
+                           ? FailureOr<Type>(b.getIntegerType(8, /*isSigned=*/false))
+                           : convertElementType(tp.data_type(), loc);
   if (failed(et))
     return failure();
   SmallVector<int64_t> shape;
@@ -850,6 +854,20 @@ LogicalResult Importer::importNodes(const onnx::GraphProto &g) {
           return emitError(nloc) << "ONNX node '" << shownName << "' (" << node.op_type()
                                  << "): input '" << in
                                  << "' is a sequence; only the sequence ops take sequences";
+    // uint8 tensors exist only as constants (convertTensor) for the ops that read their bytes:
+    // MatMulNBits's packed weights and zero points, Identity passing them on.
+    static const llvm::StringSet<> readsUnsigned = {"MatMulNBits", "Identity"};
+    if (!readsUnsigned.contains(node.op_type()))
+      for (int i = 0; i < node.input_size(); ++i) {
+        const std::string &in = node.input(i);
+        auto it = in.empty() ? values.end() : values.find(in);
+        if (it != values.end() && it->second.isConst() &&
+            it->second.cst.getElementType().isUnsignedInteger())
+          return emitError(nloc) << "ONNX node '" << shownName << "' (" << node.op_type()
+                                 << "): input " << i << " ('" << in
+                                 << "') is uint8, supported only as MatMulNBits's packed "
+                                    "weights and zero points";
+      }
     const OpEntry *e = findOp(domain, node.op_type(), opset);
     NodeContext ctx(*this, node, opset, nloc);
     if (failed(checkRequiredInputs(ctx)) || failed(e->handler(ctx)))

@@ -1,6 +1,7 @@
 //===- OpsNN.cpp - ONNX neural-network ops --------------------------------===//
 //
-// MatMul/Gemm (a rank-2 right operand is a `decoda.linear` in `in_out` layout), Softmax, the
+// MatMul/Gemm (a rank-2 right operand is a `decoda.linear` in `in_out` layout), com.microsoft
+// MatMulNBits (block-quantized constant weights, dequantized at import), Softmax, the
 // normalisations (default domain and com.microsoft, including the Skip* fused residual forms),
 // ONNX Attention (opset 23) and the com.microsoft attention ops. These map one node to one
 // `decoda` op where the semantics coincide; everything else stays in linalg form for the raising
@@ -16,10 +17,12 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::decoda;
@@ -32,6 +35,235 @@ LogicalResult setResult(NodeContext &n, unsigned i, FailureOr<OnnxValue> v) {
   if (failed(v))
     return failure();
   n.setOutput(i, *v);
+  return success();
+}
+
+/// The stored bytes of a constant (an initializer or a Constant node), or nothing for a
+/// run-time value; a splat is expanded to `count` elements of `bytes` each.
+std::optional<std::vector<char>> constantBytes(OnnxValue &v, int64_t count, int64_t bytes) {
+  if (!v.isConst())
+    return std::nullopt;
+  ArrayRef<char> raw;
+  bool splat = false;
+  if (auto dense = dyn_cast<DenseElementsAttr>(v.cst)) {
+    raw = dense.getRawData();
+    splat = dense.isSplat();
+  } else if (auto resource = dyn_cast<DenseResourceElementsAttr>(v.cst)) {
+    raw = resource.getData();
+  } else {
+    return std::nullopt;
+  }
+  if (splat && (int64_t)raw.size() == bytes) {
+    std::vector<char> out;
+    out.reserve(count * bytes);
+    for (int64_t i = 0; i < count; ++i)
+      out.insert(out.end(), raw.begin(), raw.end());
+    return out;
+  }
+  if ((int64_t)raw.size() != count * bytes)
+    return std::nullopt;
+  return std::vector<char>(raw.begin(), raw.end());
+}
+
+/// f16 bits -> float (exact).
+float halfToFloat(uint16_t h) {
+  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, u;
+  if (exp == 0x1f) {
+    u = sign | 0x7f800000 | (mant << 13);
+  } else if (exp == 0) {
+    float f = std::ldexp((float)mant, -24);
+    return sign ? -f : f;
+  } else {
+    u = sign | ((exp + 112) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+/// float -> f16 bits, rounded to nearest even (overflow to infinity, NaN kept quiet).
+uint16_t floatToHalf(float value) {
+  uint32_t f;
+  std::memcpy(&f, &value, 4);
+  uint32_t sign = f & 0x80000000u;
+  f ^= sign;
+  uint32_t o;
+  if (f >= (127u + 16u) << 23) {
+    o = f > 0x7f800000u ? 0x7e00 : 0x7c00;
+  } else if (f < 113u << 23) {
+    // Subnormal or zero: align the 10 mantissa bits at the bottom of a float by adding 0.5
+    // (the addition rounds to nearest even), then drop the magic's bits.
+    float x;
+    std::memcpy(&x, &f, 4);
+    x += 0.5f;
+    uint32_t u;
+    std::memcpy(&u, &x, 4);
+    o = u - (126u << 23);
+  } else {
+    uint32_t odd = (f >> 13) & 1;
+    f += ((15u - 127u) << 23) + 0xfff + odd;
+    o = f >> 13;
+  }
+  return static_cast<uint16_t>(o | (sign >> 16));
+}
+
+/// float -> bf16 bits, rounded to nearest even (NaN kept quiet).
+uint16_t floatToBF16(float value) {
+  uint32_t u;
+  std::memcpy(&u, &value, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+/// The float elements of stored bytes of type `et` (f32, f16, bf16).
+float floatAt(ArrayRef<char> raw, Type et, int64_t i) {
+  if (et.isF32()) {
+    float f;
+    std::memcpy(&f, raw.data() + 4 * i, 4);
+    return f;
+  }
+  uint16_t h;
+  std::memcpy(&h, raw.data() + 2 * i, 2);
+  if (et.isF16())
+    return halfToFloat(h);
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+/// com.microsoft MatMulNBits (onnxruntime-genai's int4 weight-only models): Y = A Wᵀ (+ bias)
+/// with W [N, K] stored as `bits`-bit codes (2, 4 or 8) packed low-first into bytes, in blocks
+/// of `block_size` along K: B [N, k_blocks, block_size · bits / 8] (uint8),
+/// W[n, k] = (code − zero_point) · scale of (n, k / block_size); scales [N · k_blocks] of A's
+/// type; zero points either packed codes (uint8, each row's k_blocks codes padded to whole
+/// bytes) or floats of A's type [N · k_blocks], else 2^(bits − 1). The weights are constants:
+/// they are dequantized here into an [N, K] constant of A's float type and the node becomes a
+/// decoda.linear in out_in layout (the layout of the GEMV and tensor-core kernels), so the
+/// model computes in its float type whatever `accuracy_level` asks of ONNX Runtime (level 4
+/// lets it quantize A to int8). g_idx (an act-order permutation) is refused.
+LogicalResult importMatMulNBits(NodeContext &n) {
+  int64_t K = n.intAttr("K", -1), N = n.intAttr("N", -1), bits = n.intAttr("bits", 4),
+          blockSize = n.intAttr("block_size", -1);
+  if (K <= 0 || N <= 0)
+    return n.error() << "attributes K and N must be positive (got K = " << K << ", N = " << N
+                     << ")";
+  if (bits != 2 && bits != 4 && bits != 8)
+    return n.error() << "bits = " << bits << " is not supported (2, 4 or 8)";
+  if (blockSize < 16 || !llvm::isPowerOf2_64(blockSize))
+    return n.error() << "block_size must be a power of two of at least 16, got " << blockSize;
+  if (n.hasInput(4))
+    return n.error() << "input 4 (g_idx) is not supported";
+  if (n.numInputs() < 3 || !n.hasInput(1) || !n.hasInput(2))
+    return n.error() << "inputs A, B and scales are required";
+  RankedTensorType at = n.inputType(0);
+  Type et = at.getElementType();
+  if (!et.isF32() && !et.isF16() && !et.isBF16())
+    return n.error() << "A must be f32, f16 or bf16, got " << et;
+  if (at.getRank() < 1 || (!at.isDynamicDim(at.getRank() - 1) && at.getShape().back() != K))
+    return n.error() << "A's last dim must be K = " << K << ", got " << at;
+  int64_t blocks = (K + blockSize - 1) / blockSize, blob = blockSize * bits / 8;
+  int64_t eb = et.getIntOrFloatBitWidth() / 8;
+
+  auto constant = [&](unsigned i, StringRef what, Type want,
+                      int64_t count) -> FailureOr<std::vector<char>> {
+    RankedTensorType t = n.inputType(i);
+    if (t.getElementType() != want)
+      return n.error() << what << " must be " << want << ", got " << t, failure();
+    if (!t.hasStaticShape() || t.getNumElements() != count)
+      return n.error() << what << " must have " << count << " elements, got " << t, failure();
+    std::optional<std::vector<char>> raw =
+        constantBytes(n.input(i), count, want.getIntOrFloatBitWidth() / 8);
+    if (!raw)
+      return n.error() << what << " must be a constant (an initializer): quantized weights "
+                              "computed at run time are not supported",
+             failure();
+    return std::move(*raw);
+  };
+  if (!n.inputType(1).getElementType().isUnsignedInteger(8) &&
+      !n.inputType(1).getElementType().isInteger(8))
+    return n.error() << "B must be uint8, got " << n.inputType(1);
+  FailureOr<std::vector<char>> codes = constant(1, "B", n.inputType(1).getElementType(),
+                                                N * blocks * blob);
+  FailureOr<std::vector<char>> scales = constant(2, "scales", et, N * blocks);
+  if (failed(codes) || failed(scales))
+    return failure();
+  // Zero points: packed codes, floats, or the default.
+  std::vector<float> zp(N * blocks, float(1 << (bits - 1)));
+  if (n.hasInput(3)) {
+    Type zt = n.inputType(3).getElementType();
+    if (isa<FloatType>(zt)) {
+      FailureOr<std::vector<char>> z = constant(3, "zero_points", et, N * blocks);
+      if (failed(z))
+        return failure();
+      for (int64_t i = 0; i < N * blocks; ++i)
+        zp[i] = floatAt(*z, et, i);
+    } else {
+      int64_t rowBytes = (blocks * bits + 7) / 8;
+      FailureOr<std::vector<char>> z = constant(3, "zero_points", zt, N * rowBytes);
+      if (failed(z))
+        return failure();
+      int64_t per = 8 / bits, mask = (1 << bits) - 1;
+      for (int64_t r = 0; r < N; ++r)
+        for (int64_t kb = 0; kb < blocks; ++kb) {
+          uint8_t byte = (uint8_t)(*z)[r * rowBytes + kb / per];
+          zp[r * blocks + kb] = float((byte >> (bits * (kb % per))) & mask);
+        }
+    }
+  }
+
+  // W [N, K] in A's type: (code - zero point) * scale, in float, rounded once.
+  auto data = std::make_shared<std::vector<char>>(N * K * eb);
+  int64_t per = 8 / bits, mask = (1 << bits) - 1;
+  for (int64_t r = 0; r < N; ++r)
+    for (int64_t k = 0; k < K; ++k) {
+      int64_t kb = k / blockSize, j = k % blockSize;
+      uint8_t byte = (uint8_t)(*codes)[(r * blocks + kb) * blob + j / per];
+      float code = float((byte >> (bits * (j % per))) & mask);
+      float w = (code - zp[r * blocks + kb]) * floatAt(*scales, et, r * blocks + kb);
+      char *dst = data->data() + (r * K + k) * eb;
+      if (et.isF32()) {
+        std::memcpy(dst, &w, 4);
+      } else {
+        uint16_t h = et.isF16() ? floatToHalf(w) : floatToBF16(w);
+        std::memcpy(dst, &h, 2);
+      }
+    }
+  auto wt = RankedTensorType::get({N, K}, et);
+  ElementsAttr attr;
+  if (N * K <= n.importer.options.inlineConstantLimit) {
+    attr = DenseElementsAttr::getFromRawBuffer(wt, ArrayRef<char>(*data));
+  } else {
+    std::string name = (n.name().empty() ? StringRef("MatMulNBits") : n.name()).str() + ".weight";
+    for (char &c : name)
+      if (!llvm::isAlnum(c) && c != '_' && c != '.')
+        c = '_';
+    ArrayRef<char> bytes(*data);
+    attr = DenseResourceElementsAttr::get(
+        wt, name,
+        UnmanagedAsmResourceBlob::allocateWithAlign(bytes, alignof(uint64_t),
+                                                    [data](void *, size_t, size_t) {}));
+  }
+  OnnxValue weight = OnnxValue::constant(attr);
+  Value w = n.importer.materialize(weight, n.loc);
+
+  Value bias;
+  if (n.hasInput(5)) {
+    RankedTensorType bt = n.inputType(5);
+    if (bt.getElementType() != et || bt.getRank() != 1 ||
+        (!bt.isDynamicDim(0) && bt.getDimSize(0) != N))
+      return n.error() << "bias must be [N] = [" << N << "] of " << et << ", got " << bt;
+    bias = n.tensorInput(5);
+  }
+  OnnxValue a = n.input(0);
+  SmallVector<OpFoldResult> ad = n.importer.dimsOf(a, n.loc);
+  Value r = LinearOp::create(n.b, n.loc, n.importer.materialize(a, n.loc), w, bias,
+                             WeightLayoutAttr::get(n.b.getContext(), WeightLayout::out_in));
+  SmallVector<OpFoldResult> dims(ad.begin(), ad.end() - 1);
+  dims.push_back(n.b.getIndexAttr(N));
+  n.setOutput(0, OnnxValue::tensor(r, dims));
   return success();
 }
 
@@ -166,6 +398,7 @@ void onnx_import::registerNNOps(std::vector<OpEntry> &t) {
     }
     return setResult(n, 0, emitMatMul(n, a, w));
   });
+  addOp(t, "com.microsoft", "MatMulNBits", 1, importMatMulNBits);
   addOp(t, "", "Gemm", 13, [](NodeContext &n) -> LogicalResult {
     double alpha = n.floatAttr("alpha", 1.0), beta = n.floatAttr("beta", 1.0);
     bool transA = n.intAttr("transA", 0), transB = n.intAttr("transB", 0);

@@ -31,6 +31,18 @@
 // RUN: not decoda-translate --import-onnx %t.gqalens.onnx 2>&1 | FileCheck %s --check-prefix=GQALENS
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqatot.onnx --case gqatot
 // RUN: not decoda-translate --import-onnx %t.gqatot.onnx 2>&1 | FileCheck %s --check-prefix=GQATOT
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.nbgidx.onnx --case nbgidx
+// RUN: not decoda-translate --import-onnx %t.nbgidx.onnx 2>&1 | FileCheck %s --check-prefix=NBGIDX
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.nbbits.onnx --case nbbits
+// RUN: not decoda-translate --import-onnx %t.nbbits.onnx 2>&1 | FileCheck %s --check-prefix=NBBITS
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.nbscales.onnx --case nbscales
+// RUN: not decoda-translate --import-onnx %t.nbscales.onnx 2>&1 | FileCheck %s --check-prefix=NBSCALES
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.nbshape.onnx --case nbshape
+// RUN: not decoda-translate --import-onnx %t.nbshape.onnx 2>&1 | FileCheck %s --check-prefix=NBSHAPE
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.nbu8.onnx --case nbu8
+// RUN: not decoda-translate --import-onnx %t.nbu8.onnx 2>&1 | FileCheck %s --check-prefix=NBU8
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.nbk.onnx --case nbk
+// RUN: not decoda-translate --import-onnx %t.nbk.onnx 2>&1 | FileCheck %s --check-prefix=NBK
 
 // Every unsupported node is listed, not just the first.
 //ONNX-unsup <ir_version: 8, opset_import: ["" : 17, "com.example" : 1]>
@@ -128,3 +140,54 @@
 //ONNX-gqatot   y, ok, ov = com.microsoft.GroupQueryAttention<num_heads = 4, kv_num_heads = 2>(q, k, v, , , sl, tot)
 //ONNX-gqatot }
 // GQATOT: error: ONNX node 'GroupQueryAttention_1' (GroupQueryAttention, domain com.microsoft, opset 1): without a past, total_sequence_length (4) must equal the sequence length (3)
+
+// com.microsoft MatMulNBits: g_idx (act-order), other bit widths, run-time scales or codes,
+// sizes that disagree with K and N, and uint8 constants read by any other op are refused by name.
+//ONNX-nbgidx <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-nbgidx g (float[3, 16] a) => (float[3, 2] y)
+//ONNX-nbgidx <uint8[2, 1, 8] B = {152, 152, 152, 152, 152, 152, 152, 152, 16, 16, 16, 16, 16, 16, 16, 16}, float[2] s = {0.5, 0.25}, int32[16] gi = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}>
+//ONNX-nbgidx {
+//ONNX-nbgidx   y = com.microsoft.MatMulNBits<K = 16, N = 2, bits = 4, block_size = 16>(a, B, s, , gi)
+//ONNX-nbgidx }
+// NBGIDX: error: ONNX node 'MatMulNBits_1' (MatMulNBits, domain com.microsoft, opset 1): input 4 (g_idx) is not supported
+
+//ONNX-nbbits <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-nbbits g (float[3, 16] a) => (float[3, 2] y)
+//ONNX-nbbits <uint8[2, 1, 8] B = {152, 152, 152, 152, 152, 152, 152, 152, 16, 16, 16, 16, 16, 16, 16, 16}, float[2] s = {0.5, 0.25}>
+//ONNX-nbbits {
+//ONNX-nbbits   y = com.microsoft.MatMulNBits<K = 16, N = 2, bits = 3, block_size = 16>(a, B, s)
+//ONNX-nbbits }
+// NBBITS: error: ONNX node 'MatMulNBits_1' (MatMulNBits, domain com.microsoft, opset 1): bits = 3 is not supported (2, 4 or 8)
+
+//ONNX-nbscales <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-nbscales g (float[3, 16] a, float[2] s) => (float[3, 2] y)
+//ONNX-nbscales <uint8[2, 1, 8] B = {152, 152, 152, 152, 152, 152, 152, 152, 16, 16, 16, 16, 16, 16, 16, 16}>
+//ONNX-nbscales {
+//ONNX-nbscales   y = com.microsoft.MatMulNBits<K = 16, N = 2, bits = 4, block_size = 16>(a, B, s)
+//ONNX-nbscales }
+// NBSCALES: error: ONNX node 'MatMulNBits_1' (MatMulNBits, domain com.microsoft, opset 1): scales must be a constant (an initializer): quantized weights computed at run time are not supported
+
+//ONNX-nbshape <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-nbshape g (float[3, 16] a) => (float[3, 3] y)
+//ONNX-nbshape <uint8[2, 1, 8] B = {152, 152, 152, 152, 152, 152, 152, 152, 16, 16, 16, 16, 16, 16, 16, 16}, float[3] s = {0.5, 0.25, 1.0}>
+//ONNX-nbshape {
+//ONNX-nbshape   y = com.microsoft.MatMulNBits<K = 16, N = 3, bits = 4, block_size = 16>(a, B, s)
+//ONNX-nbshape }
+// NBSHAPE: error: ONNX node 'MatMulNBits_1' (MatMulNBits, domain com.microsoft, opset 1): B must have 24 elements, got 'tensor<2x1x8xui8>'
+
+//ONNX-nbu8 <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-nbu8 g (float[2, 1, 8] x) => (float[2, 1, 8] y)
+//ONNX-nbu8 <uint8[2, 1, 8] B = {152, 152, 152, 152, 152, 152, 152, 152, 16, 16, 16, 16, 16, 16, 16, 16}>
+//ONNX-nbu8 {
+//ONNX-nbu8   c = Cast<to = 1>(B)
+//ONNX-nbu8   y = Add(x, c)
+//ONNX-nbu8 }
+// NBU8: error: ONNX node 'Cast_1' (Cast): input 0 ('B') is uint8, supported only as MatMulNBits's packed weights and zero points
+
+//ONNX-nbk <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-nbk g (float[3, 32] a) => (float[3, 2] y)
+//ONNX-nbk <uint8[2, 1, 8] B = {152, 152, 152, 152, 152, 152, 152, 152, 16, 16, 16, 16, 16, 16, 16, 16}, float[2] s = {0.5, 0.25}>
+//ONNX-nbk {
+//ONNX-nbk   y = com.microsoft.MatMulNBits<K = 16, N = 2, bits = 4, block_size = 16>(a, B, s)
+//ONNX-nbk }
+// NBK: error: ONNX node 'MatMulNBits_1' (MatMulNBits, domain com.microsoft, opset 1): A's last dim must be K = 16, got 'tensor<3x32xf32>'

@@ -19,6 +19,8 @@
 // RUN: decoda-translate --import-onnx %t.gqapad.onnx | FileCheck %s --check-prefix=GQAPAD
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.res.onnx --case res --raw
 // RUN: decoda-translate --import-onnx %t.res.onnx | FileCheck %s --check-prefix=RES
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.nbits.onnx --case nbits
+// RUN: decoda-translate --import-onnx %t.nbits.onnx | FileCheck %s --check-prefix=NBITS
 
 // A rank-2 right operand is a projection in in_out layout; a batched one a generic contraction.
 //ONNX-mm <ir_version: 8, opset_import: ["" : 17]>
@@ -206,3 +208,20 @@
 // RES:         dialect_resources
 // RES-NEXT:      builtin
 // RES-NEXT:        big: "0x04000000
+
+// com.microsoft MatMulNBits: the packed 4-bit codes are dequantized at import into an [N, K]
+// constant of A's type, (code - 8) * scale without zero points: row 0's bytes 0x98 are codes
+// 8, 9 (low nibble first) -> 0, 0.5 at scale 0.5; row 1's 0x10 are 0, 1 -> -2, -1.75 at 0.25.
+// The node is a decoda.linear in out_in layout (the default, not printed) with the bias.
+//ONNX-nbits <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-nbits g (float[t, 16] a) => (float[t, 2] y)
+//ONNX-nbits <uint8[2, 1, 8] B = {152, 152, 152, 152, 152, 152, 152, 152, 16, 16, 16, 16, 16, 16, 16, 16}, float[2] s = {0.5, 0.25}, float[2] bias = {1.0, -1.0}>
+//ONNX-nbits {
+//ONNX-nbits   y = com.microsoft.MatMulNBits<K = 16, N = 2, bits = 4, block_size = 16>(a, B, s, , , bias)
+//ONNX-nbits }
+// NBITS-LABEL: func.func @main
+// NBITS-DAG:     %[[W:.+]] = arith.constant dense<{{\[}}[0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01], [-2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00]]> : tensor<2x16xf32>
+// NBITS-DAG:     %[[B:.+]] = arith.constant dense<[1.000000e+00, -1.000000e+00]> : tensor<2xf32>
+// NBITS:         decoda.linear %arg0, %[[W]], %[[B]] : tensor<?x16xf32>, tensor<2x16xf32>, tensor<2xf32>
+// NBITS-NOT:     ui8
+// NBITS-NOT:     in_out
