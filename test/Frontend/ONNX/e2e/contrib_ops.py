@@ -1,7 +1,8 @@
 # RUN: %PYTHON %s
 """com.microsoft ops of LLM exports: SimplifiedLayerNormalization, Skip(Simplified)LayerNormalization,
 RotaryEmbedding, GroupQueryAttention (prefill, decode, local window, softcap, rotary),
-MultiHeadAttention, FastGelu, QuickGelu, BiasGelu, compiled and run against ONNX Runtime.
+MultiHeadAttention, FastGelu, QuickGelu, BiasGelu, MatMulNBits (2/4/8-bit codes, packed and
+float zero points, bias, f32 and f16), compiled and run against ONNX Runtime.
 
 ONNX Runtime gives the expected values; decoda-compile compiles the same file; every case prints
 PASS/FAIL with its largest absolute error (harness.py)."""
