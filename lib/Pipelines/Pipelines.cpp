@@ -83,6 +83,9 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
   addTextual(pm, "buffer-deallocation-pipeline");
   addTextual(pm, "convert-bufferization-to-memref"); // clones left by the deallocation
   pm.addPass(createCanonicalizerPass());
+  // Transposed copies only read (an ONNX attention's [B, H, S, D] cache as decoda's
+  // [B, S, H, D] keys and values) are read in place through a transposed view.
+  pm.addNestedPass<func::FuncOp>(createForwardTransposedCopiesPass());
 
   // Contractions (projections, attention scores and values) become packed, register-tiled
   // AVX-512 loops over n panels; everything else becomes loops, parallel over its leading

@@ -258,34 +258,6 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
 
 using mlir::decoda::gpu_contraction::viewRoot;
 
-/// Whether an op strictly between `from` and `to` (same block, nested ops included) may write
-/// memory viewed from `root`: a write to a buffer whose root may alias it
-/// (GPUIndependence.h), or an op whose effects are unknown.
-bool mayWriteBetween(Operation *from, Operation *to, Value root) {
-  for (Operation *op = from->getNextNode(); op && op != to; op = op->getNextNode()) {
-    WalkResult r = op->walk([&](Operation *inner) {
-      // A run-time check's "write" is the failure report, not a buffer.
-      if (inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() || isa<cf::AssertOp>(inner))
-        return WalkResult::advance();
-      auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
-      if (!effects)
-        return WalkResult::interrupt(); // unknown effects (a call, say)
-      SmallVector<MemoryEffects::EffectInstance> list;
-      effects.getEffects(list);
-      for (auto &e : list) {
-        if (!isa<MemoryEffects::Write>(e.getEffect()))
-          continue;
-        if (!e.getValue() || decoda::gpu_independence::mayAlias(viewRoot(e.getValue()), root))
-          return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
-    if (r.wasInterrupted())
-      return true;
-  }
-  return false;
-}
-
 /// K and V of an attention are often copies of a transposed cache: ONNX GroupQueryAttention
 /// and Attention-23 keep caches as [B, H, S, D], decoda.attention reads [B, S, H, D], so the
 /// buffer is `memref.alloc` + `linalg.transpose ins(cache) permutation = [0, 2, 1, 3]`, then the
@@ -296,6 +268,7 @@ bool mayWriteBetween(Operation *from, Operation *to, Value root) {
 /// buffers), nor when anything between the copy and the call may write the cache. Returns how
 /// many operands were forwarded.
 unsigned forwardTransposedKV(func::FuncOp fn, ModuleOp module) {
+  using decoda::gpu_independence::mayWriteBetween;
   std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(fn, module);
   if (!uses || !llvm::hasSingleElement(*uses))
     return 0;

@@ -16,6 +16,7 @@
 
 #include "GPUContraction.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -42,6 +43,36 @@ inline bool mayAlias(Value a, Value b) {
   return true;
 }
 
+/// Whether an op strictly between `from` and `to` (same block, nested ops included) may write
+/// memory viewed from `root`: a write to a buffer whose root may alias it, or an op whose
+/// effects are unknown (a call, say). A run-time check's "write" is its failure report.
+inline bool mayWriteBetween(Operation *from, Operation *to, Value root) {
+  for (Operation *op = from->getNextNode(); op && op != to; op = op->getNextNode()) {
+    WalkResult r = op->walk([&](Operation *inner) {
+      if (isa<cf::AssertOp>(inner))
+        return WalkResult::advance();
+      // An op's own effects first: linalg ops declare theirs and are also recursive.
+      auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+      if (!effects)
+        return inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>()
+                   ? WalkResult::advance() // its nested ops are visited
+                   : WalkResult::interrupt();
+      SmallVector<MemoryEffects::EffectInstance> list;
+      effects.getEffects(list);
+      for (auto &e : list) {
+        if (!isa<MemoryEffects::Write>(e.getEffect()))
+          continue;
+        if (!e.getValue() || mayAlias(gpu_contraction::viewRoot(e.getValue()), root))
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return true;
+  }
+  return false;
+}
+
 /// The roots a piece of code reads and writes.
 struct Access {
   SmallVector<Value> reads, writes;
@@ -55,7 +86,9 @@ struct Access {
 inline FailureOr<Access> accessesOf(Operation *owner, Region &body, bool barriersAllowed) {
   Access acc;
   WalkResult result = body.walk([&](Operation *op) {
-    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+    // Recursive ops without effects of their own: their nested ops are visited (a linalg op
+    // is recursive too but declares its own, read below).
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() && !isa<MemoryEffectOpInterface>(op))
       return WalkResult::advance();
     if (barriersAllowed && isa<gpu::BarrierOp>(op))
       return WalkResult::advance();

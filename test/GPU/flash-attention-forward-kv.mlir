@@ -2,9 +2,9 @@
 // cache (memref.alloc + linalg.transpose permutation [0, 2, 1, 3], read by the function's one
 // call, maybe freed after it) is forwarded: the call takes memref.transpose of the cache, the
 // function's argument takes the view's strided type, and the copy, its buffer and its free go.
-// Not forwarded: a write to the cache between the copy and the call, another reader of the
-// copy, another permutation, TMA K/V loads (row-major tensor maps). Numbers: the SIMT,
-// mma.sync and wgmma kernels reading such views against ONNX Runtime in
+// Not forwarded: a write to the cache between the copy and the call (a store or a linalg op),
+// another reader of the copy, another permutation, TMA K/V loads (row-major tensor maps).
+// Numbers: the SIMT, mma.sync and wgmma kernels reading such views against ONNX Runtime in
 // test/GPU/onnx-gqa-sim.mlir.
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-flash-attention | FileCheck %s
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-flash-attention="wgmma=true wgmma-tma=true" | FileCheck %s --check-prefix=TMA
@@ -69,4 +69,27 @@ func.func @kept(%q: memref<1x1x4x64xf16>, %kc: memref<1x2x8x64xf16>, %vc: memref
   %o = call @att2(%q, %kt, %vt, %c8) : (memref<1x1x4x64xf16>, memref<1x8x2x64xf16>, memref<1x8x2x64xf16>, index) -> memref<1x1x4x64xf16>
   %r = memref.load %vt[%c0, %c0, %c0, %c0] : memref<1x8x2x64xf16>
   return %o, %r : memref<1x1x4x64xf16>, f16
+}
+
+// -----
+
+// A linalg op writing the cache between the copy and the call (linalg ops declare their own
+// effects and are also recursive: their writes count): the copy stays.
+// CHECK-LABEL: func.func @kept_linalg_write(
+// CHECK:         linalg.transpose
+// CHECK:         linalg.fill
+// CHECK-NOT:     memref.transpose
+// CHECK:         call @att3
+func.func private @att3(%q: memref<1x1x4x64xf16>, %k: memref<1x8x2x64xf16>, %v: memref<1x8x2x64xf16>, %n: index) -> memref<1x1x4x64xf16>
+    attributes {decoda.gpu_attention = {op = "decoda.attention", causal = true, mask = false, num_heads = 4 : i64, num_kv_heads = 2 : i64, scale = 0.125 : f64, segment_ids = false, sinks = false}} {
+  %o = memref.alloc() : memref<1x1x4x64xf16>
+  return %o : memref<1x1x4x64xf16>
+}
+func.func @kept_linalg_write(%q: memref<1x1x4x64xf16>, %kc: memref<1x2x8x64xf16>, %vc: memref<1x8x2x64xf16>, %x: f16) -> memref<1x1x4x64xf16> {
+  %c8 = arith.constant 8 : index
+  %kt = memref.alloc() : memref<1x8x2x64xf16>
+  linalg.transpose ins(%kc : memref<1x2x8x64xf16>) outs(%kt : memref<1x8x2x64xf16>) permutation = [0, 2, 1, 3]
+  linalg.fill ins(%x : f16) outs(%kc : memref<1x2x8x64xf16>)
+  %o = call @att3(%q, %kt, %vc, %c8) : (memref<1x1x4x64xf16>, memref<1x8x2x64xf16>, memref<1x8x2x64xf16>, index) -> memref<1x1x4x64xf16>
+  return %o : memref<1x1x4x64xf16>
 }

@@ -263,6 +263,29 @@ def CPUPrivateAllocasPass : Pass<"decoda-cpu-private-allocas", "func::FuncOp"> {
   ];
 }
 
+def ForwardTransposedCopiesPass : Pass<"decoda-forward-transposed-copies", "func::FuncOp"> {
+  let summary = "Read a transposed copy's source through a memref.transpose view instead";
+  let description = [{
+    After bufferization, a `linalg.transpose` into a fresh `memref.alloc` whose buffer is only
+    read (as linalg inputs, directly or through subviews, also inside loops after the copy;
+    `memref.dim`; its deallocations) becomes `memref.transpose` of the source, read in its
+    place (subviews rebuilt on it with their strided types inferred); the copy, the buffer
+    and its deallocations go. Only permutations that keep the last dim last, of a source
+    contiguous along it (readers keep unit-stride rows). Not when anything between the copy
+    and the last reader may
+    write memory the source views (a write to a buffer of an aliasing root, or an op of
+    unknown effects), nor when a use is anything else (a write, a call, a reshape that needs
+    contiguity). ONNX attention keeps KV caches as `[B, H, S, D]` and `decoda.attention` reads
+    `[B, S, H, D]`: on the CPU each step copied the attended keys and values; with this pass
+    the attention reads the cache in place (the GPU pipeline forwards them to its attention
+    kernels itself, decoda-gpu-flash-attention).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numForwarded", "num-forwarded", "transposed copies read as views instead">
+  ];
+}
+
 def CPUCopiesToLinalgPass : Pass<"decoda-cpu-copies-to-linalg", "func::FuncOp"> {
   let summary = "memref.copy between non-contiguous buffers becomes linalg.copy";
   let description = [{
