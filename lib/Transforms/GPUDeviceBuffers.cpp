@@ -119,40 +119,59 @@ bool escapesBlock(Value v) {
   return false;
 }
 
-/// Whether `v` holds a buffer allocated for it alone: one of `fresh`, or an scf.if result
-/// that every branch yields as such a value made in that branch (nested ifs included).
+/// `v` without the memref.casts around it (a cast changes the type, not the buffer).
+Value throughCasts(Value v) {
+  while (auto cast = v.getDefiningOp<memref::CastOp>())
+    v = cast.getSource();
+  return v;
+}
+
+/// Whether `v` holds a buffer allocated for it alone: one of `fresh` (maybe through casts), or
+/// an scf.if result that every branch yields as such a value made in that branch (nested ifs
+/// included).
 bool ownsBuffer(Value v, const DenseSet<Value> &fresh) {
+  v = throughCasts(v);
   if (fresh.contains(v))
     return true;
   auto ifOp = v.getDefiningOp<scf::IfOp>();
   if (!ifOp || ifOp.getElseRegion().empty())
     return false;
   unsigned i = cast<OpResult>(v).getResultNumber();
-  Value then = ifOp.thenYield().getOperand(i), other = ifOp.elseYield().getOperand(i);
+  Value then = throughCasts(ifOp.thenYield().getOperand(i)),
+        other = throughCasts(ifOp.elseYield().getOperand(i));
   return then != other && then.getParentBlock() == ifOp.thenBlock() &&
          other.getParentBlock() == ifOp.elseBlock() && ownsBuffer(then, fresh) &&
          ownsBuffer(other, fresh);
 }
 
-/// The scf.if result that owns `dev`, a buffer leaving its block: `dev` is yielded as it is
-/// (no view, nothing else escaping) by a branch of an scf.if whose result there owns its
-/// buffer (ownsBuffer). Then the result is a buffer of the if's block that nothing else frees.
+/// The scf.if result that owns `dev`, a buffer leaving its block: `dev` (or a memref.cast of
+/// it, as a static-dims build yields its static result as the if's dynamic type) is yielded by
+/// a branch of an scf.if whose result there owns its buffer (ownsBuffer), and no other view of
+/// it leaves the block. Then the result is a buffer of the if's block that nothing else frees.
 FailureOr<Value> branchResultOwning(Value dev, const DenseSet<Value> &fresh) {
   std::optional<unsigned> index;
   scf::IfOp ifOp;
-  for (OpOperand &use : dev.getUses()) {
-    Operation *user = use.getOwner();
-    if (auto view = dyn_cast<ViewLikeOpInterface>(user); view && view.getViewSource() == dev)
-      if (escapesBlock(user->getResult(0)))
-        return failure(); // a view leaves the block
-    if (!user->hasTrait<OpTrait::IsTerminator>())
-      continue;
-    auto yield = dyn_cast<scf::YieldOp>(user);
-    auto parent = yield ? dyn_cast<scf::IfOp>(yield->getParentOp()) : scf::IfOp();
-    if (!parent || index || yield->getBlock() != dev.getParentBlock())
-      return failure();
-    index = use.getOperandNumber();
-    ifOp = parent;
+  SmallVector<Value> same = {dev}; // dev and its casts
+  for (size_t i = 0; i < same.size(); ++i) {
+    for (OpOperand &use : same[i].getUses()) {
+      Operation *user = use.getOwner();
+      if (auto cast = dyn_cast<memref::CastOp>(user)) {
+        same.push_back(cast.getResult());
+        continue;
+      }
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+          view && view.getViewSource() == same[i])
+        if (escapesBlock(user->getResult(0)))
+          return failure(); // a view leaves the block
+      if (!user->hasTrait<OpTrait::IsTerminator>())
+        continue;
+      auto yield = dyn_cast<scf::YieldOp>(user);
+      auto parent = yield ? dyn_cast<scf::IfOp>(yield->getParentOp()) : scf::IfOp();
+      if (!parent || index || yield->getBlock() != dev.getParentBlock())
+        return failure();
+      index = use.getOperandNumber();
+      ifOp = parent;
+    }
   }
   if (!ifOp || !ownsBuffer(ifOp.getResult(*index), fresh))
     return failure();

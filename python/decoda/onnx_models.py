@@ -1361,6 +1361,93 @@ _b, _f = _gqa_attention_mask("ms_gqa_attention_mask")
 _add("ms_ops", "ms_gqa_attention_mask", _b, make_feeds=_f,
      note="seqlens_k / total_sequence_length from an attention_mask input, as genai exports")
 
+
+def _genai_int4_layer(name, *, hidden=64, heads=4, kv_heads=2, inter=128, block=32,
+                      dtype="f32"):
+    """One decoder layer as onnxruntime-genai's model builder exports an int4 Llama: the
+    residual stream and the previous layer's output into SkipSimplifiedLayerNormalization,
+    q/k/v/o and gate/up/down as MatMulNBits (4-bit, packed zero points), GroupQueryAttention
+    with rotary and seqlens_k / total_sequence_length from the attention_mask, SiLU as
+    Sigmoid * x; outputs the residual stream and the layer's output (the next layer's Skip
+    inputs) and the presents."""
+    dh = hidden // heads
+    npt = np.float16 if dtype == "f16" else np.float32
+
+    def build():
+        g = Graph(name, ms=True)
+        rng = np.random.default_rng(11)
+
+        def nbits(x, k, n, label):
+            blocks = (k + block - 1) // block
+            codes = rng.integers(0, 16, (n, blocks, block))
+            zp = np.zeros((n, -(-blocks // 2) * 2), np.int64)
+            zp[:, :blocks] = rng.integers(6, 11, (n, blocks))
+            scale = (0.2 / math.sqrt(k) * (0.5 + rng.random(n * blocks))).astype(npt)
+            return g.ms_op("MatMulNBits",
+                           [x, g.init(_pack_codes(codes, 4), f"{label}.B"),
+                            g.init(scale, f"{label}.scales"),
+                            g.init(_pack_codes(zp[:, None, :], 4).reshape(-1), f"{label}.zp")],
+                           K=k, N=n, bits=4, block_size=block, accuracy_level=0,
+                           name=label)
+
+        def weight(n):
+            return g.init((1.0 + 0.1 * rng.standard_normal(n)).astype(npt), "norm")
+
+        resid = g.input("residual", dtype, ["batch", "sequence", hidden])
+        x = g.input("hidden", dtype, ["batch", "sequence", hidden])
+        pk = g.input("past_key", dtype, ["batch", kv_heads, "past", dh])
+        pv = g.input("past_value", dtype, ["batch", kv_heads, "past", dh])
+        mask = g.input("attention_mask", "i64", ["batch", "total"])
+        normed, _, _, resid1 = g.ms_op("SkipSimplifiedLayerNormalization",
+                                       [x, resid, weight(hidden)], n_out=4, epsilon=1e-5)
+        q = nbits(normed, hidden, heads * dh, "q_proj")
+        k = nbits(normed, hidden, kv_heads * dh, "k_proj")
+        v = nbits(normed, hidden, kv_heads * dh, "v_proj")
+        summed = g.op("ReduceSum", [mask, g.i64([1])], keepdims=0)
+        lens = g.op("Cast", [g.op("Sub", [summed, g.i64(1)])], to=TensorProto.INT32)
+        width = g.op("Gather", [g.op("Shape", [mask]), g.i64(1)], axis=0)
+        tot = g.op("Cast", [width], to=TensorProto.INT32)
+        cos, sin = _rope_tables(64, dh)
+        att, pk2, pv2 = g.ms_op("GroupQueryAttention",
+                                [q, k, v, pk, pv, lens, tot, g.init(cos.astype(npt), "cos_cache"),
+                                 g.init(sin.astype(npt), "sin_cache")],
+                                n_out=3, num_heads=heads, kv_num_heads=kv_heads, do_rotary=1)
+        o = nbits(att, heads * dh, hidden, "o_proj")
+        normed2, _, _, resid2 = g.ms_op("SkipSimplifiedLayerNormalization",
+                                        [o, resid1, weight(hidden)], n_out=4, epsilon=1e-5)
+        gate = nbits(normed2, hidden, inter, "gate_proj")
+        up = nbits(normed2, hidden, inter, "up_proj")
+        act = g.op("Mul", [g.op("Mul", [gate, g.op("Sigmoid", [gate])]), up])
+        down = nbits(act, inter, hidden, "down_proj")
+        g.output(resid2, "residual_out", dtype, ["batch", "sequence", hidden])
+        g.output(down, "hidden_out", dtype, ["batch", "sequence", hidden])
+        g.output(pk2, "present_key", dtype, ["batch", kv_heads, "present", dh])
+        g.output(pv2, "present_value", dtype, ["batch", kv_heads, "present", dh])
+        return g.model()
+
+    def feeds(model, seed):
+        rng = np.random.default_rng(seed)
+        out = []
+        for _, b, t, p, lens, total in GQA_RUNTIME_SETS:
+            mask = (np.arange(total)[None, :] <= np.asarray(lens)[:, None]).astype(np.int64)
+            out.append({"residual": rng.standard_normal((b, t, hidden)).astype(npt),
+                        "hidden": rng.standard_normal((b, t, hidden)).astype(npt),
+                        "past_key": rng.standard_normal((b, kv_heads, p, dh)).astype(npt),
+                        "past_value": rng.standard_normal((b, kv_heads, p, dh)).astype(npt),
+                        "attention_mask": mask})
+        return out
+    return build, feeds
+
+
+for _name, _kw, _tol in [("ms_genai_int4_layer", {}, {"rtol": 1e-5, "atol": 1e-5}),
+                         ("ms_genai_int4_layer_f16", {"dtype": "f16"},
+                          {"rtol": 4e-3, "atol": 4e-3})]:
+    _b, _f = _genai_int4_layer(_name, **_kw)
+    _add("ms_ops", _name, _b, make_feeds=_f, **_tol,
+         note="a decoder layer as onnxruntime-genai exports int4 Llama models: "
+              "SkipSimplifiedLayerNormalization, MatMulNBits, GroupQueryAttention from an "
+              "attention_mask, SiLU; every form of past of GQA_RUNTIME_SETS")
+
 @_case("ms_ops")
 def ms_multi_head_attention():
     g = Graph("ms_multi_head_attention", ms=True)

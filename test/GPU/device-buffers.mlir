@@ -338,6 +338,30 @@ func.func @branch_result(%p: i1, %q: i1) -> memref<4xf32> {
 
 // -----
 
+// A branch's buffer yielded through a memref.cast (a static-dims build: the branch's result is
+// static, the if's type dynamic) is still the if result's own buffer.
+// CHECK-LABEL: func.func @branch_result_cast(
+// CHECK:         %[[R:[^ ]+]] = scf.if %{{.+}} -> (memref<?xf32>) {
+// CHECK-NOT:       gpu.dealloc
+// CHECK:         } else {
+// CHECK-NOT:       gpu.dealloc
+// CHECK:         }
+// CHECK:         gpu.memcpy
+// CHECK:         gpu.dealloc async [%{{.+}}] %[[R]]
+func.func @branch_result_cast(%p: i1, %n: index) -> memref<?xf32> {
+  %r = scf.if %p -> (memref<?xf32>) {
+    %a = memref.alloc() : memref<4xf32>
+    %c = memref.cast %a : memref<4xf32> to memref<?xf32>
+    scf.yield %c : memref<?xf32>
+  } else {
+    %b = memref.alloc(%n) : memref<?xf32>
+    scf.yield %b : memref<?xf32>
+  }
+  return %r : memref<?xf32>
+}
+
+// -----
+
 // A branch yielding a buffer made outside it: the if's result does not own what it holds.
 func.func @branch_result_not_owned(%p: i1) -> memref<4xf32> {
   %outer = memref.alloc() : memref<4xf32>

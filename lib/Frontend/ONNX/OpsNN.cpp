@@ -182,8 +182,7 @@ LogicalResult importMatMulNBits(NodeContext &n) {
              failure();
     return std::move(*raw);
   };
-  if (!n.inputType(1).getElementType().isUnsignedInteger(8) &&
-      !n.inputType(1).getElementType().isInteger(8))
+  if (!n.inputType(1).getElementType().isUnsignedInteger(8))
     return n.error() << "B must be uint8, got " << n.inputType(1);
   FailureOr<std::vector<char>> codes = constant(1, "B", n.inputType(1).getElementType(),
                                                 N * blocks * blob);
@@ -201,6 +200,9 @@ LogicalResult importMatMulNBits(NodeContext &n) {
       for (int64_t i = 0; i < N * blocks; ++i)
         zp[i] = floatAt(*z, et, i);
     } else {
+      if (!zt.isUnsignedInteger(8))
+        return n.error() << "zero_points must be uint8 (packed codes) or " << et << ", got "
+                         << n.inputType(3);
       int64_t rowBytes = (blocks * bits + 7) / 8;
       FailureOr<std::vector<char>> z = constant(3, "zero_points", zt, N * rowBytes);
       if (failed(z))

@@ -43,6 +43,8 @@
 // RUN: not decoda-translate --import-onnx %t.nbu8.onnx 2>&1 | FileCheck %s --check-prefix=NBU8
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.nbk.onnx --case nbk
 // RUN: not decoda-translate --import-onnx %t.nbk.onnx 2>&1 | FileCheck %s --check-prefix=NBK
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.nbint8.onnx --case nbint8
+// RUN: not decoda-translate --import-onnx %t.nbint8.onnx 2>&1 | FileCheck %s --check-prefix=NBINT8
 
 // Every unsupported node is listed, not just the first.
 //ONNX-unsup <ir_version: 8, opset_import: ["" : 17, "com.example" : 1]>
@@ -191,3 +193,11 @@
 //ONNX-nbk   y = com.microsoft.MatMulNBits<K = 16, N = 2, bits = 4, block_size = 16>(a, B, s)
 //ONNX-nbk }
 // NBK: error: ONNX node 'MatMulNBits_1' (MatMulNBits, domain com.microsoft, opset 1): A's last dim must be K = 16, got 'tensor<3x32xf32>'
+
+//ONNX-nbint8 <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-nbint8 g (float[3, 16] a) => (float[3, 2] y)
+//ONNX-nbint8 <int8[2, 1, 8] B = {1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6, 7, 8}, float[2] s = {0.5, 0.25}>
+//ONNX-nbint8 {
+//ONNX-nbint8   y = com.microsoft.MatMulNBits<K = 16, N = 2, bits = 4, block_size = 16>(a, B, s)
+//ONNX-nbint8 }
+// NBINT8: error: ONNX node 'MatMulNBits_1' (MatMulNBits, domain com.microsoft, opset 1): B must be uint8, got 'tensor<2x1x8xi8>'

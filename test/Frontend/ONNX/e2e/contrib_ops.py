@@ -2,7 +2,8 @@
 """com.microsoft ops of LLM exports: SimplifiedLayerNormalization, Skip(Simplified)LayerNormalization,
 RotaryEmbedding, GroupQueryAttention (prefill, decode, local window, softcap, rotary),
 MultiHeadAttention, FastGelu, QuickGelu, BiasGelu, MatMulNBits (2/4/8-bit codes, packed and
-float zero points, bias, f32 and f16), compiled and run against ONNX Runtime.
+float zero points, bias, f32 and f16), and a decoder layer as onnxruntime-genai exports an int4
+Llama (all of these together, f32 and f16), compiled and run against ONNX Runtime.
 
 ONNX Runtime gives the expected values; decoda-compile compiles the same file; every case prints
 PASS/FAIL with its largest absolute error (harness.py)."""

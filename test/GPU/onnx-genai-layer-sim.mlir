@@ -1,0 +1,26 @@
+// A decoder layer as onnxruntime-genai's model builder exports an int4 Llama for CUDA (f16:
+// SkipSimplifiedLayerNormalization, q/k/v/o and gate/up/down as 4-bit MatMulNBits,
+// GroupQueryAttention with rotary and its lengths from the attention_mask, SiLU as
+// Sigmoid * x; onnx_models.ms_genai_int4_layer_f16), on the PTX interpreter against ONNX
+// Runtime: the dynamic build and a --static-dims=sequence=1 decode build (whose attention
+// result is static inside the if's dynamic type: the branch yields a memref.cast of its buffer,
+// which decoda-gpu-device-buffers still frees as the if result's own). Sets of
+// onnx_models.GQA_RUNTIME_SETS: 1 a decode step into a past buffer with rows of different
+// lengths (the per-row mask), 2 a concatenated decode step with full rows (no mask).
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_genai_int4_layer_f16 1 %t/l.onnx %t/l1.npz %t/l1o.npz
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_genai_int4_layer_f16 2 %t/l.onnx %t/l2.npz %t/l2o.npz
+// RUN: decoda-compile %t/l.onnx --target=cuda --emit=ptx -o %t/l.ptx --dump-ir-after-each=%t/l
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/l %t/l.ptx --inputs %t/l1.npz --expect %t/l1o.npz --rtol 4e-3 --atol 4e-3 | FileCheck %s --check-prefixes=OUT,MASK
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/l %t/l.ptx --inputs %t/l2.npz --expect %t/l2o.npz --rtol 4e-3 --atol 4e-3 | FileCheck %s --check-prefixes=OUT,FULL
+// RUN: decoda-compile %t/l.onnx --target=cuda --static-dims=sequence=1 --emit=ptx -o %t/s.ptx --dump-ir-after-each=%t/s
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --inputs %t/l1.npz --expect %t/l1o.npz --rtol 4e-3 --atol 4e-3 | FileCheck %s --check-prefixes=OUT,MASK
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --inputs %t/l2.npz --expect %t/l2o.npz --rtol 4e-3 --atol 4e-3 | FileCheck %s --check-prefixes=OUT,FULL
+
+// Outputs: the residual stream, the layer's output, present key and value.
+// OUT: out0: ok
+// OUT: out1: ok
+// OUT: out2: ok
+// OUT: out3: ok
+// MASK: 19 launches;
+// FULL: 18 launches;
