@@ -663,8 +663,12 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
     if (foldNorms)
       findNormFolds(cfg, refuse, folds, foldStorage);
     auto foldOf = [&](Value a) -> NormFold * { return folds.lookup(a); };
+    // The contractions a gate/up dispatch left in its M > max-m branch (for the tensor cores).
+    llvm::SmallPtrSet<Operation *, 8> leftForTensorCores;
     // only-folded: nothing but the readers of folded norms.
     auto refuseHere = [&](const Match &m) -> std::string {
+      if (leftForTensorCores.contains(const_cast<linalg::GenericOp &>(m.op).getOperation()))
+        return "the M > max-m branch of a gate/up dispatch";
       std::string why = refuse(m);
       if (why.empty() && onlyFolded && !folds.count(m.a))
         return "A is not the rows of a folded norm (only-folded)";
@@ -672,27 +676,55 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
     };
 
     SmallVector<memref::AllocOp> fusedTemporaries;
-    // A GLU's gate and up projections with static rows first: one kernel reading both weight
-    // rows of each column (GPUContraction.h, gateUpPair).
+    // A GLU's gate and up projections first: one kernel reading both weight rows of each
+    // column (GPUContraction.h, gateUpPair); with dynamic rows behind a dispatch.
     if (gateUp && fuseEpilogue) {
       decoda::gpu_contraction::zeroCopiesToFills(getOperation());
       SmallVector<linalg::GenericOp> contractions =
           decoda::gpu_contraction::contractionsUnder(getOperation());
-      auto staticRowsOnly = [&](const Match &m) -> std::string {
-        std::string why = refuseHere(m);
-        if (why.empty() && staticRows(m) < 0 && !foldOf(m.a))
-          return "M is dynamic";
-        return why;
-      };
       for (size_t i = 0; i + 1 < contractions.size(); ++i) {
         std::optional<decoda::gpu_contraction::GateUp> p = decoda::gpu_contraction::gateUpPair(
-            contractions[i], contractions[i + 1], staticRowsOnly);
+            contractions[i], contractions[i + 1], refuseHere);
         if (!p)
           continue;
         OpBuilder b(p->epi.op);
         NormFold *fold = foldOf(p->m2.a);
-        emitKernel(b, p->m2, fold ? fold->rows : staticRows(p->m2), cfg, /*zeroInit=*/true,
-                   p->epi, nullptr, &*p, fold);
+        int64_t rows = fold ? fold->rows : staticRows(p->m2);
+        if (rows >= 0) {
+          emitKernel(b, p->m2, rows, cfg, /*zeroInit=*/true, p->epi, nullptr, &*p, fold);
+        } else {
+          // Dynamic M: the kernel of both weights for M = 1 and for 2 <= M <= max-m (as a
+          // single projection's dispatch below); else both contractions and the epilogue
+          // again, for decoda-gpu-tensorcore-matmul to pair in its own kernel.
+          Location loc = p->m2.op.getLoc();
+          Value one = arith::ConstantIndexOp::create(b, loc, 1);
+          Value count = one;
+          for (int64_t d = 0; d < p->m2.lead; ++d)
+            count = arith::MulIOp::create(b, loc, count,
+                                          memref::DimOp::create(b, loc, p->m2.a, d));
+          Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count, one);
+          auto dispatch = scf::IfOp::create(b, loc, TypeRange{}, isOne, /*withElseRegion=*/true);
+          b.setInsertionPoint(dispatch.thenBlock()->getTerminator());
+          emitKernel(b, p->m2, 1, cfg, /*zeroInit=*/true, p->epi, nullptr, &*p);
+          b.setInsertionPoint(dispatch.elseBlock()->getTerminator());
+          if (cfg.maxM > 1) {
+            Value few = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                              arith::SubIOp::create(b, loc, count, one),
+                                              arith::ConstantIndexOp::create(b, loc, cfg.maxM));
+            auto fewRows = scf::IfOp::create(b, loc, TypeRange{}, few, /*withElseRegion=*/true);
+            b.setInsertionPoint(fewRows.thenBlock()->getTerminator());
+            emitKernel(b, p->m2, cfg.maxM, cfg, /*zeroInit=*/true, p->epi, count, &*p);
+            b.setInsertionPoint(fewRows.elseBlock()->getTerminator());
+          }
+          for (Operation *op : {p->fill1.getOperation(), p->m1.op.getOperation(),
+                                p->fill2.getOperation(), p->m2.op.getOperation(),
+                                p->epi.op.getOperation()}) {
+            Operation *copy = b.clone(*op);
+            if (op == p->m1.op.getOperation() || op == p->m2.op.getOperation())
+              leftForTensorCores.insert(copy);
+          }
+          numDispatched += 2;
+        }
         decoda::gpu_contraction::eraseGateUp(*p, fusedTemporaries);
         numRewritten += 2;
         numFillsFolded += 2;

@@ -23,13 +23,16 @@
 // epilogues fused: 15; and q's and k's RoPE one kernel (decoda-gpu-merge-parallel-loops) 14;
 // the gate and up projections' zero accumulators no longer one shared tensor after CSE
 // (decoda-unshare-fills), so the SwiGLU product joins the up kernel's stores: 13; RoPE one
-// kernel with its cos/sin table computed in its blocks (decoda-gpu-rope): 12.
-// F7: 12 launches
+// kernel with its cos/sin table computed in its blocks (decoda-gpu-rope): 12; gate and up in
+// one GEMV kernel of both weights behind the dynamic-T dispatch (decoda-gpu-gemv): 11.
+// F7: 11 launches
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 70 %t/f70-in.npz %t/f70-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f70-in.npz --expect %t/f70-out.npz --rtol 1e-4 --atol 1e-4 --quiet | FileCheck %s --check-prefix=F70
 // F70: out0: ok (4480 elements
-// 22 before q's and k's RoPE became one kernel, 21 before its table joined it.
-// F70: 20 launches
+// 22 before q's and k's RoPE became one kernel, 21 before its table joined it, 20 before the
+// gate and up projections of a dynamic T shared one dispatch (decoda-gpu-gemv; its large-T
+// branch holds both contractions and the GLU together: one launch fewer).
+// F70: 19 launches
 // RUN: decoda-compile %S/Inputs/llama_small_bf16.mlir --target=cuda --emit=ptx -o %t/b.ptx --dump-ir-after-each=%t/b
 // RUN: %PYTHON %S/Inputs/block_data.py llama-bf16 70 %t/b70-in.npz %t/b70-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/b70-in.npz --expect %t/b70-out.npz --rtol 2e-2 --atol 2e-2 --quiet | FileCheck %s --check-prefix=B70

@@ -46,8 +46,9 @@
 // with its rounding: two launches against five unfused (gate, up, the GLU kernel, down, its
 // rounding), bit for bit. Before the gate-up kernel: three (the gate's f32 result stored and
 // read back by the up kernel's epilogue); before the copy of the shared zero init became a
-// second fill, folded too, two more: the fill and the copy. At T = 1 the GEMV kernels (three
-// launches: gate, up with the GLU, down).
+// second fill, folded too, two more: the fill and the copy. At T = 1 the GEMV kernels: gate
+// and up in one kernel of both weights (decoda-gpu-gemv pairs them behind its dynamic-M
+// dispatch too; three launches before), down: two launches, bit for bit the unfused build.
 // RUN: %PYTHON %S/Inputs/epilogue_data.py mlp 21 %t/m21-in.npz %t/m21-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry mlp --inputs %t/m21-in.npz --expect %t/m21-out.npz --rtol 1e-2 --atol 1e-2 --save %t/m21-f.npz | FileCheck %s --check-prefix=M
 // M: launch mlp_kernel{{(_[0-9]+)?}}: grid [1, 1, 1] block [256, 1, 1] shared 0 + 197664 dynamic bytes
@@ -100,7 +101,7 @@
 // RUN: %PYTHON %S/Inputs/epilogue_data.py mlp 1 %t/m1-in.npz %t/m1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry mlp --inputs %t/m1-in.npz --expect %t/m1-out.npz --rtol 1e-2 --atol 1e-2 --save %t/m1-f.npz --quiet | FileCheck %s --check-prefix=M1
 // M1: out0: ok (64 elements
-// M1-NEXT: 3 launches; shfl
+// M1-NEXT: 2 launches; shfl
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry mlp --inputs %t/m1-in.npz --expect %t/m1-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS5
 //
 // RUN: %PYTHON %S/Inputs/epilogue_data.py dec 1 %t/d-in.npz %t/d-out.npz

@@ -63,16 +63,18 @@
 // N256: math.exp
 // N256-NOT: gpu.launch
 // N256: return
-// A dynamic row count: decoda-gpu-gemv puts each projection under its own dispatch (M = 1, M
-// <= 8: GEMV kernels; else the contraction); the two dispatches become one (the GEMV kernels
-// of both in its first branches, in order), so the contractions meet in its last branch.
+// A dynamic row count: decoda-gpu-gemv puts the pair under one dispatch (M = 1, M <= 8: its
+// GEMV kernel of both weights, one launch each; else both contractions and the epilogue, left
+// for the tensor cores, which pair them in their own kernel).
 // DISPATCH-LABEL: func.func @swiglu(
 // DISPATCH: %[[ONE:.*]] = arith.cmpi eq, %{{.*}}, %c1 : index
 // DISPATCH: scf.if %[[ONE]] {
-// DISPATCH-COUNT-2: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128,
+// DISPATCH: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128,
+// DISPATCH-NOT: gpu.launch
 // DISPATCH: } else {
 // DISPATCH: scf.if
-// DISPATCH-COUNT-2: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128,
+// DISPATCH: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128,
+// DISPATCH-NOT: gpu.launch
 // DISPATCH: } else {
 // DISPATCH: gpu.launch {{.*}} dynamic_shared_memory_size %c197664_i32 {
 // DISPATCH-COUNT-4: <m = 64, n = 256, k = 16>

@@ -22,5 +22,5 @@
 // OUT: out1: ok
 // OUT: out2: ok
 // OUT: out3: ok
-// MASK: 19 launches;
-// FULL: 18 launches;
+// MASK: 18 launches;
+// FULL: 17 launches;
