@@ -279,9 +279,10 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
            "With a dynamic M, run the GEMV kernels when M <= max-m and the contraction "
            "otherwise">,
     Option<"gateUp", "gate-up", "bool", /*default=*/"true",
-           "A GLU's gate and up projections with static rows (the first one's f32 result "
-           "read only by the second one's fused epilogue) as one kernel: each warp reads both "
-           "weight rows of its column and the storing lane applies the GLU to both sums">,
+           "A GLU's gate and up projections (the first one's f32 result read only by the "
+           "second one's fused epilogue) as one kernel: each warp reads both weight rows of "
+           "its column and the storing lane applies the GLU to both sums; with dynamic rows "
+           "under one dispatch whose M > max-m branch keeps both contractions together">,
     Option<"fuseEpilogue", "fuse-epilogue", "bool", /*default=*/"true",
            "Apply the elementwise consumer of C (bf16/f16 rounding, residual adds, GLU "
            "products, the INT8 dequantisation) in the storing lane instead of a following "
