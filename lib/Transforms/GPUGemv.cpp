@@ -626,6 +626,34 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   gpu::TerminatorOp::create(b, loc);
 }
 
+/// The run-time dispatch of a contraction (or a gate/up pair) whose rows `m` are dynamic:
+/// `if (M == 1) kernel(1 row) else if (M - 1 < max-m) kernel(max-m rows, storing M) else ...`
+/// (unsigned, so M = 0 reaches the last branch). Leaves `b` in the last branch, where the
+/// caller puts the contraction for the tensor-core pass.
+void emitRowDispatch(OpBuilder &b, Location loc, const Match &m, const Config &cfg,
+                     llvm::function_ref<void(int64_t rows, Value count)> kernel) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value count = one;
+  for (int64_t d = 0; d < m.lead; ++d)
+    count = arith::MulIOp::create(b, loc, count, memref::DimOp::create(b, loc, m.a, d));
+  Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count, one);
+  auto dispatch = scf::IfOp::create(b, loc, TypeRange{}, isOne, /*withElseRegion=*/true);
+  b.setInsertionPoint(dispatch.thenBlock()->getTerminator());
+  kernel(1, Value());
+  b.setInsertionPoint(dispatch.elseBlock()->getTerminator());
+  if (cfg.maxM > 1) {
+    // 2 <= M <= max-m (a few tokens at once, as in speculative decoding): the kernel for
+    // max-m rows, storing M of them.
+    Value few = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                      arith::SubIOp::create(b, loc, count, one),
+                                      arith::ConstantIndexOp::create(b, loc, cfg.maxM));
+    auto fewRows = scf::IfOp::create(b, loc, TypeRange{}, few, /*withElseRegion=*/true);
+    b.setInsertionPoint(fewRows.thenBlock()->getTerminator());
+    kernel(cfg.maxM, count);
+    b.setInsertionPoint(fewRows.elseBlock()->getTerminator());
+  }
+}
+
 struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
   using Base::Base;
 
@@ -696,26 +724,9 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
           // Dynamic M: the kernel of both weights for M = 1 and for 2 <= M <= max-m (as a
           // single projection's dispatch below); else both contractions and the epilogue
           // again, for decoda-gpu-tensorcore-matmul to pair in its own kernel.
-          Location loc = p->m2.op.getLoc();
-          Value one = arith::ConstantIndexOp::create(b, loc, 1);
-          Value count = one;
-          for (int64_t d = 0; d < p->m2.lead; ++d)
-            count = arith::MulIOp::create(b, loc, count,
-                                          memref::DimOp::create(b, loc, p->m2.a, d));
-          Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count, one);
-          auto dispatch = scf::IfOp::create(b, loc, TypeRange{}, isOne, /*withElseRegion=*/true);
-          b.setInsertionPoint(dispatch.thenBlock()->getTerminator());
-          emitKernel(b, p->m2, 1, cfg, /*zeroInit=*/true, p->epi, nullptr, &*p);
-          b.setInsertionPoint(dispatch.elseBlock()->getTerminator());
-          if (cfg.maxM > 1) {
-            Value few = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                              arith::SubIOp::create(b, loc, count, one),
-                                              arith::ConstantIndexOp::create(b, loc, cfg.maxM));
-            auto fewRows = scf::IfOp::create(b, loc, TypeRange{}, few, /*withElseRegion=*/true);
-            b.setInsertionPoint(fewRows.thenBlock()->getTerminator());
-            emitKernel(b, p->m2, cfg.maxM, cfg, /*zeroInit=*/true, p->epi, count, &*p);
-            b.setInsertionPoint(fewRows.elseBlock()->getTerminator());
-          }
+          emitRowDispatch(b, p->m2.op.getLoc(), p->m2, cfg, [&](int64_t r, Value count) {
+            emitKernel(b, p->m2, r, cfg, /*zeroInit=*/true, p->epi, count, &*p);
+          });
           for (Operation *op : {p->fill1.getOperation(), p->m1.op.getOperation(),
                                 p->fill2.getOperation(), p->m2.op.getOperation(),
                                 p->epi.op.getOperation()}) {
@@ -756,29 +767,9 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         Location loc = op.getLoc();
         linalg::FillOp fill =
             zeroInit ? decoda::gpu_contraction::zeroFillBefore(op, m.c) : linalg::FillOp();
-        Value one = arith::ConstantIndexOp::create(b, loc, 1);
-        Value count = one;
-        for (int64_t d = 0; d < m.lead; ++d) {
-          Value extent = memref::DimOp::create(b, loc, m.a, d);
-          count = arith::MulIOp::create(b, loc, count, extent);
-        }
-        Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count, one);
-        auto dispatch = scf::IfOp::create(b, loc, TypeRange{}, isOne, /*withElseRegion=*/true);
-        b.setInsertionPoint(dispatch.thenBlock()->getTerminator());
-        emitKernel(b, m, 1, cfg, zeroInit, epilogue);
-        b.setInsertionPoint(dispatch.elseBlock()->getTerminator());
-        if (cfg.maxM > 1) {
-          // 2 <= M <= max-m (a few tokens at once, as in speculative decoding): the kernel for
-          // max-m rows, storing M of them. M - 1 < max-m unsigned, so M = 0 goes on to the
-          // contraction.
-          Value few = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            arith::SubIOp::create(b, loc, count, one),
-                                            arith::ConstantIndexOp::create(b, loc, cfg.maxM));
-          auto fewRows = scf::IfOp::create(b, loc, TypeRange{}, few, /*withElseRegion=*/true);
-          b.setInsertionPoint(fewRows.thenBlock()->getTerminator());
-          emitKernel(b, m, cfg.maxM, cfg, zeroInit, epilogue, count);
-          b.setInsertionPoint(fewRows.elseBlock()->getTerminator());
-        }
+        emitRowDispatch(b, loc, m, cfg, [&](int64_t r, Value count) {
+          emitKernel(b, m, r, cfg, zeroInit, epilogue, count);
+        });
         if (fill)
           b.clone(*fill);
         b.clone(*op);
