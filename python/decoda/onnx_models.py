@@ -1316,6 +1316,20 @@ for _name, _kw, _tol in [
               + "; ".join(s[0] for s in _kw.get("sets", GQA_RUNTIME_SETS)))
 
 
+def _gqa_lengths_from_mask(g, mask):
+    """seqlens_k and total_sequence_length from an attention_mask [batch, total] as genai's
+    model builder computes them: ReduceSum - 1 and Shape[1], cast to int32."""
+    summed = g.op("ReduceSum", [mask, g.i64([1])], keepdims=0)
+    lens = g.op("Cast", [g.op("Sub", [summed, g.i64(1)])], to=TensorProto.INT32)
+    width = g.op("Gather", [g.op("Shape", [mask]), g.i64(1)], axis=0)
+    return lens, g.op("Cast", [width], to=TensorProto.INT32)
+
+
+def _mask_of_lengths(lens, total):
+    """The attention_mask [batch, total] whose row b holds lens[b] + 1 ones."""
+    return (np.arange(total)[None, :] <= np.asarray(lens)[:, None]).astype(np.int64)
+
+
 def _gqa_attention_mask(name, *, heads=4, kv_heads=2, dh=16):
     """GroupQueryAttention as onnxruntime-genai's model builder feeds it: seqlens_k and
     total_sequence_length computed in the graph from an attention_mask input [batch, total]
@@ -1328,10 +1342,7 @@ def _gqa_attention_mask(name, *, heads=4, kv_heads=2, dh=16):
         pk = g.input("past_key", "f32", ["batch", kv_heads, "past", dh])
         pv = g.input("past_value", "f32", ["batch", kv_heads, "past", dh])
         mask = g.input("attention_mask", "i64", ["batch", "total"])
-        summed = g.op("ReduceSum", [mask, g.i64([1])], keepdims=0)
-        lens = g.op("Cast", [g.op("Sub", [summed, g.i64(1)])], to=TensorProto.INT32)
-        width = g.op("Gather", [g.op("Shape", [mask]), g.i64(1)], axis=0)
-        tot = g.op("Cast", [width], to=TensorProto.INT32)
+        lens, tot = _gqa_lengths_from_mask(g, mask)
         cos, sin = _rope_tables(64, dh)
         y, pk2, pv2 = g.ms_op("GroupQueryAttention",
                               [q, k, v, pk, pv, lens, tot, g.f32(cos, "cos_cache"),
@@ -1346,7 +1357,7 @@ def _gqa_attention_mask(name, *, heads=4, kv_heads=2, dh=16):
         rng = np.random.default_rng(seed)
         out = []
         for _, b, t, p, lens, total in GQA_RUNTIME_SETS:
-            mask = (np.arange(total)[None, :] <= np.asarray(lens)[:, None]).astype(np.int64)
+            mask = _mask_of_lengths(lens, total)
             out.append({"query": rng.standard_normal((b, t, heads * dh)).astype(np.float32),
                         "key": rng.standard_normal((b, t, kv_heads * dh)).astype(np.float32),
                         "value": rng.standard_normal((b, t, kv_heads * dh)).astype(np.float32),
@@ -1403,10 +1414,7 @@ def _genai_int4_layer(name, *, hidden=64, heads=4, kv_heads=2, inter=128, block=
         q = nbits(normed, hidden, heads * dh, "q_proj")
         k = nbits(normed, hidden, kv_heads * dh, "k_proj")
         v = nbits(normed, hidden, kv_heads * dh, "v_proj")
-        summed = g.op("ReduceSum", [mask, g.i64([1])], keepdims=0)
-        lens = g.op("Cast", [g.op("Sub", [summed, g.i64(1)])], to=TensorProto.INT32)
-        width = g.op("Gather", [g.op("Shape", [mask]), g.i64(1)], axis=0)
-        tot = g.op("Cast", [width], to=TensorProto.INT32)
+        lens, tot = _gqa_lengths_from_mask(g, mask)
         cos, sin = _rope_tables(64, dh)
         att, pk2, pv2 = g.ms_op("GroupQueryAttention",
                                 [q, k, v, pk, pv, lens, tot, g.init(cos.astype(npt), "cos_cache"),
@@ -1429,7 +1437,7 @@ def _genai_int4_layer(name, *, hidden=64, heads=4, kv_heads=2, inter=128, block=
         rng = np.random.default_rng(seed)
         out = []
         for _, b, t, p, lens, total in GQA_RUNTIME_SETS:
-            mask = (np.arange(total)[None, :] <= np.asarray(lens)[:, None]).astype(np.int64)
+            mask = _mask_of_lengths(lens, total)
             out.append({"residual": rng.standard_normal((b, t, hidden)).astype(npt),
                         "hidden": rng.standard_normal((b, t, hidden)).astype(npt),
                         "past_key": rng.standard_normal((b, kv_heads, p, dh)).astype(npt),
