@@ -20,7 +20,9 @@
 #       GroupQueryAttention (bench/gpu/make_gqa_case.py: f16, Llama-3.2-1B's heads, run-time
 #       row lengths; checked on a decode step into a 256-entry past buffer with its own inputs,
 #       NAME.inputs.npz) is built as it is and with --shared-kv-buffers (NAME_shared), and
-#       timed in `run` at context 4096 over a 4096-entry buffer (gqa_decode_t4096[_shared]).
+#       timed in `run` at context 4096 over a 4096-entry buffer (gqa_decode_t4096[_shared]);
+#       a small decoder layer as genai exports an int4 Llama (bench/gpu/make_genai_layer_case.py:
+#       MatMulNBits, GQA from the attention_mask, f16) is checked on a decode step.
 #   bash DIR/gpu_check.sh run DIR          on the GPU machine: SASS instruction counts of the
 #       tensor-core kernels (HMMA expected; IMMA for the INT8 one), numerical check of every CUDA artifact against the
 #       CPU reference outputs (decoda-run --check; bf16 models at rtol/atol 3e-2, others 2e-3 /
@@ -91,6 +93,10 @@ if [[ "$mode" == prepare ]]; then
   # inputs below).
   PYTHONPATH="$root/python" "$PY" "$here/gpu/make_gqa_case.py" "$gen/gqa_genai_f16_decode.onnx" \
     "$gen/gqa_genai_f16_decode.inputs.npz"
+  # A decoder layer as genai exports an int4 Llama (MatMulNBits, GQA from the mask; small, f16)
+  # and its check's inputs (a decode step, batch 2, full rows).
+  PYTHONPATH="$root/python" "$PY" "$here/gpu/make_genai_layer_case.py" \
+    "$gen/genai_int4_layer_f16.onnx" "$gen/genai_int4_layer_f16.inputs.npz"
   # PATH:decode is the program as a decode step, a static T = 1 (--static-dims), named
   # NAME_decode: its projections are GEMV kernels (decoda-gpu-gemv), not 128-row tensor-core
   # tiles. PATH:cpasync is the program with the wgmma kernels' cp.async loads instead of TMA
@@ -120,7 +126,8 @@ if [[ "$mode" == prepare ]]; then
   # exported GPT-2 block (dynamic shapes) and its fp16 form (f16_gpt2_block_dynamic);
   # GroupQueryAttention as genai exports it (gqa_genai_f16_decode, bench/gpu/make_gqa_case.py)
   # and, as PATH:shared, compiled with --shared-kv-buffers (the past donated, updated in
-  # place), NAME_shared.
+  # place), NAME_shared; a decoder layer as genai exports an int4 Llama
+  # (genai_int4_layer_f16, bench/gpu/make_genai_layer_case.py).
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
@@ -146,7 +153,8 @@ if [[ "$mode" == prepare ]]; then
             "$root/test/Frontend/ONNX/models/f16_llama_decoder_layer_dynamic.onnx"
             "$root/test/Frontend/ONNX/models/torch_gpt2_block_dynamic.onnx"
             "$root/test/Frontend/ONNX/models/f16_gpt2_block_dynamic.onnx"
-            "$gen/gqa_genai_f16_decode.onnx" "$gen/gqa_genai_f16_decode.onnx:shared")
+            "$gen/gqa_genai_f16_decode.onnx" "$gen/gqa_genai_f16_decode.onnx:shared"
+            "$gen/genai_int4_layer_f16.onnx")
   for entry in "${programs[@]}"; do
     p=${entry%:decode}
     p=${p%:cpasync}
@@ -404,7 +412,7 @@ for refdir in "$dir"/ref/*/; do
   tol=(--rtol 2e-3 --atol 2e-4)
   { grep -q "bf16" "$dir/inputs/$key.sig" || [[ "$key" == *_bf16* ]]; } && tol=(--rtol 3e-2 --atol 3e-2)
   # The f16 export: outputs near 4, where one f16 ulp is 3.9e-3.
-  [[ "$key" == f16_* || "$key" == gqa_*f16* ]] && tol=(--rtol 1e-2 --atol 1e-2)
+  [[ "$key" == f16_* || "$key" == gqa_*f16* || "$key" == genai_*f16* ]] && tol=(--rtol 1e-2 --atol 1e-2)
   inputs="$dir/inputs/$key.npz"
   [[ -f "$dir/inputs/$key.same" ]] && inputs="$dir/inputs/$(cat "$dir/inputs/$key.same").npz"
   # A time limit per check (GPU_CHECK_TIMEOUT seconds, default 60): a kernel that never

@@ -1,0 +1,27 @@
+"""The decoder layer gpu_check.sh checks as onnxruntime-genai exports an int4 Llama (float16:
+SkipSimplifiedLayerNormalization, MatMulNBits q/k/v/o and gate/up/down, GroupQueryAttention
+with rotary and its lengths from the attention_mask, SiLU as Sigmoid * x;
+onnx_models.ms_genai_int4_layer_f16, small: hidden 64), and the inputs of its check: a decode
+step of a batch of two over concatenated pasts (onnx_models.GQA_RUNTIME_SETS[2]: full rows,
+the attention without a mask; the gate/up GEMV kernel's two-row form).
+
+  make_genai_layer_case.py MODEL.onnx INPUTS.npz
+
+Run with the repository's python/ on PYTHONPATH (decoda.onnx_models)."""
+import sys
+
+import numpy as np
+
+from decoda import onnx_models as M
+
+
+def main():
+    model_path, inputs_path = sys.argv[1:3]
+    build, feeds = M._genai_int4_layer("genai_int4_layer_f16", dtype="f16")
+    model = build()
+    M.save(model, model_path)
+    np.savez(inputs_path, **feeds(model, 0)[2])
+
+
+if __name__ == "__main__":
+    main()
