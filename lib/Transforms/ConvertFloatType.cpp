@@ -11,6 +11,8 @@
 
 #include "decoda/Transforms/Passes.h"
 
+#include "decoda/Support/FloatBits.h"
+
 #include "ConstantData.h"
 
 #include "decoda/Dialect/Decoda/IR/DecodaOps.h"
@@ -24,7 +26,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Verifier.h"
 
-#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <cstring>
@@ -49,24 +50,6 @@ Type lowered(Type t, FloatType to) {
     return t;
   auto rt = cast<RankedTensorType>(t);
   return RankedTensorType::get(rt.getShape(), to, rt.getEncoding());
-}
-
-/// f32 -> bf16 bits, round to nearest even (a NaN stays a quiet NaN).
-uint16_t toBF16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u)
-    return static_cast<uint16_t>((u >> 16) | 0x40u);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return static_cast<uint16_t>(u >> 16);
-}
-
-/// f32 -> f16 bits through APFloat (round to nearest even, overflow to infinity).
-uint16_t toF16(float f) {
-  APFloat a(f);
-  bool lost;
-  a.convert(APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven, &lost);
-  return static_cast<uint16_t>(a.bitcastToAPInt().getZExtValue());
 }
 
 /// Ops rebuilt with 16-bit tensors when they verify so: the decoda ops without regions (the
@@ -271,7 +254,7 @@ struct ConvertFloatTypePass
     for (size_t i = 0; i < n; ++i) {
       float f;
       std::memcpy(&f, view.raw.data() + i * 4, 4);
-      uint16_t h = bf16 ? toBF16(f) : toF16(f);
+      uint16_t h = bf16 ? ::decoda::float_bits::toBF16(f) : ::decoda::float_bits::toF16(f);
       std::memcpy(bytes.data() + i * 2, &h, 2);
     }
     TypedAttr value;

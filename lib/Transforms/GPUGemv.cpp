@@ -695,7 +695,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
     llvm::SmallPtrSet<Operation *, 8> leftForTensorCores;
     // only-folded: nothing but the readers of folded norms.
     auto refuseHere = [&](const Match &m) -> std::string {
-      if (leftForTensorCores.contains(const_cast<linalg::GenericOp &>(m.op).getOperation()))
+      if (linalg::GenericOp op = m.op; leftForTensorCores.contains(op.getOperation()))
         return "the M > max-m branch of a gate/up dispatch";
       std::string why = refuse(m);
       if (why.empty() && onlyFolded && !folds.count(m.a))

@@ -176,7 +176,8 @@ public:
   llvm::StringSet<> usedNames;     // values read by some node or returned
   /// Run-time checks already emitted, by what they check (GroupQueryAttention's row lengths:
   /// every layer of a model reads the same seqlens_k), so that a model checks them once; with
-  /// the values a later node reuses (the least and greatest past_b of the rows).
+  /// the values a later node reuses (whether every row is full; the least and greatest past_b
+  /// of the rows).
   std::map<std::vector<const void *>, SmallVector<Value>> emittedChecks;
   /// (graph input, the value that is it updated in place): the input is donated to the graph
   /// output that returns the value (`decoda.donate`).

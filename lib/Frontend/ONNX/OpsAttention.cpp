@@ -915,10 +915,8 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
     // with the per-row mask or, where positions are end-aligned in every row (full rows, or a
     // prompt without a past: positions s), with the attributes alone.
     Value qT = n.importer.materialize(qv, loc);
-    OnnxValue values;
     auto attend = [&](bool masked) -> Value {
-      OnnxValue keys = attended(*presentK);
-      values = attended(*presentV);
+      OnnxValue keys = attended(*presentK), values = attended(*presentV);
       AttentionConfig cc = c;
       if (!masked || !hasPast)
         cc.window = window;
@@ -932,27 +930,20 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
     } else {
       // Run-time lengths: `if (every row full) attention else mask + attention`. Decode steps
       // of a batch of equal rows and unpadded prompts (every batch-1 call) take the first:
-      // no mask built or read, and the tensor-core kernels' unmasked tiles.
-      auto dispatch = scf::IfOp::create(b, loc, TypeRange{}, allFull, /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(dispatch.thenBlock()->getTerminator());
-      Value plain = attend(false);
-      b.setInsertionPoint(dispatch.elseBlock()->getTerminator());
-      Value masked = attend(true);
-      // Both branches infer the same type; rebuild the if with that result.
-      b.setInsertionPoint(dispatch);
-      auto withResult =
-          scf::IfOp::create(b, loc, TypeRange{plain.getType()}, allFull, /*addThenBlock=*/false,
-                            /*addElseBlock=*/false);
-      withResult.getThenRegion().takeBody(dispatch.getThenRegion());
-      withResult.getElseRegion().takeBody(dispatch.getElseRegion());
-      dispatch.erase();
-      withResult.thenYield()->setOperands(plain);
-      withResult.elseYield()->setOperands(masked);
-      r = withResult.getResult(0);
+      // no mask built or read, and the tensor-core kernels' unmasked tiles. The if's result
+      // type is inferred from the branches' yields.
+      auto branch = [&](bool masked) {
+        return [&, masked](OpBuilder &bb, Location l) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(bb.getInsertionBlock(), bb.getInsertionPoint());
+          scf::YieldOp::create(b, l, attend(masked));
+        };
+      };
+      r = scf::IfOp::create(b, loc, allFull, branch(false), branch(true)).getResult(0);
     }
+    // The result's head dim is the values' (present's last dim).
     FailureOr<OnnxValue> out =
-        fromHeads(n, OnnxValue::tensor(r, attentionDims(n, qv, values)), false);
+        fromHeads(n, OnnxValue::tensor(r, attentionDims(n, qv, *presentV)), false);
     if (failed(out))
       return failure();
     n.setOutput(0, *out);

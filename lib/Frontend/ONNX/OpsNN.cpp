@@ -12,6 +12,7 @@
 #include "ImporterImpl.h"
 
 #include "decoda/Dialect/Decoda/IR/DecodaOps.h"
+#include "decoda/Support/FloatBits.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -65,58 +66,6 @@ std::optional<std::vector<char>> constantBytes(OnnxValue &v, int64_t count, int6
   return std::vector<char>(raw.begin(), raw.end());
 }
 
-/// f16 bits -> float (exact).
-float halfToFloat(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, u;
-  if (exp == 0x1f) {
-    u = sign | 0x7f800000 | (mant << 13);
-  } else if (exp == 0) {
-    float f = std::ldexp((float)mant, -24);
-    return sign ? -f : f;
-  } else {
-    u = sign | ((exp + 112) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-/// float -> f16 bits, rounded to nearest even (overflow to infinity, NaN kept quiet).
-uint16_t floatToHalf(float value) {
-  uint32_t f;
-  std::memcpy(&f, &value, 4);
-  uint32_t sign = f & 0x80000000u;
-  f ^= sign;
-  uint32_t o;
-  if (f >= (127u + 16u) << 23) {
-    o = f > 0x7f800000u ? 0x7e00 : 0x7c00;
-  } else if (f < 113u << 23) {
-    // Subnormal or zero: align the 10 mantissa bits at the bottom of a float by adding 0.5
-    // (the addition rounds to nearest even), then drop the magic's bits.
-    float x;
-    std::memcpy(&x, &f, 4);
-    x += 0.5f;
-    uint32_t u;
-    std::memcpy(&u, &x, 4);
-    o = u - (126u << 23);
-  } else {
-    uint32_t odd = (f >> 13) & 1;
-    f += ((15u - 127u) << 23) + 0xfff + odd;
-    o = f >> 13;
-  }
-  return static_cast<uint16_t>(o | (sign >> 16));
-}
-
-/// float -> bf16 bits, rounded to nearest even (NaN kept quiet).
-uint16_t floatToBF16(float value) {
-  uint32_t u;
-  std::memcpy(&u, &value, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u)
-    return static_cast<uint16_t>((u >> 16) | 0x40u);
-  u += 0x7fffu + ((u >> 16) & 1);
-  return static_cast<uint16_t>(u >> 16);
-}
-
 /// The float elements of stored bytes of type `et` (f32, f16, bf16).
 float floatAt(ArrayRef<char> raw, Type et, int64_t i) {
   if (et.isF32()) {
@@ -126,12 +75,7 @@ float floatAt(ArrayRef<char> raw, Type et, int64_t i) {
   }
   uint16_t h;
   std::memcpy(&h, raw.data() + 2 * i, 2);
-  if (et.isF16())
-    return halfToFloat(h);
-  uint32_t u = (uint32_t)h << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
+  return et.isF16() ? ::decoda::float_bits::fromF16(h) : ::decoda::float_bits::fromBF16(h);
 }
 
 /// com.microsoft MatMulNBits (onnxruntime-genai's int4 weight-only models): Y = A Wᵀ (+ bias)
@@ -229,7 +173,7 @@ LogicalResult importMatMulNBits(NodeContext &n) {
       if (et.isF32()) {
         std::memcpy(dst, &w, 4);
       } else {
-        uint16_t h = et.isF16() ? floatToHalf(w) : floatToBF16(w);
+        uint16_t h = et.isF16() ? ::decoda::float_bits::toF16(w) : ::decoda::float_bits::toBF16(w);
         std::memcpy(dst, &h, 2);
       }
     }
