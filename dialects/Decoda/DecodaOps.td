@@ -718,6 +718,43 @@ def Decoda_DequantizeOp : Decoda_Op<"dequantize", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Decoda_DequantizeBlocksOp : Decoda_Op<"dequantize_blocks", [Pure]> {
+  let summary = "dequantise block-quantised weight codes (2, 4 or 8 bits) to float";
+  let description = [{
+    A weight `[N, K]` stored as `bits`-bit unsigned codes (weight-only quantisation, as
+    ONNX Runtime's `MatMulNBits` and GPTQ/AWQ-style int4 checkpoints): row `n` of `codes`
+    (`i8` bytes, `[N, P]`) packs the codes of row `n` low bits first, code `k` in byte
+    `k · bits / 8` at bit `(k · bits) mod 8`; each block of `block_size` codes along `K` has one
+    scale and one zero point:
+
+    `w[n, k] = (code[n, k] - zero_point[n, k / block_size]) · scale[n, k / block_size]`,
+
+    computed in `f32` and rounded once to the result's float type. `scales` is
+    `[N, ceil(K / block_size)]` of the result's float type; `zero_points` (the same shape and
+    type) defaults to `2^(bits - 1)`. `P` is `ceil(K / block_size) · block_size · bits / 8`
+    (the last block padded to whole blocks, as `MatMulNBits` stores it). `bits` is 2, 4 or 8;
+    `block_size` a power of two of at least 16.
+
+    Kept as an op (not folded at import) so that GPU kernels read the packed codes: the GEMV
+    kernels dequantise in registers (`decoda-gpu-gemv`), a fourth of an f16 weight's bytes at 4
+    bits; the CPU pipeline folds constant operands into a float constant
+    (`decoda-fold-constant-dequantize`).
+
+    ```mlir
+    %w = decoda.dequantize_blocks %codes, %scales {bits = 4 : i64, block_size = 32 : i64}
+        : tensor<128x32xi8>, tensor<128x2xf16> -> tensor<128x64xf16>
+    ```
+  }];
+  let arguments = (ins Decoda_I8Tensor:$codes, Decoda_FloatTensor:$scales,
+      Optional<Decoda_FloatTensor>:$zero_points, I64Attr:$bits, I64Attr:$block_size);
+  let results = (outs Decoda_FloatTensor:$result);
+  let assemblyFormat = [{
+    $codes `,` $scales (`zero_points` `(` $zero_points^ `:` type($zero_points) `)`)? attr-dict
+    `:` type($codes) `,` type($scales) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Decoda_QLinearOp : Decoda_Op<"qlinear", [Pure, AttrSizedOperandSegments]> {
   let summary = "integer linear: i8 × i8 → i32 accumulation, dequantising epilogue";
   let description = [{

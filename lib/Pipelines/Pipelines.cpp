@@ -60,6 +60,9 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
   // of packing [K, N] panels on every call (the exported Llama-3.2-1B-shaped block at T = 1:
   // f32 7.2 -> 5.7 ms, bf16 13.7 -> 6.2 ms on the 2-core machine; prefill unchanged).
   pm.addPass(createTransposeConstantWeightsPass());
+  // Block-quantised constant weights (MatMulNBits) as float constants: the contraction codegen
+  // reads float weights.
+  pm.addPass(createFoldConstantDequantizePass());
   pm.addPass(createDecodaToLinalgPass(toLinalg));
   // arith/math on tensors (the casts of decoda-convert-float-type) as linalg.
   addTextual(pm, "func.func(convert-elementwise-to-linalg)");

@@ -30,6 +30,17 @@ namespace {
 
 bool isFoldableConstant(Value v) { return constantView(v).has_value(); }
 
+/// A block-quantised constant weight: a decoda.dequantize_blocks of constants (MatMulNBits).
+DequantizeBlocksOp quantizedConstant(Value v) {
+  auto dq = v.getDefiningOp<DequantizeBlocksOp>();
+  if (!dq || !llvm::all_of(dq->getOperands(), isFoldableConstant))
+    return nullptr;
+  return dq;
+}
+
+/// A weight whose concatenation folds at compile time: a constant or a block-quantised one.
+bool isFoldableWeight(Value v) { return isFoldableConstant(v) || quantizedConstant(v); }
+
 /// `parts` (static rank-1 or rank-2 tensors of one element type) concatenated along `axis`:
 /// one new arith.constant when every part folds, else a tensor.concat (parts that are
 /// arith.constants not available at the insertion point `at` are cloned there).
@@ -130,9 +141,14 @@ struct Signature {
   Type weightElement;
   int64_t inWidth;  // K
   Type biasElement; // null without bias
+  // Block-quantised weights (decoda.dequantize_blocks, out_in): bits, block size and whether
+  // zero points are given must agree; bits 0 for float weights.
+  int64_t bits = 0, blockSize = 0;
+  bool zeroPoints = false;
   bool operator==(const Signature &o) const {
     return layout == o.layout && weightElement == o.weightElement && inWidth == o.inWidth &&
-           biasElement == o.biasElement;
+           biasElement == o.biasElement && bits == o.bits && blockSize == o.blockSize &&
+           zeroPoints == o.zeroPoints;
   }
 };
 
@@ -143,6 +159,13 @@ std::optional<Signature> signatureOf(LinearOp op) {
   auto w = cast<RankedTensorType>(op.getWeight().getType());
   Signature s{layout, w.getElementType(),
               layout == WeightLayout::out_in ? w.getDimSize(1) : w.getDimSize(0), Type()};
+  if (auto dq = op.getWeight().getDefiningOp<DequantizeBlocksOp>()) {
+    if (layout != WeightLayout::out_in)
+      return std::nullopt;
+    s.bits = dq.getBits();
+    s.blockSize = dq.getBlockSize();
+    s.zeroPoints = static_cast<bool>(dq.getZeroPoints());
+  }
   if (Value bias = op.getBias()) {
     auto b = dyn_cast<RankedTensorType>(bias.getType());
     if (!b || b.getRank() != 1 || !b.hasStaticShape())
@@ -169,7 +192,7 @@ struct FuseLinearGroup : public OpRewritePattern<LinearOp> {
       if (!lin || lin.getInput() != input || lin->getBlock() != anchor->getBlock() ||
           !(signatureOf(lin) == sig))
         continue;
-      if (options.weights == "constant" && !isFoldableConstant(lin.getWeight()))
+      if (options.weights == "constant" && !isFoldableWeight(lin.getWeight()))
         continue;
       members.insert(user);
     }
@@ -184,7 +207,8 @@ struct FuseLinearGroup : public OpRewritePattern<LinearOp> {
     DominanceInfo dominance;
     Operation *at = group.front();
     auto available = [&](Value v) {
-      return !v || v.getDefiningOp<arith::ConstantOp>() || dominance.properlyDominates(v, at);
+      return !v || v.getDefiningOp<arith::ConstantOp>() || quantizedConstant(v) ||
+             dominance.properlyDominates(v, at);
     };
     llvm::erase_if(group, [&](LinearOp lin) {
       return lin != at && !(available(lin.getWeight()) && available(lin.getBias()));
@@ -209,7 +233,32 @@ struct FuseLinearGroup : public OpRewritePattern<LinearOp> {
     }
     Location loc = rewriter.getFusedLoc(locs);
     rewriter.setInsertionPoint(group.front());
-    Value weight = concatenate(rewriter, loc, group.front(), weights, outAxis(layout), counts);
+    Value weight;
+    if (auto first = weights.front().getDefiningOp<DequantizeBlocksOp>()) {
+      // Block-quantised weights: their codes, scales and zero points concatenated along N,
+      // one dequantize_blocks of them.
+      SmallVector<Value> codes, scales, zeroPoints;
+      int64_t n = 0;
+      for (Value w : weights) {
+        auto dq = w.getDefiningOp<DequantizeBlocksOp>();
+        codes.push_back(dq.getCodes());
+        scales.push_back(dq.getScales());
+        if (dq.getZeroPoints())
+          zeroPoints.push_back(dq.getZeroPoints());
+        n += dq.getResult().getType().getDimSize(0);
+      }
+      RankedTensorType t = first.getResult().getType();
+      Value zp = zeroPoints.empty()
+                     ? Value()
+                     : concatenate(rewriter, loc, group.front(), zeroPoints, 0, counts);
+      weight = DequantizeBlocksOp::create(
+          rewriter, loc, RankedTensorType::get({n, t.getDimSize(1)}, t.getElementType()),
+          concatenate(rewriter, loc, group.front(), codes, 0, counts),
+          concatenate(rewriter, loc, group.front(), scales, 0, counts), zp,
+          first.getBitsAttr(), first.getBlockSizeAttr());
+    } else {
+      weight = concatenate(rewriter, loc, group.front(), weights, outAxis(layout), counts);
+    }
     Value bias =
         biases.empty() ? Value() : concatenate(rewriter, loc, group.front(), biases, 0, counts);
     auto fused = LinearOp::create(rewriter, loc, anchor.getInput(), weight, bias,
@@ -218,13 +267,21 @@ struct FuseLinearGroup : public OpRewritePattern<LinearOp> {
     for (LinearOp lin : group)
       widths.push_back(*outWidth(lin.getWeight(), layout));
     SmallVector<Value> slices = splitLastAxis(rewriter, locs, fused, widths);
-    llvm::SetVector<Operation *> deadConstants;
+    llvm::SetVector<Operation *> deadConstants, deadDequantized;
     for (auto [lin, slice] : llvm::zip_equal(group, slices)) {
       for (Value v : {lin.getWeight(), lin.getBias()})
         if (Operation *def = v ? v.getDefiningOp<arith::ConstantOp>() : nullptr)
           deadConstants.insert(def);
+      if (auto dq = lin.getWeight().getDefiningOp<DequantizeBlocksOp>()) {
+        deadDequantized.insert(dq);
+        for (Value v : dq->getOperands())
+          deadConstants.insert(v.getDefiningOp());
+      }
       rewriter.replaceOp(lin, slice);
     }
+    for (Operation *dq : deadDequantized)
+      if (dq->use_empty())
+        rewriter.eraseOp(dq);
     for (Operation *cst : deadConstants)
       if (cst->use_empty())
         rewriter.eraseOp(cst);

@@ -30,6 +30,12 @@
 // the GEMV kernel, and after the contraction again in the else branch, where the tensor-core
 // pass fuses it.
 //
+// A dequantised weight (a decoda.dequantize_blocks generic from constants, kDequantizeBlocksAttr)
+// is read as its codes: w = B[n_j, k : k+V] becomes V·bits/8 bytes of codes at k·bits/8,
+// unpacked (shift, mask, the exponent trick 0x4b000000 | code - 2^23), (code - zp) · scale in
+// f32 with the block's scale and zero point, rounded to the weight's type; the generic goes
+// when no other reader is left (or into the M > max-m branch of a dynamic-M dispatch).
+//
 // A norm read only by these kernels (fold-norms; the norm still a call of a function tagged
 // decoda.gpu_norm) is computed by each of them first: per row r < M, for the chunks j = tid,
 // tid + T, ... of V features, s = x[r, jV..] (add forms: round(residual + scale · branch),
@@ -61,8 +67,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <algorithm>
@@ -117,6 +125,178 @@ int64_t vectorWidth(const Match &m) {
   while (v > 1 && m.k % v != 0)
     v /= 2;
   return v;
+}
+
+/// A weight B [N, K] that a decoda.dequantize_blocks generic (kDequantizeBlocksAttr) writes
+/// from constant codes, scales and zero points: the kernels read those instead of B.
+struct Dequant {
+  linalg::GenericOp op;
+  memref::AllocOp alloc; // B
+  Value codes, scales, zeroPoints; // zeroPoints null: the default 2^(bits - 1)
+  int64_t bits = 0, blockSize = 0;
+};
+
+/// The dequantisation that writes `b`, when the kernel can read its codes: b a memref.alloc
+/// written only by one tagged generic of its block (and read by generics, freed), the
+/// generic's inputs views of constants (memref.get_global: nothing writes them) with an
+/// identity layout, and whole bytes of codes per vector of `v` elements.
+std::optional<Dequant> dequantOf(Value b, int64_t v) {
+  auto alloc = b.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return std::nullopt;
+  Dequant d;
+  d.alloc = alloc;
+  for (OpOperand &use : b.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<memref::DeallocOp>(user))
+      continue;
+    auto g = dyn_cast<linalg::GenericOp>(user);
+    if (!g)
+      return std::nullopt;
+    if (!g.isDpsInit(&use))
+      continue;
+    if (d.op || !g->hasAttr(decoda::kDequantizeBlocksAttr) || g.getNumDpsInits() != 1 ||
+        g->getBlock() != alloc->getBlock())
+      return std::nullopt;
+    d.op = g;
+  }
+  if (!d.op)
+    return std::nullopt;
+  auto dict = d.op->getAttrOfType<DictionaryAttr>(decoda::kDequantizeBlocksAttr);
+  auto bits = dict.getAs<IntegerAttr>("bits"), bs = dict.getAs<IntegerAttr>("block_size");
+  if (!bits || !bs)
+    return std::nullopt;
+  d.bits = bits.getInt();
+  d.blockSize = bs.getInt();
+  if ((v * d.bits) % 8 != 0 || d.blockSize % v != 0)
+    return std::nullopt;
+  auto inputs = d.op.getDpsInputs();
+  if (inputs.size() < 2 || inputs.size() > 3)
+    return std::nullopt;
+  for (Value in : inputs)
+    if (!decoda::gpu_contraction::isIdentityLayout(in.getType()) ||
+        !decoda::gpu_contraction::viewRoot(in).getDefiningOp<memref::GetGlobalOp>())
+      return std::nullopt;
+  d.codes = inputs[0];
+  d.scales = inputs[1];
+  d.zeroPoints = inputs.size() == 3 ? inputs[2] : Value();
+  if (!cast<MemRefType>(d.codes.getType()).getElementType().isInteger(8))
+    return std::nullopt;
+  return d;
+}
+
+/// Each dequantisation generic whose inputs are constants (memref.get_global, which nothing
+/// writes) moved with its buffer to the start of its block, in program order, after the
+/// get_globals and the constants its body captures (moved to the very start: ops without
+/// operands): out of the way of the gate/up pairing of two contractions (the generics sit
+/// between them as imported); where a GEMV kernel reads the codes, it is erased afterwards.
+void hoistDequantizations(Operation *root) {
+  llvm::MapVector<Block *, SmallVector<linalg::GenericOp>> byBlock;
+  root->walk([&](linalg::GenericOp g) {
+    if (g->hasAttr(decoda::kDequantizeBlocksAttr))
+      byBlock[g->getBlock()].push_back(g);
+  });
+  for (auto &[block, generics] : byBlock) {
+    SmallVector<linalg::GenericOp> hoisted;
+    llvm::SmallPtrSet<Operation *, 16> front; // ops moved to the block's start
+    for (linalg::GenericOp g : generics) {
+      auto alloc = g.getDpsInits()[0].getDefiningOp<memref::AllocOp>();
+      if (!alloc || alloc->getBlock() != block || alloc->getNumOperands() != 0)
+        continue;
+      // Its buffer written by it alone (else moving it would overwrite another's weight).
+      // Every other use reads it: an input of a linalg op, or its deallocation.
+      bool oneWriter = llvm::all_of(alloc->getUses(), [&](OpOperand &use) {
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(use.getOwner());
+        return use.getOwner() == g.getOperation() || isa<memref::DeallocOp>(use.getOwner()) ||
+               (linalgOp && !linalgOp.isDpsInit(&use));
+      });
+      if (!oneWriter)
+        continue;
+      // What it needs from this block: get_globals (inputs), constants (captured).
+      SmallVector<Operation *> deps;
+      bool movable = true;
+      for (Value in : g.getDpsInputs()) {
+        auto global = in.getDefiningOp<memref::GetGlobalOp>();
+        if (!global)
+          movable = false;
+        else if (global->getBlock() == block)
+          deps.push_back(global);
+      }
+      llvm::SetVector<Value> captured;
+      getUsedValuesDefinedAbove(g.getRegion(), captured);
+      for (Value v : captured) {
+        Operation *def = v.getDefiningOp();
+        if (!def || def->getBlock() != block)
+          continue; // defined in an enclosing block: dominates the block's start
+        if (def->getNumOperands() != 0 || !def->hasTrait<OpTrait::ConstantLike>())
+          movable = false;
+        deps.push_back(def);
+      }
+      if (!movable)
+        continue;
+      for (Operation *d : deps)
+        if (front.insert(d).second)
+          d->moveBefore(&block->front());
+      hoisted.push_back(g);
+    }
+    if (hoisted.empty())
+      continue;
+    // After the moved ones (contiguous at the start), each generic and its buffer in program
+    // order.
+    Operation *cursor = nullptr;
+    for (Operation &op : *block) {
+      if (!front.contains(&op))
+        break;
+      cursor = &op;
+    }
+    for (linalg::GenericOp g : hoisted) {
+      for (Operation *op : {g.getDpsInits()[0].getDefiningOp(), g.getOperation()}) {
+        if (cursor)
+          op->moveAfter(cursor);
+        else
+          op->moveBefore(&block->front());
+        cursor = op;
+      }
+    }
+  }
+}
+
+/// Moves the dequantisation of `w` (alloc and generic) to just before `before`, the M > max-m
+/// branch of a dispatch whose clone of the contraction (one of `readers`) still reads w, when
+/// nothing else reads w: the GEMV branches read the codes, only that branch needs w.
+void sinkDequantization(Value w, int64_t v, Operation *before, ArrayRef<Operation *> readers) {
+  std::optional<Dequant> d = dequantOf(w, v);
+  if (!d)
+    return;
+  for (Operation *user : w.getUsers())
+    if (user != d->op.getOperation() && !llvm::is_contained(readers, user))
+      return;
+  d->alloc->moveBefore(before);
+  d->op->moveBefore(before);
+}
+
+/// The dequantisations whose weight nothing reads any more (every reader became a kernel
+/// reading the codes): erased with their buffers.
+int64_t eraseUnreadDequantizations(Operation *root) {
+  SmallVector<linalg::GenericOp> generics;
+  root->walk([&](linalg::GenericOp g) {
+    if (g->hasAttr(decoda::kDequantizeBlocksAttr))
+      generics.push_back(g);
+  });
+  int64_t erased = 0;
+  for (linalg::GenericOp g : generics) {
+    auto alloc = g.getDpsInits()[0].getDefiningOp<memref::AllocOp>();
+    if (!alloc || !llvm::all_of(alloc->getUsers(), [&](Operation *u) {
+          return u == g.getOperation() || isa<memref::DeallocOp>(u);
+        }))
+      continue;
+    g.erase();
+    for (Operation *u : llvm::make_early_inc_range(alloc->getUsers()))
+      u->erase();
+    alloc.erase();
+    ++erased;
+  }
+  return erased;
 }
 
 /// Warps that share each column (a power of two dividing `warps`): doubled while the grid has
@@ -433,8 +613,14 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   int64_t v = vectorWidth(m);
   int64_t bytes = v * m.elementType.getIntOrFloatBitWidth() / 8;
   bool integer = m.integer();
-  // The weights' row starts into L2 first, before anything that waits for the kernel before.
-  if (int64_t prefetch = prefetchRowBytes(m, weights, cfg))
+  // Dequantised weights: the kernel reads their codes, scales and zero points instead.
+  SmallVector<std::optional<Dequant>> dequants;
+  for (Value w : weights)
+    dequants.push_back(dequantOf(w, vectorWidth(m)));
+  bool anyDequant = llvm::any_of(dequants, [](const auto &d) { return d.has_value(); });
+  // The weights' row starts into L2 first, before anything that waits for the kernel before
+  // (float weights only: the rows of codes are another size).
+  if (int64_t prefetch = anyDequant ? 0 : prefetchRowBytes(m, weights, cfg))
     emitWeightPrefetch(b, loc, weights, rows, m.k, m.elementBytes(), prefetch, lane, part);
   // A folded norm: the block's normalised rows in shared memory, read as A below.
   if (norm) {
@@ -487,13 +673,69 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
     }
     return acc;
   };
+  // v weights of row `row` from k of a dequantised weight, as f32: v · bits / 8 bytes of
+  // codes (code k in byte k / (8 / bits) at bit (k mod (8 / bits)) · bits), each code made a
+  // float by the exponent trick (code | 0x4b000000 is 2^23 + code as f32; minus 2^23 exact),
+  // then (code - zero point) · scale in f32 and rounded to the weight's type, as the
+  // generic computes it; the block's scale and zero point one load each (v divides the
+  // block).
+  Type f32 = b.getF32Type();
+  auto vf32 = VectorType::get({v}, f32);
+  auto vi32 = VectorType::get({v}, i32);
+  auto loadDequantized = [&](const Dequant &d, Value row, Value k) -> Value {
+    int64_t per = 8 / d.bits, codeBytes = v * d.bits / 8;
+    Value codes = vector::LoadOp::create(b, loc, VectorType::get({codeBytes}, b.getI8Type()),
+                                         d.codes, ValueRange{row, e.div(k, per)},
+                                         /*nontemporal=*/false, llvm::MaybeAlign(codeBytes));
+    auto splatI = [&](ArrayRef<int32_t> xs) -> Value {
+      return arith::ConstantOp::create(b, loc, vi32,
+                                       DenseElementsAttr::get(vi32, ArrayRef<int32_t>(xs)));
+    };
+    Value bytesV = codes;
+    if (per > 1) {
+      SmallVector<int64_t> which;
+      for (int64_t q = 0; q < v; ++q)
+        which.push_back(q / per);
+      bytesV = vector::ShuffleOp::create(b, loc, codes, codes, which);
+    }
+    Value c = arith::ExtUIOp::create(b, loc, vi32, bytesV);
+    if (per > 1) {
+      SmallVector<int32_t> shifts, masks(v, (1 << d.bits) - 1);
+      for (int64_t q = 0; q < v; ++q)
+        shifts.push_back(static_cast<int32_t>((q % per) * d.bits));
+      c = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, c, splatI(shifts)),
+                                splatI(masks));
+    }
+    c = arith::OrIOp::create(b, loc, c, splatI(SmallVector<int32_t>(v, 0x4b000000)));
+    auto splatF = [&](Value x) -> Value { return vector::BroadcastOp::create(b, loc, vf32, x); };
+    auto fconst = [&](double x) -> Value {
+      return arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(static_cast<float>(x)));
+    };
+    Value code = arith::SubFOp::create(b, loc, arith::BitcastOp::create(b, loc, vf32, c),
+                                       splatF(fconst(8388608.0)));
+    Type st = cast<MemRefType>(d.scales.getType()).getElementType();
+    Value blk = e.div(k, d.blockSize);
+    auto param = [&](Value buf) -> Value {
+      Value x = memref::LoadOp::create(b, loc, buf, ValueRange{row, blk});
+      return st.isF32() ? x : arith::ExtFOp::create(b, loc, f32, x).getResult();
+    };
+    Value zp = d.zeroPoints ? param(d.zeroPoints) : fconst(double(1 << (d.bits - 1)));
+    Value w = arith::MulFOp::create(b, loc, arith::SubFOp::create(b, loc, code, splatF(zp)),
+                                    splatF(param(d.scales)));
+    if (!st.isF32())
+      w = arith::ExtFOp::create(
+          b, loc, vf32,
+          arith::TruncFOp::create(b, loc, VectorType::get({v}, st), w).getResult());
+    return w;
+  };
   // One or more k vectors of every column: the weight loads first (the HBM traffic), then
   // the rows of A and the multiply-adds. acc is indexed [j * M + r].
   auto step = [&](ArrayRef<Value> ks, SmallVector<Value> acc) {
     SmallVector<Value> w;
     for (Value k : ks)
       for (int64_t j = 0; j < wcols; ++j)
-        w.push_back(load(weights[j], rows[j], k));
+        w.push_back(dequants[j] ? loadDequantized(*dequants[j], rows[j], k)
+                                : load(weights[j], rows[j], k));
     for (size_t u = 0; u < ks.size(); ++u)
       for (int64_t r = 0; r < rowsM; ++r) {
         Value a = load(a2, aRows[r], ks[u]);
@@ -704,6 +946,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
     };
 
     SmallVector<memref::AllocOp> fusedTemporaries;
+    // Block-quantised weights' dequantisations out of the way (the kernels read the codes).
+    hoistDequantizations(getOperation());
     // A GLU's gate and up projections first: one kernel reading both weight rows of each
     // column (GPUContraction.h, gateUpPair); with dynamic rows behind a dispatch.
     if (gateUp && fuseEpilogue) {
@@ -727,12 +971,24 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
           emitRowDispatch(b, p->m2.op.getLoc(), p->m2, cfg, [&](int64_t r, Value count) {
             emitKernel(b, p->m2, r, cfg, /*zeroInit=*/true, p->epi, count, &*p);
           });
+          Operation *firstCopy = nullptr;
+          SmallVector<Operation *> copies;
           for (Operation *op : {p->fill1.getOperation(), p->m1.op.getOperation(),
                                 p->fill2.getOperation(), p->m2.op.getOperation(),
                                 p->epi.op.getOperation()}) {
             Operation *copy = b.clone(*op);
-            if (op == p->m1.op.getOperation() || op == p->m2.op.getOperation())
+            if (!firstCopy)
+              firstCopy = copy;
+            if (op == p->m1.op.getOperation() || op == p->m2.op.getOperation()) {
               leftForTensorCores.insert(copy);
+              copies.push_back(copy);
+            }
+          }
+          Match pair[] = {p->m1, p->m2};
+          for (auto [mm, copy] : llvm::zip_equal(pair, copies)) {
+            linalg::GenericOp original = mm.op;
+            sinkDequantization(mm.b, vectorWidth(mm), firstCopy,
+                               {original.getOperation(), copy});
           }
           numDispatched += 2;
         }
@@ -770,11 +1026,12 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         emitRowDispatch(b, loc, m, cfg, [&](int64_t r, Value count) {
           emitKernel(b, m, r, cfg, zeroInit, epilogue, count);
         });
-        if (fill)
-          b.clone(*fill);
-        b.clone(*op);
+        Operation *fillCopy = fill ? b.clone(*fill) : nullptr;
+        Operation *opCopy = b.clone(*op);
         if (epilogue)
           b.clone(*epilogue.op);
+        sinkDequantization(m.b, vectorWidth(m), fillCopy ? fillCopy : opCopy,
+                           {op.getOperation(), opCopy});
         ++numDispatched;
       }
       if (epilogue) {
@@ -792,6 +1049,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
     // C is no longer written nor read once its epilogue is fused (and not dispatched).
     for (memref::AllocOp alloc : fusedTemporaries)
       decoda::gpu_contraction::eraseIfUnused(alloc);
+    numDequantized += eraseUnreadDequantizations(getOperation());
     numRewritten += counts.rewritten;
     numFillsFolded += counts.fillsFolded;
     // The folded calls, once nothing reads their results (their functions, now unused, go

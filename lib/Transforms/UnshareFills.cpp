@@ -8,6 +8,8 @@
 
 #include "decoda/Transforms/Passes.h"
 
+#include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
+
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
@@ -50,6 +52,26 @@ struct UnshareFillsPass : public mlir::decoda::impl::UnshareFillsPassBase<Unshar
       }
       if (fill->use_empty())
         fill->erase();
+      if (empty->use_empty())
+        empty->erase();
+    }
+    // The same for the weights of decoda.dequantize_blocks generics written into one
+    // tensor.empty: one-shot bufferization would give them one buffer, written in turn, and
+    // decoda-gpu-gemv reads the codes of a weight only when its buffer has one writer.
+    SmallVector<OpOperand *> dequantInits;
+    getOperation()->walk([&](linalg::GenericOp g) {
+      if (!g->hasAttr(decoda::kDequantizeBlocksAttr) || !g.hasPureTensorSemantics())
+        return;
+      for (OpOperand &init : g.getDpsInitsMutable())
+        if (auto empty = init.get().getDefiningOp<tensor::EmptyOp>();
+            empty && !empty->hasOneUse())
+          dequantInits.push_back(&init);
+    });
+    for (OpOperand *use : dequantInits) {
+      auto empty = use->get().getDefiningOp<tensor::EmptyOp>();
+      OpBuilder b(use->getOwner());
+      use->set(b.clone(*empty)->getResult(0));
+      ++numUnshared;
       if (empty->use_empty())
         empty->erase();
     }

@@ -23,4 +23,4 @@
 // of the f16 weights (NumPy in float64), which these kernels match to f16 rounding.
 // PREFILL: wgmma
 // PREFILL: out0: ok
-// PREFILL: 1 launches;
+// PREFILL: 2 launches;

@@ -39,6 +39,60 @@ func.func @qkv_constant(%x: tensor<2x?x4xf32>) -> (tensor<2x?x2xf32>, tensor<2x?
 
 // -----
 
+// Block-quantised constant weights (MatMulNBits): codes, scales and zero points concatenated
+// along N (rows in program order), one dequantize_blocks of them read by one linear. The
+// numbers: the genai int4 layer against ONNX Runtime (test/Frontend/ONNX/e2e/contrib_ops.py).
+// CHECK-LABEL: func @qkv_quantized
+// CHECK-DAG:     %[[C:.+]] = arith.constant dense<{{\[}}[1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4]]> : tensor<4x8xi8>
+// CHECK-DAG:     %[[S:.+]] = arith.constant dense<{{\[}}[1.000000e+00], [2.000000e+00], [3.000000e+00], [4.000000e+00]]> : tensor<4x1xf32>
+// CHECK-DAG:     %[[Z:.+]] = arith.constant dense<{{\[}}[5.000000e+00], [6.000000e+00], [7.000000e+00], [8.000000e+00]]> : tensor<4x1xf32>
+// CHECK:         %[[W:.+]] = decoda.dequantize_blocks %[[C]], %[[S]] zero_points(%[[Z]] : tensor<4x1xf32>) {bits = 4 : i64, block_size = 16 : i64} : tensor<4x8xi8>, tensor<4x1xf32> -> tensor<4x16xf32>
+// CHECK:         decoda.linear %{{.+}}, %[[W]] : tensor<1x16xf32>, tensor<4x16xf32>
+// CHECK-NOT:     decoda.linear
+// CHECK-NOT:     decoda.dequantize_blocks
+// CHECK:         return
+func.func @qkv_quantized(%x: tensor<1x16xf32>) -> (tensor<1x2xf32>, tensor<1x1xf32>, tensor<1x1xf32>) {
+  %cq = arith.constant dense<[[1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2]]> : tensor<2x8xi8>
+  %sq = arith.constant dense<[[1.0], [2.0]]> : tensor<2x1xf32>
+  %zq = arith.constant dense<[[5.0], [6.0]]> : tensor<2x1xf32>
+  %wq = decoda.dequantize_blocks %cq, %sq zero_points(%zq : tensor<2x1xf32>) {bits = 4 : i64, block_size = 16 : i64} : tensor<2x8xi8>, tensor<2x1xf32> -> tensor<2x16xf32>
+  %q = decoda.linear %x, %wq : tensor<1x16xf32>, tensor<2x16xf32>
+  %ck = arith.constant dense<3> : tensor<1x8xi8>
+  %sk = arith.constant dense<3.0> : tensor<1x1xf32>
+  %zk = arith.constant dense<7.0> : tensor<1x1xf32>
+  %wk = decoda.dequantize_blocks %ck, %sk zero_points(%zk : tensor<1x1xf32>) {bits = 4 : i64, block_size = 16 : i64} : tensor<1x8xi8>, tensor<1x1xf32> -> tensor<1x16xf32>
+  %k = decoda.linear %x, %wk : tensor<1x16xf32>, tensor<1x16xf32>
+  %cv = arith.constant dense<4> : tensor<1x8xi8>
+  %sv = arith.constant dense<4.0> : tensor<1x1xf32>
+  %zv = arith.constant dense<8.0> : tensor<1x1xf32>
+  %wv = decoda.dequantize_blocks %cv, %sv zero_points(%zv : tensor<1x1xf32>) {bits = 4 : i64, block_size = 16 : i64} : tensor<1x8xi8>, tensor<1x1xf32> -> tensor<1x16xf32>
+  %v = decoda.linear %x, %wv : tensor<1x16xf32>, tensor<1x16xf32>
+  return %q, %k, %v : tensor<1x2xf32>, tensor<1x1xf32>, tensor<1x1xf32>
+}
+
+// -----
+
+// Block-quantised weights of different bits, or with and without zero points, and a float
+// weight do not group: four linears stay.
+// CHECK-LABEL: func @quantized_mismatch
+// CHECK-COUNT-4: decoda.linear
+func.func @quantized_mismatch(%x: tensor<1x16xf32>) -> (tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>) {
+  %c4 = arith.constant dense<1> : tensor<1x8xi8>
+  %c8 = arith.constant dense<1> : tensor<1x16xi8>
+  %s = arith.constant dense<1.0> : tensor<1x1xf32>
+  %w1 = decoda.dequantize_blocks %c4, %s {bits = 4 : i64, block_size = 16 : i64} : tensor<1x8xi8>, tensor<1x1xf32> -> tensor<1x16xf32>
+  %y1 = decoda.linear %x, %w1 : tensor<1x16xf32>, tensor<1x16xf32>
+  %w2 = decoda.dequantize_blocks %c8, %s {bits = 8 : i64, block_size = 16 : i64} : tensor<1x16xi8>, tensor<1x1xf32> -> tensor<1x16xf32>
+  %y2 = decoda.linear %x, %w2 : tensor<1x16xf32>, tensor<1x16xf32>
+  %w3 = decoda.dequantize_blocks %c4, %s zero_points(%s : tensor<1x1xf32>) {bits = 4 : i64, block_size = 16 : i64} : tensor<1x8xi8>, tensor<1x1xf32> -> tensor<1x16xf32>
+  %y3 = decoda.linear %x, %w3 : tensor<1x16xf32>, tensor<1x16xf32>
+  %wf = arith.constant dense<1.0> : tensor<1x16xf32>
+  %y4 = decoda.linear %x, %wf : tensor<1x16xf32>, tensor<1x16xf32>
+  return %y1, %y2, %y3, %y4 : tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>, tensor<1x1xf32>
+}
+
+// -----
+
 // in_out weights [K, N] concatenate along the last axis (each row is the parts' rows side by
 // side); constant biases fold too.
 // CHECK-LABEL: func @in_out_with_bias

@@ -225,6 +225,17 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     (`nvvm.dot.accumulate.4way`; element by element when `K` is not a multiple of 4), the
     sums are i32 (wrapping, as the reference).
 
+    A float weight `B` that a `decoda.dequantize_blocks` generic writes from constants (an
+    int4/int2/int8 weight-only model: ONNX Runtime's `MatMulNBits`) is not read: the kernel
+    loads `V · bits / 8` bytes of its codes per vector of `V` weights and the block's scale
+    and zero point, and dequantises in registers as the generic does (`(code - zp) · scale`
+    in f32, rounded to the weight's type), so a decode step reads the packed weights (a
+    fourth of f16's bytes at 4 bits, plus the scales). The generics are first moved with
+    their buffers to the start of their block (out of the way of gate/up pairing); one whose
+    weight no kernel reads any more is erased, and under a dynamic-`M` dispatch it moves into
+    the `M > max-m` branch, the only one that still reads the float weight (the tensor
+    cores'). Weights whose vectors are not whole bytes of codes are read as floats.
+
     With `fuse-epilogue`, when the kernel starts from a zero fill and the next op is an
     elementwise consumer of `C` (a temporary; the bf16/f16 rounding, residual adds, a GLU
     product, the INT8 dequantisation: GPUContraction.h, fusableEpilogue), the storing lane
@@ -312,7 +323,9 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     Statistic<"numFillsFolded", "num-fills-folded", "zero fills folded into the kernels">,
     Statistic<"numEpiloguesFused", "num-epilogues-fused",
               "elementwise consumers of C computed in the kernels' stores">,
-    Statistic<"numGateUp", "num-gate-up", "GLU gate and up projections in one kernel">
+    Statistic<"numGateUp", "num-gate-up", "GLU gate and up projections in one kernel">,
+    Statistic<"numDequantized", "num-dequantized",
+              "block-quantised weights read as codes by the kernels (their dequantisation erased)">
   ];
 }
 

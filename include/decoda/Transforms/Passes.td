@@ -361,6 +361,11 @@ def UnshareFillsPass : Pass<"decoda-unshare-fills"> {
     `tensor.insert_slice`) gets its own `tensor.empty` and fill, made right before it. Uses
     that only read the fill keep it.
 
+    Likewise a `tensor.empty` that several `decoda.dequantize_blocks` generics write into (CSE
+    merges the empties of weights of one shape): each gets its own, so that bufferization
+    gives each dequantised weight a buffer of its own, which `decoda-gpu-gemv` needs to read
+    the codes instead.
+
     ```mlir
     %e = tensor.empty() : tensor<4x8xf32>
     %z = linalg.fill ins(%c0 : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
@@ -530,6 +535,28 @@ def ConvertFloatTypePass : Pass<"decoda-convert-float-type", "func::FuncOp"> {
   ];
 }
 
+def FoldConstantDequantizePass : Pass<"decoda-fold-constant-dequantize"> {
+  let summary = "Constant block-quantised weights (decoda.dequantize_blocks) as float constants";
+  let description = [{
+    The CPU pipeline computes in float with float weights: a `decoda.dequantize_blocks` whose
+    codes, scales and zero points are `arith.constant`s with their data (`dense` or
+    `dense_resource`) becomes an `arith.constant` `[N, K]` of the result's float type, each
+    element `(code - zero_point) · scale` in f32 rounded once to that type (the op's
+    definition, so the result is the same bit for bit as its lowered generic computes); a
+    resource when the codes are one. Operands no longer read are erased. Ops with a run-time
+    operand are left to decoda-convert-to-linalg (`report`: a remark says so). The GPU pipeline
+    does not run it: its GEMV kernels read the codes.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Remark on every dequantize_blocks left alone">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numFolded", "num-folded", "dequantize_blocks ops folded into constants">
+  ];
+}
+
 def TransposeConstantWeightsPass : Pass<"decoda-transpose-constant-weights"> {
   let summary = "Constant in_out weights of decoda.linear, mlp and gated_mlp transposed at compile time to out_in";
   let description = [{
@@ -573,6 +600,12 @@ def FuseProjectionsPass : Pass<"decoda-fuse-projections"> {
     lowering to strided scalar loops). So by default (`weights=constant`) only groups whose
     weights all fold are fused (biases are small and may be concatenated at run time);
     `weights=any` fuses function-argument weights too.
+
+    Block-quantised constant weights (`decoda.dequantize_blocks` of constants: `MatMulNBits`)
+    fold too when their `bits`, `block_size` and the presence of zero points agree: their
+    codes, scales and zero points are concatenated along `N` and one `dequantize_blocks` of
+    them is the fused weight (still packed, for the GPU's GEMV kernels). They do not group
+    with float weights.
 
     `decoda.gated_mlp` (with `gated-mlp`) becomes a linear on `[W_gate ; W_up]`, two slices,
     a `decoda.glu` of the halves and the down projection, so gate and up share one contraction

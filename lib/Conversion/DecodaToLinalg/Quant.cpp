@@ -155,6 +155,75 @@ struct LowerDequantize : public OpRewritePattern<DequantizeOp> {
   }
 };
 
+/// dequantize_blocks: one generic over w [N, K] reading byte k · bits / 8 of the codes' row,
+/// the block's scale and zero point (n, k / block_size), shifting the byte right by (k mod (8 /
+/// bits)) · bits (linalg.index of k) and masking; (code - zp) · scale in f32, rounded once.
+/// Tagged kDequantizeBlocksAttr.
+struct LowerDequantizeBlocks : public OpRewritePattern<DequantizeBlocksOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DequantizeBlocksOp op, PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t bits = op.getBits(), bs = op.getBlockSize(), per = 8 / bits;
+    RankedTensorType type = op.getResult().getType();
+    Type et = type.getElementType(), f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
+    AffineExpr n = getAffineDimExpr(0, ctx), k = getAffineDimExpr(1, ctx);
+    Value codes = op.getCodes();
+    if (per == 1 && cast<RankedTensorType>(codes.getType()).getDimSize(1) != type.getDimSize(1)) {
+      // 8 bits with a padded last block: the codes' first K columns (the identity map would
+      // make the padded width the loop's extent).
+      SmallVector<OpFoldResult> offsets(2, rewriter.getIndexAttr(0)),
+          sizes{rewriter.getIndexAttr(type.getDimSize(0)), rewriter.getIndexAttr(type.getDimSize(1))},
+          strides(2, rewriter.getIndexAttr(1));
+      codes = tensor::ExtractSliceOp::create(rewriter, loc, codes, offsets, sizes, strides);
+    }
+    SmallVector<Value> ins{codes, op.getScales()};
+    SmallVector<AffineMap> maps{AffineMap::get(2, 0, {n, k.floorDiv(per)}, ctx),
+                                AffineMap::get(2, 0, {n, k.floorDiv(bs)}, ctx)};
+    if (Value zp = op.getZeroPoints()) {
+      ins.push_back(zp);
+      maps.push_back(maps.back());
+    }
+    maps.push_back(AffineMap::getMultiDimIdentityMap(2, ctx));
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(), et);
+    bool hasZp = static_cast<bool>(op.getZeroPoints());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ins, ValueRange{init}, maps,
+        SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          auto ic = [&](int64_t x) {
+            return arith::ConstantOp::create(b, l, b.getI32IntegerAttr(static_cast<int32_t>(x)));
+          };
+          Value byte = arith::ExtUIOp::create(b, l, i32, args[0]);
+          if (bits < 8) {
+            Value kk = arith::IndexCastUIOp::create(
+                b, l, i32, linalg::IndexOp::create(b, l, 1).getResult());
+            Value shift = arith::MulIOp::create(b, l, arith::RemUIOp::create(b, l, kk, ic(per)),
+                                                ic(bits));
+            byte = arith::AndIOp::create(b, l, arith::ShRUIOp::create(b, l, byte, shift),
+                                         ic((1 << bits) - 1));
+          }
+          Value code = arith::UIToFPOp::create(b, l, f32, byte);
+          auto widen = [&](Value x) -> Value {
+            return et.isF32() ? x : arith::ExtFOp::create(b, l, f32, x).getResult();
+          };
+          Value zp = hasZp ? widen(args[2])
+                           : arith::ConstantOp::create(
+                                 b, l, b.getF32FloatAttr(static_cast<float>(1 << (bits - 1))))
+                                 .getResult();
+          Value w = arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, code, zp),
+                                          widen(args[1]));
+          linalg::YieldOp::create(b, l, fromF32(b, l, w, et));
+        });
+    generic->setAttr(kDequantizeBlocksAttr,
+                     rewriter.getDictionaryAttr(
+                         {rewriter.getNamedAttr("bits", rewriter.getI64IntegerAttr(bits)),
+                          rewriter.getNamedAttr("block_size", rewriter.getI64IntegerAttr(bs))}));
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
 struct LowerQLinear : public OpRewritePattern<QLinearOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QLinearOp op, PatternRewriter &rewriter) const override {
@@ -261,5 +330,5 @@ struct LowerQLinear : public OpRewritePattern<QLinearOp> {
 } // namespace
 
 void mlir::decoda::populateQuantLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerQuantize, LowerDequantize, LowerQLinear>(patterns.getContext());
+  patterns.add<LowerQuantize, LowerDequantize, LowerDequantizeBlocks, LowerQLinear>(patterns.getContext());
 }

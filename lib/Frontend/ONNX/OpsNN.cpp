@@ -1,7 +1,7 @@
 //===- OpsNN.cpp - ONNX neural-network ops --------------------------------===//
 //
 // MatMul/Gemm (a rank-2 right operand is a `decoda.linear` in `in_out` layout), com.microsoft
-// MatMulNBits (block-quantized constant weights, dequantized at import), Softmax, the
+// MatMulNBits (block-quantized constant weights, kept packed), Softmax, the
 // normalisations (default domain and com.microsoft, including the Skip* fused residual forms),
 // ONNX Attention (opset 23) and the com.microsoft attention ops. These map one node to one
 // `decoda` op where the semantics coincide; everything else stays in linalg form for the raising
@@ -84,8 +84,9 @@ float floatAt(ArrayRef<char> raw, Type et, int64_t i) {
 /// W[n, k] = (code − zero_point) · scale of (n, k / block_size); scales [N · k_blocks] of A's
 /// type; zero points either packed codes (uint8, each row's k_blocks codes padded to whole
 /// bytes) or floats of A's type [N · k_blocks], else 2^(bits − 1). The weights are constants:
-/// they are dequantized here into an [N, K] constant of A's float type and the node becomes a
-/// decoda.linear in out_in layout (the layout of the GEMV and tensor-core kernels), so the
+/// they become a decoda.dequantize_blocks of the packed codes (kept packed for the GPU's GEMV
+/// kernels; the CPU pipeline folds it into a float constant) and the node a decoda.linear in
+/// out_in layout (the layout of the GEMV and tensor-core kernels), so the
 /// model computes in its float type whatever `accuracy_level` asks of ONNX Runtime (level 4
 /// lets it quantize A to int8). g_idx (an act-order permutation) is refused.
 LogicalResult importMatMulNBits(NodeContext &n) {
@@ -133,16 +134,16 @@ LogicalResult importMatMulNBits(NodeContext &n) {
   FailureOr<std::vector<char>> scales = constant(2, "scales", et, N * blocks);
   if (failed(codes) || failed(scales))
     return failure();
-  // Zero points: packed codes, floats, or the default.
-  std::vector<float> zp(N * blocks, float(1 << (bits - 1)));
+  // Zero points: floats of A's type, or packed codes unpacked to them (small integers, exact
+  // in every float type); absent: the op's default 2^(bits - 1).
+  std::shared_ptr<std::vector<char>> zpData;
   if (n.hasInput(3)) {
     Type zt = n.inputType(3).getElementType();
     if (isa<FloatType>(zt)) {
       FailureOr<std::vector<char>> z = constant(3, "zero_points", et, N * blocks);
       if (failed(z))
         return failure();
-      for (int64_t i = 0; i < N * blocks; ++i)
-        zp[i] = floatAt(*z, et, i);
+      zpData = std::make_shared<std::vector<char>>(std::move(*z));
     } else {
       if (!zt.isUnsignedInteger(8))
         return n.error() << "zero_points must be uint8 (packed codes) or " << et << ", got "
@@ -151,49 +152,55 @@ LogicalResult importMatMulNBits(NodeContext &n) {
       FailureOr<std::vector<char>> z = constant(3, "zero_points", zt, N * rowBytes);
       if (failed(z))
         return failure();
+      zpData = std::make_shared<std::vector<char>>(N * blocks * eb);
       int64_t per = 8 / bits, mask = (1 << bits) - 1;
       for (int64_t r = 0; r < N; ++r)
         for (int64_t kb = 0; kb < blocks; ++kb) {
           uint8_t byte = (uint8_t)(*z)[r * rowBytes + kb / per];
-          zp[r * blocks + kb] = float((byte >> (bits * (kb % per))) & mask);
+          float zp = float((byte >> (bits * (kb % per))) & mask);
+          char *dst = zpData->data() + (r * blocks + kb) * eb;
+          if (et.isF32()) {
+            std::memcpy(dst, &zp, 4);
+          } else {
+            uint16_t h = et.isF16() ? ::decoda::float_bits::toF16(zp)
+                                    : ::decoda::float_bits::toBF16(zp);
+            std::memcpy(dst, &h, 2);
+          }
         }
     }
   }
 
-  // W [N, K] in A's type: (code - zero point) * scale, in float, rounded once.
-  auto data = std::make_shared<std::vector<char>>(N * K * eb);
-  int64_t per = 8 / bits, mask = (1 << bits) - 1;
-  for (int64_t r = 0; r < N; ++r)
-    for (int64_t k = 0; k < K; ++k) {
-      int64_t kb = k / blockSize, j = k % blockSize;
-      uint8_t byte = (uint8_t)(*codes)[(r * blocks + kb) * blob + j / per];
-      float code = float((byte >> (bits * (j % per))) & mask);
-      float w = (code - zp[r * blocks + kb]) * floatAt(*scales, et, r * blocks + kb);
-      char *dst = data->data() + (r * K + k) * eb;
-      if (et.isF32()) {
-        std::memcpy(dst, &w, 4);
-      } else {
-        uint16_t h = et.isF16() ? ::decoda::float_bits::toF16(w) : ::decoda::float_bits::toBF16(w);
-        std::memcpy(dst, &h, 2);
-      }
+  // The codes stay packed: decoda.dequantize_blocks of constants [N, blocks · blob] (i8
+  // bytes), scales and zero points [N, blocks]; the GPU's GEMV kernels read the codes, the CPU
+  // pipeline folds them into a float constant (decoda-fold-constant-dequantize).
+  std::string base = (n.name().empty() ? StringRef("MatMulNBits") : n.name()).str();
+  for (char &c : base)
+    if (!llvm::isAlnum(c) && c != '_' && c != '.')
+      c = '_';
+  auto makeConstant = [&](std::shared_ptr<std::vector<char>> data, RankedTensorType t,
+                          StringRef suffix) {
+    ElementsAttr attr;
+    if (t.getNumElements() <= n.importer.options.inlineConstantLimit) {
+      attr = DenseElementsAttr::getFromRawBuffer(t, ArrayRef<char>(*data));
+    } else {
+      ArrayRef<char> bytes(*data);
+      attr = DenseResourceElementsAttr::get(
+          t, base + "." + suffix.str(),
+          UnmanagedAsmResourceBlob::allocateWithAlign(bytes, alignof(uint64_t),
+                                                      [data](void *, size_t, size_t) {}));
     }
-  auto wt = RankedTensorType::get({N, K}, et);
-  ElementsAttr attr;
-  if (N * K <= n.importer.options.inlineConstantLimit) {
-    attr = DenseElementsAttr::getFromRawBuffer(wt, ArrayRef<char>(*data));
-  } else {
-    std::string name = (n.name().empty() ? StringRef("MatMulNBits") : n.name()).str() + ".weight";
-    for (char &c : name)
-      if (!llvm::isAlnum(c) && c != '_' && c != '.')
-        c = '_';
-    ArrayRef<char> bytes(*data);
-    attr = DenseResourceElementsAttr::get(
-        wt, name,
-        UnmanagedAsmResourceBlob::allocateWithAlign(bytes, alignof(uint64_t),
-                                                    [data](void *, size_t, size_t) {}));
-  }
-  OnnxValue weight = OnnxValue::constant(attr);
-  Value w = n.importer.materialize(weight, n.loc);
+    OnnxValue v = OnnxValue::constant(attr);
+    return n.importer.materialize(v, n.loc);
+  };
+  Value codesV = makeConstant(std::make_shared<std::vector<char>>(std::move(*codes)),
+                              RankedTensorType::get({N, blocks * blob}, n.b.getI8Type()), "codes");
+  Value scalesV = makeConstant(std::make_shared<std::vector<char>>(std::move(*scales)),
+                               RankedTensorType::get({N, blocks}, et), "scales");
+  Value zpV = zpData ? makeConstant(zpData, RankedTensorType::get({N, blocks}, et), "zero_points")
+                     : Value();
+  Value w = DequantizeBlocksOp::create(n.b, n.loc, RankedTensorType::get({N, K}, et), codesV,
+                                       scalesV, zpV, n.b.getI64IntegerAttr(bits),
+                                       n.b.getI64IntegerAttr(blockSize));
 
   Value bias;
   if (n.hasInput(5)) {

@@ -194,3 +194,51 @@ func.func @qlinear_bias_f16(%xq: tensor<4x64xi8>, %wq: tensor<32x64xi8>, %xs: te
   %y = decoda.qlinear %xq, %wq, %xs, %ws bias(%b : tensor<32xf16>) : tensor<4x64xi8>, tensor<32x64xi8>, tensor<4x1xf32>, tensor<32xf32> -> tensor<4x32xf16>
   return %y : tensor<4x32xf16>
 }
+
+// -----
+
+// dequantize_blocks: one generic over w [N, K] tagged decoda.dequantize_blocks; code k read from
+// byte k floordiv 2 (4 bits) and shifted by (k mod 2) * 4 (linalg.index), the block's scale and
+// zero point at (n, k floordiv 32); (code - zp) * scale in f32, rounded once to f16.
+// CHECK-DAG: #[[$CODES:.*]] = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>
+// CHECK-DAG: #[[$BLOCKS:.*]] = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+// CHECK-DAG: #[[$W:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @dequantize_blocks_4bit(
+// CHECK:         linalg.generic {indexing_maps = [#[[$CODES]], #[[$BLOCKS]], #[[$BLOCKS]], #[[$W]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME:        ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<8x32xi8>, tensor<8x2xf16>, tensor<8x2xf16>) outs(%{{.*}} : tensor<8x64xf16>)
+// CHECK-SAME:        attrs = {decoda.dequantize_blocks = {bits = 4 : i64, block_size = 32 : i64}}
+// CHECK:         ^bb0(%[[B:.*]]: i8, %[[S:.*]]: f16, %[[Z:.*]]: f16, %{{.*}}: f16):
+// CHECK:           %[[E:.*]] = arith.extui %[[B]] : i8 to i32
+// CHECK:           %[[K:.*]] = linalg.index 1 : index
+// CHECK:           %[[KI:.*]] = arith.index_castui %[[K]] : index to i32
+// CHECK:           %[[R:.*]] = arith.remui %[[KI]], %{{.*}} : i32
+// CHECK:           %[[SH:.*]] = arith.muli %[[R]], %{{.*}} : i32
+// CHECK:           %[[X:.*]] = arith.shrui %[[E]], %[[SH]] : i32
+// CHECK:           %[[C:.*]] = arith.andi %[[X]], %{{.*}} : i32
+// CHECK:           %[[CF:.*]] = arith.uitofp %[[C]] : i32 to f32
+// CHECK:           %[[ZF:.*]] = arith.extf %[[Z]] : f16 to f32
+// CHECK:           %[[SF:.*]] = arith.extf %[[S]] : f16 to f32
+// CHECK:           %[[D:.*]] = arith.subf %[[CF]], %[[ZF]] : f32
+// CHECK:           %[[V:.*]] = arith.mulf %[[D]], %[[SF]] : f32
+// CHECK:           %[[H:.*]] = arith.truncf %[[V]] : f32 to f16
+// CHECK:           linalg.yield %[[H]] : f16
+func.func @dequantize_blocks_4bit(%c: tensor<8x32xi8>, %s: tensor<8x2xf16>, %z: tensor<8x2xf16>) -> tensor<8x64xf16> {
+  %w = decoda.dequantize_blocks %c, %s zero_points(%z : tensor<8x2xf16>) {bits = 4 : i64, block_size = 32 : i64} : tensor<8x32xi8>, tensor<8x2xf16> -> tensor<8x64xf16>
+  return %w : tensor<8x64xf16>
+}
+
+// -----
+
+// 8 bits: the byte is the code (no shift, no mask); the default zero point 128; f32, no rounding.
+// CHECK-LABEL: func.func @dequantize_blocks_8bit(
+// CHECK:         ^bb0(%[[B:.*]]: i8, %[[S:.*]]: f32, %{{.*}}: f32):
+// CHECK:           %[[E:.*]] = arith.extui %[[B]] : i8 to i32
+// CHECK-NOT:       arith.shrui
+// CHECK:           %[[CF:.*]] = arith.uitofp %[[E]] : i32 to f32
+// CHECK:           %[[D:.*]] = arith.subf %[[CF]], %{{.*}} : f32
+// CHECK:           %[[V:.*]] = arith.mulf %[[D]], %[[S]] : f32
+// CHECK-NEXT:      linalg.yield %[[V]] : f32
+func.func @dequantize_blocks_8bit(%c: tensor<4x16xi8>, %s: tensor<4x1xf32>) -> tensor<4x16xf32> {
+  %w = decoda.dequantize_blocks %c, %s {bits = 8 : i64, block_size = 16 : i64} : tensor<4x16xi8>, tensor<4x1xf32> -> tensor<4x16xf32>
+  return %w : tensor<4x16xf32>
+}

@@ -1877,6 +1877,86 @@ func.func @dequantize_zero_point_shape(%q: tensor<128x64xi8>, %s: tensor<128x1xf
 
 // -----
 
+func.func @dequantize_blocks_bits(%c: tensor<8x16xi8>, %s: tensor<8x1xf32>) {
+  // expected-error @+1 {{'decoda.dequantize_blocks' op bits must be 2, 4 or 8, found 3}}
+  %w = decoda.dequantize_blocks %c, %s {bits = 3 : i64, block_size = 32 : i64} : tensor<8x16xi8>, tensor<8x1xf32> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_blocks_block_size(%c: tensor<8x12xi8>, %s: tensor<8x1xf32>) {
+  // expected-error @+1 {{'decoda.dequantize_blocks' op block_size must be a power of two of at least 16, found 24}}
+  %w = decoda.dequantize_blocks %c, %s {bits = 4 : i64, block_size = 24 : i64} : tensor<8x12xi8>, tensor<8x1xf32> -> tensor<8x24xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_blocks_block_size_small(%c: tensor<8x4xi8>, %s: tensor<8x1xf32>) {
+  // expected-error @+1 {{'decoda.dequantize_blocks' op block_size must be a power of two of at least 16, found 8}}
+  %w = decoda.dequantize_blocks %c, %s {bits = 4 : i64, block_size = 8 : i64} : tensor<8x4xi8>, tensor<8x1xf32> -> tensor<8x8xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_blocks_codes_width(%c: tensor<8x15xi8>, %s: tensor<8x1xf32>) {
+  // expected-error @+1 {{'decoda.dequantize_blocks' op codes must be [8, 16] (N, blocks · block_size · bits / 8), found 'tensor<8x15xi8>'}}
+  %w = decoda.dequantize_blocks %c, %s {bits = 4 : i64, block_size = 32 : i64} : tensor<8x15xi8>, tensor<8x1xf32> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_blocks_codes_rows(%c: tensor<4x16xi8>, %s: tensor<8x1xf32>) {
+  // expected-error @+1 {{'decoda.dequantize_blocks' op codes must be [8, 16] (N, blocks · block_size · bits / 8), found 'tensor<4x16xi8>'}}
+  %w = decoda.dequantize_blocks %c, %s {bits = 4 : i64, block_size = 32 : i64} : tensor<4x16xi8>, tensor<8x1xf32> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_blocks_scales_blocks(%c: tensor<8x48xi8>, %s: tensor<8x2xf32>) {
+  // expected-error @+1 {{'decoda.dequantize_blocks' op scales must be [8, 3] (N, ceil(K / 32)), found 'tensor<8x2xf32>'}}
+  %w = decoda.dequantize_blocks %c, %s {bits = 4 : i64, block_size = 32 : i64} : tensor<8x48xi8>, tensor<8x2xf32> -> tensor<8x80xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_blocks_scales_type(%c: tensor<8x16xi8>, %s: tensor<8x1xf16>) {
+  // expected-error @+1 {{'decoda.dequantize_blocks' op scales must have the result's element type 'f32', found 'tensor<8x1xf16>'}}
+  %w = decoda.dequantize_blocks %c, %s {bits = 4 : i64, block_size = 32 : i64} : tensor<8x16xi8>, tensor<8x1xf16> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_blocks_zero_points_type(%c: tensor<8x16xi8>, %s: tensor<8x1xf32>, %z: tensor<8x1xf16>) {
+  // expected-error @+1 {{'decoda.dequantize_blocks' op zero_points must have the type of scales ('tensor<8x1xf32>'), found 'tensor<8x1xf16>'}}
+  %w = decoda.dequantize_blocks %c, %s zero_points(%z : tensor<8x1xf16>) {bits = 4 : i64, block_size = 32 : i64} : tensor<8x16xi8>, tensor<8x1xf32> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_blocks_dynamic(%c: tensor<?x16xi8>, %s: tensor<?x1xf32>) {
+  // expected-error @+1 {{'decoda.dequantize_blocks' op codes [N, P] must be a static rank-2 tensor, found 'tensor<?x16xi8>'}}
+  %w = decoda.dequantize_blocks %c, %s {bits = 4 : i64, block_size = 32 : i64} : tensor<?x16xi8>, tensor<?x1xf32> -> tensor<?x32xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_blocks_codes_type(%c: tensor<8x16xui8>, %s: tensor<8x1xf32>) {
+  // expected-error @+1 {{'decoda.dequantize_blocks' op operand #0 must be ranked tensor of 8-bit signless integer values, but got 'tensor<8x16xui8>'}}
+  %w = decoda.dequantize_blocks %c, %s {bits = 4 : i64, block_size = 32 : i64} : tensor<8x16xui8>, tensor<8x1xf32> -> tensor<8x32xf32>
+  return
+}
+
+// -----
+
 func.func @dequantize_int_result(%q: tensor<128x64xi8>, %s: tensor<f32>) {
   // expected-error @+1 {{'decoda.dequantize' op result #0 must be ranked tensor of 32-bit float or 16-bit float or bfloat16 type values, but got 'tensor<128x64xi32>'}}
   %w = decoda.dequantize %q, %s : tensor<128x64xi8>, tensor<f32> -> tensor<128x64xi32>

@@ -696,6 +696,20 @@ func.func @dequantize(%q: tensor<128x64xi8>, %s: tensor<128x1xf32>, %st: tensor<
 
 // -----
 
+// Block-quantised weights: 4-bit codes with zero points (f16), 2-bit with the default (f32,
+// K = 80: a ragged last block of 16 padded to 32 codes).
+// CHECK-LABEL: func.func @dequantize_blocks(
+// CHECK:         decoda.dequantize_blocks %{{.+}}, %{{.+}} zero_points(%{{.+}} : tensor<128x2xf16>) {bits = 4 : i64, block_size = 32 : i64} : tensor<128x32xi8>, tensor<128x2xf16> -> tensor<128x64xf16>
+// CHECK:         decoda.dequantize_blocks %{{.+}}, %{{.+}} {bits = 2 : i64, block_size = 32 : i64} : tensor<8x24xi8>, tensor<8x3xf32> -> tensor<8x80xf32>
+func.func @dequantize_blocks(%c: tensor<128x32xi8>, %s: tensor<128x2xf16>, %z: tensor<128x2xf16>,
+                             %c2: tensor<8x24xi8>, %s2: tensor<8x3xf32>) -> (tensor<128x64xf16>, tensor<8x80xf32>) {
+  %w = decoda.dequantize_blocks %c, %s zero_points(%z : tensor<128x2xf16>) {bits = 4 : i64, block_size = 32 : i64} : tensor<128x32xi8>, tensor<128x2xf16> -> tensor<128x64xf16>
+  %v = decoda.dequantize_blocks %c2, %s2 {bits = 2 : i64, block_size = 32 : i64} : tensor<8x24xi8>, tensor<8x3xf32> -> tensor<8x80xf32>
+  return %w, %v : tensor<128x64xf16>, tensor<8x80xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @dequantize_dynamic(
 // CHECK:         decoda.dequantize %{{.+}}, %{{.+}} : tensor<?x?xi8>, tensor<?x1xf32> -> tensor<?x?xbf16>
 func.func @dequantize_dynamic(%q: tensor<?x?xi8>, %s: tensor<?x1xf32>) -> tensor<?x?xbf16> {

@@ -21,6 +21,7 @@
 // RUN: decoda-translate --import-onnx %t.res.onnx | FileCheck %s --check-prefix=RES
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.nbits.onnx --case nbits
 // RUN: decoda-translate --import-onnx %t.nbits.onnx | FileCheck %s --check-prefix=NBITS
+// RUN: decoda-translate --import-onnx %t.nbits.onnx | decoda-opt --decoda-fold-constant-dequantize | FileCheck %s --check-prefix=NBITSFOLD
 
 // A rank-2 right operand is a projection in in_out layout; a batched one a generic contraction.
 //ONNX-mm <ir_version: 8, opset_import: ["" : 17]>
@@ -209,10 +210,12 @@
 // RES-NEXT:      builtin
 // RES-NEXT:        big: "0x04000000
 
-// com.microsoft MatMulNBits: the packed 4-bit codes are dequantized at import into an [N, K]
-// constant of A's type, (code - 8) * scale without zero points: row 0's bytes 0x98 are codes
-// 8, 9 (low nibble first) -> 0, 0.5 at scale 0.5; row 1's 0x10 are 0, 1 -> -2, -1.75 at 0.25.
-// The node is a decoda.linear in out_in layout (the default, not printed) with the bias.
+// com.microsoft MatMulNBits: the packed 4-bit codes stay packed, a decoda.dequantize_blocks of
+// the bytes as i8 [N, blocks * block_size / 2] (152 = 0x98 is -104), the scales [N, blocks],
+// no zero points (the default 8), read by a decoda.linear in out_in layout (the default, not
+// printed) with the bias. Folded (the CPU pipeline's decoda-fold-constant-dequantize), the
+// weights are (code - 8) * scale: row 0's bytes 0x98 are codes 8, 9 (low nibble first) -> 0,
+// 0.5 at scale 0.5; row 1's 0x10 are 0, 1 -> -2, -1.75 at 0.25.
 //ONNX-nbits <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
 //ONNX-nbits g (float[t, 16] a) => (float[t, 2] y)
 //ONNX-nbits <uint8[2, 1, 8] B = {152, 152, 152, 152, 152, 152, 152, 152, 16, 16, 16, 16, 16, 16, 16, 16}, float[2] s = {0.5, 0.25}, float[2] bias = {1.0, -1.0}>
@@ -220,8 +223,16 @@
 //ONNX-nbits   y = com.microsoft.MatMulNBits<K = 16, N = 2, bits = 4, block_size = 16>(a, B, s, , , bias)
 //ONNX-nbits }
 // NBITS-LABEL: func.func @main
-// NBITS-DAG:     %[[W:.+]] = arith.constant dense<{{\[}}[0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01], [-2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00]]> : tensor<2x16xf32>
-// NBITS-DAG:     %[[B:.+]] = arith.constant dense<[1.000000e+00, -1.000000e+00]> : tensor<2xf32>
+// NBITS-DAG:     %[[C:.+]] = arith.constant dense<{{\[}}[-104, -104, -104, -104, -104, -104, -104, -104], [16, 16, 16, 16, 16, 16, 16, 16]]> : tensor<2x8xi8>
+// NBITS-DAG:     %[[S:.+]] = arith.constant dense<{{\[}}[5.000000e-01], [2.500000e-01]]> : tensor<2x1xf32>
+// NBITS:         %[[W:.+]] = decoda.dequantize_blocks %[[C]], %[[S]] {bits = 4 : i64, block_size = 16 : i64} : tensor<2x8xi8>, tensor<2x1xf32> -> tensor<2x16xf32>
+// NBITS:         %[[B:.+]] = arith.constant dense<[1.000000e+00, -1.000000e+00]> : tensor<2xf32>
 // NBITS:         decoda.linear %arg0, %[[W]], %[[B]] : tensor<?x16xf32>, tensor<2x16xf32>, tensor<2xf32>
 // NBITS-NOT:     ui8
 // NBITS-NOT:     in_out
+// NBITSFOLD-LABEL: func.func @main
+// NBITSFOLD-NOT:     decoda.dequantize_blocks
+// NBITSFOLD-NOT:     xi8>
+// NBITSFOLD-DAG:     %[[W:.+]] = arith.constant dense<{{\[}}[0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01, 0.000000e+00, 5.000000e-01], [-2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00, -2.000000e+00, -1.750000e+00]]> : tensor<2x16xf32>
+// NBITSFOLD-DAG:     %[[B:.+]] = arith.constant dense<[1.000000e+00, -1.000000e+00]> : tensor<2xf32>
+// NBITSFOLD:         decoda.linear %arg0, %[[W]], %[[B]] : tensor<?x16xf32>, tensor<2x16xf32>, tensor<2xf32>

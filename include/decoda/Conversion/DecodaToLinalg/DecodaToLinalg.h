@@ -57,6 +57,12 @@ constexpr llvm::StringLiteral kGPUNormAttr = "decoda.gpu_norm";
 constexpr llvm::StringLiteral kRopeTableAttr = "decoda.rope_table";
 constexpr llvm::StringLiteral kRopeApplyAttr = "decoda.rope_apply";
 
+/// The tag of decoda.dequantize_blocks's generic (a dictionary with bits and block_size, i64):
+/// inputs codes [N, P] (i8, read at (n, k · bits / 8)), scales [N, blocks] and zero points
+/// (read at (n, k / block_size)) when present; output w [N, K]. decoda-gpu-gemv reads the
+/// codes in its kernels instead of the generic's output.
+constexpr llvm::StringLiteral kDequantizeBlocksAttr = "decoda.dequantize_blocks";
+
 /// The ops of a RoPE rotation's body with a floating-point result, constants aside: index
 /// folding (a unit dim's linalg.index) leaves the count alone, while an elementwise op fused
 /// into the rotation since lowering adds to it.

@@ -7,6 +7,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 
@@ -809,6 +810,35 @@ LogicalResult DequantizeOp::verify() {
   if (getResult().getType().getShape() != getInput().getType().getShape())
     return emitOpError() << "result shape must match the input, found " << getResult().getType()
                          << " for " << getInput().getType();
+  return success();
+}
+
+LogicalResult DequantizeBlocksOp::verify() {
+  int64_t bits = getBits(), bs = getBlockSize();
+  if (bits != 2 && bits != 4 && bits != 8)
+    return emitOpError() << "bits must be 2, 4 or 8, found " << bits;
+  if (bs < 16 || !llvm::isPowerOf2_64(bs))
+    return emitOpError() << "block_size must be a power of two of at least 16, found " << bs;
+  RankedTensorType codes = getCodes().getType(), scales = getScales().getType();
+  RankedTensorType res = getResult().getType();
+  for (auto [t, what] : {std::pair{codes, "codes [N, P]"}, std::pair{scales, "scales [N, blocks]"},
+                         std::pair{res, "result [N, K]"}})
+    if (t.getRank() != 2 || !t.hasStaticShape())
+      return emitOpError() << what << " must be a static rank-2 tensor, found " << t;
+  int64_t n = res.getDimSize(0), k = res.getDimSize(1), blocks = (k + bs - 1) / bs;
+  if (scales.getElementType() != res.getElementType())
+    return emitOpError() << "scales must have the result's element type "
+                         << res.getElementType() << ", found " << scales;
+  if (scales.getDimSize(0) != n || scales.getDimSize(1) != blocks)
+    return emitOpError() << "scales must be [" << n << ", " << blocks << "] (N, ceil(K / "
+                         << bs << ")), found " << scales;
+  if (codes.getDimSize(0) != n || codes.getDimSize(1) != blocks * bs * bits / 8)
+    return emitOpError() << "codes must be [" << n << ", " << blocks * bs * bits / 8
+                         << "] (N, blocks · block_size · bits / 8), found " << codes;
+  if (Value zp = getZeroPoints())
+    if (tensorType(zp) != scales)
+      return emitOpError() << "zero_points must have the type of scales (" << scales
+                           << "), found " << zp.getType();
   return success();
 }
 

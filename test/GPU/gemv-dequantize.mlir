@@ -1,0 +1,211 @@
+// decoda-gpu-gemv with block-quantised weights: a contraction whose weight B is written by a
+// decoda.dequantize_blocks generic from constants reads the packed codes instead of B (V · bits
+// / 8 bytes per vector of V weights, unpacked with shifts and masks, 0x4b000000 | code as f32
+// minus 2^23, (code - zp) · scale in f32 rounded to B's type), and the generic and B go. Under a
+// dynamic-M dispatch the generic moves into the M > max-m branch (the tensor cores' contraction
+// still reads B); with codes that are no constant, or M above max-m, B is read as before.
+// Numerics (ONNX MatMulNBits against ONNX Runtime on the PTX interpreter):
+// onnx-matmul-nbits-sim.mlir, onnx-genai-layer-sim.mlir.
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv | FileCheck %s
+
+#dq_codes = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>
+#dq_blocks = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+memref.global "private" constant @codes : memref<64x32xi8> = dense<17>
+memref.global "private" constant @scales : memref<64x2xf16> = dense<5.000000e-01>
+memref.global "private" constant @zps : memref<64x2xf16> = dense<7.000000e+00>
+
+// CHECK-LABEL: func.func @f16_m1(
+// CHECK-NOT:     linalg.generic
+// CHECK:         gpu.launch
+// CHECK:           vector.load %{{.*}} : memref<64x32xi8>, vector<4xi8>
+// CHECK:           vector.shuffle %{{.*}} [0, 0, 1, 1, 2, 2, 3, 3] : vector<4xi8>, vector<4xi8>
+// CHECK:           arith.shrui %{{.*}} : vector<8xi32>
+// CHECK:           arith.andi %{{.*}} : vector<8xi32>
+// CHECK:           arith.ori %{{.*}} : vector<8xi32>
+// CHECK:           arith.bitcast %{{.*}} : vector<8xi32> to vector<8xf32>
+// CHECK:           memref.load %{{.*}} : memref<64x2xf16>
+// CHECK:           memref.load %{{.*}} : memref<64x2xf16>
+// CHECK:           arith.truncf %{{.*}} : vector<8xf32> to vector<8xf16>
+// CHECK-NOT:     memref<64x64xf16>
+// CHECK:         return
+func.func @f16_m1(%x: memref<1x64xf16>, %y: memref<1x64xf32>) {
+  %codes = memref.get_global @codes : memref<64x32xi8>
+  %scales = memref.get_global @scales : memref<64x2xf16>
+  %zps = memref.get_global @zps : memref<64x2xf16>
+  %w = memref.alloc() : memref<64x64xf16>
+  linalg.generic {indexing_maps = [#dq_codes, #dq_blocks, #dq_blocks, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %scales, %zps : memref<64x32xi8>, memref<64x2xf16>, memref<64x2xf16>) outs(%w : memref<64x64xf16>)
+      attrs = {decoda.dequantize_blocks = {bits = 4 : i64, block_size = 32 : i64}} {
+  ^bb0(%byte: i8, %s: f16, %z: f16, %out: f16):
+    %k = linalg.index 1 : index
+    %k32 = arith.index_castui %k : index to i32
+    %c2 = arith.constant 2 : i32
+    %c4 = arith.constant 4 : i32
+    %c15 = arith.constant 15 : i32
+    %r = arith.remui %k32, %c2 : i32
+    %sh = arith.muli %r, %c4 : i32
+    %b32 = arith.extui %byte : i8 to i32
+    %shifted = arith.shrui %b32, %sh : i32
+    %code = arith.andi %shifted, %c15 : i32
+    %cf = arith.uitofp %code : i32 to f32
+    %zf = arith.extf %z : f16 to f32
+    %sf = arith.extf %s : f16 to f32
+    %d = arith.subf %cf, %zf : f32
+    %v = arith.mulf %d, %sf : f32
+    %h = arith.truncf %v : f32 to f16
+    linalg.yield %h : f16
+  }
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<1x64xf16>, memref<64x64xf16>) outs(%y : memref<1x64xf32>) {
+  ^bb0(%p: f16, %q: f16, %acc: f32):
+    %pe = arith.extf %p : f16 to f32
+    %qe = arith.extf %q : f16 to f32
+    %m = arith.mulf %pe, %qe : f32
+    %s2 = arith.addf %acc, %m : f32
+    linalg.yield %s2 : f32
+  }
+  return
+}
+
+// -----
+
+#dq_codes = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>
+#dq_blocks = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+memref.global "private" constant @codes : memref<64x32xi8> = dense<17>
+memref.global "private" constant @scales : memref<64x2xf32> = dense<5.000000e-01>
+
+// Dynamic M: the GEMV kernels (M = 1, M <= 8) read the codes; the dequantisation sits in the
+// M > 8 branch, before the contraction left for the tensor cores. f32: no rounding of the
+// weights, the default zero point 8.
+// CHECK-LABEL: func.func @dynamic_m(
+// CHECK-NOT:     linalg.generic
+// CHECK:         scf.if
+// CHECK:           gpu.launch
+// CHECK:             vector.load %{{.*}} : memref<64x32xi8>, vector<2xi8>
+// CHECK:             arith.constant 8.000000e+00 : f32
+// CHECK-NOT:         arith.truncf
+// CHECK:         } else {
+// CHECK:           scf.if
+// CHECK:             gpu.launch
+// CHECK:           } else {
+// CHECK:             memref.alloc() : memref<64x64xf32>
+// CHECK:             linalg.generic {{.*}} attrs = {decoda.dequantize_blocks
+// CHECK:             linalg.fill
+// CHECK:             linalg.generic {{.*}}"reduction"
+func.func @dynamic_m(%x: memref<?x64xf32>, %y: memref<?x64xf32>) {
+  %codes = memref.get_global @codes : memref<64x32xi8>
+  %scales = memref.get_global @scales : memref<64x2xf32>
+  %w = memref.alloc() : memref<64x64xf32>
+  linalg.generic {indexing_maps = [#dq_codes, #dq_blocks, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %scales : memref<64x32xi8>, memref<64x2xf32>) outs(%w : memref<64x64xf32>)
+      attrs = {decoda.dequantize_blocks = {bits = 4 : i64, block_size = 32 : i64}} {
+  ^bb0(%byte: i8, %s: f32, %out: f32):
+    %b32 = arith.extui %byte : i8 to i32
+    %cf = arith.uitofp %b32 : i32 to f32
+    %v = arith.mulf %cf, %s : f32
+    linalg.yield %v : f32
+  }
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x64xf32>, memref<64x64xf32>) outs(%y : memref<?x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s2 = arith.addf %acc, %m : f32
+    linalg.yield %s2 : f32
+  }
+  return
+}
+
+// -----
+
+#dq_codes = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>
+#dq_blocks = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+memref.global "private" constant @scales : memref<64x2xf32> = dense<5.000000e-01>
+
+// Codes that are an argument (the caller may change them): the generic stays, the GEMV kernel
+// reads B's floats.
+// CHECK-LABEL: func.func @argument_codes(
+// CHECK:         linalg.generic {{.*}} attrs = {decoda.dequantize_blocks
+// CHECK:         gpu.launch
+// CHECK:           vector.load %{{.*}} : memref<64x64xf32>, vector<4xf32>
+// CHECK-NOT:       memref<64x32xi8>, vector
+// CHECK:         return
+func.func @argument_codes(%x: memref<1x64xf32>, %y: memref<1x64xf32>, %codes: memref<64x32xi8>) {
+  %scales = memref.get_global @scales : memref<64x2xf32>
+  %w = memref.alloc() : memref<64x64xf32>
+  linalg.generic {indexing_maps = [#dq_codes, #dq_blocks, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %scales : memref<64x32xi8>, memref<64x2xf32>) outs(%w : memref<64x64xf32>)
+      attrs = {decoda.dequantize_blocks = {bits = 4 : i64, block_size = 32 : i64}} {
+  ^bb0(%byte: i8, %s: f32, %out: f32):
+    %b32 = arith.extui %byte : i8 to i32
+    %cf = arith.uitofp %b32 : i32 to f32
+    %v = arith.mulf %cf, %s : f32
+    linalg.yield %v : f32
+  }
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<1x64xf32>, memref<64x64xf32>) outs(%y : memref<1x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s2 = arith.addf %acc, %m : f32
+    linalg.yield %s2 : f32
+  }
+  return
+}
+
+// -----
+
+#dq_codes = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>
+#dq_blocks = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+memref.global "private" constant @codes : memref<64x32xi8> = dense<17>
+memref.global "private" constant @scales : memref<64x2xf32> = dense<5.000000e-01>
+
+// M = 16 (a prefill): no GEMV; the dequantisation stays for the contraction.
+// CHECK-LABEL: func.func @static_m16(
+// CHECK-NOT:     gpu.launch
+// CHECK:         linalg.generic {{.*}} attrs = {decoda.dequantize_blocks
+// CHECK:         linalg.generic {{.*}}"reduction"
+func.func @static_m16(%x: memref<16x64xf32>, %y: memref<16x64xf32>) {
+  %codes = memref.get_global @codes : memref<64x32xi8>
+  %scales = memref.get_global @scales : memref<64x2xf32>
+  %w = memref.alloc() : memref<64x64xf32>
+  linalg.generic {indexing_maps = [#dq_codes, #dq_blocks, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %scales : memref<64x32xi8>, memref<64x2xf32>) outs(%w : memref<64x64xf32>)
+      attrs = {decoda.dequantize_blocks = {bits = 4 : i64, block_size = 32 : i64}} {
+  ^bb0(%byte: i8, %s: f32, %out: f32):
+    %b32 = arith.extui %byte : i8 to i32
+    %cf = arith.uitofp %b32 : i32 to f32
+    %v = arith.mulf %cf, %s : f32
+    linalg.yield %v : f32
+  }
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<16x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<16x64xf32>, memref<64x64xf32>) outs(%y : memref<16x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s2 = arith.addf %acc, %m : f32
+    linalg.yield %s2 : f32
+  }
+  return
+}
