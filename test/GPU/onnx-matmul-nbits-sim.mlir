@@ -1,9 +1,10 @@
 // com.microsoft MatMulNBits (onnxruntime-genai's int4 weight-only models) for CUDA, on the PTX
-// interpreter against ONNX Runtime: the importer dequantizes the packed codes into an [N, K]
-// constant of A's type, so the node reaches the float kernels as a decoda.linear in out_in
-// layout. Decode-sized rows (6) take the GEMV kernel (f16: the bias fused into its stores, one
-// launch; f32 with packed zero points, a ragged last block and a bias: the GEMV kernel and the
-// bias add), 80 rows in f16 the TMA-fed wgmma kernel.
+// interpreter against ONNX Runtime: the importer keeps the codes packed (a
+// decoda.dequantize_blocks of constants read by a decoda.linear in out_in layout). Decode-sized
+// rows (6) take the GEMV kernel reading the codes and dequantizing in registers (f16: the bias
+// fused into its stores, one launch: the dequantisation's own kernel is gone; f32 with packed
+// zero points, a ragged last block and a bias: the GEMV kernel and the bias add), 80 rows in f16
+// the TMA-fed wgmma kernel after a kernel that dequantizes the weight (2 launches).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_matmul_nbits_f16 0 %t/h.onnx %t/h.npz %t/ho.npz
 // RUN: decoda-compile %t/h.onnx --target=cuda --emit=ptx -o %t/h.ptx --dump-ir-after-each=%t/h

@@ -35,7 +35,7 @@
 // LIST-NOT: IR Dump After
 
 // UNKNOWN: error: --print-ir-after=decoda-fuse-residul-norm: no pass 'decoda-fuse-residul-norm' runs in this compile; the passes that run, in order: decoda-raise-onnx, canonicalize, cse, {{.*}}decoda-fuse-residual-norm, {{.*}}decoda-convert-to-linalg, {{.*}}decoda-check-backend-contract{{$}}
-// ABSENT: error: --print-ir-after=decoda-fuse-residual-norm: no pass 'decoda-fuse-residual-norm' runs in this compile; the passes that run, in order: decoda-transpose-constant-weights, decoda-convert-to-linalg,
+// ABSENT: error: --print-ir-after=decoda-fuse-residual-norm: no pass 'decoda-fuse-residual-norm' runs in this compile; the passes that run, in order: decoda-transpose-constant-weights, decoda-fold-constant-dequantize, decoda-convert-to-linalg,
 // BADDIR: error: cannot create '{{.*}}file/dumps': Not a directory
 
 // OPT-ALL: IR Dump After Canonicalizer (canonicalize)
