@@ -618,10 +618,24 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   for (Value w : weights)
     dequants.push_back(dequantOf(w, vectorWidth(m)));
   bool anyDequant = llvm::any_of(dequants, [](const auto &d) { return d.has_value(); });
-  // The weights' row starts into L2 first, before anything that waits for the kernel before
-  // (float weights only: the rows of codes are another size).
-  if (int64_t prefetch = anyDequant ? 0 : prefetchRowBytes(m, weights, cfg))
-    emitWeightPrefetch(b, loc, weights, rows, m.k, m.elementBytes(), prefetch, lane, part);
+  bool allDequant = llvm::all_of(dequants, [](const auto &d) { return d.has_value(); });
+  // The weights' row starts into L2 first, before anything that waits for the kernel before:
+  // the float rows, or (every weight dequantised, with one code width) the rows of codes.
+  if (!anyDequant) {
+    if (int64_t prefetch = prefetchRowBytes(m, weights, cfg))
+      emitWeightPrefetch(b, loc, weights, rows, m.k, m.elementBytes(), prefetch, lane, part);
+  } else if (allDequant && llvm::all_of(dequants, [&](const auto &d) {
+               return d->bits == dequants.front()->bits;
+             })) {
+    Match codesMatch = m;
+    codesMatch.elementType = b.getI8Type();
+    codesMatch.k = cast<MemRefType>(dequants.front()->codes.getType()).getDimSize(1);
+    SmallVector<Value> codes;
+    for (const auto &d : dequants)
+      codes.push_back(d->codes);
+    if (int64_t prefetch = prefetchRowBytes(codesMatch, codes, cfg))
+      emitWeightPrefetch(b, loc, codes, rows, codesMatch.k, 1, prefetch, lane, part);
+  }
   // A folded norm: the block's normalised rows in shared memory, read as A below.
   if (norm) {
     ArrayRef<BlockArgument> wg = launch.getWorkgroupAttributions();

@@ -7,6 +7,13 @@
 // Numerics (ONNX MatMulNBits against ONNX Runtime on the PTX interpreter):
 // onnx-matmul-nbits-sim.mlir, onnx-genai-layer-sim.mlir.
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv | FileCheck %s
+// With prefetch-bytes the rows of codes (32 bytes each here) are prefetched into L2.
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=prefetch-bytes=16777216 | FileCheck %s --check-prefix=PREFETCH
+// PREFETCH-LABEL: func.func @f16_m1(
+// PREFETCH: gpu.launch
+// PREFETCH: %[[SIZE:.*]] = arith.constant 32 : i32
+// PREFETCH-NEXT: memref.extract_strided_metadata %{{.*}} : memref<64x32xi8>
+// PREFETCH: nvvm.cp.async.bulk.prefetch %{{.*}}, %[[SIZE]]
 
 #dq_codes = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>
 #dq_blocks = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>

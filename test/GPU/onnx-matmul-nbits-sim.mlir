@@ -12,6 +12,11 @@
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_matmul_nbits_4bit_zero_points_bias 0 %t/f.onnx %t/f.npz %t/fo.npz
 // RUN: decoda-compile %t/f.onnx --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f.npz --expect %t/fo.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=F32
+// The f32 model run in bf16 (--float-type=bf16: scales, zero points and the dequantized weights
+// bf16): the GEMV kernel rounds each weight to bf16 as the generic does; against ONNX Runtime's
+// f32 result within bf16's precision.
+// RUN: decoda-compile %t/f.onnx --target=cuda --float-type=bf16 --emit=ptx -o %t/b.ptx --dump-ir-after-each=%t/b
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/f.npz --expect %t/fo.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=BF16
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_matmul_nbits_f16_prefill 0 %t/p.onnx %t/p.npz %t/po.npz
 // RUN: decoda-compile %t/p.onnx --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/p.ptx --dump-ir-after-each=%t/p
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/p %t/p.ptx --inputs %t/p.npz --expect %t/po.npz --rtol 2e-3 --atol 1e-2 | FileCheck %s --check-prefix=PREFILL
@@ -20,6 +25,7 @@
 // HALF: 1 launches;
 // F32: out0: ok
 // F32: 2 launches;
+// BF16: out0: ok
 // The outputs reach 18.7; ONNX Runtime's own f16 result is within 6.6e-3 of the exact product
 // of the f16 weights (NumPy in float64), which these kernels match to f16 rounding.
 // PREFILL: wgmma
