@@ -22,7 +22,10 @@
 #       NAME.inputs.npz) is built as it is and with --shared-kv-buffers (NAME_shared), and
 #       timed in `run` at context 4096 over a 4096-entry buffer (gqa_decode_t4096[_shared]);
 #       a small decoder layer as genai exports an int4 Llama (bench/gpu/make_genai_layer_case.py:
-#       MatMulNBits, GQA from the attention_mask, f16) is checked on a decode step.
+#       MatMulNBits, GQA from the attention_mask, f16) is checked on a decode step. The
+#       Llama-3.2-1B-shaped block with int4 weights (make_const_block.py --int4, 36 MiB side
+#       file carried compressed): its decode build (GEMV kernels reading the codes) checked
+#       against the CPU and timed (int4_decode_T1), its dynamic build timed at T = 2048.
 #   bash DIR/gpu_check.sh run DIR          on the GPU machine: SASS instruction counts of the
 #       tensor-core kernels (HMMA expected; IMMA for the INT8 one), numerical check of every CUDA artifact against the
 #       CPU reference outputs (decoda-run --check; bf16 models at rtol/atol 3e-2, others 2e-3 /
@@ -335,6 +338,39 @@ PYEOF
       echo "gpu_check: the constant-weight block ($variant) does not compile (see models/$m.cuda.log)"
     fi
   done
+  # The same block with int4 weights (make_const_block.py --int4: decoda.dequantize_blocks of
+  # 4-bit codes with bf16 scales and zero points per 32, as MatMulNBits stores them): the decode
+  # build (static T = 1), whose GEMV kernels read the codes, checked against the CPU build (its
+  # weights folded to bf16) on one token and timed beside const_decode_T1; the dynamic build
+  # (a dequantisation kernel per weight, then the tensor cores) timed at T = 2048.
+  "$PY" "$here/gpu/make_const_block.py" --int4 "$tmp/int4.mlir"
+  for variant in int4 int4_decode; do
+    m=llama32_1b_$variant
+    dims=()
+    [[ $variant == int4_decode ]] && dims=(--static-dims=0:1=1)
+    if "$bin/decoda-compile" "$tmp/int4.mlir" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
+        --weights=file -o "$dir/models/$m.cuda.so" 2>"$dir/models/$m.cuda.log"; then
+      "$PY" -c "import sys, zlib; d = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(zlib.compress(d, 6))" \
+        "$dir/models/$m.cuda.weights" "$dir/models/$m.cuda.weights.z"
+      rm -f "$dir/models/$m.cuda.weights" "$dir/models/$m.cuda.log" "$dir/models/$m.cuda.h"
+    else
+      echo "gpu_check: the int4 block ($variant) does not compile (see models/$m.cuda.log)"
+    fi
+  done
+  m=llama32_1b_int4_decode
+  if [[ -e "$dir/models/$m.cuda.so" ]] &&
+      "$bin/decoda-compile" "$tmp/int4.mlir" --static-dims=0:1=1 --weights=file \
+        -o "$tmp/$m.cpu.so" >/dev/null 2>&1; then
+    "$PY" -c "import sys, numpy as np; x = (np.random.default_rng(0).standard_normal((1, 1, 2048)) * 0.5).astype('<f4'); np.savez(sys.argv[1], h=(x.view('<u4') >> 16).astype('<u2'))" \
+      "$dir/inputs/$m.npz"
+    echo "input h: bf16 [1x1x2048]" >"$dir/inputs/$m.sig"
+    if ! "$bin/decoda-run" "$tmp/$m.cpu.so" --inputs "$dir/inputs/$m.npz" \
+        --output-dir "$dir/ref/$m" >/dev/null; then
+      echo "gpu_check: no CPU reference for $m; not checked"
+      rm -rf "$dir/ref/$m"
+    fi
+    rm -f "$tmp/$m".cpu.*
+  fi
   # Cubins of the bf16 block's tensor-core, row-norm and flash-attention kernels and of the
   # bench attention (head dim 128), for SASS instruction counts on the GPU machine.
   mkdir -p "$dir/sass"
@@ -570,6 +606,21 @@ if os.path.exists(const):
           bytes_=weights)
     if os.path.exists(cdec):
         bench(const, {"h": bf16((1, 1, H))}, "const_decode_T1_dynamic_build", bytes_=weights)
+# The block with int4 weights (4-bit codes, bf16 scale and zero point per 32 weights: 0.625 bytes
+# a weight): a decode step's GB/s of those bytes (the GEMV kernels read the codes) and, as the
+# figure to hold against const_decode_T1, the bf16-equivalent rate (what bf16 weights would have
+# to be read at to match); prefill T = 2048 (a dequantisation kernel per weight first).
+params = 2 * H * H + 2 * KV * D * H + 3 * F * H
+i4 = os.path.join(d, "models", "llama32_1b_int4_decode.cuda.so")
+if os.path.exists(i4):
+    bench(i4, {"h": bf16((1, 1, H))}, "int4_decode_T1",
+          bytes_=params // 2 + 2 * (params // 32) * 2 + 2 * 2 * H)
+    bench(i4, {"h": bf16((1, 1, H))}, "int4_decode_T1_bf16_equivalent", bytes_=2 * params + 2 * 2 * H)
+i4p = os.path.join(d, "models", "llama32_1b_int4.cuda.so")
+if os.path.exists(i4p):
+    T = 2048
+    bench(i4p, {"h": bf16((1, T, H))}, "int4_prefill_T2048",
+          flops=2 * T * params + 2 * 2 * T * T * H / 2)
 # Causal attention at T = 4096, head dim 128, in each build: the default wgmma kernel; the
 # mma.sync one (--gpu-attention-wgmma=false); 128-row blocks (two warpgroups sharing each K/V
 # tile, read once for 128 rows rather than 64); 128-key K/V tiles (S as m64n128k16: half the

@@ -186,6 +186,13 @@ struct InsertQDQPass : public decoda::impl::InsertQDQPassBase<InsertQDQPass> {
     Value x = linear.getInput();
     auto xType = cast<RankedTensorType>(x.getType());
     auto wType = cast<RankedTensorType>(linear.getWeight().getType());
+    if (linear.getWeight().getDefiningOp<DequantizeBlocksOp>()) {
+      // An int4/int2/int8 weight-only checkpoint (MatMulNBits): its codes already carry their
+      // own per-block scales; requantising them per channel would only lose precision.
+      linear.emitRemark("decoda-insert-qdq: stays float (its weight is block-quantised, a "
+                        "decoda.dequantize_blocks: kept as its codes)");
+      return success();
+    }
     std::optional<std::vector<float>> w = readF32Constant(linear.getWeight());
     if (!xType.getElementType().isF32() || wType.getRank() != 2 || !w ||
         !cast<RankedTensorType>(linear.getType()).getElementType().isF32()) {

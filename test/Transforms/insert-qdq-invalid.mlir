@@ -44,3 +44,16 @@ func.func @argument_weight(%x: tensor<1x4x16xf32>, %w: tensor<8x16xf32>) -> tens
   %y = decoda.linear %x, %w : tensor<1x4x16xf32>, tensor<8x16xf32>
   return %y : tensor<1x4x8xf32>
 }
+
+// -----
+
+// A block-quantised weight (an int4 checkpoint's codes, MatMulNBits) is kept as it is: the linear
+// stays float, with a remark saying why.
+func.func @block_quantized_weight(%x: tensor<1x4x32xf32>) -> tensor<1x4x8xf32> {
+  %c = arith.constant dense<17> : tensor<8x16xi8>
+  %s = arith.constant dense<0.5> : tensor<8x1xf32>
+  %w = decoda.dequantize_blocks %c, %s {bits = 4 : i64, block_size = 32 : i64} : tensor<8x16xi8>, tensor<8x1xf32> -> tensor<8x32xf32>
+  // expected-remark @+1 {{decoda-insert-qdq: stays float (its weight is block-quantised, a decoda.dequantize_blocks: kept as its codes)}}
+  %y = decoda.linear %x, %w : tensor<1x4x32xf32>, tensor<8x32xf32>
+  return %y : tensor<1x4x8xf32>
+}
