@@ -136,9 +136,18 @@ struct Dequant {
   int64_t bits = 0, blockSize = 0;
 };
 
+/// The memref.get_global of a constant global (nothing writes it), or null.
+memref::GetGlobalOp constantGlobal(Value v) {
+  auto get = v.getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return nullptr;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(get, get.getNameAttr());
+  return global && global.getConstant() ? get : nullptr;
+}
+
 /// The dequantisation that writes `b`, when the kernel can read its codes: b a memref.alloc
 /// written only by one tagged generic of its block (and read by generics, freed), the
-/// generic's inputs views of constants (memref.get_global: nothing writes them) with an
+/// generic's inputs views of constant globals (nothing writes them) with an
 /// identity layout, and whole bytes of codes per vector of `v` elements.
 std::optional<Dequant> dequantOf(Value b, int64_t v) {
   auto alloc = b.getDefiningOp<memref::AllocOp>();
@@ -175,7 +184,7 @@ std::optional<Dequant> dequantOf(Value b, int64_t v) {
     return std::nullopt;
   for (Value in : inputs)
     if (!decoda::gpu_contraction::isIdentityLayout(in.getType()) ||
-        !decoda::gpu_contraction::viewRoot(in).getDefiningOp<memref::GetGlobalOp>())
+        !constantGlobal(decoda::gpu_contraction::viewRoot(in)))
       return std::nullopt;
   d.codes = inputs[0];
   d.scales = inputs[1];
@@ -185,8 +194,7 @@ std::optional<Dequant> dequantOf(Value b, int64_t v) {
   return d;
 }
 
-/// Each dequantisation generic whose inputs are constants (memref.get_global, which nothing
-/// writes) moved with its buffer to the start of its block, in program order, after the
+/// Each dequantisation generic whose inputs are constant globals (which nothing writes) moved with its buffer to the start of its block, in program order, after the
 /// get_globals and the constants its body captures (moved to the very start: ops without
 /// operands): out of the way of the gate/up pairing of two contractions (the generics sit
 /// between them as imported); where a GEMV kernel reads the codes, it is erased afterwards.
@@ -216,7 +224,7 @@ void hoistDequantizations(Operation *root) {
       SmallVector<Operation *> deps;
       bool movable = true;
       for (Value in : g.getDpsInputs()) {
-        auto global = in.getDefiningOp<memref::GetGlobalOp>();
+        memref::GetGlobalOp global = constantGlobal(in);
         if (!global)
           movable = false;
         else if (global->getBlock() == block)

@@ -216,3 +216,48 @@ func.func @static_m16(%x: memref<16x64xf32>, %y: memref<16x64xf32>) {
   }
   return
 }
+
+// -----
+
+#dq_codes = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>
+#dq_blocks = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+memref.global "private" @mutable_codes : memref<64x32xi8> = dense<17>
+memref.global "private" constant @scales : memref<64x2xf32> = dense<5.000000e-01>
+
+// Codes in a global that is not constant (something may write it): read as floats, the
+// generic stays where it is.
+// CHECK-LABEL: func.func @mutable_global(
+// CHECK:         memref.get_global @mutable_codes
+// CHECK:         linalg.generic {{.*}} attrs = {decoda.dequantize_blocks
+// CHECK:         gpu.launch
+// CHECK:           vector.load %{{.*}} : memref<64x64xf32>, vector<4xf32>
+// CHECK-NOT:       memref<64x32xi8>, vector
+// CHECK:         return
+func.func @mutable_global(%x: memref<1x64xf32>, %y: memref<1x64xf32>) {
+  %codes = memref.get_global @mutable_codes : memref<64x32xi8>
+  %scales = memref.get_global @scales : memref<64x2xf32>
+  %w = memref.alloc() : memref<64x64xf32>
+  linalg.generic {indexing_maps = [#dq_codes, #dq_blocks, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %scales : memref<64x32xi8>, memref<64x2xf32>) outs(%w : memref<64x64xf32>)
+      attrs = {decoda.dequantize_blocks = {bits = 4 : i64, block_size = 32 : i64}} {
+  ^bb0(%byte: i8, %s: f32, %out: f32):
+    %b32 = arith.extui %byte : i8 to i32
+    %cf = arith.uitofp %b32 : i32 to f32
+    %v = arith.mulf %cf, %s : f32
+    linalg.yield %v : f32
+  }
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<1x64xf32>, memref<64x64xf32>) outs(%y : memref<1x64xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %m = arith.mulf %p, %q : f32
+    %s2 = arith.addf %acc, %m : f32
+    linalg.yield %s2 : f32
+  }
+  return
+}
