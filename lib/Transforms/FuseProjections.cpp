@@ -248,14 +248,15 @@ struct FuseLinearGroup : public OpRewritePattern<LinearOp> {
         n += dq.getResult().getType().getDimSize(0);
       }
       RankedTensorType t = first.getResult().getType();
+      // One concatenation a statement (codes, scales, zero points): a fixed order of ops.
+      Value allCodes = concatenate(rewriter, loc, group.front(), codes, 0, counts);
+      Value allScales = concatenate(rewriter, loc, group.front(), scales, 0, counts);
       Value zp = zeroPoints.empty()
                      ? Value()
                      : concatenate(rewriter, loc, group.front(), zeroPoints, 0, counts);
       weight = DequantizeBlocksOp::create(
           rewriter, loc, RankedTensorType::get({n, t.getDimSize(1)}, t.getElementType()),
-          concatenate(rewriter, loc, group.front(), codes, 0, counts),
-          concatenate(rewriter, loc, group.front(), scales, 0, counts), zp,
-          first.getBitsAttr(), first.getBlockSizeAttr());
+          allCodes, allScales, zp, first.getBitsAttr(), first.getBlockSizeAttr());
     } else {
       weight = concatenate(rewriter, loc, group.front(), weights, outAxis(layout), counts);
     }

@@ -720,21 +720,26 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
         which.push_back(q / per);
       bytesV = vector::ShuffleOp::create(b, loc, codes, codes, which);
     }
+    // One op a statement: the IR's order is the order of creation, whatever order the host
+    // compiler evaluates call arguments in.
     Value c = arith::ExtUIOp::create(b, loc, vi32, bytesV);
     if (per > 1) {
       SmallVector<int32_t> shifts, masks(v, (1 << d.bits) - 1);
       for (int64_t q = 0; q < v; ++q)
         shifts.push_back(static_cast<int32_t>((q % per) * d.bits));
-      c = arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, c, splatI(shifts)),
-                                splatI(masks));
+      Value shiftV = splatI(shifts), maskV = splatI(masks);
+      Value shifted = arith::ShRUIOp::create(b, loc, c, shiftV);
+      c = arith::AndIOp::create(b, loc, shifted, maskV);
     }
-    c = arith::OrIOp::create(b, loc, c, splatI(SmallVector<int32_t>(v, 0x4b000000)));
+    Value exponent = splatI(SmallVector<int32_t>(v, 0x4b000000));
+    c = arith::OrIOp::create(b, loc, c, exponent);
     auto splatF = [&](Value x) -> Value { return vector::BroadcastOp::create(b, loc, vf32, x); };
     auto fconst = [&](double x) -> Value {
       return arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(static_cast<float>(x)));
     };
-    Value code = arith::SubFOp::create(b, loc, arith::BitcastOp::create(b, loc, vf32, c),
-                                       splatF(fconst(8388608.0)));
+    Value biased = arith::BitcastOp::create(b, loc, vf32, c);
+    Value twoTo23 = splatF(fconst(8388608.0));
+    Value code = arith::SubFOp::create(b, loc, biased, twoTo23);
     Type st = cast<MemRefType>(d.scales.getType()).getElementType();
     Value blk = e.div(k, d.blockSize);
     auto param = [&](Value buf) -> Value {
@@ -742,12 +747,14 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
       return st.isF32() ? x : arith::ExtFOp::create(b, loc, f32, x).getResult();
     };
     Value zp = d.zeroPoints ? param(d.zeroPoints) : fconst(double(1 << (d.bits - 1)));
-    Value w = arith::MulFOp::create(b, loc, arith::SubFOp::create(b, loc, code, splatF(zp)),
-                                    splatF(param(d.scales)));
-    if (!st.isF32())
-      w = arith::ExtFOp::create(
-          b, loc, vf32,
-          arith::TruncFOp::create(b, loc, VectorType::get({v}, st), w).getResult());
+    Value scale = param(d.scales);
+    Value zpV = splatF(zp), scaleV = splatF(scale);
+    Value centered = arith::SubFOp::create(b, loc, code, zpV);
+    Value w = arith::MulFOp::create(b, loc, centered, scaleV);
+    if (!st.isF32()) {
+      Value rounded = arith::TruncFOp::create(b, loc, VectorType::get({v}, st), w);
+      w = arith::ExtFOp::create(b, loc, vf32, rounded);
+    }
     return w;
   };
   // One or more k vectors of every column: the weight loads first (the HBM traffic), then

@@ -194,14 +194,17 @@ struct LowerDequantizeBlocks : public OpRewritePattern<DequantizeBlocksOp> {
           auto ic = [&](int64_t x) {
             return arith::ConstantOp::create(b, l, b.getI32IntegerAttr(static_cast<int32_t>(x)));
           };
+          // One op a statement: the order of creation is the IR's, whatever order the host
+          // compiler evaluates call arguments in.
           Value byte = arith::ExtUIOp::create(b, l, i32, args[0]);
           if (bits < 8) {
-            Value kk = arith::IndexCastUIOp::create(
-                b, l, i32, linalg::IndexOp::create(b, l, 1).getResult());
-            Value shift = arith::MulIOp::create(b, l, arith::RemUIOp::create(b, l, kk, ic(per)),
-                                                ic(bits));
-            byte = arith::AndIOp::create(b, l, arith::ShRUIOp::create(b, l, byte, shift),
-                                         ic((1 << bits) - 1));
+            Value k = linalg::IndexOp::create(b, l, 1);
+            Value kk = arith::IndexCastUIOp::create(b, l, i32, k);
+            Value perC = ic(per), bitsC = ic(bits), maskC = ic((1 << bits) - 1);
+            Value within = arith::RemUIOp::create(b, l, kk, perC);
+            Value shift = arith::MulIOp::create(b, l, within, bitsC);
+            Value shifted = arith::ShRUIOp::create(b, l, byte, shift);
+            byte = arith::AndIOp::create(b, l, shifted, maskC);
           }
           Value code = arith::UIToFPOp::create(b, l, f32, byte);
           auto widen = [&](Value x) -> Value {
@@ -211,8 +214,9 @@ struct LowerDequantizeBlocks : public OpRewritePattern<DequantizeBlocksOp> {
                            : arith::ConstantOp::create(
                                  b, l, b.getF32FloatAttr(static_cast<float>(1 << (bits - 1))))
                                  .getResult();
-          Value w = arith::MulFOp::create(b, l, arith::SubFOp::create(b, l, code, zp),
-                                          widen(args[1]));
+          Value scale = widen(args[1]);
+          Value centered = arith::SubFOp::create(b, l, code, zp);
+          Value w = arith::MulFOp::create(b, l, centered, scale);
           linalg::YieldOp::create(b, l, fromF32(b, l, w, et));
         });
     generic->setAttr(kDequantizeBlocksAttr,
