@@ -322,39 +322,27 @@ PYEOF
     rm -f "$dir/models/$name.cpu.so" "$dir/models/$name.cpu.h"
   done
   # The timed block with constant weights: resident on the device after the first call; the
-  # prefill build (dynamic T) and the decode build (static T = 1).
+  # prefill build (dynamic T) and the decode build (static T = 1). The same block with int4
+  # weights (make_const_block.py --int4: decoda.dequantize_blocks of 4-bit codes with bf16
+  # scales and zero points per 32, as MatMulNBits stores them): its decode build, whose GEMV
+  # kernels read the codes, is checked against the CPU build (its weights folded to bf16) on one
+  # token and timed beside const_decode_T1; its dynamic build (a dequantisation kernel per
+  # weight, then the tensor cores) is timed at T = 2048.
   tmp=$(mktemp -d)
   "$PY" "$here/gpu/make_const_block.py" "$tmp/const.mlir"
-  for variant in const const_decode; do
+  "$PY" "$here/gpu/make_const_block.py" --int4 "$tmp/int4.mlir"
+  for variant in const const_decode int4 int4_decode; do
     m=llama32_1b_$variant
     dims=()
-    [[ $variant == const_decode ]] && dims=(--static-dims=0:1=1)
-    if "$bin/decoda-compile" "$tmp/const.mlir" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
-        --weights=file -o "$dir/models/$m.cuda.so" 2>"$dir/models/$m.cuda.log"; then
+    [[ $variant == *_decode ]] && dims=(--static-dims=0:1=1)
+    if "$bin/decoda-compile" "$tmp/${variant%_decode}.mlir" "${dims[@]}" --target=cuda \
+        --gpu-arch=sm_90a --weights=file -o "$dir/models/$m.cuda.so" \
+        2>"$dir/models/$m.cuda.log"; then
       "$PY" -c "import sys, zlib; d = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(zlib.compress(d, 6))" \
         "$dir/models/$m.cuda.weights" "$dir/models/$m.cuda.weights.z"
       rm -f "$dir/models/$m.cuda.weights" "$dir/models/$m.cuda.log" "$dir/models/$m.cuda.h"
     else
       echo "gpu_check: the constant-weight block ($variant) does not compile (see models/$m.cuda.log)"
-    fi
-  done
-  # The same block with int4 weights (make_const_block.py --int4: decoda.dequantize_blocks of
-  # 4-bit codes with bf16 scales and zero points per 32, as MatMulNBits stores them): the decode
-  # build (static T = 1), whose GEMV kernels read the codes, checked against the CPU build (its
-  # weights folded to bf16) on one token and timed beside const_decode_T1; the dynamic build
-  # (a dequantisation kernel per weight, then the tensor cores) timed at T = 2048.
-  "$PY" "$here/gpu/make_const_block.py" --int4 "$tmp/int4.mlir"
-  for variant in int4 int4_decode; do
-    m=llama32_1b_$variant
-    dims=()
-    [[ $variant == int4_decode ]] && dims=(--static-dims=0:1=1)
-    if "$bin/decoda-compile" "$tmp/int4.mlir" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
-        --weights=file -o "$dir/models/$m.cuda.so" 2>"$dir/models/$m.cuda.log"; then
-      "$PY" -c "import sys, zlib; d = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(zlib.compress(d, 6))" \
-        "$dir/models/$m.cuda.weights" "$dir/models/$m.cuda.weights.z"
-      rm -f "$dir/models/$m.cuda.weights" "$dir/models/$m.cuda.log" "$dir/models/$m.cuda.h"
-    else
-      echo "gpu_check: the int4 block ($variant) does not compile (see models/$m.cuda.log)"
     fi
   done
   m=llama32_1b_int4_decode

@@ -18,7 +18,6 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 
-#include <cstring>
 
 namespace mlir::decoda {
 #define GEN_PASS_DEF_FOLDCONSTANTDEQUANTIZEPASS
@@ -29,18 +28,16 @@ using namespace mlir;
 using namespace mlir::decoda;
 
 namespace {
-/// Element i of a float constant's bytes (f32, f16 or bf16) as f32; a splat's one element.
-float floatAt(const ConstantView &view, Type et, int64_t i) {
-  if (view.splat)
-    i = 0;
-  if (et.isF32()) {
-    float f;
-    std::memcpy(&f, view.raw.data() + 4 * i, 4);
-    return f;
-  }
-  uint16_t h;
-  std::memcpy(&h, view.raw.data() + 2 * i, 2);
-  return et.isF16() ? ::decoda::float_bits::fromF16(h) : ::decoda::float_bits::fromBF16(h);
+using ::decoda::float_bits::Format;
+
+Format formatOf(Type et) {
+  return et.isF32() ? Format::F32 : et.isF16() ? Format::F16 : Format::BF16;
+}
+
+/// Element i of a float constant's bytes as f32; a splat's one element.
+float floatAt(const ConstantView &view, Format format, int64_t i) {
+  int64_t bytes = format == Format::F32 ? 4 : 2;
+  return ::decoda::float_bits::load(view.raw.data() + (view.splat ? 0 : i) * bytes, format);
 }
 
 /// The folded constant of `op`, or null when an operand is not a constant with its data.
@@ -58,6 +55,7 @@ Value fold(OpBuilder &b, DequantizeBlocksOp op) {
   int64_t bits = op.getBits(), bs = op.getBlockSize(), per = 8 / bits, mask = (1 << bits) - 1;
   int64_t blocks = (k + bs - 1) / bs, rowBytes = blocks * bs * bits / 8;
   int64_t eb = et.getIntOrFloatBitWidth() / 8;
+  Format format = formatOf(et);
   SmallVector<char> data(n * k * eb);
   for (int64_t r = 0; r < n; ++r)
     for (int64_t c = 0; c < k; ++c) {
@@ -65,15 +63,9 @@ Value fold(OpBuilder &b, DequantizeBlocksOp op) {
       uint8_t byte = static_cast<uint8_t>(
           codes->raw[codes->splat ? 0 : r * rowBytes + c / per]);
       float code = static_cast<float>((byte >> (bits * (c % per))) & mask);
-      float zp = zps ? floatAt(*zps, et, blk) : static_cast<float>(1 << (bits - 1));
-      float w = (code - zp) * floatAt(*scales, et, blk);
-      char *dst = data.data() + (r * k + c) * eb;
-      if (et.isF32()) {
-        std::memcpy(dst, &w, 4);
-      } else {
-        uint16_t h = et.isF16() ? ::decoda::float_bits::toF16(w) : ::decoda::float_bits::toBF16(w);
-        std::memcpy(dst, &h, 2);
-      }
+      float zp = zps ? floatAt(*zps, format, blk) : static_cast<float>(1 << (bits - 1));
+      float w = (code - zp) * floatAt(*scales, format, blk);
+      ::decoda::float_bits::store(data.data() + (r * k + c) * eb, w, format);
     }
   TypedAttr value;
   if (codes->isResource)

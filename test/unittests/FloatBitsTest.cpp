@@ -97,4 +97,24 @@ TEST(FloatBits, FloatToHalfAndBF16) {
   }
 }
 
+// load/store: the stored bytes are those of the conversions above (f32 as it is), and loading
+// them back gives the rounded value.
+TEST(FloatBits, LoadAndStore) {
+  using decoda::float_bits::Format;
+  for (float f : {0.1f, -3.75f, 65519.f, 1e-6f, -0.f}) {
+    char buf[4];
+    decoda::float_bits::store(buf, f, Format::F16);
+    uint16_t h;
+    std::memcpy(&h, buf, 2);
+    EXPECT_EQ(h, toF16(f)) << f;
+    EXPECT_EQ(floatToBits(decoda::float_bits::load(buf, Format::F16)), floatToBits(fromF16(h)));
+    decoda::float_bits::store(buf, f, Format::BF16);
+    std::memcpy(&h, buf, 2);
+    EXPECT_EQ(h, toBF16(f)) << f;
+    EXPECT_EQ(floatToBits(decoda::float_bits::load(buf, Format::BF16)), floatToBits(fromBF16(h)));
+    decoda::float_bits::store(buf, f, Format::F32);
+    EXPECT_EQ(floatToBits(decoda::float_bits::load(buf, Format::F32)), floatToBits(f));
+  }
+}
+
 } // namespace

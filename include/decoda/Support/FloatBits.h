@@ -1,7 +1,7 @@
 //===- FloatBits.h - f32 <-> f16 / bf16 bit conversions -------------------===//
 //
 // The conversions of constant data at compile time (decoda-convert-float-type's weights,
-// MatMulNBits's dequantized weights): float to the bits of an f16 or bf16, rounded to nearest
+// decoda-fold-constant-dequantize's weights, MatMulNBits's zero points): float to the bits of an f16 or bf16, rounded to nearest
 // even (overflow to infinity, a NaN stays a quiet NaN), and f16 bits back to float (exact).
 // Plain bit arithmetic: models hold billions of weights, too many for APFloat one by one.
 //
@@ -75,6 +75,31 @@ inline float fromBF16(uint16_t h) {
   float f;
   std::memcpy(&f, &u, 4);
   return f;
+}
+
+/// The storage formats of constant float data.
+enum class Format { F32, F16, BF16 };
+
+/// The element at `p` (stored as `format`) as float (exact).
+inline float load(const char *p, Format format) {
+  if (format == Format::F32) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f;
+  }
+  uint16_t h;
+  std::memcpy(&h, p, 2);
+  return format == Format::F16 ? fromF16(h) : fromBF16(h);
+}
+
+/// `value` stored at `p` as `format` (rounded to nearest even for f16 and bf16).
+inline void store(char *p, float value, Format format) {
+  if (format == Format::F32) {
+    std::memcpy(p, &value, 4);
+    return;
+  }
+  uint16_t h = format == Format::F16 ? toF16(value) : toBF16(value);
+  std::memcpy(p, &h, 2);
 }
 
 } // namespace decoda::float_bits

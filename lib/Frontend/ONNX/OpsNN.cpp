@@ -66,18 +66,6 @@ std::optional<std::vector<char>> constantBytes(OnnxValue &v, int64_t count, int6
   return std::vector<char>(raw.begin(), raw.end());
 }
 
-/// The float elements of stored bytes of type `et` (f32, f16, bf16).
-float floatAt(ArrayRef<char> raw, Type et, int64_t i) {
-  if (et.isF32()) {
-    float f;
-    std::memcpy(&f, raw.data() + 4 * i, 4);
-    return f;
-  }
-  uint16_t h;
-  std::memcpy(&h, raw.data() + 2 * i, 2);
-  return et.isF16() ? ::decoda::float_bits::fromF16(h) : ::decoda::float_bits::fromBF16(h);
-}
-
 /// com.microsoft MatMulNBits (onnxruntime-genai's int4 weight-only models): Y = A Wᵀ (+ bias)
 /// with W [N, K] stored as `bits`-bit codes (2, 4 or 8) packed low-first into bytes, in blocks
 /// of `block_size` along K: B [N, k_blocks, block_size · bits / 8] (uint8),
@@ -153,19 +141,15 @@ LogicalResult importMatMulNBits(NodeContext &n) {
       if (failed(z))
         return failure();
       zpData = std::make_shared<std::vector<char>>(N * blocks * eb);
+      auto format = et.isF32()   ? ::decoda::float_bits::Format::F32
+                    : et.isF16() ? ::decoda::float_bits::Format::F16
+                                 : ::decoda::float_bits::Format::BF16;
       int64_t per = 8 / bits, mask = (1 << bits) - 1;
       for (int64_t r = 0; r < N; ++r)
         for (int64_t kb = 0; kb < blocks; ++kb) {
           uint8_t byte = (uint8_t)(*z)[r * rowBytes + kb / per];
-          float zp = float((byte >> (bits * (kb % per))) & mask);
-          char *dst = zpData->data() + (r * blocks + kb) * eb;
-          if (et.isF32()) {
-            std::memcpy(dst, &zp, 4);
-          } else {
-            uint16_t h = et.isF16() ? ::decoda::float_bits::toF16(zp)
-                                    : ::decoda::float_bits::toBF16(zp);
-            std::memcpy(dst, &h, 2);
-          }
+          ::decoda::float_bits::store(zpData->data() + (r * blocks + kb) * eb,
+                                      float((byte >> (bits * (kb % per))) & mask), format);
         }
     }
   }
