@@ -74,6 +74,8 @@
 #include "llvm/ADT/SmallPtrSet.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 
 namespace mlir::decoda {
 #define GEN_PASS_DEF_GPUGEMVPASS
@@ -194,6 +196,43 @@ std::optional<Dequant> dequantOf(Value b, int64_t v) {
   return d;
 }
 
+/// Whether every zero point of `d` is a whole number (the default 2^(bits - 1) is): then
+/// 2^23 + zp · 2^s is exact in f32 and one subtraction from the biased code gives code - zp.
+/// Read from the constant global's data (dense or a resource blob); false when unknown.
+bool integralZeroPoints(const Dequant &d) {
+  if (!d.zeroPoints)
+    return true;
+  memref::GetGlobalOp get = constantGlobal(decoda::gpu_contraction::viewRoot(d.zeroPoints));
+  if (!get)
+    return false;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(get, get.getNameAttr());
+  std::optional<Attribute> init = global ? global.getInitialValue() : std::nullopt;
+  Type elem = global ? global.getType().getElementType() : Type();
+  if (!init || !elem)
+    return false;
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(*init))
+    return llvm::all_of(dense.getValues<APFloat>(),
+                        [](const APFloat &x) { return x.isInteger(); });
+  auto resource = dyn_cast<DenseResourceElementsAttr>(*init);
+  if (!resource)
+    return false;
+  auto floatType = dyn_cast<FloatType>(elem);
+  if (!floatType)
+    return false;
+  ArrayRef<char> raw = resource.getData();
+  int64_t width = floatType.getWidth(), bytes = width / 8;
+  if (raw.empty() || raw.size() % bytes != 0)
+    return false;
+  for (size_t at = 0; at < raw.size(); at += bytes) {
+    uint64_t bitsOf = 0;
+    std::memcpy(&bitsOf, raw.data() + at, bytes); // little-endian, as the blobs are stored
+    APFloat x(floatType.getFloatSemantics(), APInt(width, bitsOf));
+    if (!x.isInteger())
+      return false;
+  }
+  return true;
+}
+
 /// Each dequantisation generic whose inputs are constant globals (which nothing writes) moved with its buffer to the start of its block, in program order, after the
 /// get_globals and the constants its body captures (moved to the very start: ops without
 /// operands): out of the way of the gate/up pairing of two contractions (the generics sit
@@ -308,9 +347,10 @@ int64_t eraseUnreadDequantizations(Operation *root) {
 }
 
 /// Warps that share each column (a power of two dividing `warps`): doubled while the grid has
-/// fewer than min-blocks blocks and every warp still gets a 32-lane stride of K.
-int64_t splitK(const Match &m, const Config &cfg) {
-  int64_t split = 1, strides = m.k / (32 * vectorWidth(m));
+/// fewer than min-blocks blocks and every warp still gets a 32-lane stride of K (vectors of
+/// `v` elements).
+int64_t splitK(const Match &m, const Config &cfg, int64_t v) {
+  int64_t split = 1, strides = m.k / (32 * v);
   auto blocks = [&](int64_t s) {
     int64_t perBlock = cfg.warps / s * cfg.cols;
     return (m.n + perBlock - 1) / perBlock;
@@ -558,7 +598,34 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   SmallVector<Value> leadDims;
   if (epilogue)
     leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
-  int64_t split = splitK(m, cfg), groups = cfg.warps / split;
+  // Dequantised weights (one per weight row a warp reads: B's, then a gate/up pair's first
+  // weight's): the kernel reads their codes, scales and zero points instead. Those of one
+  // kernel share a code width and block size (others are read as floats), and the kernel's
+  // vectors are then 16 bytes of codes (32 4-bit weights), at most a block, halved while K
+  // is not a multiple: each vector one scale and zero point, its sum scaled once.
+  SmallVector<Value> weightBufs(cfg.cols, m.b);
+  if (dual)
+    weightBufs.append(cfg.cols, dual->m1.b);
+  const int64_t v0 = vectorWidth(m); // elements of a 16-byte vector of A (and float weights)
+  SmallVector<std::optional<Dequant>> dequants;
+  for (Value w : weightBufs)
+    dequants.push_back(dequantOf(w, v0));
+  const Dequant *firstDequant = nullptr;
+  for (auto &d : dequants) {
+    if (d && !firstDequant)
+      firstDequant = &*d;
+    else if (d && (d->bits != firstDequant->bits || d->blockSize != firstDequant->blockSize))
+      d.reset();
+  }
+  const bool anyDequant = firstDequant != nullptr;
+  const bool allDequant = llvm::all_of(dequants, [](const auto &d) { return d.has_value(); });
+  int64_t v = v0;
+  if (anyDequant) {
+    v = std::min<int64_t>(128 / firstDequant->bits, firstDequant->blockSize);
+    while (v > v0 && m.k % v != 0)
+      v /= 2;
+  }
+  int64_t split = splitK(m, cfg, v), groups = cfg.warps / split;
   int64_t perBlock = groups * cfg.cols;
   // Weight rows a warp reads per column of C: one, or (a gate/up pair) B's and the first
   // weight's, the latter's sums in logical columns cols .. 2 cols - 1.
@@ -609,24 +676,16 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
     cols.push_back(n);
     rows.push_back(e.select(e.lt(n, e.idx(m.n)), n, lastRow));
   }
-  SmallVector<Value> weights(cfg.cols, m.b);
+  SmallVector<Value> weights(weightBufs);
   if (dual) {
     for (int64_t j = 0; j < cfg.cols; ++j) {
       cols.push_back(cols[j]);
       rows.push_back(rows[j]);
     }
-    weights.append(cfg.cols, dual->m1.b);
   }
 
-  int64_t v = vectorWidth(m);
   int64_t bytes = v * m.elementType.getIntOrFloatBitWidth() / 8;
   bool integer = m.integer();
-  // Dequantised weights: the kernel reads their codes, scales and zero points instead.
-  SmallVector<std::optional<Dequant>> dequants;
-  for (Value w : weights)
-    dequants.push_back(dequantOf(w, vectorWidth(m)));
-  bool anyDequant = llvm::any_of(dequants, [](const auto &d) { return d.has_value(); });
-  bool allDequant = llvm::all_of(dequants, [](const auto &d) { return d.has_value(); });
   // The weights' row starts into L2 first, before anything that waits for the kernel before:
   // the float rows, or (every weight dequantised, with one code width) the rows of codes.
   if (!anyDequant) {
@@ -650,19 +709,21 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
     a2 = wg[split > 1 ? 1 : 0];
     int64_t first = split > 1 ? 2 : 1;
     emitNormPrologue(b, loc, *norm, a2, wg.slice(first, norm->cfg.centered ? 2 : 1), m.lead,
-                     rowsM, m.k, v,
+                     rowsM, m.k, v0,
                      32 * cfg.warps, tid, warp, lane, launch.getBlockIds().x);
   }
   Type i32 = b.getI32Type();
   auto loadType = VectorType::get({v}, m.elementType);
-  // Float: vector<V x f32> accumulators (FMA). i8: one i32 per (column, row).
-  Type accType = integer ? Type(i32) : Type(VectorType::get({v}, b.getF32Type()));
+  auto wideType = VectorType::get({v}, b.getF32Type());
+  // Float: vector<V x f32> accumulators (FMA), or f32 with dequantised weights (below). i8:
+  // one i32 per (column, row).
+  Type accType = integer ? Type(i32) : anyDequant ? b.getF32Type() : Type(wideType);
   auto load = [&](Value buf, Value row, Value k) -> Value {
     Value x = vector::LoadOp::create(b, loc, loadType, buf, ValueRange{row, k},
                                      /*nontemporal=*/false, llvm::MaybeAlign(bytes));
     if (integer || m.elementType.isF32())
       return x;
-    return arith::ExtFOp::create(b, loc, accType, x);
+    return arith::ExtFOp::create(b, loc, wideType, x);
   };
   // acc + a . w for one vector of each.
   auto multiplyAdd = [&](Value a, Value w, Value acc) -> Value {
@@ -695,76 +756,175 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
     }
     return acc;
   };
-  // v weights of row `row` from k of a dequantised weight, as f32: v · bits / 8 bytes of
-  // codes (code k in byte k / (8 / bits) at bit (k mod (8 / bits)) · bits), each code made a
-  // float by the exponent trick (code | 0x4b000000 is 2^23 + code as f32; minus 2^23 exact),
-  // then (code - zero point) · scale in f32 and rounded to the weight's type, as the
-  // generic computes it; the block's scale and zero point one load each (v divides the
-  // block).
+  // Dequantised weights (anyDequant): one f32 accumulator per (column, row), each vector's
+  // products summed in two chains of FMAs, a dequantised weight's sum scaled once by its
+  // block's scale. A vector of a dequantised weight is read as v · bits / 8 bytes of codes
+  // (whole 32-bit words: 16 bytes, one load, for 32 4-bit codes) and turned into the exact
+  // f32 values code - zp without moving a code to bit 0: the code at bits [s, s + bits) of a
+  // byte, masked in place and or'ed with 0x4b000000, is 2^23 + code · 2^s as f32, and one
+  // FMA, f · 2^-s - (2^(23-s) + zp), is code - zp exactly when the zero points are whole
+  // numbers (the default, and genai's packed ones: integralZeroPoints); otherwise
+  // f · 2^-s - 2^(23-s) (exact) then - zp in f32. Per 4-bit weight: a shift per byte, a
+  // LOP3, the FMA that centres it and the FMA with A, against the generic's rounding of each
+  // weight to its type and back: the sums take the exact (code - zp) · scale, within the
+  // weight type's rounding of the unfused form.
   Type f32 = b.getF32Type();
-  auto vf32 = VectorType::get({v}, f32);
-  auto vi32 = VectorType::get({v}, i32);
-  auto loadDequantized = [&](const Dequant &d, Value row, Value k) -> Value {
+  auto fconst = [&](double x) -> Value {
+    return arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(static_cast<float>(x)));
+  };
+  SmallVector<bool> wholeZeroPoints;
+  for (const auto &d : dequants)
+    wholeZeroPoints.push_back(d && integralZeroPoints(*d));
+  // The v elements at k of row `row` of a float buffer as f32 scalars, read as vectors of v0
+  // (16 bytes, aligned as the plain kernel's).
+  auto loadElements = [&](Value buf, Value row, Value k) -> SmallVector<Value> {
+    auto pieceType = VectorType::get({v0}, m.elementType);
+    auto wide = VectorType::get({v0}, f32);
+    SmallVector<Value> out;
+    for (int64_t p = 0; p < v; p += v0) {
+      Value at = p ? e.add(k, e.idx(p)) : k;
+      Value x = vector::LoadOp::create(b, loc, pieceType, buf, ValueRange{row, at},
+                                       /*nontemporal=*/false,
+                                       llvm::MaybeAlign(v0 * m.elementBytes()));
+      if (!m.elementType.isF32())
+        x = arith::ExtFOp::create(b, loc, wide, x);
+      for (int64_t i = 0; i < v0; ++i)
+        out.push_back(vector::ExtractOp::create(b, loc, x, ArrayRef<int64_t>{i}));
+    }
+    return out;
+  };
+  // What a vector of a dequantised weight loads: its words of codes, scale and zero point.
+  struct Codes {
+    SmallVector<Value> words; // i32
+    Value scale, zp;          // f32 (zp null: the default)
+  };
+  auto loadCodes = [&](const Dequant &d, Value row, Value k) -> Codes {
     int64_t per = 8 / d.bits, codeBytes = v * d.bits / 8;
-    Value codes = vector::LoadOp::create(b, loc, VectorType::get({codeBytes}, b.getI8Type()),
-                                         d.codes, ValueRange{row, e.div(k, per)},
-                                         /*nontemporal=*/false, llvm::MaybeAlign(codeBytes));
-    auto splatI = [&](ArrayRef<int32_t> xs) -> Value {
-      return arith::ConstantOp::create(b, loc, vi32,
-                                       DenseElementsAttr::get(vi32, ArrayRef<int32_t>(xs)));
-    };
-    Value bytesV = codes;
-    if (per > 1) {
-      SmallVector<int64_t> which;
-      for (int64_t q = 0; q < v; ++q)
-        which.push_back(q / per);
-      bytesV = vector::ShuffleOp::create(b, loc, codes, codes, which);
+    // Rows of codes are kc bytes apart (the buffers themselves at least 16-byte aligned).
+    int64_t kc = cast<MemRefType>(d.codes.getType()).getDimSize(1);
+    int64_t align = std::min<int64_t>(codeBytes, 16);
+    while (align > 1 && kc % align != 0)
+      align /= 2;
+    Value bytesV = vector::LoadOp::create(b, loc, VectorType::get({codeBytes}, b.getI8Type()),
+                                          d.codes, ValueRange{row, e.div(k, per)},
+                                          /*nontemporal=*/false, llvm::MaybeAlign(align));
+    Codes c;
+    if (codeBytes >= 4) {
+      Value words = vector::BitCastOp::create(b, loc, VectorType::get({codeBytes / 4}, i32),
+                                              bytesV);
+      for (int64_t q = 0; q < codeBytes / 4; ++q)
+        c.words.push_back(vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{q}));
+    } else {
+      Value narrow = vector::BitCastOp::create(
+          b, loc, VectorType::get({1}, b.getIntegerType(8 * codeBytes)), bytesV);
+      Value x = vector::ExtractOp::create(b, loc, narrow, ArrayRef<int64_t>{0});
+      c.words.push_back(arith::ExtUIOp::create(b, loc, i32, x));
     }
-    // One op a statement: the IR's order is the order of creation, whatever order the host
-    // compiler evaluates call arguments in.
-    Value c = arith::ExtUIOp::create(b, loc, vi32, bytesV);
-    if (per > 1) {
-      SmallVector<int32_t> shifts, masks(v, (1 << d.bits) - 1);
-      for (int64_t q = 0; q < v; ++q)
-        shifts.push_back(static_cast<int32_t>((q % per) * d.bits));
-      Value shiftV = splatI(shifts), maskV = splatI(masks);
-      Value shifted = arith::ShRUIOp::create(b, loc, c, shiftV);
-      c = arith::AndIOp::create(b, loc, shifted, maskV);
-    }
-    Value exponent = splatI(SmallVector<int32_t>(v, 0x4b000000));
-    c = arith::OrIOp::create(b, loc, c, exponent);
-    auto splatF = [&](Value x) -> Value { return vector::BroadcastOp::create(b, loc, vf32, x); };
-    auto fconst = [&](double x) -> Value {
-      return arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(static_cast<float>(x)));
-    };
-    Value biased = arith::BitcastOp::create(b, loc, vf32, c);
-    Value twoTo23 = splatF(fconst(8388608.0));
-    Value code = arith::SubFOp::create(b, loc, biased, twoTo23);
     Type st = cast<MemRefType>(d.scales.getType()).getElementType();
     Value blk = e.div(k, d.blockSize);
     auto param = [&](Value buf) -> Value {
       Value x = memref::LoadOp::create(b, loc, buf, ValueRange{row, blk});
       return st.isF32() ? x : arith::ExtFOp::create(b, loc, f32, x).getResult();
     };
-    Value zp = d.zeroPoints ? param(d.zeroPoints) : fconst(double(1 << (d.bits - 1)));
-    Value scale = param(d.scales);
-    Value zpV = splatF(zp), scaleV = splatF(scale);
-    Value centered = arith::SubFOp::create(b, loc, code, zpV);
-    Value w = arith::MulFOp::create(b, loc, centered, scaleV);
-    if (!st.isF32()) {
-      Value rounded = arith::TruncFOp::create(b, loc, VectorType::get({v}, st), w);
-      w = arith::ExtFOp::create(b, loc, vf32, rounded);
+    c.scale = param(d.scales);
+    if (d.zeroPoints)
+      c.zp = param(d.zeroPoints);
+    return c;
+  };
+  // The v values code - zp of loaded codes, in k order (code i of a vector at bit i · bits
+  // of its words, low first). A code whose bits lie below bit 23 of its word is masked in
+  // place (one LOP3 with the exponent's or); the codes above are reached by one shift of the
+  // word (4-bit: five codes in place, then the word shifted by 16 for bits 20 .. 31).
+  auto centred = [&](const Dequant &d, const Codes &c, bool whole) -> SmallVector<Value> {
+    int64_t codeBits = v * d.bits;
+    Value zp = c.zp ? c.zp : fconst(double(1 << (d.bits - 1)));
+    // -(2^(23 - s) + zp) (whole zero points) or -2^(23 - s), by the bit s of a code.
+    llvm::DenseMap<int64_t, Value> negOffsets;
+    auto negOffset = [&](int64_t at) -> Value {
+      Value &x = negOffsets[at];
+      if (!x) {
+        Value big = fconst(-std::ldexp(1.0, int(23 - at)));
+        x = whole ? arith::SubFOp::create(b, loc, big, zp).getResult() : big;
+      }
+      return x;
+    };
+    Value exponent = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0x4b000000));
+    const int64_t mask = (int64_t(1) << d.bits) - 1;
+    SmallVector<Value> out;
+    for (size_t q = 0; q < c.words.size(); ++q) {
+      Value word = c.words[q];
+      Value window = word;
+      int64_t base = 0; // the bit of `word` at bit 0 of `window`
+      for (int64_t bit = 0; bit < std::min<int64_t>(32, codeBits); bit += d.bits) {
+        if (bit - base + d.bits > 23) {
+          // The window starts a code below when the word's last code still fits then (the
+          // code at bit 0 of a shifted word would be a BFE, at bit bits a LOP3).
+          base = 32 - (bit - d.bits) <= 23 ? bit - d.bits : bit;
+          Value amount = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(base));
+          window = arith::ShRUIOp::create(b, loc, word, amount);
+        }
+        int64_t at = bit - base;
+        Value maskV = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(mask << at));
+        Value code = arith::AndIOp::create(b, loc, window, maskV);
+        Value biased = arith::OrIOp::create(b, loc, code, exponent);
+        Value f = arith::BitcastOp::create(b, loc, f32, biased);
+        Value unscale = fconst(std::ldexp(1.0, -int(at)));
+        Value x = math::FmaOp::create(b, loc, f, unscale, negOffset(at));
+        if (!whole)
+          x = arith::SubFOp::create(b, loc, x, zp);
+        out.push_back(x);
+      }
     }
-    return w;
+    return out;
+  };
+  // acc + Σ a_i w_i (· scale): two chains of FMAs, the halves of the vector.
+  auto dot = [&](ArrayRef<Value> a, ArrayRef<Value> w, Value scale, Value acc) -> Value {
+    int64_t half = v / 2;
+    auto chain = [&](int64_t from, int64_t to, Value start) -> Value {
+      Value t = start;
+      for (int64_t i = from; i < to; ++i)
+        t = t ? math::FmaOp::create(b, loc, a[i], w[i], t).getResult()
+              : arith::MulFOp::create(b, loc, a[i], w[i]).getResult();
+      return t;
+    };
+    if (v == 1)
+      return scale ? math::FmaOp::create(b, loc, chain(0, 1, nullptr), scale, acc).getResult()
+                   : chain(0, 1, acc);
+    Value first = chain(0, half, scale ? Value() : acc);
+    Value second = chain(half, v, nullptr);
+    Value t = arith::AddFOp::create(b, loc, first, second);
+    return scale ? math::FmaOp::create(b, loc, t, scale, acc).getResult() : t;
   };
   // One or more k vectors of every column: the weight loads first (the HBM traffic), then
   // the rows of A and the multiply-adds. acc is indexed [j * M + r].
   auto step = [&](ArrayRef<Value> ks, SmallVector<Value> acc) {
+    if (anyDequant) {
+      SmallVector<Codes> codes;
+      SmallVector<SmallVector<Value>> w;
+      for (Value k : ks)
+        for (int64_t j = 0; j < wcols; ++j) {
+          codes.push_back(dequants[j] ? loadCodes(*dequants[j], rows[j], k) : Codes());
+          w.push_back(dequants[j] ? SmallVector<Value>()
+                                  : loadElements(weights[j], rows[j], k));
+        }
+      for (size_t u = 0; u < ks.size(); ++u) {
+        for (int64_t j = 0; j < wcols; ++j)
+          if (dequants[j])
+            w[u * wcols + j] = centred(*dequants[j], codes[u * wcols + j], wholeZeroPoints[j]);
+        for (int64_t r = 0; r < rowsM; ++r) {
+          SmallVector<Value> a = loadElements(a2, aRows[r], ks[u]);
+          for (int64_t j = 0; j < wcols; ++j) {
+            Value &c = acc[j * rowsM + r];
+            c = dot(a, w[u * wcols + j], codes[u * wcols + j].scale, c);
+          }
+        }
+      }
+      return acc;
+    }
     SmallVector<Value> w;
     for (Value k : ks)
       for (int64_t j = 0; j < wcols; ++j)
-        w.push_back(dequants[j] ? loadDequantized(*dequants[j], rows[j], k)
-                                : load(weights[j], rows[j], k));
+        w.push_back(load(weights[j], rows[j], k));
     for (size_t u = 0; u < ks.size(); ++u)
       for (int64_t r = 0; r < rowsM; ++r) {
         Value a = load(a2, aRows[r], ks[u]);
@@ -781,10 +941,19 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   // Unrolled by at most the strides each part has, so that a short part still has all its
   // loads in flight in one step; and by at most what keeps a step's vectors (one 16-byte
   // weight vector per column and one activation vector per row, 4 registers each) within
-  // kStepRegisters, halving (8 rows: 4 steps, as many registers as before the budget).
+  // kStepRegisters, halving (8 rows: 4 steps, as many registers as before the budget). With
+  // dequantised weights a column's step is its words of codes, scale and zero point (a
+  // float weight's: its v elements), a row's its v elements of A.
   constexpr int64_t kStepRegisters = 144;
+  int64_t stepRegisters = 4 * (wcols + rowsM);
+  if (anyDequant) {
+    int64_t vectorRegisters = std::max<int64_t>(1, v * m.elementBytes() / 4);
+    stepRegisters = rowsM * vectorRegisters;
+    for (const auto &d : dequants)
+      stepRegisters += d ? std::max<int64_t>(1, v * d->bits / 32) + 2 : vectorRegisters;
+  }
   int64_t unrollCap = cfg.unroll;
-  while (unrollCap > 1 && unrollCap * 4 * (wcols + rowsM) > kStepRegisters)
+  while (unrollCap > 1 && unrollCap * stepRegisters > kStepRegisters)
     unrollCap /= 2;
   int64_t unroll = std::clamp<int64_t>(m.k / (32 * v) / split, 1, unrollCap);
   int64_t stride = 32 * split * v, big = stride * unroll, mainSteps = m.k / big;
@@ -821,7 +990,9 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   Value width = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(32));
   SmallVector<Value> sums;
   for (Value x : acc) {
-    Value s = integer ? x : vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, x);
+    Value s = integer || anyDequant
+                  ? x
+                  : vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD, x);
     for (int32_t o = 16; o >= 1; o /= 2) {
       Value off = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(o));
       Value other =

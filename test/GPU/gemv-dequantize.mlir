@@ -28,21 +28,104 @@ memref.global "private" constant @zps : memref<64x2xf16> = dense<7.000000e+00>
 // CHECK-LABEL: func.func @f16_m1(
 // CHECK-NOT:     linalg.generic
 // CHECK:         gpu.launch
-// CHECK:           vector.load %{{.*}} : memref<64x32xi8>, vector<4xi8>
-// CHECK:           vector.shuffle %{{.*}} [0, 0, 1, 1, 2, 2, 3, 3] : vector<4xi8>, vector<4xi8>
-// CHECK:           arith.shrui %{{.*}} : vector<8xi32>
-// CHECK:           arith.andi %{{.*}} : vector<8xi32>
-// CHECK:           arith.ori %{{.*}} : vector<8xi32>
-// CHECK:           arith.bitcast %{{.*}} : vector<8xi32> to vector<8xf32>
+// 16 bytes of codes (32 4-bit codes) a lane and vector, the block's scale and zero point.
+// CHECK:           vector.load %{{.*}} : memref<64x32xi8>, vector<16xi8>
+// CHECK:           vector.bitcast %{{.*}} : vector<16xi8> to vector<4xi32>
 // CHECK:           memref.load %{{.*}} : memref<64x2xf16>
 // CHECK:           memref.load %{{.*}} : memref<64x2xf16>
-// CHECK:           arith.truncf %{{.*}} : vector<8xf32> to vector<8xf16>
+// The code at bits 4 .. 7 masked in place: 2^23 + 16 code; times 1/16, minus (2^19 + zp):
+// code - zp in one FMA (the zero points are whole numbers).
+// CHECK:           %[[ZP:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK:           %[[MASK4:.*]] = arith.constant 240 : i32
+// CHECK:           %[[CODE4:.*]] = arith.andi %{{.*}}, %[[MASK4]] : i32
+// CHECK:           %[[BIASED4:.*]] = arith.ori %[[CODE4]], %{{.*}} : i32
+// CHECK:           %[[F4:.*]] = arith.bitcast %[[BIASED4]] : i32 to f32
+// CHECK:           %[[SIXTEENTH:.*]] = arith.constant 6.250000e-02 : f32
+// CHECK:           %[[BIG4:.*]] = arith.constant -5.242880e+05 : f32
+// CHECK:           %[[OFF4:.*]] = arith.subf %[[BIG4]], %[[ZP]] : f32
+// CHECK:           math.fma %[[F4]], %[[SIXTEENTH]], %[[OFF4]] : f32
+// Bits 20 .. 31 through the word shifted by 16.
+// CHECK:           arith.constant 16 : i32
+// CHECK:           arith.shrui
+// The products summed per vector and scaled once: f32 accumulators, no weight rounded to f16.
+// CHECK-NOT:       arith.truncf
+// CHECK:           math.fma %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NOT:       arith.truncf
+// CHECK:           gpu.shuffle  xor
 // CHECK-NOT:     memref<64x64xf16>
 // CHECK:         return
 func.func @f16_m1(%x: memref<1x64xf16>, %y: memref<1x64xf32>) {
   %codes = memref.get_global @codes : memref<64x32xi8>
   %scales = memref.get_global @scales : memref<64x2xf16>
   %zps = memref.get_global @zps : memref<64x2xf16>
+  %w = memref.alloc() : memref<64x64xf16>
+  linalg.generic {indexing_maps = [#dq_codes, #dq_blocks, #dq_blocks, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %scales, %zps : memref<64x32xi8>, memref<64x2xf16>, memref<64x2xf16>) outs(%w : memref<64x64xf16>)
+      attrs = {decoda.dequantize_blocks = {bits = 4 : i64, block_size = 32 : i64}} {
+  ^bb0(%byte: i8, %s: f16, %z: f16, %out: f16):
+    %k = linalg.index 1 : index
+    %k32 = arith.index_castui %k : index to i32
+    %c2 = arith.constant 2 : i32
+    %c4 = arith.constant 4 : i32
+    %c15 = arith.constant 15 : i32
+    %r = arith.remui %k32, %c2 : i32
+    %sh = arith.muli %r, %c4 : i32
+    %b32 = arith.extui %byte : i8 to i32
+    %shifted = arith.shrui %b32, %sh : i32
+    %code = arith.andi %shifted, %c15 : i32
+    %cf = arith.uitofp %code : i32 to f32
+    %zf = arith.extf %z : f16 to f32
+    %sf = arith.extf %s : f16 to f32
+    %d = arith.subf %cf, %zf : f32
+    %v = arith.mulf %d, %sf : f32
+    %h = arith.truncf %v : f32 to f16
+    linalg.yield %h : f16
+  }
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<1x64xf16>, memref<64x64xf16>) outs(%y : memref<1x64xf32>) {
+  ^bb0(%p: f16, %q: f16, %acc: f32):
+    %pe = arith.extf %p : f16 to f32
+    %qe = arith.extf %q : f16 to f32
+    %m = arith.mulf %pe, %qe : f32
+    %s2 = arith.addf %acc, %m : f32
+    linalg.yield %s2 : f32
+  }
+  return
+}
+
+// -----
+
+#dq_codes = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>
+#dq_blocks = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+memref.global "private" constant @fcodes : memref<64x32xi8> = dense<17>
+memref.global "private" constant @fscales : memref<64x2xf16> = dense<5.000000e-01>
+memref.global "private" constant @fzps : memref<64x2xf16> = dense<7.500000e+00>
+
+// Zero points with a fraction: 2^23 + zp is no f32 (its ulp is 1), so the FMA gives the code
+// exactly and code - zp is a subtraction of its own.
+// CHECK-LABEL: func.func @fractional_zp(
+// CHECK:         gpu.launch
+// CHECK:           memref.load %{{.*}} : memref<64x2xf16>
+// CHECK:           memref.load %{{.*}} : memref<64x2xf16>
+// CHECK:           %[[ZP:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK:           %[[MASK4:.*]] = arith.constant 240 : i32
+// CHECK:           arith.andi %{{.*}}, %[[MASK4]] : i32
+// CHECK:           %[[F4:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK:           %[[SIXTEENTH:.*]] = arith.constant 6.250000e-02 : f32
+// CHECK:           %[[BIG4:.*]] = arith.constant -5.242880e+05 : f32
+// CHECK-NEXT:      %[[CODE:.*]] = math.fma %[[F4]], %[[SIXTEENTH]], %[[BIG4]] : f32
+// CHECK-NEXT:      arith.subf %[[CODE]], %[[ZP]] : f32
+// CHECK:         return
+func.func @fractional_zp(%x: memref<1x64xf16>, %y: memref<1x64xf32>) {
+  %codes = memref.get_global @fcodes : memref<64x32xi8>
+  %scales = memref.get_global @fscales : memref<64x2xf16>
+  %zps = memref.get_global @fzps : memref<64x2xf16>
   %w = memref.alloc() : memref<64x64xf16>
   linalg.generic {indexing_maps = [#dq_codes, #dq_blocks, #dq_blocks, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%codes, %scales, %zps : memref<64x32xi8>, memref<64x2xf16>, memref<64x2xf16>) outs(%w : memref<64x64xf16>)
@@ -98,7 +181,7 @@ memref.global "private" constant @scales : memref<64x2xf32> = dense<5.000000e-01
 // CHECK-NOT:     linalg.generic
 // CHECK:         scf.if
 // CHECK:           gpu.launch
-// CHECK:             vector.load %{{.*}} : memref<64x32xi8>, vector<2xi8>
+// CHECK:             vector.load %{{.*}} : memref<64x32xi8>, vector<16xi8>
 // CHECK:             arith.constant 8.000000e+00 : f32
 // CHECK-NOT:         arith.truncf
 // CHECK:         } else {
