@@ -31,10 +31,17 @@
 // pass fuses it.
 //
 // A dequantised weight (a decoda.dequantize_blocks generic from constants, kDequantizeBlocksAttr)
-// is read as its codes: w = B[n_j, k : k+V] becomes V·bits/8 bytes of codes at k·bits/8,
-// unpacked (shift, mask, the exponent trick 0x4b000000 | code - 2^23), (code - zp) · scale in
-// f32 with the block's scale and zero point, rounded to the weight's type; the generic goes
-// when no other reader is left (or into the M > max-m branch of a dynamic-M dispatch).
+// is read as its codes: V becomes 16 bytes of codes (128 / bits weights, at most a block,
+// halved while K is not a multiple), acc[j][m] one f32, and a step per vector
+//   words = codes[n_j, k·bits/8 : +16] (four i32); s, zp = the block's scale and zero point
+//   d_i = f_i · 2^-at_i - (2^(23-at_i) + zp) = code_i - zp, exactly (whole zero points; else
+//         f_i · 2^-at_i - 2^(23-at_i), then - zp), f_i = bitcast((word & mask << at_i) |
+//         0x4b000000) = 2^23 + code_i · 2^at_i: each code masked where it lies (at_i its bit
+//         in the word, or in the word shifted once for the codes at bit 23 and above)
+//   acc[j][m] = fma(Σ_i A[m, k + i] · d_i (two FMA chains), s, acc[j][m])
+// so the sums take the exact (code - zp) · scale where the unfused form rounds each weight to
+// its type first. The generic goes when no other reader is left (or into the M > max-m branch
+// of a dynamic-M dispatch).
 //
 // A norm read only by these kernels (fold-norms; the norm still a call of a function tagged
 // decoda.gpu_norm) is computed by each of them first: per row r < M, for the chunks j = tid,

@@ -226,11 +226,16 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     sums are i32 (wrapping, as the reference).
 
     A float weight `B` that a `decoda.dequantize_blocks` generic writes from constants (an
-    int4/int2/int8 weight-only model: ONNX Runtime's `MatMulNBits`) is not read: the kernel
-    loads `V · bits / 8` bytes of its codes per vector of `V` weights and the block's scale
-    and zero point, and dequantises in registers as the generic does (`(code - zp) · scale`
-    in f32, rounded to the weight's type), so a decode step reads the packed weights (a
-    fourth of f16's bytes at 4 bits, plus the scales). The generics are first moved with
+    int4/int2/int8 weight-only model: ONNX Runtime's `MatMulNBits`) is not read: the
+    kernel's vectors become 16 bytes of codes (`128 / bits` weights, at most a block, halved
+    while `K` is not a multiple), each with its block's scale and zero point; a code masked
+    where it lies in its 32-bit word and or'ed with `0x4b000000` is `2^23 + code · 2^at` as
+    f32, one FMA makes it `code - zp` exactly (whole zero points, read from the constant;
+    else a subtraction follows), the vector's products with `A` are summed in two FMA
+    chains and scaled once into one f32 accumulator per (column, row). The sums take the
+    exact `(code - zp) · scale` (the unfused form rounds each weight to its type first). A
+    decode step reads the packed weights (a fourth of f16's bytes at 4 bits, plus the
+    scales). The generics are first moved with
     their buffers to the start of their block (out of the way of gate/up pairing); one whose
     weight no kernel reads any more is erased, and under a dynamic-`M` dispatch it moves into
     the `M > max-m` branch, the only one that still reads the float weight (the tensor
