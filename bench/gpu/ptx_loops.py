@@ -32,16 +32,26 @@ def sections(text):
 def all_instructions(body, labels=None):
     """The instructions of a kernel's PTX (no directives, comments or labels); `labels` (a
     dict) receives each label's instruction index."""
-    instrs = []
+    instrs, pending = [], ""
     for line in body.split("\n"):
         s = line.strip()
+        if pending:
+            # An instruction over several lines (mma.sync's operand lists) ends at its ';'.
+            pending += " " + s
+            if s.endswith(";"):
+                instrs.append(pending)
+                pending = ""
+            continue
         if re.match(r"^\$?[\w.]+:$", s):
             if labels is not None:
                 labels[s[:-1]] = len(instrs)
             continue
         if not s or s.startswith("//") or s.startswith(".") or s in "{}" or s.startswith(")"):
             continue
-        instrs.append(s)
+        if s.endswith(";") or s.endswith("{") or s.endswith("}"):
+            instrs.append(s)
+        else:
+            pending = s
     return instrs
 
 

@@ -172,6 +172,13 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   GPUGemvPassOptions gemv;
   gemv.fuseEpilogue = options.fuseEpilogue;
   gemv.gateUp = options.gateUp;
+  // 4-bit block-quantised weights on tensor cores (mma.sync m16n8k16 bf16/f16: sm_80+).
+  {
+    StringRef arch = options.gpuArch;
+    unsigned sm = 0;
+    gemv.mma = options.gemvMma && arch.consume_front("sm_") &&
+               !arch.take_while(llvm::isDigit).getAsInteger(10, sm) && sm >= 80;
+  }
   // With dependent launch, each GEMV kernel first prefetches the starts of its weight rows
   // into L2 (16 MiB a kernel: a third of the H200's L2), while the kernel before it runs.
   // (cp.async.bulk.prefetch needs PTX ISA 8.0: sm_90a, sm_100 and later, not sm_90's 7.8.)

@@ -59,6 +59,7 @@
 #include "decoda/Transforms/Passes.h"
 
 #include "GPUContraction.h"
+#include "GPUMmaFragments.h"
 #include "GPURowNorm.h"
 
 #include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
@@ -99,6 +100,7 @@ struct Config {
   int64_t maxM, warps, cols, unroll, minBlocks;
   bool dispatchDynamicM;
   int64_t prefetchBytes = 0; // L2 prefetch of the weights' row starts, over all blocks
+  bool mma = false; // the tensor-core GEMV for 4-bit block-quantised weights (sm_80+)
 };
 
 /// Shared memory a kernel with a folded norm may take for its normalised rows.
@@ -583,6 +585,352 @@ void emitWeightPrefetch(OpBuilder &b, Location loc, ArrayRef<Value> weights,
   }
 }
 
+/// Whether the tensor-core GEMV (emitMmaKernel) takes a kernel of `rowsM` rows whose weights
+/// are `dequants`: mma enabled (sm_80 and later), bf16/f16, at most 16 rows, every weight
+/// 4-bit codes in blocks of a multiple of 32 with whole zero points of the contraction's
+/// type (128 + zp, 1024 + zp exact in bf16 / f16), K a multiple of 32.
+bool mmaAccepts(const Match &m, int64_t rowsM, ArrayRef<std::optional<Dequant>> dequants,
+                const Config &cfg) {
+  if (!cfg.mma || !(m.elementType.isBF16() || m.elementType.isF16()) || rowsM > 16 ||
+      m.k % 32 != 0)
+    return false;
+  return llvm::all_of(dequants, [&](const std::optional<Dequant> &d) {
+    return d && d->bits == 4 && d->blockSize % 32 == 0 &&
+           cast<MemRefType>(d->scales.getType()).getElementType() == m.elementType &&
+           (!d->zeroPoints ||
+            cast<MemRefType>(d->zeroPoints.getType()).getElementType() == m.elementType) &&
+           integralZeroPoints(*d);
+  });
+}
+
+/// The tensor-core GEMV of `m` (see the file comment, "Tensor cores"): mmaAccepts holds;
+/// `weights` B's (and a gate/up pair's first weight's) dequantisations; the other arguments
+/// as emitKernel's.
+void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
+                   bool zeroInit, Epilogue epilogue, Value count,
+                   const decoda::gpu_contraction::GateUp *dual, NormFold *norm,
+                   ArrayRef<Dequant> weights) {
+  Location loc = m.op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  Emitter e{b, loc};
+  Type elem = m.elementType, i32 = b.getI32Type(), f32 = b.getF32Type();
+  const bool bf16 = elem.isBF16();
+  const int64_t numW = static_cast<int64_t>(weights.size());
+  Value a2 = norm ? Value() : decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
+  Value c2 = decoda::gpu_contraction::collapseLead(
+      b, loc, epilogue ? decoda::gpu_contraction::outputAsC(b, loc, epilogue, m.lead) : m.c,
+      m.lead);
+  SmallVector<Value> leadDims;
+  if (epilogue)
+    leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
+  // 8 columns (weight rows) a warp; 128 k a warp step (4 lanes of 32 codes each per row);
+  // the K split over warps while the grid is short of min-blocks blocks.
+  constexpr int64_t kStepK = 128, kLaneK = 32;
+  const int64_t tiles = (m.n + 7) / 8, kSteps = (m.k + kStepK - 1) / kStepK;
+  int64_t split = 1;
+  auto blocks = [&](int64_t s) {
+    int64_t perBlock = cfg.warps / s;
+    return (tiles + perBlock - 1) / perBlock;
+  };
+  while (cfg.warps % (2 * split) == 0 && blocks(split) < cfg.minBlocks && kSteps >= 2 * split)
+    split *= 2;
+  const int64_t groups = cfg.warps / split;
+  // Rows g + 8 of the fragments only with more than 8 rows.
+  const int64_t rowGroups = rowsM > 8 ? 2 : 1;
+  auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  SmallVector<Type> workgroup;
+  // With a split, each warp's accumulators meet in shared memory: [warps][numW * 32 * 4].
+  if (split > 1)
+    workgroup.push_back(
+        MemRefType::get({cfg.warps, numW * 128}, f32, MemRefLayoutAttrInterface(), shared));
+  if (norm) {
+    workgroup.push_back(
+        MemRefType::get({rowsM, m.k}, elem, MemRefLayoutAttrInterface(), shared));
+    for (int64_t sum = 0; sum < (norm->cfg.centered ? 2 : 1); ++sum)
+      workgroup.push_back(MemRefType::get({cfg.warps, rowsM}, f32, MemRefLayoutAttrInterface(),
+                                          shared));
+  }
+  Value one = e.idx(1);
+  auto launch = gpu::LaunchOp::create(b, loc, e.idx(blocks(split)), one, one,
+                                      e.idx(32 * cfg.warps), one, one,
+                                      /*dynamicSharedMemorySize=*/nullptr,
+                                      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
+                                      workgroup);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Value tid = launch.getThreadIds().x;
+  Value warp = e.div(tid, 32), lane = e.rem(tid, 32);
+  Value group = e.div(warp, split), part = e.rem(warp, split);
+  Value g = e.div(lane, 4), q = e.rem(lane, 4);
+  Value n0 = e.mul(e.add(e.mul(launch.getBlockIds().x, groups), group), 8);
+  Value lastRow = e.idx(m.n - 1);
+  auto clampRow = [&](Value n) { return e.select(e.lt(n, e.idx(m.n)), n, lastRow); };
+  Value bRow = clampRow(e.add(n0, g)); // the weight row this lane reads
+  // Rows of A (past the run-time count or rowsM: the last one, computed and not stored).
+  Value lastA = count ? arith::SubIOp::create(b, loc, count, one).getResult()
+                      : e.idx(rowsM - 1);
+  SmallVector<Value> aRows;
+  for (int64_t rg = 0; rg < rowGroups; ++rg) {
+    Value r = rg ? e.add(g, e.idx(8)) : g;
+    aRows.push_back(e.select(e.lt(r, lastA), r, lastA));
+  }
+  // Lane 0 of part 0 prefetches the starts of the warp's 8 rows of codes into L2.
+  {
+    Match codesMatch = m;
+    codesMatch.elementType = b.getI8Type();
+    codesMatch.k = cast<MemRefType>(weights.front().codes.getType()).getDimSize(1);
+    SmallVector<Value> codes, rows;
+    for (const Dequant &d : weights)
+      for (int64_t i = 0; i < 8; ++i) {
+        codes.push_back(d.codes);
+        rows.push_back(clampRow(e.add(n0, e.idx(i))));
+      }
+    if (int64_t prefetch = prefetchRowBytes(codesMatch, codes, cfg))
+      emitWeightPrefetch(b, loc, codes, rows, codesMatch.k, 1, prefetch, lane, part);
+  }
+  if (norm) {
+    ArrayRef<BlockArgument> wg = launch.getWorkgroupAttributions();
+    a2 = wg[split > 1 ? 1 : 0];
+    int64_t first = split > 1 ? 2 : 1;
+    emitNormPrologue(b, loc, *norm, a2, wg.slice(first, norm->cfg.centered ? 2 : 1), m.lead,
+                     rowsM, m.k, vectorWidth(m), 32 * cfg.warps, tid, warp, lane,
+                     launch.getBlockIds().x);
+  }
+
+  auto pairType = VectorType::get({2}, elem);
+  auto aFragType = VectorType::get({4, 2}, elem), bFragType = VectorType::get({2, 2}, elem);
+  auto cFragType = VectorType::get({2, 2}, f32);
+  Value zeroPair = arith::ConstantOp::create(b, loc, pairType, b.getZeroAttr(pairType));
+  // 128 + x (bf16) or 1024 + x (f16) for a code x in the low bits of a 16-bit half.
+  const uint32_t magic = bf16 ? 0x43004300u : 0x64006400u;
+  const double magicValue = bf16 ? 128.0 : 1024.0;
+  struct Loaded {
+    SmallVector<Value> words; // per weight: four i32 of 8 codes each
+    SmallVector<Value> scale, zp;
+  };
+  // One lane step at k (its 32 codes of each weight, one block): loads.
+  auto loadStep = [&](Value k) {
+    Loaded l;
+    for (const Dequant &d : weights) {
+      Value bytes = vector::LoadOp::create(b, loc, VectorType::get({16}, b.getI8Type()), d.codes,
+                                           ValueRange{bRow, e.div(k, 2)},
+                                           /*nontemporal=*/false, llvm::MaybeAlign(16));
+      Value words = vector::BitCastOp::create(b, loc, VectorType::get({4}, i32), bytes);
+      for (int64_t w = 0; w < 4; ++w)
+        l.words.push_back(vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w}));
+      Value blk = e.div(k, d.blockSize);
+      l.scale.push_back(memref::LoadOp::create(b, loc, d.scales, ValueRange{bRow, blk}));
+      l.zp.push_back(d.zeroPoints
+                         ? memref::LoadOp::create(b, loc, d.zeroPoints, ValueRange{bRow, blk})
+                               .getResult()
+                         : Value());
+    }
+    return l;
+  };
+  // The B fragments of weight `wi` from its loaded step: word w's pairs (code i, code i + 4),
+  // i < 4, each made (128 + code) by the magic, minus (128 + zp) (exact: code - zp), times
+  // the scale (rounded once, as the generic's f32 product rounded to the type). Fragment
+  // (w, h) holds pairs 2h and 2h + 1 of word w.
+  auto bFragments = [&](const Loaded &l, int64_t wi) {
+    SmallVector<Value> frags;
+    Value scale = vector::BroadcastOp::create(b, loc, pairType, l.scale[wi]);
+    Value zp = l.zp[wi] ? l.zp[wi]
+                        : arith::ConstantOp::create(b, loc, elem,
+                                                    b.getFloatAttr(elem, 8.0)).getResult();
+    Value bias = arith::AddFOp::create(
+        b, loc, zp, arith::ConstantOp::create(b, loc, elem, b.getFloatAttr(elem, magicValue)));
+    Value biasPair = vector::BroadcastOp::create(b, loc, pairType, bias);
+    Value mask = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0x000F000F));
+    Value magicV = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(magic)));
+    for (int64_t w = 0; w < 4; ++w) {
+      Value word = l.words[wi * 4 + w];
+      SmallVector<Value> pairs;
+      for (int64_t i = 0; i < 4; ++i) {
+        Value shifted = word;
+        if (i) {
+          Value amount = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(4 * i));
+          shifted = arith::ShRUIOp::create(b, loc, word, amount);
+        }
+        Value codes = arith::AndIOp::create(b, loc, shifted, mask);
+        Value biased = arith::OrIOp::create(b, loc, codes, magicV);
+        Value asVector = vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32), biased);
+        Value pair = vector::BitCastOp::create(b, loc, pairType, asVector);
+        Value centred = arith::SubFOp::create(b, loc, pair, biasPair);
+        pairs.push_back(arith::MulFOp::create(b, loc, centred, scale));
+      }
+      for (int64_t h = 0; h < 2; ++h) {
+        Value frag = arith::ConstantOp::create(b, loc, bFragType, b.getZeroAttr(bFragType));
+        frag = vector::InsertOp::create(b, loc, pairs[2 * h], frag, ArrayRef<int64_t>{0});
+        frag = vector::InsertOp::create(b, loc, pairs[2 * h + 1], frag, ArrayRef<int64_t>{1});
+        frags.push_back(frag);
+      }
+    }
+    return frags;
+  };
+  // The A pairs of row group rg for the lane's 32 k at `k`: for word w and pair i, (A[k + 8w
+  // + i], A[k + 8w + i + 4]) as the codes pair up; `valid` false: zeros (past K).
+  auto aPairs = [&](Value k, Value valid) {
+    SmallVector<SmallVector<Value>> byGroup;
+    for (Value row : aRows) {
+      SmallVector<Value> pairs;
+      for (int64_t w = 0; w < 4; ++w) {
+        Value x = vector::LoadOp::create(b, loc, VectorType::get({8}, elem), a2,
+                                         ValueRange{row, w ? e.add(k, e.idx(8 * w)) : k},
+                                         /*nontemporal=*/false, llvm::MaybeAlign(16));
+        for (int64_t i = 0; i < 4; ++i) {
+          Value pair = vector::ShuffleOp::create(b, loc, x, x, ArrayRef<int64_t>{i, i + 4});
+          pairs.push_back(valid ? e.select(valid, pair, zeroPair) : pair);
+        }
+      }
+      byGroup.push_back(pairs);
+    }
+    return byGroup;
+  };
+  // acc[wi] += the lane step's 8 MMAs of weight wi.
+  auto step = [&](const Loaded &l, ArrayRef<SmallVector<Value>> a, SmallVector<Value> acc) {
+    for (int64_t wi = 0; wi < numW; ++wi) {
+      SmallVector<Value> frags = bFragments(l, wi);
+      for (int64_t w = 0; w < 4; ++w)
+        for (int64_t h = 0; h < 2; ++h) {
+          Value af = arith::ConstantOp::create(b, loc, aFragType, b.getZeroAttr(aFragType));
+          // a0: row g, pair 2h; a1: row g + 8, pair 2h; a2, a3: pair 2h + 1.
+          for (int64_t reg = 0; reg < 4; ++reg) {
+            int64_t rg = reg % 2, pair = 4 * w + 2 * h + reg / 2;
+            Value v = rg < static_cast<int64_t>(a.size()) ? a[rg][pair] : zeroPair;
+            af = vector::InsertOp::create(b, loc, v, af, ArrayRef<int64_t>{reg});
+          }
+          acc[wi] = decoda::gpu_mma::mma16816(b, loc, af, frags[2 * w + h], acc[wi]);
+        }
+    }
+    return acc;
+  };
+  Value zeroC = arith::ConstantOp::create(b, loc, cFragType, b.getZeroAttr(cFragType));
+  SmallVector<Value> acc(numW, zeroC);
+  // Steps of this part: k = (i * split + part) * 128 + 32 q. Whole steps in an unrolled loop
+  // (unroll clamped to 144 registers of codes and A a step), the last partial one masked.
+  const int64_t stride = kStepK * split;
+  const int64_t fullSteps = m.k / stride; // steps every part has whole
+  int64_t unrollCap = cfg.unroll;
+  while (unrollCap > 1 && unrollCap * (6 * numW + 16 * rowGroups) > 144)
+    unrollCap /= 2;
+  const int64_t unroll = std::clamp<int64_t>(fullSteps, 1, unrollCap);
+  const int64_t mainIters = fullSteps / unroll;
+  Value partK = e.mul(part, kStepK), laneK = e.add(partK, e.mul(q, kLaneK));
+  if (mainIters > 0) {
+    auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(mainIters), one, acc);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value base = e.add(e.mul(loop.getInductionVar(), unroll * stride), laneK);
+    SmallVector<Value> ks;
+    SmallVector<Loaded> loaded;
+    for (int64_t u = 0; u < unroll; ++u) {
+      ks.push_back(e.add(base, e.idx(u * stride)));
+      loaded.push_back(loadStep(ks.back()));
+    }
+    SmallVector<Value> cur(loop.getRegionIterArgs());
+    for (int64_t u = 0; u < unroll; ++u)
+      cur = step(loaded[u], aPairs(ks[u], Value()), cur);
+    scf::YieldOp::create(b, loc, cur);
+    acc.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  if (mainIters * unroll * stride < m.k) {
+    // The rest: whole steps past the unrolled ones, then a part's last step, whose lanes past
+    // K read k = 0 (in bounds) and multiply zeros. The loop runs over the warp's step starts
+    // (the same for every lane: mma.sync needs the whole warp).
+    auto loop = scf::ForOp::create(b, loc, e.add(e.idx(mainIters * unroll * stride), partK),
+                                   e.idx(m.k), e.idx(stride), acc);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value k = e.add(loop.getInductionVar(), e.mul(q, kLaneK));
+    Value valid = e.lt(k, e.idx(m.k));
+    Value safeK = e.select(valid, k, e.idx(0));
+    Loaded l = loadStep(safeK);
+    SmallVector<Value> cur(loop.getRegionIterArgs());
+    scf::YieldOp::create(b, loc, step(l, aPairs(safeK, valid), cur));
+    acc.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  // The C fragments as scalars: [wi][2 * r + c], row g + 8 r, column 2 q + c.
+  auto scalars = [&](ArrayRef<Value> frags) {
+    SmallVector<Value> out;
+    for (Value f : frags)
+      for (int64_t r = 0; r < 2; ++r)
+        for (int64_t c = 0; c < 2; ++c)
+          out.push_back(vector::ExtractOp::create(b, loc, f, ArrayRef<int64_t>{r, c}));
+    return out;
+  };
+  SmallVector<Value> sums = scalars(acc);
+  Value isPart0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part, e.idx(0));
+  if (split > 1) {
+    // Each warp leaves its fragments; after the barrier part 0 adds the others in order.
+    Value partials = launch.getWorkgroupAttributions()[0];
+    for (size_t i = 0; i < sums.size(); ++i)
+      memref::StoreOp::create(b, loc, sums[i], partials,
+                              ValueRange{warp, e.add(e.mul(lane, sums.size()), e.idx(i))});
+    gpu::BarrierOp::create(b, loc);
+    auto gather = scf::IfOp::create(b, loc, ValueRange(sums).getTypes(), isPart0,
+                                    /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&gather.getThenRegion().front());
+      SmallVector<Value> total(sums);
+      for (int64_t p = 1; p < split; ++p)
+        for (size_t i = 0; i < sums.size(); ++i) {
+          Value other = memref::LoadOp::create(
+              b, loc, partials,
+              ValueRange{e.add(warp, e.idx(p)), e.add(e.mul(lane, sums.size()), e.idx(i))});
+          total[i] = arith::AddFOp::create(b, loc, total[i], other);
+        }
+      scf::YieldOp::create(b, loc, total);
+      b.setInsertionPointToStart(&gather.getElseRegion().front());
+      scf::YieldOp::create(b, loc, sums);
+    }
+    sums.assign(gather.getResults().begin(), gather.getResults().end());
+  }
+  // Stores: part 0, each lane its rows g and g + 8 (below the row count) and columns 2q, 2q + 1
+  // (below N).
+  auto write = scf::IfOp::create(b, loc, TypeRange{}, isPart0, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&write.getThenRegion().front());
+  Value rowLimit = count ? count : e.idx(rowsM);
+  for (int64_t r = 0; r < rowGroups; ++r) {
+    Value row = r ? e.add(g, e.idx(8)) : g;
+    for (int64_t c = 0; c < 2; ++c) {
+      Value col = e.add(n0, e.add(e.mul(q, 2), e.idx(c)));
+      Value inside = arith::AndIOp::create(b, loc, e.lt(row, rowLimit), e.lt(col, e.idx(m.n)));
+      auto store = scf::IfOp::create(b, loc, TypeRange{}, inside, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&store.getThenRegion().front());
+      Value s = sums[2 * r + c];
+      if (epilogue) {
+        SmallVector<Value> operands;
+        if (dual)
+          operands = decoda::gpu_contraction::gateUpOperands(b, loc, *dual, leadDims, row, col,
+                                                             {sums[4 + 2 * r + c]});
+        decoda::gpu_contraction::storeThroughEpilogue(b, loc, epilogue, leadDims, c2, {s}, row,
+                                                      col, operands);
+        continue;
+      }
+      SmallVector<Value, 2> at{row, col};
+      if (!zeroInit)
+        s = arith::AddFOp::create(b, loc, memref::LoadOp::create(b, loc, c2, at), s);
+      memref::StoreOp::create(b, loc, s, c2, at);
+    }
+  }
+  b.setInsertionPointToEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+}
+
+/// The most rows a GEMV kernel of `m` (and of `second`, a gate/up pair's other weight)
+/// takes: 16 where the tensor-core GEMV takes it (its fragments have 16 rows), else max-m.
+int64_t rowLimit(const Match &m, const Match *second, const Config &cfg) {
+  constexpr int64_t kMmaRows = 16;
+  if (!cfg.mma || cfg.maxM >= kMmaRows)
+    return cfg.maxM;
+  SmallVector<std::optional<Dequant>> ds{dequantOf(m.b, vectorWidth(m))};
+  if (second)
+    ds.push_back(dequantOf(second->b, vectorWidth(*second)));
+  return mmaAccepts(m, kMmaRows, ds, cfg) ? kMmaRows : cfg.maxM;
+}
+
 /// The GEMV kernel of `m` with `rowsM` rows; with `epilogue` (fusableEpilogue, zeroInit) the
 /// storing lane applies its body to each sum and stores the result to its output instead.
 /// With `count` (the run-time row count, 1 <= count <= rowsM, of a dynamic M) the kernel
@@ -595,6 +943,19 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   Location loc = m.op.getLoc();
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
+  // 4-bit block-quantised weights with bf16/f16 and at most 16 rows: the tensor-core GEMV.
+  {
+    SmallVector<std::optional<Dequant>> ds{dequantOf(m.b, vectorWidth(m))};
+    if (dual)
+      ds.push_back(dequantOf(dual->m1.b, vectorWidth(m)));
+    if (mmaAccepts(m, rowsM, ds, cfg)) {
+      SmallVector<Dequant> weights;
+      for (auto &d : ds)
+        weights.push_back(*d);
+      emitMmaKernel(b, m, rowsM, cfg, zeroInit, epilogue, count, dual, norm, weights);
+      return;
+    }
+  }
   // With a folded norm A is the block's normalised rows in shared memory (below): the
   // call's result is not read.
   Value a2 = norm ? Value() : decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
@@ -1080,7 +1441,9 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
 /// (unsigned, so M = 0 reaches the last branch). Leaves `b` in the last branch, where the
 /// caller puts the contraction for the tensor-core pass.
 void emitRowDispatch(OpBuilder &b, Location loc, const Match &m, const Config &cfg,
-                     llvm::function_ref<void(int64_t rows, Value count)> kernel) {
+                     llvm::function_ref<void(int64_t rows, Value count)> kernel,
+                     const Match *second = nullptr) {
+  const int64_t maxM = rowLimit(m, second, cfg);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value count = one;
   for (int64_t d = 0; d < m.lead; ++d)
@@ -1090,15 +1453,15 @@ void emitRowDispatch(OpBuilder &b, Location loc, const Match &m, const Config &c
   b.setInsertionPoint(dispatch.thenBlock()->getTerminator());
   kernel(1, Value());
   b.setInsertionPoint(dispatch.elseBlock()->getTerminator());
-  if (cfg.maxM > 1) {
-    // 2 <= M <= max-m (a few tokens at once, as in speculative decoding): the kernel for
-    // max-m rows, storing M of them.
+  if (maxM > 1) {
+    // 2 <= M <= max-m (a few tokens at once, as in speculative decoding; 16 on the tensor-core
+    // GEMV): the kernel for max-m rows, storing M of them.
     Value few = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                       arith::SubIOp::create(b, loc, count, one),
-                                      arith::ConstantIndexOp::create(b, loc, cfg.maxM));
+                                      arith::ConstantIndexOp::create(b, loc, maxM));
     auto fewRows = scf::IfOp::create(b, loc, TypeRange{}, few, /*withElseRegion=*/true);
     b.setInsertionPoint(fewRows.thenBlock()->getTerminator());
-    kernel(cfg.maxM, count);
+    kernel(maxM, count);
     b.setInsertionPoint(fewRows.elseBlock()->getTerminator());
   }
 }
@@ -1107,7 +1470,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    Config cfg{maxM, warps, colsPerWarp, unroll, minBlocks, dynamicM, prefetchBytes};
+    Config cfg{maxM, warps, colsPerWarp, unroll, minBlocks, dynamicM, prefetchBytes, mma};
     if (cfg.maxM < 1 || cfg.warps < 1 || cfg.warps > 32 || cfg.cols < 1 || cfg.unroll < 1 ||
         cfg.prefetchBytes < 0) {
       getOperation().emitError()
@@ -1124,8 +1487,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       int64_t rows = staticRows(m);
       if (rows < 0)
         return cfg.dispatchDynamicM ? "" : "M is dynamic";
-      if (rows > cfg.maxM)
-        return "M = " + std::to_string(rows) + " is above max-m = " + std::to_string(cfg.maxM);
+      if (int64_t limit = rowLimit(m, nullptr, cfg); rows > limit)
+        return "M = " + std::to_string(rows) + " is above max-m = " + std::to_string(limit);
       if (rows == 0)
         return "M is 0";
       return "";
@@ -1175,9 +1538,12 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
           // Dynamic M: the kernel of both weights for M = 1 and for 2 <= M <= max-m (as a
           // single projection's dispatch below); else both contractions and the epilogue
           // again, for decoda-gpu-tensorcore-matmul to pair in its own kernel.
-          emitRowDispatch(b, p->m2.op.getLoc(), p->m2, cfg, [&](int64_t r, Value count) {
-            emitKernel(b, p->m2, r, cfg, /*zeroInit=*/true, p->epi, count, &*p);
-          });
+          emitRowDispatch(
+              b, p->m2.op.getLoc(), p->m2, cfg,
+              [&](int64_t r, Value count) {
+                emitKernel(b, p->m2, r, cfg, /*zeroInit=*/true, p->epi, count, &*p);
+              },
+              &p->m1);
           Operation *firstCopy = nullptr;
           SmallVector<Operation *> copies;
           for (Operation *op : {p->fill1.getOperation(), p->m1.op.getOperation(),

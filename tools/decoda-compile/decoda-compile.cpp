@@ -96,6 +96,12 @@ cl::opt<bool> gpuGateUp(
     cl::desc("sm_90a with --gpu-tma: a GLU's gate and up projections as one wgmma kernel of two "
              "weights; false: a kernel each, the f32 gate through memory"),
     cl::init(true), cl::cat(category));
+cl::opt<bool> gpuGemvMma(
+    "gpu-gemv-mma",
+    cl::desc("sm_80 and later: decode-sized projections over 4-bit block-quantised weights "
+             "(MatMulNBits) with bf16/f16 activations on tensor cores (mma.sync, the codes "
+             "dequantised in registers); false: the SIMT GEMV kernel"),
+    cl::init(true), cl::cat(category));
 cl::opt<bool> gpuAttentionWgmma(
     "gpu-attention-wgmma",
     cl::desc("sm_90a: bf16/f16 attention (head dims 64, 128) on warpgroup MMA; false: the "
@@ -484,6 +490,8 @@ int main(int argc, char **argv) {
   if (gpuGateUp.getNumOccurrences() && (!cuda || gpuArch != "sm_90a" || !gpuTma))
     return fail(unknown, "--gpu-gate-up needs --target=cuda --gpu-arch=sm_90a and --gpu-tma (it "
                          "is a form of the TMA wgmma kernel)");
+  if (gpuGemvMma.getNumOccurrences() && !cuda)
+    return fail(unknown, "--gpu-gemv-mma needs --target=cuda (it picks a CUDA GEMV kernel)");
   if (!cuda && emit == Emit::PTX)
     return fail(unknown, "--emit=ptx needs --target=cuda");
   if (attentionKeyTile < 1)
@@ -719,6 +727,7 @@ int main(int argc, char **argv) {
     cudaOptions.tma = gpuTma;
     cudaOptions.warpSpecialize = gpuWarpSpecialize;
     cudaOptions.gateUp = gpuGateUp;
+    cudaOptions.gemvMma = gpuGemvMma;
     cudaOptions.attentionWgmma = gpuAttentionWgmma;
     cudaOptions.attentionRows = gpuAttentionRows;
     cudaOptions.attentionKeys = gpuAttentionKeys;

@@ -62,6 +62,13 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
                      "one wgmma kernel of two weights, and (any arch) one GEMV kernel when the "
                      "rows are static and few; the f32 gate stays in registers"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> gemvMma{
+      *this, "gpu-gemv-mma",
+      llvm::cl::desc("sm_80 and later: decode-sized projections over 4-bit block-quantised "
+                     "weights (MatMulNBits) with bf16/f16 activations on tensor cores "
+                     "(mma.sync m16n8k16, the codes dequantised into B fragments in "
+                     "registers); false: the SIMT GEMV kernel"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> foldNorms{
       *this, "gpu-fold-norms",
       llvm::cl::desc("A norm (RMSNorm, LayerNorm) read only by GEMV kernels (decode) computed in their "

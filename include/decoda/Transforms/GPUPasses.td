@@ -277,7 +277,8 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::vector::VectorDialect",
                            "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",
                            "::mlir::scf::SCFDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::nvgpu::NVGPUDialect"];
   let options = [
     Option<"maxM", "max-m", "int64_t", /*default=*/"8",
            "Largest static row count (product of the lead dims) taken">,
@@ -316,6 +317,11 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
            "(cp.async.bulk.prefetch: PTX ISA 8.0, sm_90a, sm_100 and later), this many "
            "bytes over all rows of a kernel's "
            "weights (0: none)">,
+    Option<"mma", "mma", "bool", /*default=*/"false",
+           "4-bit block-quantised weights (decoda.dequantize_blocks of constants) with "
+           "bf16/f16 activations and at most 16 rows on tensor cores: mma.sync m16n8k16 "
+           "(sm_80 and later), 8 weight rows a warp, the codes dequantised into B fragments "
+           "in registers">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every contraction left alone, with the reason">
   ];

@@ -1,14 +1,15 @@
 """Cases of gemv-dequantize-sim.mlir: decoda.dequantize_blocks of constant codes read by a
-decoda.linear with few rows (the GEMV kernel reading the codes), and their NumPy references.
+decoda.linear with few rows (the GEMV kernels reading the codes), and their NumPy references.
 
-  dequant_gemv_data.py module OUT.mlir        every case as a function (constants inline)
-  dequant_gemv_data.py CASE IN.npz OUT.npz    the case's input x (arg0) and expected y (out0)
+  dequant_gemv_data.py module OUT.mlir                       every case as a function
+  dequant_gemv_data.py CASE IN.npz OUT.npz [--rounded]       the input x (arg0), expected y (out0)
+  dequant_gemv_data.py mma-cases                             the cases the tensor-core GEMV takes
 
 The reference is written from the op's formula, w[n, k] = (code - zp) * scale with code k of a
 row in byte k * bits / 8 at bit (k * bits) mod 8 (zp default 2^(bits - 1)), and y = x w^T in
 float64 from the stored (rounded) x, scales and zero points, then rounded to the output type.
-The weights are not rounded to their type here: the GEMV kernel sums the exact products, the
-unfused form would round each weight first (within that rounding of each other).
+--rounded rounds each weight to its type first, as the op defines it (the tensor-core GEMV's B
+fragments hold such weights); without it the weights stay exact, as the SIMT GEMV sums them.
 """
 import sys
 
@@ -32,7 +33,32 @@ CASES = {
     "b4_bf16_long": (1, 8, 2048, 4, 32, "int", "bf16"),
     # 8-bit codes in blocks of 128.
     "b8_bf16_b128": (1, 12, 256, 8, 128, "int", "bf16"),
+    # The default zero point 8, 5 rows, K = 160 (a warp step of 128 k and a masked partial
+    # one), N = 20 (a last tile of 4 columns).
+    "b4_bf16_default_m5": (5, 20, 160, 4, 64, None, "bf16"),
+    # f16 over K = 4096: the K split over 4 warps with two unrolled steps each.
+    "b4_f16_split": (2, 16, 4096, 4, 128, "int", "f16"),
+    # 12 rows: above the SIMT kernel's 8, within the tensor-core kernel's 16.
+    "b4_f16_m12": (12, 24, 256, 4, 32, "int", "f16"),
+    # Rows a run-time dim (called as CASE:ROWS): the dispatch's M = 1 and M <= 16 kernels,
+    # and the tensor cores' contraction after the dequantisation above 16.
+    "b4_bf16_dyn": (None, 40, 256, 4, 32, "int", "bf16"),
 }
+
+
+def takes_mma(name):
+    """Whether the tensor-core GEMV takes the case (GPUGemv.cpp, mmaAccepts): 4-bit codes in
+    blocks of a multiple of 32, bf16/f16, whole zero points, K a multiple of 32, <= 16 rows."""
+    m, n, k, bits, bs, zkind, dt = CASES[name]
+    return bits == 4 and bs % 32 == 0 and dt in ("bf16", "f16") and zkind != "frac" and \
+        k % 32 == 0 and (m is None or m <= 16)
+
+
+def split_name(arg):
+    """CASE or CASE:ROWS (a case whose rows are a run-time dim) -> (case, rows)."""
+    name, _, rows = arg.partition(":")
+    m = CASES[name][0]
+    return name, int(rows) if m is None else m
 
 
 def bf16_bits(a):
@@ -61,8 +87,9 @@ def raw(a, dt):
     return np.asarray(a, np.float32).tobytes()
 
 
-def case_data(name):
-    m, n, k, bits, bs, zkind, dt = CASES[name]
+def case_data(name, m=None):
+    m = CASES[name][0] if m is None else m
+    _, n, k, bits, bs, zkind, dt = CASES[name]
     rng = np.random.default_rng(sum(map(ord, name)))
     blocks = -(-k // bs)
     codes = rng.integers(0, 256, size=(n, blocks * bs * bits // 8), dtype=np.uint8)
@@ -73,24 +100,27 @@ def case_data(name):
         zp = rounded(rng.uniform(0, (1 << bits) - 1, size=(n, blocks)), dt)
     else:
         zp = None
-    x = rounded(rng.standard_normal((m, k)), dt)
+    x = rounded(np.random.default_rng(m).standard_normal((m, k)), dt)
     return codes, scales, zp, x
 
 
-def reference(name):
-    m, n, k, bits, bs, _, dt = CASES[name]
-    codes, scales, zp, x = case_data(name)
+def reference(name, m, rounded_weights=False):
+    _, n, k, bits, bs, _, dt = CASES[name]
+    codes, scales, zp, x = case_data(name, m)
     per = 8 // bits
     kk = np.arange(k)
     code = (codes[:, kk // per].astype(np.int64) >> ((kk % per) * bits)) & ((1 << bits) - 1)
     z = zp[:, kk // bs].astype(np.float64) if zp is not None else float(1 << (bits - 1))
     w = (code - z) * scales[:, kk // bs].astype(np.float64)
+    if rounded_weights:
+        w = rounded(w, dt).astype(np.float64)
     return rounded(x.astype(np.float64) @ w.T, dt)
 
 
 def function(name):
     m, n, k, bits, bs, zkind, dt = CASES[name]
-    codes, scales, zp, _ = case_data(name)
+    codes, scales, zp, _ = case_data(name, 1 if m is None else m)
+    m = "?" if m is None else m
     blocks = scales.shape[1]
     ct, st = f"tensor<{n}x{codes.shape[1]}xi8>", f"tensor<{n}x{blocks}x{dt}>"
     wt, xt, yt = f"tensor<{n}x{k}x{dt}>", f"tensor<{m}x{k}x{dt}>", f"tensor<{m}x{n}x{dt}>"
@@ -112,11 +142,13 @@ if __name__ == "__main__":
     if sys.argv[1] == "module":
         with open(sys.argv[2], "w") as f:
             f.write("\n\n".join(function(c) for c in CASES) + "\n")
+    elif sys.argv[1] == "mma-cases":
+        print(" ".join(c for c in CASES if takes_mma(c)))
     else:
-        name, inp, out = sys.argv[1:]
+        (name, m), inp, out = split_name(sys.argv[1]), sys.argv[2], sys.argv[3]
         dt = CASES[name][6]
-        _, _, _, x = case_data(name)
-        y = reference(name)
+        _, _, _, x = case_data(name, m)
+        y = reference(name, m, rounded_weights="--rounded" in sys.argv[4:])
         if dt == "bf16":
             x, y = bf16_bits(x), bf16_bits(y)
         elif dt == "f16":
