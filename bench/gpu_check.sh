@@ -25,7 +25,9 @@
 #       MatMulNBits, GQA from the attention_mask, f16) is checked on a decode step. The
 #       Llama-3.2-1B-shaped block with int4 weights (make_const_block.py --int4, 36 MiB side
 #       file carried compressed): its decode build (GEMV kernels reading the codes) checked
-#       against the CPU and timed (int4_decode_T1), its dynamic build timed at T = 2048.
+#       against the CPU and timed (int4_decode_T1), as is its build with the SIMT GEMV
+#       (--gpu-gemv-mma=false: int4_decode_T1_simt, the same side file copied on the GPU
+#       machine), its dynamic build timed at T = 2048.
 #   bash DIR/gpu_check.sh run DIR          on the GPU machine: SASS instruction counts of the
 #       tensor-core kernels (HMMA expected; IMMA for the INT8 one), numerical check of every CUDA artifact against the
 #       CPU reference outputs (decoda-run --check; bf16 models at rtol/atol 3e-2, others 2e-3 /
@@ -326,24 +328,39 @@ PYEOF
   # weights (make_const_block.py --int4: decoda.dequantize_blocks of 4-bit codes with bf16
   # scales and zero points per 32, as MatMulNBits stores them): its decode build, whose GEMV
   # kernels read the codes, is checked against the CPU build (its weights folded to bf16) on one
-  # token and timed beside const_decode_T1; its dynamic build (a dequantisation kernel per
-  # weight, then the tensor cores) is timed at T = 2048.
+  # token and timed beside const_decode_T1 (its GEMV kernels on tensor cores, and SIMT:
+  # int4_decode_simt, --gpu-gemv-mma=false, whose side file is the same bytes and is copied
+  # from int4_decode's on the GPU machine: models/NAME.cuda.weights.same names the model); its
+  # dynamic build (a dequantisation kernel per weight, then the tensor cores) is timed at
+  # T = 2048.
   tmp=$(mktemp -d)
   "$PY" "$here/gpu/make_const_block.py" "$tmp/const.mlir"
   "$PY" "$here/gpu/make_const_block.py" --int4 "$tmp/int4.mlir"
-  for variant in const const_decode int4 int4_decode; do
+  for variant in const const_decode int4 int4_decode int4_decode_simt; do
     m=llama32_1b_$variant
-    dims=()
-    [[ $variant == *_decode ]] && dims=(--static-dims=0:1=1)
-    if "$bin/decoda-compile" "$tmp/${variant%_decode}.mlir" "${dims[@]}" --target=cuda \
+    dims=() extra=()
+    [[ $variant == *_decode* ]] && dims=(--static-dims=0:1=1)
+    [[ $variant == *_simt ]] && extra=(--gpu-gemv-mma=false)
+    src=${variant%_simt}
+    if "$bin/decoda-compile" "$tmp/${src%_decode}.mlir" "${dims[@]}" "${extra[@]}" --target=cuda \
         --gpu-arch=sm_90a --weights=file -o "$dir/models/$m.cuda.so" \
         2>"$dir/models/$m.cuda.log"; then
-      "$PY" -c "import sys, zlib; d = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(zlib.compress(d, 6))" \
-        "$dir/models/$m.cuda.weights" "$dir/models/$m.cuda.weights.z"
-      rm -f "$dir/models/$m.cuda.weights" "$dir/models/$m.cuda.log" "$dir/models/$m.cuda.h"
+      rm -f "$dir/models/$m.cuda.log" "$dir/models/$m.cuda.h"
     else
       echo "gpu_check: the constant-weight block ($variant) does not compile (see models/$m.cuda.log)"
     fi
+  done
+  same=llama32_1b_int4_decode
+  if [[ -e "$dir/models/llama32_1b_int4_decode_simt.cuda.weights" ]] &&
+      cmp -s "$dir/models/$same.cuda.weights" "$dir/models/llama32_1b_int4_decode_simt.cuda.weights"; then
+    rm -f "$dir/models/llama32_1b_int4_decode_simt.cuda.weights"
+    echo "$same" >"$dir/models/llama32_1b_int4_decode_simt.cuda.weights.same"
+  fi
+  for w in "$dir"/models/llama32_1b_*.cuda.weights; do
+    [[ -e "$w" ]] || continue
+    "$PY" -c "import sys, zlib; d = open(sys.argv[1], 'rb').read(); open(sys.argv[2], 'wb').write(zlib.compress(d, 6))" \
+      "$w" "$w.z"
+    rm -f "$w"
   done
   m=llama32_1b_int4_decode
   if [[ -e "$dir/models/$m.cuda.so" ]] &&
@@ -359,6 +376,12 @@ PYEOF
     fi
     rm -f "$tmp/$m".cpu.*
   fi
+  # The SIMT build of the int4 decode step is checked against the same reference.
+  if [[ -d "$dir/ref/$m" && -e "$dir/models/${m}_simt.cuda.so" ]]; then
+    cp -r "$dir/ref/$m" "$dir/ref/${m}_simt"
+    cp "$dir/inputs/$m.sig" "$dir/inputs/${m}_simt.sig"
+    echo "$m" >"$dir/inputs/${m}_simt.same"
+  fi
   # Cubins of the bf16 block's tensor-core, row-norm and flash-attention kernels and of the
   # bench attention (head dim 128), for SASS instruction counts on the GPU machine.
   mkdir -p "$dir/sass"
@@ -373,6 +396,13 @@ PYEOF
   "$bin/decoda-compile" "$here/gpu/llama32_1b_block.mlir" --static-dims=0:1=1 --target=cuda \
       --gpu-arch=sm_90a --emit=ptx -o "$tmp/decode.ptx"
   sed 's|^// gpu.binary @|// gpu.binary @decode_|' "$tmp/decode.ptx" >>"$tmp/block.ptx"
+  # The int4 block's decode GEMV kernels, on tensor cores (int4_*) and SIMT (int4_simt_*).
+  "$bin/decoda-compile" "$tmp/int4.mlir" --static-dims=0:1=1 --target=cuda --gpu-arch=sm_90a \
+      --emit=ptx -o "$tmp/int4.ptx"
+  sed 's|^// gpu.binary @|// gpu.binary @int4_|' "$tmp/int4.ptx" >>"$tmp/block.ptx"
+  "$bin/decoda-compile" "$tmp/int4.mlir" --static-dims=0:1=1 --target=cuda --gpu-arch=sm_90a \
+      --gpu-gemv-mma=false --emit=ptx -o "$tmp/int4_simt.ptx"
+  sed 's|^// gpu.binary @|// gpu.binary @int4_simt_|' "$tmp/int4_simt.ptx" >>"$tmp/block.ptx"
   "$PY" - "$tmp/block.ptx" "$dir/sass" "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" <<'PYEOF'
 import re, subprocess, sys
 t = open(sys.argv[1]).read()
@@ -407,12 +437,18 @@ for z in "$dir"/models/*.weights.z; do
   [[ -e "$z" ]] || continue
   "$PY" -c "import sys, zlib; open(sys.argv[2], 'wb').write(zlib.decompress(open(sys.argv[1], 'rb').read()))" "$z" "${z%.z}"
 done
+# Side files that are another model's bytes (models/NAME.cuda.weights.same: that model's name).
+for same in "$dir"/models/*.weights.same; do
+  [[ -e "$same" ]] || continue
+  cp "$dir/models/$(cat "$same").cuda.weights" "${same%.same}"
+done
 echo "== SASS of the tensor-core, GEMV (decode_*), row-norm and flash-attention kernels (cuobjdump)"
 if command -v cuobjdump >/dev/null 2>&1; then
   for c in "$dir"/sass/*.cubin; do
     [[ -e "$c" ]] || continue
-    counts=$(cuobjdump -sass "$c" | grep -oE "HMMA|IMMA|HGMMA|IGMMA|WARPGROUP|IDP|LDSM|LDGSTS|BAR|STL|LDL|SHFL|LDS|STS|LDG\.E\.128|LDG\.E\.64|FFMA|MUFU" | sort | uniq -c | tr '\n' ' ')
-    echo "$(basename "$c" .cubin): $counts"
+    counts=$(cuobjdump -sass "$c" | grep -oE "HMMA|IMMA|HGMMA|IGMMA|WARPGROUP|IDP|LDSM|LDGSTS|BAR|STL|LDL|SHFL|LDS|STS|LDG\.E\.128|LDG\.E\.64|FFMA|MUFU|LOP3|PRMT|HFMA2|HADD2|HMUL2|SHF|IMAD|F2FP" | sort | uniq -c | tr '\n' ' ')
+    total=$(cuobjdump -sass "$c" | grep -cE '^[[:space:]]+/\*[0-9a-f]{4}\*/')
+    echo "$(basename "$c" .cubin): $total instructions; $counts"
   done
 else
   echo "cuobjdump not found: no SASS counts"
@@ -604,6 +640,12 @@ if os.path.exists(i4):
     bench(i4, {"h": bf16((1, 1, H))}, "int4_decode_T1",
           bytes_=params // 2 + 2 * (params // 32) * 2 + 2 * 2 * H)
     bench(i4, {"h": bf16((1, 1, H))}, "int4_decode_T1_bf16_equivalent", bytes_=2 * params + 2 * 2 * H)
+# The same step with the SIMT GEMV kernels (--gpu-gemv-mma=false): codes made floats in f32,
+# the exact products summed; against int4_decode_T1's tensor-core GEMV.
+i4s = os.path.join(d, "models", "llama32_1b_int4_decode_simt.cuda.so")
+if os.path.exists(i4s):
+    bench(i4s, {"h": bf16((1, 1, H))}, "int4_decode_T1_simt",
+          bytes_=params // 2 + 2 * (params // 32) * 2 + 2 * 2 * H)
 i4p = os.path.join(d, "models", "llama32_1b_int4.cuda.so")
 if os.path.exists(i4p):
     T = 2048
