@@ -43,6 +43,24 @@
 // its type first. The generic goes when no other reader is left (or into the M > max-m branch
 // of a dynamic-M dispatch).
 //
+// Tensor cores (option mma, sm_80 and later; emitMmaKernel): 4-bit codes in blocks of a
+// multiple of 32 with bf16/f16 A and whole zero points, at most 16 rows (the dispatch of a
+// dynamic M then takes up to 16 rows too), one mma.sync m16n8k16 per 16 k of 8 weight rows:
+//   warp: columns n0 .. n0 + 7; lane l: g = l / 4 (its weight row n0 + g, its A rows g and
+//     g + 8), q = l % 4; a warp step covers 128 k, lane q its 32 codes from k = step + 32 q
+//     (16 bytes, one block: one scale and zero point)
+//   word w of the codes (codes 8w .. 8w + 7), i < 4: (word >> 4i) & 0x000F000F | magic is the
+//     pair (code 8w + i, code 8w + i + 4) as two halves 128 + code (bf16, magic 0x43004300) or
+//     1024 + code (f16, 0x64006400); minus (magic + zp), exact, times the scale: the generic's
+//     weights, rounded once
+//   MMA (w, h), h < 2: B = {pair 2h, pair 2h + 1} of word w; A = the same pairs of k from A's
+//     rows g and g + 8 (A[k + 8w + i], A[k + 8w + i + 4]: a shuffle of each 16-byte load): the
+//     mma's k slots 2q, 2q + 1, 2q + 8, 2q + 9 are those four k for every lane of group q
+//   C: rows g, g + 8, columns n0 + 2q, + 1 (a K split's warps add their fragments through
+//     shared memory); the storing lanes apply a fused epilogue as the SIMT kernel does.
+// Rows past M read A's last row and are not stored; a warp step past K (K a multiple of 32,
+// not of 128) reads codes at k = 0 and zeros of A.
+//
 // A norm read only by these kernels (fold-norms; the norm still a call of a function tagged
 // decoda.gpu_norm) is computed by each of them first: per row r < M, for the chunks j = tid,
 // tid + T, ... of V features, s = x[r, jV..] (add forms: round(residual + scale · branch),
@@ -603,7 +621,7 @@ bool mmaAccepts(const Match &m, int64_t rowsM, ArrayRef<std::optional<Dequant>> 
   });
 }
 
-/// The tensor-core GEMV of `m` (see the file comment, "Tensor cores"): mmaAccepts holds;
+/// The tensor-core GEMV of `m` (the file comment's "Tensor cores"): mmaAccepts holds;
 /// `weights` B's (and a gate/up pair's first weight's) dequantisations; the other arguments
 /// as emitKernel's.
 void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,

@@ -235,7 +235,14 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     chains and scaled once into one f32 accumulator per (column, row). The sums take the
     exact `(code - zp) · scale` (the unfused form rounds each weight to its type first). A
     decode step reads the packed weights (a fourth of f16's bytes at 4 bits, plus the
-    scales). The generics are first moved with
+    scales). With `mma` (sm_80 and later), 4-bit codes in blocks of a multiple of 32 with
+    bf16/f16 activations and whole zero points go to tensor cores instead, up to 16 rows
+    (a dynamic `M` is dispatched up to 16 rows then): a warp takes 8 weight rows, each lane
+    16 bytes of codes of its row; the pairs (code i, code i + 4) of a 32-bit word are masked
+    into the two halves of a bf16x2/f16x2 with the exponent of 128 / 1024, made
+    `(code - zp) · scale` by a subtraction and a multiplication in the weight's type (the
+    generic's weights, bit for bit) and fed to `mma.sync.m16n8k16` as B fragments, A's
+    16-byte loads shuffled into the matching pairs. The generics are first moved with
     their buffers to the start of their block (out of the way of gate/up pairing); one whose
     weight no kernel reads any more is erased, and under a dynamic-`M` dispatch it moves into
     the `M > max-m` branch, the only one that still reads the float weight (the tensor
