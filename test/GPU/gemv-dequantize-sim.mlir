@@ -17,7 +17,7 @@
 // K = 4096 over 4 warps; f16 with 12 static rows (above the SIMT kernel's 8: with
 // --gpu-gemv-mma=false the dequantisation kernel and the tensor cores' contraction); bf16
 // rows a run-time dim, called with 1, 12, 16 (the dispatch's M = 1 and M <= 16 kernels) and
-// 20 rows (the dequantisation kernel, then wgmma). Both forms match their reference exactly after the output's
+// 20 rows (the dequantisation kernel, then wgmma); f16 with 3 columns, K = 32 and 2 rows. Both forms match their reference exactly after the output's
 // rounding in every case here; the tolerances (f32 1e-5, f16 2e-3, bf16 1e-2) leave an ulp
 // for a sum in another order.
 // RUN: rm -rf %t && mkdir -p %t
@@ -108,3 +108,7 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry b4_bf16_dyn --inputs %t/15-in.npz --expect %t/15-rounded.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=DYN20
 // DYN20: out0: ok (800 elements
 // DYN20: 2 launches; {{.*}}wgmma
+// RUN: %PYTHON %S/Inputs/dequant_gemv_data.py b4_f16_tiny %t/16-in.npz %t/16-rounded.npz --rounded
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry b4_f16_tiny --inputs %t/16-in.npz --expect %t/16-rounded.npz --rtol 2e-3 --atol 2e-3 | FileCheck %s --check-prefix=TINY
+// TINY: out0: ok (6 elements
+// TINY: 1 launches; mma 8

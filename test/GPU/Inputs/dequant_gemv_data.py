@@ -40,6 +40,9 @@ CASES = {
     "b4_f16_split": (2, 16, 4096, 4, 128, "int", "f16"),
     # 12 rows: above the SIMT kernel's 8, within the tensor-core kernel's 16.
     "b4_f16_m12": (12, 24, 256, 4, 32, "int", "f16"),
+    # The smallest: 3 columns (one partial tile), K = 32 (one lane's codes, a warp step three
+    # quarters masked), 2 rows.
+    "b4_f16_tiny": (2, 3, 32, 4, 32, None, "f16"),
     # Rows a run-time dim (called as CASE:ROWS): the dispatch's M = 1 and M <= 16 kernels,
     # and the tensor cores' contraction after the dequantisation above 16.
     "b4_bf16_dyn": (None, 40, 256, 4, 32, "int", "bf16"),
