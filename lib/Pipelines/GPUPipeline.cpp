@@ -66,11 +66,15 @@ std::string mlir::decoda::cudaArchFeatures(StringRef arch) {
       .Default("");
 }
 
-bool mlir::decoda::cudaArchHasDependentLaunch(StringRef arch) {
-  // griddepcontrol: sm_90 and later (PTX ISA 7.8).
+bool mlir::decoda::cudaArchAtLeast(StringRef arch, unsigned version) {
   unsigned sm = 0;
   return arch.consume_front("sm_") && !arch.take_while(llvm::isDigit).getAsInteger(10, sm) &&
-         sm >= 90;
+         sm >= version;
+}
+
+bool mlir::decoda::cudaArchHasDependentLaunch(StringRef arch) {
+  // griddepcontrol: sm_90 and later (PTX ISA 7.8).
+  return cudaArchAtLeast(arch, 90);
 }
 
 StringRef mlir::decoda::cudaKnownArchs() {
@@ -157,7 +161,11 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
 
   // Attention and norms: one kernel per call (or the target-neutral body, with a remark); the
   // calls are inlined either way.
+  // The tensor-core kernels (cp.async, ldmatrix, mma.sync m16n8k16 with bf16, m16n8k32 s8):
+  // sm_80 and later; before, bf16/f16 attention and projections take the SIMT kernels.
+  const bool tensorCoreArch = cudaArchAtLeast(options.gpuArch, 80);
   GPUFlashAttentionPassOptions attention;
+  attention.tensorCores = tensorCoreArch;
   attention.wgmma = options.gpuArch == "sm_90a" && options.attentionWgmma;
   attention.wgmmaRows = options.attentionRows;
   attention.wgmmaKeys = options.attentionKeys;
@@ -173,12 +181,7 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   gemv.fuseEpilogue = options.fuseEpilogue;
   gemv.gateUp = options.gateUp;
   // 4-bit block-quantised weights on tensor cores (mma.sync m16n8k16 bf16/f16: sm_80+).
-  {
-    StringRef arch = options.gpuArch;
-    unsigned sm = 0;
-    gemv.mma = options.gemvMma && arch.consume_front("sm_") &&
-               !arch.take_while(llvm::isDigit).getAsInteger(10, sm) && sm >= 80;
-  }
+  gemv.mma = options.gemvMma && tensorCoreArch;
   // With dependent launch, each GEMV kernel first prefetches the starts of its weight rows
   // into L2 (16 MiB a kernel: a third of the H200's L2), while the kernel before it runs.
   // (cp.async.bulk.prefetch needs PTX ISA 8.0: sm_90a, sm_100 and later, not sm_90's 7.8.)
@@ -210,7 +213,8 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   tensorCores.tmaWarpSpecialize = options.warpSpecialize;
   tensorCores.gateUp = options.gateUp;
   tensorCores.tileN = options.matmulTileN;
-  pm.addPass(createGPUTensorCoreMatmulPass(tensorCores)); // module: declares the map function
+  if (tensorCoreArch)
+    pm.addPass(createGPUTensorCoreMatmulPass(tensorCores)); // module: declares the map function
   // Every other linalg op (and copy) is a parallel loop nest; each nest is one kernel.
   pm.addNestedPass<func::FuncOp>(createGPUCopiesToLinalgPass());
   addTextual(pm, "func.func(convert-linalg-to-parallel-loops)");

@@ -2977,8 +2977,17 @@ struct GPUFlashAttentionPass
         return signalPassFailure();
       }
       FailureOr<Config> c = readConfig(fn, dict, split, int8, why);
+      if (int8 && !tensorCores) {
+        // Its target-neutral form reads scalars in host code, which the GPU pipeline refuses
+        // later with a less direct message.
+        mlir::emitError(fn.getLoc())
+            << "decoda-gpu-flash-attention: " << opName
+            << " needs the integer tensor-core kernel (tensor-cores=false: the GPU is before "
+               "sm_80); quantize without INT8 attention (--quant-attention=false) for it";
+        return signalPassFailure();
+      }
       if (succeeded(c) && int8)
-        why = tensorCores ? int8Refusal(*c) : "disabled (tensor-cores=false)";
+        why = int8Refusal(*c);
       if (failed(c) || !why.empty()) {
         mlir::emitRemark(fn.getLoc())
             << "decoda-gpu-flash-attention: " << opName

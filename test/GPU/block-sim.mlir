@@ -47,6 +47,15 @@
 // (decoda-gpu-tensorcore-matmul{gate-up}; the unfused build below keeps them apart), 11 before
 // RoPE's table joined its kernel (decoda-gpu-rope).
 // B70: 10 launches; {{.*}} mma {{[1-9][0-9]*}}, {{.*}}wgmma {{[1-9][0-9]*}}{{$}}
+// The same block for sm_75 (no cp.async, ldmatrix or bf16 mma.sync m16n8k16: LLVM could not
+// select them, the build failed): the SIMT attention kernel (its probabilities not rounded:
+// NumPy's llama_simt) and the projections as parallel loops; no tensor-core instruction.
+// RUN: decoda-compile %S/Inputs/llama_small_bf16.mlir --target=cuda --gpu-arch=sm_75 --emit=ptx -o %t/b75.ptx --dump-ir-after-each=%t/b75
+// RUN: %PYTHON %S/Inputs/block_data.py llama_simt-bf16 70 %t/b75-in.npz %t/b75-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b75 %t/b75.ptx --inputs %t/b75-in.npz --expect %t/b75-out.npz --rtol 2e-2 --atol 2e-2 --quiet | FileCheck %s --check-prefix=B75
+// B75: out0: ok (4480 elements
+// B75-NOT: mma
+// B75: launches; bar {{[0-9]+}}, shfl {{[0-9]+}}{{$}}
 // Bit for bit the result of the same block with fuse-epilogue=false (decoda-opt, the same
 // pipelines): 17 launches (the zero-init fold stays; 19 before independent neighbouring loops,
 // q's and k's RoPE and the unfused k and v roundings, were merged).

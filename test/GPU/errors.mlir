@@ -23,6 +23,11 @@
 // RUN: not decoda-compile %s --target=cuda --gpu-arch=sm_80 --gpu-attention-rows=64 -o %t.so 2>&1 | FileCheck %s --check-prefix=ROWSARCH
 // ROWSARCH: error: --gpu-attention-rows needs --target=cuda --gpu-arch=sm_90a and the wgmma attention kernel
 // RUN: not decoda-compile %s --gpu-attention-rows=64 -o %t.so 2>&1 | FileCheck %s --check-prefix=ROWSARCH
+// INT8 attention before sm_80 (no integer tensor-core kernel there): refused by name.
+// RUN: not decoda-compile %S/Inputs/int8_attention_small.mlir --target=cuda --gpu-arch=sm_75 -o %t.so 2>&1 | FileCheck %s --check-prefix=INT8ARCH
+// INT8ARCH: error: decoda-gpu-flash-attention: INT8 attention needs the integer tensor-core kernel (tensor-cores=false: the GPU is before sm_80)
+// INT8ARCH-NOT: Stack dump
+// RUN: decoda-compile %S/Inputs/int8_attention_small.mlir --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t.ptx
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }

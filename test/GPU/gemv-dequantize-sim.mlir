@@ -112,3 +112,21 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry b4_f16_tiny --inputs %t/16-in.npz --expect %t/16-rounded.npz --rtol 2e-3 --atol 2e-3 | FileCheck %s --check-prefix=TINY
 // TINY: out0: ok (6 elements
 // TINY: 1 launches; mma 8
+// The flag picks a CUDA kernel: refused for the CPU, by name.
+// RUN: not decoda-compile %t/m.mlir --gpu-gemv-mma=false -o %t/cpu.so 2>&1 | FileCheck %s --check-prefix=FLAGCPU
+// FLAGCPU: --gpu-gemv-mma needs --target=cuda
+// Before sm_80 (no cp.async, ldmatrix or mma.sync m16n8k16 for bf16) every case keeps the SIMT
+// kernels: the GEMV for up to 8 rows, else the dequantisation kernel and the contraction as
+// parallel loops (the tensor-core matmul pass is not run; LLVM could not select its
+// intrinsics there).
+// RUN: decoda-compile %t/m.mlir --target=cuda --gpu-arch=sm_75 --emit=ptx -o %t/75.ptx --dump-ir-after-each=%t/d75
+// RUN: FileCheck %s --check-prefix=SM75 --input-file=%t/75.ptx
+// SM75: .target sm_75
+// SM75-NOT: mma.sync
+// SM75-NOT: cp.async
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d75 %t/75.ptx --entry b4_bf16_default_m5 --inputs %t/9-in.npz --expect %t/9-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=SM75-M5
+// SM75-M5: out0: ok (100 elements
+// SM75-M5: 1 launches; shfl
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d75 %t/75.ptx --entry b4_f16_m12 --inputs %t/11-in.npz --expect %t/11-rounded.npz --rtol 2e-3 --atol 2e-3 | FileCheck %s --check-prefix=SM75-M12
+// SM75-M12: out0: ok (288 elements
+// SM75-M12: 3 launches

@@ -137,6 +137,9 @@ std::string cudaArchFeatures(StringRef arch);
 /// Whether `arch` has programmatic dependent launch (griddepcontrol: sm_90 and later).
 bool cudaArchHasDependentLaunch(StringRef arch);
 
+/// Whether `arch` (sm_NN[a]) is sm_`version` or later.
+bool cudaArchAtLeast(StringRef arch, unsigned version);
+
 /// The architectures `--gpu-arch` accepts, for error messages.
 StringRef cudaKnownArchs();
 

@@ -4,7 +4,7 @@ not from the compiler). The llama block's bf16 attention rounds its probabilitie
 as the GPU's tensor-core flash-attention kernel does (attention() below); the cached step is
 a decode step (flash decoding, SIMT: no rounding).
 
-  block_data.py llama-f32|llama-bf16|cached-bf16|step-bf16 T IN.npz OUT.npz
+  block_data.py llama-f32|llama-bf16|llama_simt-bf16|cached-bf16|step-bf16 T IN.npz OUT.npz
 
 llama: the block of Inputs/llama_small_{f32,bf16}.mlir -- RMSNorm, q/k/v projections, RoPE
 (theta 1e4) on 4 query heads over 2 KV heads of 16, causal attention, output projection and
@@ -28,13 +28,14 @@ def bf16_bits(a):
     return (np.asarray(a, np.float32).view(np.uint32) >> 16).astype(np.uint16)
 
 
-def attention(q, k, v, hq, hkv, st):
+def attention(q, k, v, hq, hkv, st, round_p=True):
     """Causal GQA attention (R.attention's formula, default scale) as the GPU computes it for
     bf16/f16: the tensor-core kernel rounds the probabilities exp(s - max) to the storage type
     before P·V (they are mma.sync operands) and sums the denominator unrounded. The kernel
     normalises by a running max over key tiles; the rounding is the same whenever a row's max
-    is found in its first tile. f32 (the SIMT kernel) is R.attention as is."""
-    if st == "f32":
+    is found in its first tile. f32 (the SIMT kernel, and bf16/f16 before sm_80: round_p
+    false) is R.attention as is."""
+    if st == "f32" or not round_p:
         return R.attention(q, k, v, num_heads=hq, num_kv_heads=hkv, causal=True, storage=st)
     tq, tk, d = q.shape[1], k.shape[1], q.shape[3]
     kv = (np.arange(hq) * hkv) // hq
@@ -46,7 +47,7 @@ def attention(q, k, v, hq, hkv, st):
     return R.to_storage(np.einsum("bhij,bjhd->bihd", w, v[:, :, kv]), st).astype(np.float32)
 
 
-def llama(t, st, rng):
+def llama(t, st, rng, round_p=True):
     d, hq, hkv, hd, f = 64, 4, 2, 16, 96
 
     def act(shape, s=1.0):
@@ -64,7 +65,7 @@ def llama(t, st, rng):
     v = R.linear(x, p["wv"], **kw).reshape(1, t, hkv, hd)
     q = R.rope(q, theta=1e4, **kw)
     k = R.rope(k, theta=1e4, **kw)
-    o = attention(q, k, v, hq, hkv, st)
+    o = attention(q, k, v, hq, hkv, st, round_p)
     u = R.residual_add(p["h"], R.linear(o.reshape(1, t, hq * hd), p["wo"], **kw), **kw)
     y = R.rms_norm(u, p["mlp_norm"], 1e-5, **kw)
     out = R.residual_add(u, R.gated_mlp(y, p["w_gate"], p["w_up"], p["w_down"], "swiglu", **kw), **kw)
@@ -129,7 +130,10 @@ def main():
     kind, t, inp, outp = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
     rng = np.random.default_rng(11)
     name, st = kind.rsplit("-", 1)
-    ins, outs = {"llama": llama, "cached": cached, "step": step}[name](t, st, rng)
+    # llama_simt: the llama block as the SIMT attention kernel computes it (no rounding of the
+    # probabilities: bf16/f16 before sm_80).
+    ins, outs = {"llama": llama, "llama_simt": lambda t, st, rng: llama(t, st, rng, False),
+                 "cached": cached, "step": step}[name](t, st, rng)
     floats = bf16_bits if st == "bf16" else (lambda a: np.asarray(a, np.float32))
 
     def conv(a):
