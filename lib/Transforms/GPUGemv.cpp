@@ -49,12 +49,12 @@
 //   warp: columns n0 .. n0 + 7; lane l: g = l / 4 (its weight row n0 + g, its A rows g and
 //     g + 8), q = l % 4; a warp step covers 128 k, lane q its 32 codes from k = step + 32 q
 //     (16 bytes, one block: one scale and zero point)
-//   word w of the codes (codes 8w .. 8w + 7), i < 4: (word >> 4i) & 0x000F000F | magic is the
-//     pair (code 8w + i, code 8w + i + 4) as two halves 128 + code (bf16, magic 0x43004300) or
-//     1024 + code (f16, 0x64006400); minus (magic + zp), exact, times the scale: the generic's
-//     weights, rounded once
-//   MMA (w, h), h < 2: B = {pair 2h, pair 2h + 1} of word w; A = the same pairs of k from A's
-//     rows g and g + 8 (A[k + 8w + i], A[k + 8w + i + 4]: a shuffle of each 16-byte load): the
+//   word w of the codes (codes 8w .. 8w + 7), j < 4: prmt(word, word >> 4) puts byte j of
+//     each into bytes 0 and 2, & 0x000F000F | magic makes the pair (code 8w + 2j, 8w + 2j + 1)
+//     two halves 128 + code (bf16, magic 0x43004300) or 1024 + code (f16, 0x64006400); minus
+//     (magic + zp), exact, times the scale: the generic's weights, rounded once
+//   MMA (w, h), h < 2: B = {pair 2h, pair 2h + 1} of word w (codes 4h .. 4h + 3); A = the
+//     same k of A's rows g and g + 8, two halves of a register of each 16-byte load: the
 //     mma's k slots 2q, 2q + 1, 2q + 8, 2q + 9 are those four k for every lane of group q
 //   C: rows g, g + 8, columns n0 + 2q, + 1 (a K split's warps add their fragments through
 //     shared memory); the storing lanes apply a fused epilogue as the SIMT kernel does.
@@ -745,10 +745,12 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
     }
     return l;
   };
-  // The B fragments of weight `wi` from its loaded step: word w's pairs (code i, code i + 4),
-  // i < 4, each made (128 + code) by the magic, minus (128 + zp) (exact: code - zp), times
-  // the scale (rounded once, as the generic's f32 product rounded to the type). Fragment
-  // (w, h) holds pairs 2h and 2h + 1 of word w.
+  // The B fragments of weight `wi` from its loaded step: word w's pairs (code 2j, code 2j + 1),
+  // j < 4 (byte j's low and high nibble: prmt puts byte j of the word and byte j of the word
+  // shifted by 4 into bytes 0 and 2, the mask keeps their low nibbles), each made (128 +
+  // code) by the magic, minus (128 + zp) (exact: code - zp), times the scale (rounded once,
+  // as the generic's f32 product rounded to the type). Fragment (w, h) holds pairs 2h and
+  // 2h + 1 of word w: codes 4h .. 4h + 3, in k order, as A's pairs are.
   auto bFragments = [&](const Loaded &l, int64_t wi) {
     SmallVector<Value> frags;
     Value scale = vector::BroadcastOp::create(b, loc, pairType, l.scale[wi]);
@@ -760,16 +762,19 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
     Value biasPair = vector::BroadcastOp::create(b, loc, pairType, bias);
     Value mask = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0x000F000F));
     Value magicV = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(magic)));
+    Value four = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(4));
     for (int64_t w = 0; w < 4; ++w) {
       Value word = l.words[wi * 4 + w];
+      Value high = arith::ShRUIOp::create(b, loc, word, four);
       SmallVector<Value> pairs;
-      for (int64_t i = 0; i < 4; ++i) {
-        Value shifted = word;
-        if (i) {
-          Value amount = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(4 * i));
-          shifted = arith::ShRUIOp::create(b, loc, word, amount);
-        }
-        Value codes = arith::AndIOp::create(b, loc, shifted, mask);
+      for (int64_t j = 0; j < 4; ++j) {
+        // Result bytes 0 and 2: byte j of `word` (selector j) and of `high` (4 + j); bytes 1
+        // and 3 are masked off.
+        int32_t sel = int32_t(j | ((4 + j) << 8) | (j << 4) | ((4 + j) << 12));
+        Value selector = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(sel));
+        Value spread = NVVM::PermuteOp::create(b, loc, i32, word, high, selector,
+                                               NVVM::PermuteMode::DEFAULT);
+        Value codes = arith::AndIOp::create(b, loc, spread, mask);
         Value biased = arith::OrIOp::create(b, loc, codes, magicV);
         Value asVector = vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32), biased);
         Value pair = vector::BitCastOp::create(b, loc, pairType, asVector);
@@ -786,7 +791,8 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
     return frags;
   };
   // The A pairs of row group rg for the lane's 32 k at `k`: for word w and pair i, (A[k + 8w
-  // + i], A[k + 8w + i + 4]) as the codes pair up; `valid` false: zeros (past K).
+  // + 2i], A[k + 8w + 2i + 1]) as the codes pair up (halves of the loaded registers);
+  // `valid` false: zeros (past K).
   auto aPairs = [&](Value k, Value valid) {
     SmallVector<SmallVector<Value>> byGroup;
     for (Value row : aRows) {
@@ -796,7 +802,8 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
                                          ValueRange{row, w ? e.add(k, e.idx(8 * w)) : k},
                                          /*nontemporal=*/false, llvm::MaybeAlign(16));
         for (int64_t i = 0; i < 4; ++i) {
-          Value pair = vector::ShuffleOp::create(b, loc, x, x, ArrayRef<int64_t>{i, i + 4});
+          Value pair =
+              vector::ShuffleOp::create(b, loc, x, x, ArrayRef<int64_t>{2 * i, 2 * i + 1});
           pairs.push_back(valid ? e.select(valid, pair, zeroPair) : pair);
         }
       }

@@ -11,10 +11,11 @@
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=prefetch-bytes=16777216 | FileCheck %s --check-prefix=PREFETCH
 // With mma (the pipeline sets it for sm_80 and later) 4-bit codes with f16/bf16 and whole zero
 // points take the tensor-core GEMV: 8 weight rows a warp, each lane 16 bytes of codes of its
-// row; pairs (code i, code i + 4) of a word masked into the two halves and or'ed with
-// 0x64006400 (f16: 1024 + code), minus (1024 + zp), times the scale (the generic's rounding),
-// B fragments of mma.sync m16n8k16; A's pairs shuffled to match. Fractional zero points and f32
-// keep the SIMT kernel.
+// row; the two codes of byte j of a word (prmt of the word and the word shifted by 4: bytes 0
+// and 2) masked into the two halves and or'ed with 0x64006400 (f16: 1024 + code), minus
+// (1024 + zp), times the scale (the generic's rounding), B fragments of mma.sync m16n8k16; A's
+// pairs are halves of its loaded registers. Fractional zero points and f32 keep the SIMT
+// kernel.
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=mma=true | FileCheck %s --check-prefix=MMA
 // MMA-LABEL: func.func @f16_m1(
 // MMA:         gpu.launch
@@ -22,13 +23,15 @@
 // MMA:           vector.bitcast %{{.*}} : vector<16xi8> to vector<4xi32>
 // MMA:           %[[SCALE:.*]] = memref.load %{{.*}} : memref<64x2xf16>
 // MMA:           %[[ZP:.*]] = memref.load %{{.*}} : memref<64x2xf16>
-// MMA:           vector.shuffle %{{.*}}, %{{.*}} [0, 4] : vector<8xf16>, vector<8xf16>
+// MMA:           vector.shuffle %{{.*}}, %{{.*}} [0, 1] : vector<8xf16>, vector<8xf16>
 // MMA:           %[[SCALES:.*]] = vector.broadcast %[[SCALE]] : f16 to vector<2xf16>
 // MMA:           %[[BIAS:.*]] = arith.addf %[[ZP]], %{{.*}} : f16
 // MMA:           %[[BIASES:.*]] = vector.broadcast %[[BIAS]] : f16 to vector<2xf16>
 // MMA:           %[[MASK:.*]] = arith.constant 983055 : i32
 // MMA:           %[[MAGIC:.*]] = arith.constant 1677747200 : i32
-// MMA:           %[[CODES:.*]] = arith.andi %{{.*}}, %[[MASK]] : i32
+// MMA:           %[[HIGH:.*]] = arith.shrui %[[WORD:.*]], %{{.*}} : i32
+// MMA:           %[[SPREAD:.*]] = nvvm.prmt <default> %{{.*}}, %[[WORD]], %[[HIGH]] : i32
+// MMA:           %[[CODES:.*]] = arith.andi %[[SPREAD]], %[[MASK]] : i32
 // MMA:           %[[BIASED:.*]] = arith.ori %[[CODES]], %[[MAGIC]] : i32
 // MMA:           %[[PAIR:.*]] = vector.bitcast %{{.*}} : vector<1xi32> to vector<2xf16>
 // MMA:           %[[CENTRED:.*]] = arith.subf %[[PAIR]], %[[BIASES]] : vector<2xf16>

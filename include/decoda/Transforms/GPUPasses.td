@@ -238,8 +238,9 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     scales). With `mma` (sm_80 and later), 4-bit codes in blocks of a multiple of 32 with
     bf16/f16 activations and whole zero points go to tensor cores instead, up to 16 rows
     (a dynamic `M` is dispatched up to 16 rows then): a warp takes 8 weight rows, each lane
-    16 bytes of codes of its row; the pairs (code i, code i + 4) of a 32-bit word are masked
-    into the two halves of a bf16x2/f16x2 with the exponent of 128 / 1024, made
+    16 bytes of codes of its row; the two codes of each byte of a 32-bit word are spread
+    (`nvvm.prmt`) and masked into the two halves of a bf16x2/f16x2 with the exponent of
+    128 / 1024, made
     `(code - zp) · scale` by a subtraction and a multiplication in the weight's type (the
     generic's weights, bit for bit) and fed to `mma.sync.m16n8k16` as B fragments, A's
     16-byte loads shuffled into the matching pairs. The generics are first moved with
