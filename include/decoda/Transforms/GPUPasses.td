@@ -240,10 +240,9 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     (a dynamic `M` is dispatched up to 16 rows then): a warp takes 8 weight rows, each lane
     16 bytes of codes of its row; the two codes of each byte of a 32-bit word are spread
     (`nvvm.prmt`) and masked into the two halves of a bf16x2/f16x2 with the exponent of
-    128 / 1024, made
-    `(code - zp) · scale` by a subtraction and a multiplication in the weight's type (the
-    generic's weights, bit for bit) and fed to `mma.sync.m16n8k16` as B fragments, A's
-    16-byte loads shuffled into the matching pairs. The generics are first moved with
+    128 / 1024, made `(code - zp) · scale` by a subtraction and a multiplication in the
+    weight's type (the generic's weights, bit for bit) and fed to `mma.sync.m16n8k16` as B
+    fragments, A's 16-byte loads being the matching pairs as they come. The generics are first moved with
     their buffers to the start of their block (out of the way of gate/up pairing); one whose
     weight no kernel reads any more is erased, and under a dynamic-`M` dispatch it moves into
     the `M > max-m` branch, the only one that still reads the float weight (the tensor
