@@ -603,6 +603,57 @@ void emitWeightPrefetch(OpBuilder &b, Location loc, ArrayRef<Value> weights,
   }
 }
 
+/// The shared buffers of a folded norm's prologue (emitNormPrologue): the block's
+/// normalised rows [M][K], then one [warps][M] f32 buffer per block sum (LayerNorm: the
+/// mean's, then the variance's; LLVM widens the reads of one into whole vectors, which must
+/// not cover the other's, written after).
+void appendNormWorkgroup(SmallVector<Type> &workgroup, const NormFold &norm, int64_t rowsM,
+                         int64_t k, Type elem, int64_t warps) {
+  MLIRContext *ctx = elem.getContext();
+  auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  workgroup.push_back(MemRefType::get({rowsM, k}, elem, MemRefLayoutAttrInterface(), shared));
+  for (int64_t sum = 0; sum < (norm.cfg.centered ? 2 : 1); ++sum)
+    workgroup.push_back(MemRefType::get({warps, rowsM}, Float32Type::get(ctx),
+                                        MemRefLayoutAttrInterface(), shared));
+}
+
+/// A K split's partial sums meeting in shared memory: each warp leaves `sums` in
+/// `partials`[warp][slot(i)] (only where `leaves` holds, when given), a barrier, then where
+/// `gathers()` holds (part 0) the sums of the warps warp + 1 .. warp + split - 1 are added in
+/// that order, the same on every run; elsewhere the warp's own sums stay.
+SmallVector<Value> addSplitParts(OpBuilder &b, Location loc, ArrayRef<Value> sums,
+                                 Value partials, Value warp, int64_t split, Value leaves,
+                                 llvm::function_ref<Value()> gathers,
+                                 llvm::function_ref<Value(size_t)> slot,
+                                 llvm::function_ref<Value(Value, Value)> add) {
+  Emitter e{b, loc};
+  {
+    OpBuilder::InsertionGuard g(b);
+    if (leaves) {
+      auto leave = scf::IfOp::create(b, loc, TypeRange{}, leaves, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&leave.getThenRegion().front());
+    }
+    for (size_t i = 0; i < sums.size(); ++i)
+      memref::StoreOp::create(b, loc, sums[i], partials, ValueRange{warp, slot(i)});
+  }
+  gpu::BarrierOp::create(b, loc);
+  auto gather = scf::IfOp::create(b, loc, ValueRange(sums).getTypes(), gathers(),
+                                  /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&gather.getThenRegion().front());
+  SmallVector<Value> total(sums);
+  for (int64_t p = 1; p < split; ++p)
+    for (size_t i = 0; i < sums.size(); ++i) {
+      Value other =
+          memref::LoadOp::create(b, loc, partials, ValueRange{e.add(warp, e.idx(p)), slot(i)});
+      total[i] = add(total[i], other);
+    }
+  scf::YieldOp::create(b, loc, total);
+  b.setInsertionPointToStart(&gather.getElseRegion().front());
+  scf::YieldOp::create(b, loc, SmallVector<Value>(sums));
+  return SmallVector<Value>(gather.getResults());
+}
+
 /// Whether the tensor-core GEMV (emitMmaKernel) takes a kernel of `rowsM` rows whose weights
 /// are `dequants`: mma enabled (sm_80 and later), bf16/f16, at most 16 rows, every weight
 /// 4-bit codes in blocks of a multiple of 32 with whole zero points of the contraction's
@@ -661,13 +712,8 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   if (split > 1)
     workgroup.push_back(
         MemRefType::get({cfg.warps, numW * 128}, f32, MemRefLayoutAttrInterface(), shared));
-  if (norm) {
-    workgroup.push_back(
-        MemRefType::get({rowsM, m.k}, elem, MemRefLayoutAttrInterface(), shared));
-    for (int64_t sum = 0; sum < (norm->cfg.centered ? 2 : 1); ++sum)
-      workgroup.push_back(MemRefType::get({cfg.warps, rowsM}, f32, MemRefLayoutAttrInterface(),
-                                          shared));
-  }
+  if (norm)
+    appendNormWorkgroup(workgroup, *norm, rowsM, m.k, elem, cfg.warps);
   Value one = e.idx(1);
   auto launch = gpu::LaunchOp::create(b, loc, e.idx(blocks(split)), one, one,
                                       e.idx(32 * cfg.warps), one, one,
@@ -887,29 +933,12 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   Value isPart0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part, e.idx(0));
   if (split > 1) {
     // Each warp leaves its fragments; after the barrier part 0 adds the others in order.
-    Value partials = launch.getWorkgroupAttributions()[0];
-    for (size_t i = 0; i < sums.size(); ++i)
-      memref::StoreOp::create(b, loc, sums[i], partials,
-                              ValueRange{warp, e.add(e.mul(lane, sums.size()), e.idx(i))});
-    gpu::BarrierOp::create(b, loc);
-    auto gather = scf::IfOp::create(b, loc, ValueRange(sums).getTypes(), isPart0,
-                                    /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&gather.getThenRegion().front());
-      SmallVector<Value> total(sums);
-      for (int64_t p = 1; p < split; ++p)
-        for (size_t i = 0; i < sums.size(); ++i) {
-          Value other = memref::LoadOp::create(
-              b, loc, partials,
-              ValueRange{e.add(warp, e.idx(p)), e.add(e.mul(lane, sums.size()), e.idx(i))});
-          total[i] = arith::AddFOp::create(b, loc, total[i], other);
-        }
-      scf::YieldOp::create(b, loc, total);
-      b.setInsertionPointToStart(&gather.getElseRegion().front());
-      scf::YieldOp::create(b, loc, sums);
-    }
-    sums.assign(gather.getResults().begin(), gather.getResults().end());
+    const size_t perLane = sums.size();
+    sums = addSplitParts(
+        b, loc, sums, launch.getWorkgroupAttributions()[0], warp, split, /*leaves=*/Value(),
+        [&] { return isPart0; },
+        [&](size_t i) { return e.add(e.mul(lane, perLane), e.idx(i)); },
+        [&](Value x, Value y) -> Value { return arith::AddFOp::create(b, loc, x, y); });
   }
   // Stores: part 0, each lane its rows g and g + 8 (below the row count) and columns 2q, 2q + 1
   // (below N).
@@ -1033,17 +1062,9 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   SmallVector<Type> workgroup;
   if (split > 1)
     workgroup.push_back(partialType);
-  auto shared = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  if (norm) {
-    // The normalised rows, and each warp's partial sums of squares per row.
-    workgroup.push_back(MemRefType::get({rowsM, m.k}, m.elementType, MemRefLayoutAttrInterface(),
-                                        shared));
-    // One buffer per block sum (LayerNorm: the mean's, then the variance's): LLVM widens the
-    // reads of one into whole vectors, which must not cover the other's, written after.
-    for (int64_t sum = 0; sum < (norm->cfg.centered ? 2 : 1); ++sum)
-      workgroup.push_back(MemRefType::get({cfg.warps, rowsM}, b.getF32Type(),
-                                          MemRefLayoutAttrInterface(), shared));
-  }
+  // The normalised rows, and each warp's partial sums of squares per row.
+  if (norm)
+    appendNormWorkgroup(workgroup, *norm, rowsM, m.k, m.elementType, cfg.warps);
   auto launch = gpu::LaunchOp::create(b, loc, e.idx((m.n + perBlock - 1) / perBlock), one, one,
                                       e.idx(32 * cfg.warps), one, one,
                                       /*dynamicSharedMemorySize=*/nullptr,
@@ -1398,33 +1419,15 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   if (split > 1) {
     // Lane 0 of every warp leaves its sums; after the barrier lane 0 of each group's first
     // warp adds the parts in order (the same order on every run).
-    Value partials = launch.getWorkgroupAttributions()[0];
-    auto leave = scf::IfOp::create(b, loc, TypeRange{}, first, /*withElseRegion=*/false);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(&leave.getThenRegion().front());
-      for (size_t i = 0; i < sums.size(); ++i)
-        memref::StoreOp::create(b, loc, sums[i], partials, ValueRange{warp, e.idx(i)});
-    }
-    gpu::BarrierOp::create(b, loc);
-    first = arith::AndIOp::create(
-        b, loc, first, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part, e.idx(0)));
-    auto gather = scf::IfOp::create(b, loc, ValueRange(sums).getTypes(), first, /*withElseRegion=*/true);
-    {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(&gather.getThenRegion().front());
-      SmallVector<Value> total(sums);
-      for (int64_t p = 1; p < split; ++p)
-        for (size_t i = 0; i < sums.size(); ++i) {
-          Value other = memref::LoadOp::create(b, loc, partials,
-                                               ValueRange{e.add(warp, e.idx(p)), e.idx(i)});
-          total[i] = plus(total[i], other);
-        }
-      scf::YieldOp::create(b, loc, total);
-      b.setInsertionPointToStart(&gather.getElseRegion().front());
-      scf::YieldOp::create(b, loc, sums);
-    }
-    sums.assign(gather.getResults().begin(), gather.getResults().end());
+    sums = addSplitParts(
+        b, loc, sums, launch.getWorkgroupAttributions()[0], warp, split, /*leaves=*/first,
+        [&] {
+          first = arith::AndIOp::create(
+              b, loc, first,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, part, e.idx(0)));
+          return first;
+        },
+        [&](size_t i) { return e.idx(i); }, plus);
   }
   auto write = scf::IfOp::create(b, loc, TypeRange{}, first, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&write.getThenRegion().front());
