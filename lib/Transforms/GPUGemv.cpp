@@ -223,10 +223,12 @@ std::optional<Dequant> dequantOf(Value b, int64_t v) {
   return d;
 }
 
-/// Whether every zero point of `d` is a whole number (the default 2^(bits - 1) is): then
-/// 2^23 + zp · 2^s is exact in f32 and one subtraction from the biased code gives code - zp.
-/// Read from the constant global's data (dense or a resource blob); false when unknown.
-bool integralZeroPoints(const Dequant &d) {
+/// Whether every zero point of `d` is a whole number of magnitude at most `bound` (the
+/// default 2^(bits - 1) is): then 2^23 + zp · 2^s is exact in f32 and one subtraction from the
+/// biased code gives code - zp (the SIMT kernel), or 128 + zp is exact in bf16 (the
+/// tensor-core one, bound 127). Read from the constant global's data (dense or a resource
+/// blob); false when unknown.
+bool integralZeroPoints(const Dequant &d, double bound) {
   if (!d.zeroPoints)
     return true;
   memref::GetGlobalOp get = constantGlobal(decoda::gpu_contraction::viewRoot(d.zeroPoints));
@@ -237,9 +239,11 @@ bool integralZeroPoints(const Dequant &d) {
   Type elem = global ? global.getType().getElementType() : Type();
   if (!init || !elem)
     return false;
+  auto whole = [&](const APFloat &x) {
+    return x.isInteger() && std::fabs(x.convertToDouble()) <= bound;
+  };
   if (auto dense = dyn_cast<DenseFPElementsAttr>(*init))
-    return llvm::all_of(dense.getValues<APFloat>(),
-                        [](const APFloat &x) { return x.isInteger(); });
+    return llvm::all_of(dense.getValues<APFloat>(), whole);
   auto resource = dyn_cast<DenseResourceElementsAttr>(*init);
   if (!resource)
     return false;
@@ -253,8 +257,7 @@ bool integralZeroPoints(const Dequant &d) {
   for (size_t at = 0; at < raw.size(); at += bytes) {
     uint64_t bitsOf = 0;
     std::memcpy(&bitsOf, raw.data() + at, bytes); // little-endian, as the blobs are stored
-    APFloat x(floatType.getFloatSemantics(), APInt(width, bitsOf));
-    if (!x.isInteger())
+    if (!whole(APFloat(floatType.getFloatSemantics(), APInt(width, bitsOf))))
       return false;
   }
   return true;
@@ -668,7 +671,7 @@ bool mmaAccepts(const Match &m, int64_t rowsM, ArrayRef<std::optional<Dequant>> 
            cast<MemRefType>(d->scales.getType()).getElementType() == m.elementType &&
            (!d->zeroPoints ||
             cast<MemRefType>(d->zeroPoints.getType()).getElementType() == m.elementType) &&
-           integralZeroPoints(*d);
+           integralZeroPoints(*d, /*bound=*/127); // 128 + zp exact in bf16
   });
 }
 
@@ -1188,7 +1191,7 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   };
   SmallVector<bool> wholeZeroPoints;
   for (const auto &d : dequants)
-    wholeZeroPoints.push_back(d && integralZeroPoints(*d));
+    wholeZeroPoints.push_back(d && integralZeroPoints(*d, /*bound=*/65536));
   // The v elements at k of row `row` of a float buffer as f32 scalars, read as vectors of v0
   // (16 bytes, aligned as the plain kernel's).
   auto loadElements = [&](Value buf, Value row, Value k) -> SmallVector<Value> {

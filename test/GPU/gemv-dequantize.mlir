@@ -44,6 +44,10 @@
 // MMA-NOT:       nvgpu.mma.sync
 // MMA:           gpu.shuffle
 // MMA:         return
+// MMA-LABEL: func.func @large_zp(
+// MMA-NOT:       nvgpu.mma.sync
+// MMA:           gpu.shuffle
+// MMA:         return
 // MMA-LABEL: func.func @dynamic_m(
 // MMA-NOT:       nvgpu.mma.sync
 // MMA:         return
@@ -164,6 +168,65 @@ func.func @fractional_zp(%x: memref<1x64xf16>, %y: memref<1x64xf32>) {
   %codes = memref.get_global @fcodes : memref<64x32xi8>
   %scales = memref.get_global @fscales : memref<64x2xf16>
   %zps = memref.get_global @fzps : memref<64x2xf16>
+  %w = memref.alloc() : memref<64x64xf16>
+  linalg.generic {indexing_maps = [#dq_codes, #dq_blocks, #dq_blocks, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%codes, %scales, %zps : memref<64x32xi8>, memref<64x2xf16>, memref<64x2xf16>) outs(%w : memref<64x64xf16>)
+      attrs = {decoda.dequantize_blocks = {bits = 4 : i64, block_size = 32 : i64}} {
+  ^bb0(%byte: i8, %s: f16, %z: f16, %out: f16):
+    %k = linalg.index 1 : index
+    %k32 = arith.index_castui %k : index to i32
+    %c2 = arith.constant 2 : i32
+    %c4 = arith.constant 4 : i32
+    %c15 = arith.constant 15 : i32
+    %r = arith.remui %k32, %c2 : i32
+    %sh = arith.muli %r, %c4 : i32
+    %b32 = arith.extui %byte : i8 to i32
+    %shifted = arith.shrui %b32, %sh : i32
+    %code = arith.andi %shifted, %c15 : i32
+    %cf = arith.uitofp %code : i32 to f32
+    %zf = arith.extf %z : f16 to f32
+    %sf = arith.extf %s : f16 to f32
+    %d = arith.subf %cf, %zf : f32
+    %v = arith.mulf %d, %sf : f32
+    %h = arith.truncf %v : f32 to f16
+    linalg.yield %h : f16
+  }
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x64xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<1x64xf16>, memref<64x64xf16>) outs(%y : memref<1x64xf32>) {
+  ^bb0(%p: f16, %q: f16, %acc: f32):
+    %pe = arith.extf %p : f16 to f32
+    %qe = arith.extf %q : f16 to f32
+    %m = arith.mulf %pe, %qe : f32
+    %s2 = arith.addf %acc, %m : f32
+    linalg.yield %s2 : f32
+  }
+  return
+}
+
+// -----
+
+#dq_codes = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>
+#dq_blocks = affine_map<(d0, d1) -> (d0, d1 floordiv 32)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d1, d2)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+memref.global "private" constant @lcodes : memref<64x32xi8> = dense<17>
+memref.global "private" constant @lscales : memref<64x2xf16> = dense<5.000000e-01>
+memref.global "private" constant @lzps : memref<64x2xf16> = dense<2.000000e+02>
+
+// Whole zero points too large for the tensor-core GEMV (128 + 200 is no bf16, and its f16
+// sibling is refused alike): SIMT, the zero point in the centring FMA's offset.
+// CHECK-LABEL: func.func @large_zp(
+// CHECK:         gpu.launch
+// CHECK:           gpu.shuffle
+// CHECK:         return
+func.func @large_zp(%x: memref<1x64xf16>, %y: memref<1x64xf32>) {
+  %codes = memref.get_global @lcodes : memref<64x32xi8>
+  %scales = memref.get_global @lscales : memref<64x2xf16>
+  %zps = memref.get_global @lzps : memref<64x2xf16>
   %w = memref.alloc() : memref<64x64xf16>
   linalg.generic {indexing_maps = [#dq_codes, #dq_blocks, #dq_blocks, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%codes, %scales, %zps : memref<64x32xi8>, memref<64x2xf16>, memref<64x2xf16>) outs(%w : memref<64x64xf16>)
