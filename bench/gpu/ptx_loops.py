@@ -1,15 +1,15 @@
-"""The instruction mix of the GEMV kernels' main loops in a CUDA build's PTX: a static figure
-that needs no GPU (the timing of the same kernels is bench/gpu_check.sh's, on a lent one).
+"""The instruction mix of the GEMV kernels that read packed codes, in a CUDA build's PTX: a
+static figure that needs no GPU (the timing of the same kernels is bench/gpu_check.sh's).
 
-  ptx_loops.py MODEL.ptx [--kernel SUBSTRING]
+  ptx_loops.py MODEL.ptx [--kernel SUBSTRING] [--code-bits 4]
 
 MODEL.ptx is `decoda-compile --target=cuda --emit=ptx` of a model (one `// gpu.binary @name`
-section per kernel). For every loop of every kernel (a backward branch to a label) whose body
-loads weights (16-byte global loads `ld.global.v4`), prints the PTX instructions of one
-iteration by opcode and, where the iteration's weight count is known, instructions per weight:
-a GEMV loop over packed codes loads 16 bytes per lane of codes per step (bits-bit codes:
-128 / bits weights) and, in the same loop, 16-byte vectors of A. Pass `--weights-per-load`
-and `--a-loads-per-step` when the kernels are not the default int4 ones.
+section per kernel). For every loop of a kernel (a backward branch to a label) that loads
+codes (global loads whose first register is masked, shifted or permuted), prints the PTX
+instructions of one iteration by opcode and per weight (bytes of codes loaded × 8 /
+--code-bits); a kernel with no such loop (K short enough to unroll whole) is counted whole,
+prologue and epilogue included. Instructions spread over lines (mma.sync's operands) count
+once.
 
 PTX is not SASS: ptxas merges `and`/`or` pairs into one LOP3 and a `mov.b32 {lo, hi}` with the
 conversion that follows; the counts bound the issue slots a weight costs from above and compare

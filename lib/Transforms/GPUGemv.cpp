@@ -376,16 +376,19 @@ int64_t eraseUnreadDequantizations(Operation *root) {
   return erased;
 }
 
-/// Warps that share each column (a power of two dividing `warps`): doubled while the grid has
-/// fewer than min-blocks blocks and every warp still gets a 32-lane stride of K (vectors of
-/// `v` elements).
-int64_t splitK(const Match &m, const Config &cfg, int64_t v) {
-  int64_t split = 1, strides = m.k / (32 * v);
-  auto blocks = [&](int64_t s) {
-    int64_t perBlock = cfg.warps / s * cfg.cols;
-    return (m.n + perBlock - 1) / perBlock;
-  };
-  while (cfg.warps % (2 * split) == 0 && blocks(split) < cfg.minBlocks && strides >= 2 * split)
+/// Blocks of a grid over `n` columns, `colsPerWarp` a warp, `split` warps sharing each.
+int64_t gridBlocks(int64_t n, int64_t colsPerWarp, int64_t split, const Config &cfg) {
+  int64_t perBlock = cfg.warps / split * colsPerWarp;
+  return (n + perBlock - 1) / perBlock;
+}
+
+/// Warps that share each column group (a power of two dividing `warps`): doubled while the
+/// grid has fewer than min-blocks blocks and every warp still gets one of the `strides` warp
+/// strides of K.
+int64_t splitK(int64_t n, int64_t colsPerWarp, int64_t strides, const Config &cfg) {
+  int64_t split = 1;
+  while (cfg.warps % (2 * split) == 0 &&
+         gridBlocks(n, colsPerWarp, split, cfg) < cfg.minBlocks && strides >= 2 * split)
     split *= 2;
   return split;
 }
@@ -698,14 +701,7 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   // 8 columns (weight rows) a warp; 128 k a warp step (4 lanes of 32 codes each per row);
   // the K split over warps while the grid is short of min-blocks blocks.
   constexpr int64_t kStepK = 128, kLaneK = 32;
-  const int64_t tiles = (m.n + 7) / 8, kSteps = (m.k + kStepK - 1) / kStepK;
-  int64_t split = 1;
-  auto blocks = [&](int64_t s) {
-    int64_t perBlock = cfg.warps / s;
-    return (tiles + perBlock - 1) / perBlock;
-  };
-  while (cfg.warps % (2 * split) == 0 && blocks(split) < cfg.minBlocks && kSteps >= 2 * split)
-    split *= 2;
+  const int64_t split = splitK(m.n, 8, (m.k + kStepK - 1) / kStepK, cfg);
   const int64_t groups = cfg.warps / split;
   // Rows g + 8 of the fragments only with more than 8 rows.
   const int64_t rowGroups = rowsM > 8 ? 2 : 1;
@@ -718,7 +714,7 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   if (norm)
     appendNormWorkgroup(workgroup, *norm, rowsM, m.k, elem, cfg.warps);
   Value one = e.idx(1);
-  auto launch = gpu::LaunchOp::create(b, loc, e.idx(blocks(split)), one, one,
+  auto launch = gpu::LaunchOp::create(b, loc, e.idx(gridBlocks(m.n, 8, split, cfg)), one, one,
                                       e.idx(32 * cfg.warps), one, one,
                                       /*dynamicSharedMemorySize=*/nullptr,
                                       /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
@@ -1050,8 +1046,7 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
     while (v > v0 && m.k % v != 0)
       v /= 2;
   }
-  int64_t split = splitK(m, cfg, v), groups = cfg.warps / split;
-  int64_t perBlock = groups * cfg.cols;
+  int64_t split = splitK(m.n, cfg.cols, m.k / (32 * v), cfg), groups = cfg.warps / split;
   // Weight rows a warp reads per column of C: one, or (a gate/up pair) B's and the first
   // weight's, the latter's sums in logical columns cols .. 2 cols - 1.
   const int64_t wcols = cfg.cols * (dual ? 2 : 1);
@@ -1068,7 +1063,8 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   // The normalised rows, and each warp's partial sums of squares per row.
   if (norm)
     appendNormWorkgroup(workgroup, *norm, rowsM, m.k, m.elementType, cfg.warps);
-  auto launch = gpu::LaunchOp::create(b, loc, e.idx((m.n + perBlock - 1) / perBlock), one, one,
+  auto launch = gpu::LaunchOp::create(b, loc, e.idx(gridBlocks(m.n, cfg.cols, split, cfg)), one,
+                                      one,
                                       e.idx(32 * cfg.warps), one, one,
                                       /*dynamicSharedMemorySize=*/nullptr,
                                       /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{},
@@ -1108,9 +1104,7 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   if (!anyDequant) {
     if (int64_t prefetch = prefetchRowBytes(m, weights, cfg))
       emitWeightPrefetch(b, loc, weights, rows, m.k, m.elementBytes(), prefetch, lane, part);
-  } else if (allDequant && llvm::all_of(dequants, [&](const auto &d) {
-               return d->bits == dequants.front()->bits;
-             })) {
+  } else if (allDequant) { // one code width: the others were reset above
     Match codesMatch = m;
     codesMatch.elementType = b.getI8Type();
     codesMatch.k = cast<MemRefType>(dequants.front()->codes.getType()).getDimSize(1);
@@ -1177,12 +1171,12 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   // products summed in two chains of FMAs, a dequantised weight's sum scaled once by its
   // block's scale. A vector of a dequantised weight is read as v · bits / 8 bytes of codes
   // (whole 32-bit words: 16 bytes, one load, for 32 4-bit codes) and turned into the exact
-  // f32 values code - zp without moving a code to bit 0: the code at bits [s, s + bits) of a
-  // byte, masked in place and or'ed with 0x4b000000, is 2^23 + code · 2^s as f32, and one
+  // f32 values code - zp without moving a code to bit 0: the code at bits [s, s + bits) of
+  // its word, masked in place and or'ed with 0x4b000000, is 2^23 + code · 2^s as f32, and one
   // FMA, f · 2^-s - (2^(23-s) + zp), is code - zp exactly when the zero points are whole
   // numbers (the default, and genai's packed ones: integralZeroPoints); otherwise
-  // f · 2^-s - 2^(23-s) (exact) then - zp in f32. Per 4-bit weight: a shift per byte, a
-  // LOP3, the FMA that centres it and the FMA with A, against the generic's rounding of each
+  // f · 2^-s - 2^(23-s) (exact) then - zp in f32. Per 4-bit weight: a LOP3 (a shift per
+  // word), the FMA that centres it and the FMA with A, against the generic's rounding of each
   // weight to its type and back: the sums take the exact (code - zp) · scale, within the
   // weight type's rounding of the unfused form.
   Type f32 = b.getF32Type();
@@ -1304,9 +1298,7 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
               : arith::MulFOp::create(b, loc, a[i], w[i]).getResult();
       return t;
     };
-    if (v == 1)
-      return scale ? math::FmaOp::create(b, loc, chain(0, 1, nullptr), scale, acc).getResult()
-                   : chain(0, 1, acc);
+    // v >= 2: a dequantised weight's vector holds whole bytes of codes (dequantOf).
     Value first = chain(0, half, scale ? Value() : acc);
     Value second = chain(half, v, nullptr);
     Value t = arith::AddFOp::create(b, loc, first, second);

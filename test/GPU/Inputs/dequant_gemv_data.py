@@ -3,7 +3,6 @@ decoda.linear with few rows (the GEMV kernels reading the codes), and their NumP
 
   dequant_gemv_data.py module OUT.mlir                       every case as a function
   dequant_gemv_data.py CASE IN.npz OUT.npz [--rounded]       the input x (arg0), expected y (out0)
-  dequant_gemv_data.py mma-cases                             the cases the tensor-core GEMV takes
 
 The reference is written from the op's formula, w[n, k] = (code - zp) * scale with code k of a
 row in byte k * bits / 8 at bit (k * bits) mod 8 (zp default 2^(bits - 1)), and y = x w^T in
@@ -47,14 +46,6 @@ CASES = {
     # and the tensor cores' contraction after the dequantisation above 16.
     "b4_bf16_dyn": (None, 40, 256, 4, 32, "int", "bf16"),
 }
-
-
-def takes_mma(name):
-    """Whether the tensor-core GEMV takes the case (GPUGemv.cpp, mmaAccepts): 4-bit codes in
-    blocks of a multiple of 32, bf16/f16, whole zero points, K a multiple of 32, <= 16 rows."""
-    m, n, k, bits, bs, zkind, dt = CASES[name]
-    return bits == 4 and bs % 32 == 0 and dt in ("bf16", "f16") and zkind != "frac" and \
-        k % 32 == 0 and (m is None or m <= 16)
 
 
 def split_name(arg):
@@ -145,8 +136,6 @@ if __name__ == "__main__":
     if sys.argv[1] == "module":
         with open(sys.argv[2], "w") as f:
             f.write("\n\n".join(function(c) for c in CASES) + "\n")
-    elif sys.argv[1] == "mma-cases":
-        print(" ".join(c for c in CASES if takes_mma(c)))
     else:
         (name, m), inp, out = split_name(sys.argv[1]), sys.argv[2], sys.argv[3]
         dt = CASES[name][6]
