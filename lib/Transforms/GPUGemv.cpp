@@ -661,13 +661,18 @@ SmallVector<Value> addSplitParts(OpBuilder &b, Location loc, ArrayRef<Value> sum
 }
 
 /// Whether the tensor-core GEMV (emitMmaKernel) takes a kernel of `rowsM` rows whose weights
-/// are `dequants`: mma enabled (sm_80 and later), bf16/f16, at most 16 rows, every weight
-/// 4-bit codes in blocks of a multiple of 32 with whole zero points of the contraction's
-/// type (128 + zp, 1024 + zp exact in bf16 / f16), K a multiple of 32.
+/// are `dequants` (B's, and a gate/up pair's first weight's): mma enabled (sm_80 and later),
+/// bf16/f16, at most 16 rows, K a multiple of 32, and either every weight 4-bit codes in
+/// blocks of a multiple of 32 with whole zero points of the contraction's type (128 + zp,
+/// 1024 + zp exact in bf16 / f16), or (2 rows and more; one row stays SIMT, which is not
+/// issue-bound there) every weight a plain float of that type with 16-byte rows.
 bool mmaAccepts(const Match &m, int64_t rowsM, ArrayRef<std::optional<Dequant>> dequants,
                 const Config &cfg) {
-  if (!cfg.mma || !(m.elementType.isBF16() || m.elementType.isF16()) || rowsM > 16 ||
-      m.k % 32 != 0)
+  if (!cfg.mma || !(m.elementType.isBF16() || m.elementType.isF16()) || rowsM > 16)
+    return false;
+  if (llvm::none_of(dequants, [](const std::optional<Dequant> &d) { return d.has_value(); }))
+    return rowsM >= 2 && vectorWidth(m) == 8 && !m.integer();
+  if (m.k % 32 != 0)
     return false;
   return llvm::all_of(dequants, [&](const std::optional<Dequant> &d) {
     return d && d->bits == 4 && d->blockSize % 32 == 0 &&
@@ -679,8 +684,9 @@ bool mmaAccepts(const Match &m, int64_t rowsM, ArrayRef<std::optional<Dequant>> 
 }
 
 /// The tensor-core GEMV of `m` (the file comment's "Tensor cores"): mmaAccepts holds;
-/// `weights` B's (and a gate/up pair's first weight's) dequantisations; the other arguments
-/// as emitKernel's.
+/// `weights` B's (and a gate/up pair's first weight's) dequantisations, or empty: the
+/// weights are B (and the pair's first weight) as floats; the other arguments as
+/// emitKernel's.
 void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
                    bool zeroInit, Epilogue epilogue, Value count,
                    const decoda::gpu_contraction::GateUp *dual, NormFold *norm,
@@ -690,7 +696,15 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   Emitter e{b, loc};
   Type elem = m.elementType, i32 = b.getI32Type(), f32 = b.getF32Type();
   const bool bf16 = elem.isBF16();
-  const int64_t numW = static_cast<int64_t>(weights.size());
+  // Float weights: B's buffer (and the pair's first weight's), read as they are.
+  const bool fromCodes = !weights.empty();
+  SmallVector<Value> floats;
+  if (!fromCodes) {
+    floats.push_back(m.b);
+    if (dual)
+      floats.push_back(dual->m1.b);
+  }
+  const int64_t numW = static_cast<int64_t>(fromCodes ? weights.size() : floats.size());
   Value a2 = norm ? Value() : decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
   Value c2 = decoda::gpu_contraction::collapseLead(
       b, loc, epilogue ? decoda::gpu_contraction::outputAsC(b, loc, epilogue, m.lead) : m.c,
@@ -698,9 +712,11 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   SmallVector<Value> leadDims;
   if (epilogue)
     leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
-  // 8 columns (weight rows) a warp; 128 k a warp step (4 lanes of 32 codes each per row);
-  // the K split over warps while the grid is short of min-blocks blocks.
-  constexpr int64_t kStepK = 128, kLaneK = 32;
+  // 8 columns (weight rows) a warp; a warp step of 4 lanes per row, each 16 bytes of the
+  // row: 128 k (32 codes a lane) or 32 k (8 floats a lane); the K split over warps while the
+  // grid is short of min-blocks blocks. A lane step's pairs of k (of each row of A, and of
+  // the weight row), two per register of B's fragments: 16 or 4.
+  const int64_t kLaneK = fromCodes ? 32 : 8, kStepK = 4 * kLaneK, kPairs = kLaneK / 2;
   const int64_t split = splitK(m.n, 8, (m.k + kStepK - 1) / kStepK, cfg);
   const int64_t groups = cfg.warps / split;
   // Rows g + 8 of the fragments only with more than 8 rows.
@@ -737,8 +753,17 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
     Value r = rg ? e.add(g, e.idx(8)) : g;
     aRows.push_back(e.select(e.lt(r, lastA), r, lastA));
   }
-  // Lane 0 of part 0 prefetches the starts of the warp's 8 rows of codes into L2.
-  {
+  // Lane 0 of part 0 prefetches the starts of the warp's 8 rows of codes (or floats) into L2.
+  if (!fromCodes) {
+    SmallVector<Value> bufs, rows;
+    for (Value w : floats)
+      for (int64_t i = 0; i < 8; ++i) {
+        bufs.push_back(w);
+        rows.push_back(clampRow(e.add(n0, e.idx(i))));
+      }
+    if (int64_t prefetch = prefetchRowBytes(m, bufs, cfg))
+      emitWeightPrefetch(b, loc, bufs, rows, m.k, m.elementBytes(), prefetch, lane, part);
+  } else {
     Match codesMatch = m;
     codesMatch.elementType = b.getI8Type();
     codesMatch.k = cast<MemRefType>(weights.front().codes.getType()).getDimSize(1);
@@ -768,12 +793,17 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   const uint32_t magic = bf16 ? 0x43004300u : 0x64006400u;
   const double magicValue = bf16 ? 128.0 : 1024.0;
   struct Loaded {
-    SmallVector<Value> words; // per weight: four i32 of 8 codes each
+    SmallVector<Value> words; // per weight: four i32 of 8 codes each (codes)
     SmallVector<Value> scale, zp;
+    SmallVector<Value> floats; // per weight: its 8 elements (floats)
   };
-  // One lane step at k (its 32 codes of each weight, one block): loads.
+  // One lane step at k (its 32 codes of each weight, one block; or its 8 floats): loads.
   auto loadStep = [&](Value k) {
     Loaded l;
+    for (Value w : floats)
+      l.floats.push_back(vector::LoadOp::create(b, loc, VectorType::get({8}, elem), w,
+                                                ValueRange{bRow, k}, /*nontemporal=*/false,
+                                                llvm::MaybeAlign(16)));
     for (const Dequant &d : weights) {
       Value bytes = vector::LoadOp::create(b, loc, VectorType::get({16}, b.getI8Type()), d.codes,
                                            ValueRange{bRow, e.div(k, 2)},
@@ -798,6 +828,20 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   // 2h + 1 of word w: codes 4h .. 4h + 3, in k order, as A's pairs are.
   auto bFragments = [&](const Loaded &l, int64_t wi) {
     SmallVector<Value> frags;
+    if (!fromCodes) {
+      // Fragment h: pairs 2h and 2h + 1 of the 8 floats, in k order as A's.
+      Value x = l.floats[wi];
+      for (int64_t h = 0; h < 2; ++h) {
+        Value frag = arith::ConstantOp::create(b, loc, bFragType, b.getZeroAttr(bFragType));
+        for (int64_t i = 0; i < 2; ++i) {
+          int64_t at = 2 * (2 * h + i);
+          Value pair = vector::ShuffleOp::create(b, loc, x, x, ArrayRef<int64_t>{at, at + 1});
+          frag = vector::InsertOp::create(b, loc, pair, frag, ArrayRef<int64_t>{i});
+        }
+        frags.push_back(frag);
+      }
+      return frags;
+    }
     Value scale = vector::BroadcastOp::create(b, loc, pairType, l.scale[wi]);
     Value zp = l.zp[wi] ? l.zp[wi]
                         : arith::ConstantOp::create(b, loc, elem,
@@ -842,7 +886,7 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
     SmallVector<SmallVector<Value>> byGroup;
     for (Value row : aRows) {
       SmallVector<Value> pairs;
-      for (int64_t w = 0; w < 4; ++w) {
+      for (int64_t w = 0; w < kPairs / 4; ++w) {
         Value x = vector::LoadOp::create(b, loc, VectorType::get({8}, elem), a2,
                                          ValueRange{row, w ? e.add(k, e.idx(8 * w)) : k},
                                          /*nontemporal=*/false, llvm::MaybeAlign(16));
@@ -856,32 +900,34 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
     }
     return byGroup;
   };
-  // acc[wi] += the lane step's 8 MMAs of weight wi.
+  // acc[wi] += the lane step's MMAs of weight wi (8 of codes, 2 of floats).
   auto step = [&](const Loaded &l, ArrayRef<SmallVector<Value>> a, SmallVector<Value> acc) {
     for (int64_t wi = 0; wi < numW; ++wi) {
       SmallVector<Value> frags = bFragments(l, wi);
-      for (int64_t w = 0; w < 4; ++w)
-        for (int64_t h = 0; h < 2; ++h) {
-          Value af = arith::ConstantOp::create(b, loc, aFragType, b.getZeroAttr(aFragType));
-          // a0: row g, pair 2h; a1: row g + 8, pair 2h; a2, a3: pair 2h + 1.
-          for (int64_t reg = 0; reg < 4; ++reg) {
-            int64_t rg = reg % 2, pair = 4 * w + 2 * h + reg / 2;
-            Value v = rg < static_cast<int64_t>(a.size()) ? a[rg][pair] : zeroPair;
-            af = vector::InsertOp::create(b, loc, v, af, ArrayRef<int64_t>{reg});
-          }
-          acc[wi] = decoda::gpu_mma::mma16816(b, loc, af, frags[2 * w + h], acc[wi]);
+      for (auto [f, frag] : llvm::enumerate(frags)) {
+        Value af = arith::ConstantOp::create(b, loc, aFragType, b.getZeroAttr(aFragType));
+        // Fragment f takes pairs 2f and 2f + 1: a0 row g, pair 2f; a1 row g + 8, pair 2f;
+        // a2, a3 pair 2f + 1.
+        for (int64_t reg = 0; reg < 4; ++reg) {
+          int64_t rg = reg % 2, pair = 2 * static_cast<int64_t>(f) + reg / 2;
+          Value v = rg < static_cast<int64_t>(a.size()) ? a[rg][pair] : zeroPair;
+          af = vector::InsertOp::create(b, loc, v, af, ArrayRef<int64_t>{reg});
         }
+        acc[wi] = decoda::gpu_mma::mma16816(b, loc, af, frag, acc[wi]);
+      }
     }
     return acc;
   };
   Value zeroC = arith::ConstantOp::create(b, loc, cFragType, b.getZeroAttr(cFragType));
   SmallVector<Value> acc(numW, zeroC);
-  // Steps of this part: k = (i * split + part) * 128 + 32 q. Whole steps in an unrolled loop
-  // (unroll clamped to 144 registers of codes and A a step), the last partial one masked.
+  // Steps of this part: k = (i * split + part) * kStepK + kLaneK q. Whole steps in an unrolled
+  // loop (unroll clamped to 144 registers of weights and A a step: codes, scale and zero
+  // point, or the floats; A's pairs), the last partial one masked.
   const int64_t stride = kStepK * split;
   const int64_t fullSteps = m.k / stride; // steps every part has whole
   int64_t unrollCap = cfg.unroll;
-  while (unrollCap > 1 && unrollCap * (6 * numW + 16 * rowGroups) > 144)
+  const int64_t stepRegs = (fromCodes ? 6 : 4) * numW + kPairs * rowGroups;
+  while (unrollCap > 1 && unrollCap * stepRegs > 144)
     unrollCap /= 2;
   const int64_t unroll = std::clamp<int64_t>(fullSteps, 1, unrollCap);
   const int64_t mainIters = fullSteps / unroll;
@@ -1002,9 +1048,10 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
     if (dual)
       ds.push_back(dequantOf(dual->m1.b, vectorWidth(m)));
     if (mmaAccepts(m, rowsM, ds, cfg)) {
-      SmallVector<Dequant> weights;
+      SmallVector<Dequant> weights; // empty: float weights
       for (auto &d : ds)
-        weights.push_back(*d);
+        if (d)
+          weights.push_back(*d);
       emitMmaKernel(b, m, rowsM, cfg, zeroInit, epilogue, count, dual, norm, weights);
       return;
     }
@@ -1698,7 +1745,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         // the fold saves.
         int64_t r = matched ? staticRows(m) : -1;
         if (!matched || !refuse(m).empty() || m.integer() || m.k != nc->d ||
-            m.elementType != nc->elem || r < 1 || r > cfg.maxM || (rows >= 0 && r != rows)) {
+            m.elementType != nc->elem || r < 1 || r > rowLimit(m, nullptr, cfg) ||
+            (rows >= 0 && r != rows)) {
           ok = false;
           break;
         }

@@ -1,6 +1,7 @@
 // The PTX of a bf16 projection followed by a residual add (decoda.linear, decoda.residual_add;
 // one elementwise generic after decoda-fuse-elementwise) with a dynamic T: three kernels, the
-// GEMV kernels for T = 1 and for 2 <= T <= 8 and the tensor-core kernel otherwise, each storing
+// GEMV kernels for T = 1 and for 2 <= T <= 16 (mma.sync on sm_80 and later) and the tensor-core
+// kernel otherwise, each storing
 // the bf16 result itself; no elementwise kernel after them, no f32 store of the accumulators.
 // The GEMV lane stores one bf16 per row (st.global.b16), the tensor-core kernels a rounded pair
 // (st.global.b32; LLVM forms the residual add in bf16x2: exact, as f32 has more than 2 * 8 + 2
@@ -19,7 +20,7 @@
 // SM90-NOT: st.global.b32
 // SM90: st.global.b16
 // SM90: // gpu.binary @res_kernel_0
-// SM90: shfl.sync.bfly
+// SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SM90-NOT: st.global.b32
 // SM90: st.global.b16
 // SM90: // gpu.binary @res_kernel_1

@@ -6,7 +6,8 @@
 // the fused run saves: a residual add after a bf16 projection (wgmma at T = 37, N ragged; the
 // GEMV kernel at T = 1; mma.sync on sm_80), a SwiGLU MLP (gate and up from one shared zero
 // init, silu(gate) * up fused into the up kernel, the down projection's rounding; T = 21 and
-// T = 1), a static decode step over two lead dims, a dispatch whose T > 1 branch stays on SIMT
+// T = 1), a static decode step over two lead dims (two rows: the tensor-core GEMV, the residual
+// add in its storing lanes), a dispatch whose T > 1 branch stays on SIMT
 // loops (K = 200), and INT8 with a dynamic T (dp4a at T = 1, integer wgmma at T = 10). Launch
 // counts fused / unfused are checked too.
 // RUN: rm -rf %t && mkdir -p %t
@@ -103,16 +104,28 @@
 // M1: out0: ok (64 elements
 // M1-NEXT: 2 launches; shfl
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry mlp --inputs %t/m1-in.npz --expect %t/m1-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS5
+// T = 6: the dispatch's tensor-core GEMV of 16 rows, gate and up in one kernel of two weights
+// (two accumulators a lane, 4 KiB of split partials), the SwiGLU product in its stores; down
+// the same kernel of one weight: 2 launches, the unfused build's bits (5 launches).
+// RUN: %PYTHON %S/Inputs/epilogue_data.py mlp 6 %t/m6-in.npz %t/m6-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry mlp --inputs %t/m6-in.npz --expect %t/m6-out.npz --rtol 1e-2 --atol 1e-2 --save %t/m6-f.npz | FileCheck %s --check-prefix=M6
+// M6: launch mlp_kernel{{(_[0-9]+)?}}: grid [6, 1, 1] block [128, 1, 1] shared 4096 bytes; bar 6, mma 24
+// M6-NEXT: launch mlp_kernel{{(_[0-9]+)?}}: grid [4, 1, 1] block [128, 1, 1] shared 2048 bytes; bar 4, mma 16
+// M6-NEXT: out0: ok (384 elements, max abs error 0)
+// M6-NEXT: 2 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry mlp --inputs %t/m6-in.npz --expect %t/m6-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS6
+// BITS6: out0: ok (384 elements, max abs error 0)
+// BITS6-NEXT: 5 launches
 //
 // RUN: %PYTHON %S/Inputs/epilogue_data.py dec 1 %t/d-in.npz %t/d-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry dec --inputs %t/d-in.npz --expect %t/d-out.npz --rtol 1e-2 --atol 1e-2 --save %t/d-f.npz | FileCheck %s --check-prefix=DEC
-// DEC: launch dec_kernel{{(_[0-9]+)?}}: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 100
+// DEC: launch dec_kernel{{(_[0-9]+)?}}: grid [5, 1, 1] block [128, 1, 1] shared 2048 bytes; bar 5, mma 20
 // DEC-NEXT: out0: ok (74 elements
 // DEC-NEXT: 1 launches
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry dec --inputs %t/d-in.npz --expect %t/d-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS2
 //
 // K = 200 (not a multiple of the cp.async stages' 32): at T = 1 the GEMV branch, fused (one
-// launch; T = 2 .. 8 take the 8-row GEMV kernel, gemv-sim.mlir); at T = 9 on sm_90a the TMA
+// launch; T = 2 .. 16 take the 16-row tensor-core GEMV, gemv-sim.mlir); at T = 17 on sm_90a the TMA
 // wgmma kernel takes it (it zero-fills past K) with the
 // residual add fused: one launch, two unfused (the contraction, the add); on sm_80 the T > 1
 // branch is left to SIMT loops: three kernels (the zero fill, the contraction, the residual
@@ -122,9 +135,9 @@
 // ODD1: out0: ok (40 elements
 // ODD1-NEXT: 1 launches
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry odd --inputs %t/o1-in.npz --expect %t/o1-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS2
-// RUN: %PYTHON %S/Inputs/epilogue_data.py odd 9 %t/o3-in.npz %t/o3-out.npz
+// RUN: %PYTHON %S/Inputs/epilogue_data.py odd 17 %t/o3-in.npz %t/o3-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --entry odd --inputs %t/o3-in.npz --expect %t/o3-out.npz --rtol 1e-2 --atol 1e-2 --save %t/o3-f.npz --quiet | FileCheck %s --check-prefix=ODD3
-// ODD3: out0: ok (360 elements
+// ODD3: out0: ok (680 elements
 // ODD3-NEXT: 1 launches; {{.*}}wgmma
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry odd --inputs %t/o3-in.npz --expect %t/o3-f.npz --rtol 0 --atol 0 --quiet | FileCheck %s --check-prefix=BITS3
 // BITS3: out0: ok ({{[0-9]+}} elements, max abs error 0)

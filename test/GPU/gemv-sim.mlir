@@ -6,7 +6,12 @@
 // bf16 M = 4 over two lead dims (an unrolled step and a remainder), f32 M = 1 with K not a
 // multiple of 4 (8-byte loads), f32 M = 4 accumulated onto an input C, f16 M = 8 with odd K
 // (scalar loads); the narrow ones with enough K (bf16 M = 4, both f32) split K over the 4
-// warps of a block, their partials meeting in shared memory after a barrier. bf16/f16 results are exact after the rounding, f32 within 1e-5. Then whole
+// warps of a block, their partials meeting in shared memory after a barrier. bf16/f16 with
+// 2 to 16 rows and 16-byte rows take the tensor-core GEMV (mma.sync m16n8k16, 8 weight rows a
+// warp: bf16 M = 4 with K = 1096, a partial last warp step, and N = 70, a partial last tile;
+// f16 M = 16, both row groups of the fragments; the dynamic rows below); the same cases on
+// the SIMT kernel with --gpu-gemv-mma=false (SIMT prefixes). bf16/f16 results are exact after
+// the rounding, f32 within 1e-5. Then whole
 // small Llama blocks (Inputs/llama_small_*.mlir) compiled as decode steps (static T = 1,
 // --static-dims): every projection is a GEMV kernel; bf16 exact after rounding, f32 within
 // 1e-5 of python/decoda/reference.py. Last, a real decode entry: a bf16 attention step with a KV
@@ -15,14 +20,19 @@
 // and the result and both updated caches match reference.py exactly after bf16 rounding.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %S/Inputs/gemv_cases.mlir --target=cuda --emit=ptx -o %t/g.ptx --dump-ir-after-each=%t/g
+// RUN: decoda-compile %S/Inputs/gemv_cases.mlir --target=cuda --gpu-gemv-mma=false --emit=ptx -o %t/s.ptx --dump-ir-after-each=%t/s
 // RUN: %PYTHON %S/Inputs/matmul_data.py bf16_m1 %t/1-in.npz %t/1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry bf16_m1 --inputs %t/1-in.npz --expect %t/1-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=BF16M1
 // BF16M1: launch bf16_m1_kernel: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 50
 // BF16M1: out0: ok (37 elements, max abs error 0)
 // RUN: %PYTHON %S/Inputs/matmul_data.py bf16_m4 %t/2-in.npz %t/2-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry bf16_m4 --inputs %t/2-in.npz --expect %t/2-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=BF16M4
-// BF16M4: launch bf16_m4_kernel: grid [70, 1, 1] block [128, 1, 1] shared 64 bytes; bar 70, shfl 1400
+// BF16M4: launch bf16_m4_kernel: grid [9, 1, 1] block [128, 1, 1] shared 2048 bytes; bar 9, mma 162
+// BF16M4-NOT: shfl
 // BF16M4: out0: ok (280 elements, max abs error 0)
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --entry bf16_m4 --inputs %t/2-in.npz --expect %t/2-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=SIMTM4
+// SIMTM4: launch bf16_m4_kernel: grid [70, 1, 1] block [128, 1, 1] shared 64 bytes; bar 70, shfl 1400
+// SIMTM4: out0: ok (280 elements, max abs error 0)
 // RUN: %PYTHON %S/Inputs/matmul_data.py f32_m1 %t/3-in.npz %t/3-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry f32_m1 --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=F32M1
 // F32M1: launch f32_m1_kernel: grid [41, 1, 1] block [128, 1, 1] shared 16 bytes; bar 41, shfl 205
@@ -36,11 +46,17 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry f16_m8 --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=F16M8
 // F16M8: launch f16_m8_kernel: grid [3, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 120
 // F16M8: out0: ok (72 elements, max abs error 0)
+// RUN: %PYTHON %S/Inputs/matmul_data.py f16_m16 %t/16-in.npz %t/16-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry f16_m16 --inputs %t/16-in.npz --expect %t/16-out.npz --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=F16M16
+// F16M16: launch f16_m16_kernel: grid [3, 1, 1] block [128, 1, 1] shared 2048 bytes; bar 3, mma 54
+// F16M16: out0: ok (320 elements, max abs error 0)
+// F16M16: 1 launches
 // A dynamic row count (the run-time dispatch of decoda-gpu-gemv): at T = 1 the one-row GEMV
-// kernel, at T = 5 and T = 8 the 8-row GEMV kernel (at T = 5 rows 5 .. 7 read row 4 and are
-// not stored: a stray store would land past the 200-element output), at T = 9 the tensor-core
-// kernel; all exact after bf16 rounding, and each one launch: the rounding is fused into
-// either kernel (before: a second, elementwise kernel).
+// kernel, at T = 5, 8, 9 and 16 the 16-row tensor-core GEMV (at T = 5 rows 5 .. 15 read row 4
+// and are not stored: a stray store would land past the 200-element output), at T = 17 the
+// tensor-core tiles (wgmma); with --gpu-gemv-mma=false the 8-row SIMT GEMV at T = 5 and 8
+// and the tiles from T = 9; all exact after bf16 rounding, and each one launch: the rounding
+// is fused into every kernel (before: a second, elementwise kernel).
 // RUN: %PYTHON %S/Inputs/matmul_data.py dyn_bf16_t1 %t/6-in.npz %t/6-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry dyn_bf16 --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=DYN1
 // DYN1: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 50
@@ -49,21 +65,42 @@
 // DYN1: 1 launches
 // RUN: %PYTHON %S/Inputs/matmul_data.py dyn_bf16_t5 %t/7-in.npz %t/7-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry dyn_bf16 --inputs %t/7-in.npz --expect %t/7-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=DYN5
-// DYN5: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 400
-// DYN5-NOT: mma
+// DYN5: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [5, 1, 1] block [128, 1, 1] shared 2048 bytes; bar 5, mma 20
 // DYN5: out0: ok (200 elements, max abs error 0)
 // DYN5: 1 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --entry dyn_bf16 --inputs %t/7-in.npz --expect %t/7-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=SIMT5
+// SIMT5: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 400
+// SIMT5-NOT: mma
+// SIMT5: out0: ok (200 elements, max abs error 0)
+// SIMT5: 1 launches
 // RUN: %PYTHON %S/Inputs/matmul_data.py dyn_bf16_t8 %t/7b-in.npz %t/7b-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry dyn_bf16 --inputs %t/7b-in.npz --expect %t/7b-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=DYN8
-// DYN8: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 400
+// DYN8: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [5, 1, 1] block [128, 1, 1] shared 2048 bytes; bar 5, mma 20
 // DYN8: out0: ok (320 elements, max abs error 0)
 // DYN8: 1 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --entry dyn_bf16 --inputs %t/7b-in.npz --expect %t/7b-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=SIMT8
+// SIMT8: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 400
+// SIMT8: out0: ok (320 elements, max abs error 0)
+// SIMT8: 1 launches
 // RUN: %PYTHON %S/Inputs/matmul_data.py dyn_bf16_t9 %t/7c-in.npz %t/7c-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry dyn_bf16 --inputs %t/7c-in.npz --expect %t/7c-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=DYN9
-// DYN9: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [1, 1, 1] block [256, 1, 1] shared 0 + 132128 dynamic bytes; {{.*}} wgmma {{[0-9]+}}
-// DYN9-NOT: shfl
+// DYN9: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [5, 1, 1] block [128, 1, 1] shared 2048 bytes; bar 5, mma 20
 // DYN9: out0: ok (360 elements, max abs error 0)
 // DYN9: 1 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --entry dyn_bf16 --inputs %t/7c-in.npz --expect %t/7c-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=SIMT9
+// SIMT9: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [1, 1, 1] block [256, 1, 1] shared 0 + 132128 dynamic bytes; {{.*}} wgmma {{[0-9]+}}
+// SIMT9: out0: ok (360 elements, max abs error 0)
+// RUN: %PYTHON %S/Inputs/matmul_data.py dyn_bf16_t16 %t/7d-in.npz %t/7d-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry dyn_bf16 --inputs %t/7d-in.npz --expect %t/7d-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=DYN16
+// DYN16: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [5, 1, 1] block [128, 1, 1] shared 2048 bytes; bar 5, mma 20
+// DYN16: out0: ok (640 elements, max abs error 0)
+// DYN16: 1 launches
+// RUN: %PYTHON %S/Inputs/matmul_data.py dyn_bf16_t17 %t/7e-in.npz %t/7e-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/g %t/g.ptx --entry dyn_bf16 --inputs %t/7e-in.npz --expect %t/7e-out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=DYN17
+// DYN17: launch dyn_bf16_kernel{{(_[0-9]+)?}}: grid [1, 1, 1] block [256, 1, 1] shared 0 + 132128 dynamic bytes; {{.*}} wgmma {{[0-9]+}}
+// DYN17-NOT: shfl
+// DYN17: out0: ok (680 elements, max abs error 0)
+// DYN17: 1 launches
 // INT8 GEMV (Inputs/gemv_int8_cases.mlir, data from Inputs/qlinear_data.py: int64 NumPy
 // accumulators, the qlinear epilogue in float32): M = 1 with 16-byte vectors and the K split,
 // M = 4 with 8-byte vectors, scales, a bf16 bias and bf16 output, M = 2 with odd K (byte
@@ -176,11 +213,11 @@
 // by the L2 prefetch of its weights, which no row norm has): the prefill entry
 // has both (its two projections, and its attention's tensor-core split form and one-pass
 // kernel, for more rows than the SIMT split takes; and per projection the GEMV kernels of
-// the T = 1 and T <= 8 dispatch), the decode entry no tensor cores and its q and k/v GEMVs in
+// the T = 1 and T <= 16 dispatch, the latter on tensor cores too), the decode entry no tensor cores and its q and k/v GEMVs in
 // one kernel (decoda-gpu-merge-launches) that computes the RMSNorm too (its shapes static from
 // the start: decoda-refine-shapes).
 // RUN: %PYTHON -c "import re; t = open('%t/c.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); k = list(zip(p[1::2], p[2::2])); [print(e, 'tensor-core kernels', sum(('mma.sync' in b or 'wgmma.mma_async' in b) for n, b in k if n.startswith(e + '_kernel')), 'gemv kernels', sum('ld.global.v4' in b and 'shfl.sync.bfly' in b and 'shfl.sync.idx' not in b and ('rsqrt' not in b or 'cp.async.bulk.prefetch' in b) for n, b in k if n.startswith(e + '_kernel'))) for e in ('step', 'step_decode')]" | FileCheck %s --check-prefix=CACHEDPTX
-// CACHEDPTX: step tensor-core kernels 4 gemv kernels 4
+// CACHEDPTX: step tensor-core kernels 6 gemv kernels 2
 // CACHEDPTX: step_decode tensor-core kernels 0 gemv kernels 1
 // The caches are donated (decoda-compile --donate-caches, on for CUDA too): the entry returns
 // only the block's output and writes the updated caches into its arguments 4 and 5 -- copied

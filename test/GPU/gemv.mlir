@@ -64,6 +64,54 @@
 // column (512 blocks): warp part p takes the 256-element strides p, p + 4, ... of K = 2048 (two
 // of them, both loads in one unrolled step, no remainder loop), 8 bf16 (16 bytes) per load;
 // the four warp sums meet in shared memory after a barrier and lane 0 of part 0 stores.
+// With mma (the pipeline sets it for sm_80 and later) bf16/f16 weights with 2 to 16 rows take
+// the tensor-core GEMV: a warp takes 8 weight rows, each lane 16 bytes (8 weights) of its row
+// at k = step + 8q, their pairs the B fragments of two mma.sync m16n8k16 as they come, A's
+// 16-byte load of the same k the matching pairs (no shuffles); M = 4 reads A's rows g < 4
+// (others clamped to the last), no fill: the storing lanes add the old C. One row stays on the
+// SIMT kernel, f32 too; a dynamic M's second kernel takes up to 16 rows; M = 16 bf16 (left
+// alone above) is taken, its rows g and g + 8 two A registers each.
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=mma=true 2>/dev/null | FileCheck %s --check-prefix=MMA
+// MMA-LABEL: func.func @bf16_m1(
+// MMA-NOT:     nvgpu.mma.sync
+// MMA:         vector.fma
+// MMA-LABEL: func.func @bf16_m4(
+// MMA:         gpu.launch
+// MMA:           scf.for
+// MMA:           %[[W:.*]] = vector.load %{{.*}} : memref<70x1096xbf16>, vector<8xbf16>
+// MMA:           %[[A:.*]] = vector.load %{{.*}} : memref<4x1096xbf16>, vector<8xbf16>
+// MMA:           vector.shuffle %[[W]], %[[W]] [0, 1] : vector<8xbf16>, vector<8xbf16>
+// MMA:           vector.shuffle %[[W]], %[[W]] [2, 3] : vector<8xbf16>, vector<8xbf16>
+// MMA:           vector.shuffle %[[W]], %[[W]] [4, 5] : vector<8xbf16>, vector<8xbf16>
+// MMA:           vector.shuffle %[[W]], %[[W]] [6, 7] : vector<8xbf16>, vector<8xbf16>
+// MMA:           nvgpu.mma.sync
+// MMA-SAME:        {mmaShape = [16, 8, 16]} : (vector<4x2xbf16>, vector<2x2xbf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// MMA:           nvgpu.mma.sync
+// MMA-NOT:       gpu.shuffle
+// MMA:           gpu.barrier
+// MMA:           memref.load %{{.*}} : memref<4x70xf32>
+// MMA:           arith.addf
+// MMA:           memref.store %{{.*}} : memref<4x70xf32>
+// MMA-LABEL: func.func @f32(
+// MMA-NOT:     nvgpu.mma.sync
+// MMA:         return
+// MMA-LABEL: func.func @dynamic_m(
+// MMA:         scf.if
+// MMA-NOT:       nvgpu.mma.sync
+// MMA:         } else {
+// MMA:           %[[FEW:.*]] = arith.cmpi ult, %{{.*}}, %c16{{(_[0-9]+)?}} : index
+// MMA:           scf.if %[[FEW]] {
+// MMA:             nvgpu.mma.sync
+// MMA:             linalg.fill
+// MMA-NEXT:        linalg.generic
+// MMA-LABEL: func.func @bf16_m16(
+// MMA:         gpu.launch
+// MMA:           vector.load %{{.*}} : memref<16x64xbf16>, vector<8xbf16>
+// MMA:           vector.load %{{.*}} : memref<16x64xbf16>, vector<8xbf16>
+// MMA:           nvgpu.mma.sync
+// MMA-NOT:     linalg.generic
+// MMA:         return
+
 // CHECK-LABEL: func.func @bf16_m1(
 // CHECK-SAME: %[[X:.*]]: memref<1x1x2048xbf16>, %[[W:.*]]: memref<512x2048xbf16>, %[[Y:.*]]: memref<1x1x512xf32>)
 // CHECK-NOT: linalg.fill
@@ -334,6 +382,30 @@ func.func @int8(%x: memref<1x512xi8>, %w: memref<64x512xi8>, %y: memref<1x64xi32
     %r = arith.muli %pe, %qe : i32
     %s = arith.addi %o, %r : i32
     linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+// bf16 with 16 rows: above max-m for the SIMT kernel (left alone), the tensor-core GEMV's
+// with mma (MMA above).
+#a = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @bf16_m16(
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.generic
+func.func @bf16_m16(%x: memref<16x64xbf16>, %w: memref<24x64xbf16>, %y: memref<16x24xf32>) {
+  // expected-remark @+1 {{M = 16 is above max-m = 8}}
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<16x64xbf16>, memref<24x64xbf16>) outs(%y : memref<16x24xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %o: f32):
+    %pe = arith.extf %p : bf16 to f32
+    %qe = arith.extf %q : bf16 to f32
+    %r = arith.mulf %pe, %qe : f32
+    %s = arith.addf %o, %r : f32
+    linalg.yield %s : f32
   }
   return
 }

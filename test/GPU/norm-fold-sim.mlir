@@ -24,12 +24,12 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry plain_f32 --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=F32
 // F32: out0: ok (80 elements
 // F32: 1 launches
-// Eight bf16 rows of 2048 (32 KiB of normalised rows, K split over the 4 warps of a block):
-// the two kernels are not merged, which would declare 66 KiB of static shared memory
-// (decoda-gpu-merge-launches stops a run at 48 KiB).
+// Eight bf16 rows of 2048 (32 KiB of normalised rows, the tensor-core GEMV with K split over
+// the 4 warps of a block: 2 KiB of their fragments): the two kernels are not merged, which
+// would declare 68 KiB of static shared memory (decoda-gpu-merge-launches stops a run at 48 KiB).
 // RUN: %PYTHON %S/Inputs/norm_fold_data.py rows8 %t/8-in.npz %t/8-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry rows8 --inputs %t/8-in.npz --expect %t/8-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=ROWS8
-// ROWS8-COUNT-2: block [128, 1, 1] shared 33024 bytes
+// ROWS8-COUNT-2: block [128, 1, 1] shared 34944 bytes; bar {{[0-9]+}}, mma
 // ROWS8: out0: ok (128 elements
 // ROWS8: out1: ok (64 elements
 // ROWS8: 2 launches

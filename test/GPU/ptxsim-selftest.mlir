@@ -3,7 +3,8 @@
 // mistakes it is there for: each RUN line breaks the kernel's PTX in one way and expects the
 // interpreter to report it -- a missing bar.sync before a stage is refilled (a write-after-read
 // race), cp.async data read before its group is waited for, a wrong ldmatrix row offset, a
-// transposed B fragment, the f16 instead of the bf16 mma. The INT8 kernel (mma.sync m16n8k32
+// transposed B fragment, the f16 instead of the bf16 mma (in linear_kernel_1, the tile kernel;
+// linear_kernel_0 is the dynamic T's GEMV of 2 to 16 rows). The INT8 kernel (mma.sync m16n8k32
 // .s8, Inputs/qlinear_epilogue.mlir, exact when unbroken): A's registers 1 and 2 swapped (rows
 // g + 8 and k + 16 confused: a wrong fragment layout), B's two registers swapped, A read as
 // u8 instead of s8. The sm_90a wgmma kernel with cp.async loads (--gpu-tma=false,
@@ -60,7 +61,7 @@
 // RUN: %PYTHON %S/Inputs/matmul_data.py linear-bf16 %t/in.npz %t/out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/k.ptx --inputs %t/in.npz --expect %t/out.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=GOOD
 // GOOD: out0: ok
-// RUN: awk 'BEGIN{n=0} /bar.sync/{n++; if(n==2) next} {print}' %t/k.ptx > %t/nobar.ptx
+// RUN: awk 'BEGIN{n=0} /\.entry linear_kernel_1\(/{k=1} k && /bar.sync/{n++; if(n==2) next} {print}' %t/k.ptx > %t/nobar.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/nobar.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=NOBAR
 // NOBAR: shared race: thread {{[0-9]+}} writes bytes at {{[0-9]+}} read by another thread since the last barrier
 // RUN: sed 's/cp.async.wait_group \t1/cp.async.wait_group \t2/' %t/k.ptx > %t/wait.ptx
@@ -70,7 +71,7 @@
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/offset.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=WRONG
 // RUN: awk 'BEGIN{n=0} /ldmatrix.sync.aligned.m8n8.x4/{n++; if(n==5) sub(/x4/,"x4.trans")} {print}' %t/k.ptx > %t/trans.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/trans.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=WRONG
-// RUN: sed '0,/f32.bf16.bf16.f32/s//f32.f16.f16.f32/' %t/k.ptx > %t/f16.ptx
+// RUN: awk '/\.entry linear_kernel_1\(/{k=1} k && !d && /f32.bf16.bf16.f32/{sub(/f32.bf16.bf16.f32/, "f32.f16.f16.f32"); d=1} {print}' %t/k.ptx > %t/f16.ptx
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/f16.ptx --inputs %t/in.npz --expect %t/out.npz 2>&1 | FileCheck %s --check-prefix=WRONG
 // WRONG: out0: MISMATCH at
 // RUN: decoda-compile %S/Inputs/qlinear_epilogue.mlir --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/q.ptx --dump-ir-after-each=%t/q

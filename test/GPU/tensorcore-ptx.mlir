@@ -8,12 +8,13 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_80 --emit=ptx -o %t/k.ptx
 // RUN: FileCheck %s < %t/k.ptx
-// T is dynamic: first the GEMV kernels decoda-gpu-gemv dispatches to when T = 1 and T <= 8
-// (gemv-ptx.mlir), then the tensor-core kernel.
+// T is dynamic: first the GEMV kernels decoda-gpu-gemv dispatches to when T = 1 (SIMT) and
+// T <= 16 (mma.sync; gemv-ptx.mlir), then the tensor-core kernel.
 // CHECK: // gpu.binary @k_proj_kernel
 // CHECK: shfl.sync.bfly
 // CHECK: // gpu.binary @k_proj_kernel_0
-// CHECK: shfl.sync.bfly
+// CHECK-NOT: shfl.sync
+// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // CHECK: // gpu.binary @k_proj_kernel_1
 // CHECK: .target sm_80
 // CHECK: .visible .entry k_proj_kernel_1(

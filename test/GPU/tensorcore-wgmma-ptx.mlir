@@ -11,12 +11,13 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --gpu-tma=false --emit=ptx -o %t/k.ptx
 // RUN: FileCheck %s < %t/k.ptx
-// T is dynamic: first the GEMV kernels decoda-gpu-gemv dispatches to when T = 1 and T <= 8
-// (gemv-ptx.mlir), then the tensor-core kernel.
+// T is dynamic: first the GEMV kernels decoda-gpu-gemv dispatches to when T = 1 (SIMT) and
+// T <= 16 (mma.sync; gemv-ptx.mlir), then the tensor-core kernel.
 // CHECK: // gpu.binary @k_proj_kernel
 // CHECK: shfl.sync.bfly
 // CHECK: // gpu.binary @k_proj_kernel_0
-// CHECK: shfl.sync.bfly
+// CHECK-NOT: shfl.sync
+// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // CHECK: // gpu.binary @k_proj_kernel_1
 // CHECK: .target sm_90a
 // CHECK: .visible .entry k_proj_kernel_1(
@@ -94,7 +95,7 @@
 // RUN: decoda-compile %s --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/tma.ptx
 // RUN: FileCheck %s --check-prefix=TMA < %t/tma.ptx
 // TMA: // gpu.binary @k_proj_kernel_0
-// TMA: shfl.sync.bfly
+// TMA: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // TMA: // gpu.binary @k_proj_kernel_1
 // TMA: .visible .entry k_proj_kernel_1(
 // TMA: .maxntid 256, 1, 1

@@ -41,7 +41,15 @@ func.func @f16_m8(%x: tensor<8x37xf16>, %w: tensor<9x37xf16>) -> tensor<8x9xf16>
   return %y : tensor<8x9xf16>
 }
 
-// A dynamic row count (a prefill entry): the GEMV kernel when T = 1, the tensor cores otherwise
+// f16 with 16 rows (the tensor-core GEMV's limit: its fragments' rows g and g + 8 both A's),
+// K = 1040 (32 warp steps of 32 and a partial one), N = 20 (a partial tile of 8 columns).
+func.func @f16_m16(%x: tensor<16x1040xf16>, %w: tensor<20x1040xf16>) -> tensor<16x20xf16> {
+  %y = decoda.linear %x, %w : tensor<16x1040xf16>, tensor<20x1040xf16>
+  return %y : tensor<16x20xf16>
+}
+
+// A dynamic row count (a prefill entry): the GEMV kernel when T = 1, the tensor-core GEMV for
+// 2 to 16 rows (8 with --gpu-gemv-mma=false: SIMT), the tensor cores otherwise
 // (N = 40 and K = 256 fit mma.sync: K a multiple of 32, N of 8).
 func.func @dyn_bf16(%x: tensor<1x?x256xbf16>, %w: tensor<40x256xbf16>) -> tensor<1x?x40xbf16> {
   %y = decoda.linear %x, %w : tensor<1x?x256xbf16>, tensor<40x256xbf16>

@@ -3,7 +3,8 @@ the functions of gemv_cases.mlir, gemv-sim.mlir (the contraction in float64 from
 inputs, then rounded to the storage type).
 
   matmul_data.py linear-bf16|linear-f16-bias|accumulate-bf16|linear-f16-long|linear-bf16-deep IN.npz OUT.npz
-  matmul_data.py bf16_m1|bf16_m4|f32_m1|f32_m4_acc|f16_m8|dyn_bf16_t1|dyn_bf16_t5|dyn_bf16_t8|dyn_bf16_t9 IN.npz OUT.npz
+  matmul_data.py bf16_m1|bf16_m4|f32_m1|f32_m4_acc|f16_m8|f16_m16|dyn_bf16_t1|dyn_bf16_t5|dyn_bf16_t8|dyn_bf16_t9|
+                 dyn_bf16_t16|dyn_bf16_t17 IN.npz OUT.npz
 """
 import sys
 
@@ -24,11 +25,13 @@ def f(b):
 # gemv_cases.mlir: (A shape, B shape) of each function.
 GEMV = {"bf16_m1": ((1, 1, 200), (37, 200)), "bf16_m4": ((2, 2, 1096), (70, 1096)),
         "f32_m1": ((1, 1, 1030), (41, 1030)), "f32_m4_acc": ((4, 300), (33, 300)),
-        "f16_m8": ((8, 37), (9, 37)),
-        # dyn_bf16 at T = 1 (the one-row GEMV), T = 5 and 8 (the 8-row GEMV: 3 rows clamped,
-        # none) and T = 9 (the tensor-core branch)
+        "f16_m8": ((8, 37), (9, 37)), "f16_m16": ((16, 1040), (20, 1040)),
+        # dyn_bf16 at T = 1 (the one-row GEMV), T = 5, 8, 9 and 16 (the 16-row GEMV: 11, 8, 7
+        # and no rows clamped; 8-row SIMT with --gpu-gemv-mma=false up to T = 8) and T = 17
+        # (the tensor-core branch)
         "dyn_bf16_t1": ((1, 1, 256), (40, 256)), "dyn_bf16_t5": ((1, 5, 256), (40, 256)),
-        "dyn_bf16_t8": ((1, 8, 256), (40, 256)), "dyn_bf16_t9": ((1, 9, 256), (40, 256))}
+        "dyn_bf16_t8": ((1, 8, 256), (40, 256)), "dyn_bf16_t9": ((1, 9, 256), (40, 256)),
+        "dyn_bf16_t16": ((1, 16, 256), (40, 256)), "dyn_bf16_t17": ((1, 17, 256), (40, 256))}
 
 kind, inp, out = sys.argv[1:]
 if kind == "linear-bf16":  # [1, 37, 128] x [136, 128]^T: M and N ragged, 4 k-steps
@@ -65,7 +68,7 @@ elif kind in GEMV:
         x, w = bf16(x), bf16(w)
         np.savez(inp, arg0=x, arg1=w)
         np.savez(out, out0=bf16(np.einsum("...k,nk->...n", f(x), f(w))))
-    elif kind == "f16_m8":
+    elif kind.startswith("f16"):
         x, w = x.astype(np.float16), w.astype(np.float16)
         np.savez(inp, arg0=x, arg1=w)
         acc = np.einsum("...k,nk->...n", x.astype(np.float64), w.astype(np.float64))
