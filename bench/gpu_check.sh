@@ -40,7 +40,10 @@
 #       decode_step_S4096_nofold with its norms as kernels of their own,
 #       GB/s of weights + cache read; prefill_T2048, decode_T1 and decode_step_S4096 also with
 #       DECODA_CUDA_DEPENDENT_LAUNCH=0 as NAME_nopdl: every kernel launched after the one
-#       before ended, instead of as a programmatic dependent), causal attention alone at T=4096, head dim 128 (one
+#       before ended, instead of as a programmatic dependent; the dynamic build at T = 8, a
+#       speculative-decoding or small-batch step, block_T8 in GB/s of weights: its projections
+#       on the 16-row tensor-core GEMV, and on the 8-row SIMT one as block_T8_gemvsimt from
+#       the build with --gpu-gemv-mma=false, NAME_gemvsimt), causal attention alone at T=4096, head dim 128 (one
 #       flash-attention kernel: the wgmma one with one warpgroup of 64 rows per block, the same
 #       with two sharing each K/V tile as attention_d128_rows128 (the block too, as
 #       prefill_T2048_rows128), with 128-key tiles as attention_d128_keys128 (the block too,
@@ -122,7 +125,8 @@ if [[ "$mode" == prepare ]]; then
   # (--gpu-attention-pingpong=false), NAME_rows128_tma_nopp; PATH:fa3 128-row blocks, 128-key
   # tiles and TMA (FlashAttention-3's configuration at head dim 128), NAME_rows128_keys128_tma;
   # PATH:n256 the TMA wgmma projections with 256 columns a block (--gpu-matmul-tile-n=256),
-  # NAME_n256; PATH:nofold the RMSNorms in kernels of their own rather than computed by the
+  # NAME_n256; PATH:gemvsimt the GEMV kernels of 2 to 8 rows on SIMT rather than tensor cores
+  # (--gpu-gemv-mma=false), NAME_gemvsimt; PATH:nofold the RMSNorms in kernels of their own rather than computed by the
   # GEMV kernels that read them (--gpu-fold-norms=false), NAME_nofold. The PyTorch-exported
   # Llama decoder layer (test/Frontend/ONNX/models, f32) is checked as exported and, as
   # PATH:bf16, stored and computed in bf16 (--float-type=bf16, both targets), NAME_bf16, and
@@ -140,6 +144,7 @@ if [[ "$mode" == prepare ]]; then
             "$here/gpu/llama32_1b_block.mlir:ws" "$here/gpu/llama32_1b_block.mlir:rows128"
             "$here/gpu/llama32_1b_block.mlir:keys128" "$here/gpu/llama32_1b_block.mlir:tma"
             "$here/gpu/llama32_1b_block.mlir:n256" "$here/gpu/llama32_1b_block.mlir:fa3"
+            "$here/gpu/llama32_1b_block.mlir:gemvsimt"
             "$here/gpu/llama32_1b_step.mlir" "$here/gpu/llama32_1b_step.mlir:nofold"
             "$here/gpu/attention_d128.mlir" "$here/gpu/attention_d128.mlir:mmasync"
             "$here/gpu/attention_d128.mlir:rows128" "$here/gpu/attention_d128.mlir:keys128"
@@ -174,6 +179,7 @@ if [[ "$mode" == prepare ]]; then
     p=${p%:fa3}
     p=${p%:n256}
     p=${p%:nofold}
+    p=${p%:gemvsimt}
     p=${p%:bf16}
     p=${p%:bf16io}
     p=${p%:shared}
@@ -218,6 +224,9 @@ if [[ "$mode" == prepare ]]; then
     elif [[ "$entry" == *:n256 ]]; then
       name=${name}_n256
       gpuflags=(--gpu-matmul-tile-n=256)
+    elif [[ "$entry" == *:gemvsimt ]]; then
+      name=${name}_gemvsimt
+      gpuflags=(--gpu-gemv-mma=false)
     elif [[ "$entry" == *:nofold ]]; then
       name=${name}_nofold
       gpuflags=(--gpu-fold-norms=false)
@@ -580,6 +589,12 @@ if os.path.exists(block):
           bytes_=weights, device=True, graphs=True, plain=True)
     if os.path.exists(dec):
         bench(block, inputs(1), "decode_T1_dynamic_build", bytes_=weights, device=True)
+    # Eight tokens at once (speculative decoding, small batches): the dynamic build's 16-row
+    # tensor-core GEMV, and the 8-row SIMT GEMV (--gpu-gemv-mma=false).
+    bench(block, inputs(8), "block_T8", bytes_=weights, device=True)
+    simt = os.path.join(d, "models", "llama32_1b_block_gemvsimt.cuda.so")
+    if os.path.exists(simt):
+        bench(simt, inputs(8), "block_T8_gemvsimt", bytes_=weights, device=True)
 step = os.path.join(d, "models", "llama32_1b_step.cuda.so")
 if os.path.exists(step):
     # The decode step at context 4096: weights and caches device-resident, the token at 4095.
@@ -752,7 +767,7 @@ try:
     def projections(x):
         for w in ws:
             (x if w.shape[1] == x.shape[1] else torch.empty(x.shape[0], w.shape[1], device=dev, dtype=x.dtype)) @ w.T
-    for T in (2048, 1):
+    for T in (2048, 8, 1):
         xt = torch.randn(T, H, device=dev, dtype=torch.bfloat16)
         ms = t(lambda: projections(xt))
         fl = 2 * T * sum(w.numel() for w in ws)

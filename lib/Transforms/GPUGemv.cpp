@@ -60,6 +60,12 @@
 //     shared memory); the storing lanes apply a fused epilogue as the SIMT kernel does.
 // Rows past M read A's last row and are not stored; a warp step past K (K a multiple of 32,
 // not of 128) reads codes at k = 0 and zeros of A.
+// bf16/f16 weights as they are (2 to 16 rows, 16-byte rows; one row stays SIMT, which is not
+// issue-bound there): the same kernel, a lane's 16 bytes 8 weights of row n0 + g from
+// k = step + 8 q (a warp step 32 k), their pairs 0, 1 and 2, 3 the B fragment of one MMA and
+// pairs 4 .. 7 of the next, A's one 16-byte load per row group the matching pairs. Per 8
+// weights a lane: one load of weights, one of A per row group, two mma.sync -- where the SIMT
+// kernel converts every weight and A element to f32 and issues an FMA per weight and row.
 //
 // A norm read only by these kernels (fold-norms; the norm still a call of a function tagged
 // decoda.gpu_norm) is computed by each of them first: per row r < M, for the chunks j = tid,

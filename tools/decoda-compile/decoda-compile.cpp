@@ -98,9 +98,10 @@ cl::opt<bool> gpuGateUp(
     cl::init(true), cl::cat(category));
 cl::opt<bool> gpuGemvMma(
     "gpu-gemv-mma",
-    cl::desc("sm_80 and later: decode-sized projections over 4-bit block-quantised weights "
-             "(MatMulNBits) with bf16/f16 activations on tensor cores (mma.sync, the codes "
-             "dequantised in registers); false: the SIMT GEMV kernel"),
+    cl::desc("sm_80 and later: decode-sized projections on tensor cores (mma.sync): over "
+             "4-bit block-quantised weights (MatMulNBits) with bf16/f16 activations, the "
+             "codes dequantised in registers, and over bf16/f16 weights with 2 to 16 rows; "
+             "false: the SIMT GEMV kernel"),
     cl::init(true), cl::cat(category));
 cl::opt<bool> gpuAttentionWgmma(
     "gpu-attention-wgmma",

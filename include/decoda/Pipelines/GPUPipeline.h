@@ -64,10 +64,11 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
       llvm::cl::init(true)};
   PassOptions::Option<bool> gemvMma{
       *this, "gpu-gemv-mma",
-      llvm::cl::desc("sm_80 and later: decode-sized projections over 4-bit block-quantised "
-                     "weights (MatMulNBits) with bf16/f16 activations on tensor cores "
-                     "(mma.sync m16n8k16, the codes dequantised into B fragments in "
-                     "registers); false: the SIMT GEMV kernel"),
+      llvm::cl::desc("sm_80 and later: decode-sized projections on tensor cores (mma.sync "
+                     "m16n8k16): over 4-bit block-quantised weights (MatMulNBits) with "
+                     "bf16/f16 activations, the codes dequantised into B fragments in "
+                     "registers, and over bf16/f16 weights with 2 to 16 rows, their loads "
+                     "the B fragments; false: the SIMT GEMV kernel"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> foldNorms{
       *this, "gpu-fold-norms",

@@ -242,7 +242,11 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     (`nvvm.prmt`) and masked into the two halves of a bf16x2/f16x2 with the exponent of
     128 / 1024, made `(code - zp) · scale` by a subtraction and a multiplication in the
     weight's type (the generic's weights, bit for bit) and fed to `mma.sync.m16n8k16` as B
-    fragments, A's 16-byte loads being the matching pairs as they come. The generics are first moved with
+    fragments, A's 16-byte loads being the matching pairs as they come. With `mma`, bf16/f16
+    weights read as they are with 2 to 16 rows (and 16-byte rows) take the same tensor-core
+    kernel: each lane's 16-byte load of 8 weights is the B fragments of two `mma.sync`
+    (no conversions, no shuffles), so a few rows cost what one does instead of an FMA per
+    weight and row; one row keeps the SIMT kernel. The generics are first moved with
     their buffers to the start of their block (out of the way of gate/up pairing); one whose
     weight no kernel reads any more is erased, and under a dynamic-`M` dispatch it moves into
     the `M > max-m` branch, the only one that still reads the float weight (the tensor
@@ -325,10 +329,11 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
            "bytes over all rows of a kernel's "
            "weights (0: none)">,
     Option<"mma", "mma", "bool", /*default=*/"false",
-           "4-bit block-quantised weights (decoda.dequantize_blocks of constants) with "
-           "bf16/f16 activations and at most 16 rows on tensor cores: mma.sync m16n8k16 "
-           "(sm_80 and later), 8 weight rows a warp, the codes dequantised into B fragments "
-           "in registers">,
+           "The tensor-core GEMV (mma.sync m16n8k16, sm_80 and later; 8 weight rows a "
+           "warp, at most 16 rows of A): 4-bit block-quantised weights "
+           "(decoda.dequantize_blocks of constants) with bf16/f16 activations, the codes "
+           "dequantised into B fragments in registers, and bf16/f16 weights with 2 to 16 "
+           "rows, their 16-byte loads the B fragments">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every contraction left alone, with the reason">
   ];
