@@ -109,8 +109,10 @@ int call(CUresult rc) {
 }
 int enter() { return call(gDriver.cuCtxSetCurrent(gDriver.context)); }
 
-// Launch graphs (below): the held-back launches go out before anything else on the stream.
+// Launch graphs (below): the held-back launches go out before anything else on the stream,
+// the frees held back behind them right after them.
 int flushLaunches();
+int issueHeldFrees(int rc);
 void forgetGraphs(void *stream);
 int arenaAlloc(void **ptr, uint64_t size, void *stream);
 int arenaFree(void *ptr, void *stream);
@@ -259,6 +261,9 @@ std::shared_ptr<const std::vector<size_t>> paramSizes(void *function, size_t cou
 struct Pending {
   void *stream = nullptr;
   std::vector<Launch> launches;
+  // Pool frees of buffers the held-back launches may use: issued right after them, so the run
+  // stays one graph (a free within a call, after a buffer's last kernel, ends no run).
+  std::vector<std::pair<CUdeviceptr, void *>> frees;
 };
 thread_local Pending tlPending;
 thread_local bool tlGraphsOn = false;
@@ -298,8 +303,10 @@ template <typename F> void dropGraphs(F drop) {
 /// The graphs of `stream` go (it is being destroyed); null: every graph and the parameter
 /// sizes go (a module is unloaded, so no call is running and functions may change).
 void forgetGraphs(void *stream) {
-  if (!stream)
+  if (!stream) {
+    issueHeldFrees(0);
     tlPending = Pending();
+  }
   if (!gDriver.cuGraphExecDestroy)
     return;
   std::lock_guard<std::mutex> guard(gGraphsLock);
@@ -399,7 +406,7 @@ std::unique_ptr<Graph> buildGraph(std::vector<Launch> &run, void *stream) {
 
 /// Issues the calling thread's held-back launches: one alone as a launch, a run of several as
 /// its graph (built the first time its shape is seen, its changed nodes updated after).
-int flushLaunches() {
+int issueLaunches() {
   Pending &p = tlPending;
   if (p.launches.empty())
     return 0;
@@ -456,14 +463,59 @@ int flushLaunches() {
   return 0;
 }
 
+/// Issues the frees held back behind launches (after them in stream order, whatever became of
+/// the launches: a dropped run's buffers are freed too). Keeps `rc`, else the first error.
+int issueHeldFrees(int rc) {
+  std::vector<std::pair<CUdeviceptr, void *>> frees;
+  frees.swap(tlPending.frees);
+  for (auto [ptr, stream] : frees)
+    if (CUresult r = gDriver.cuMemFreeAsync(ptr, stream); r && rc == 0)
+      rc = call(r);
+  return rc;
+}
+
+int flushLaunches() { return issueHeldFrees(issueLaunches()); }
+
+/// Frees without a memory pool (cuMemFree, which no stream orders after the kernels using the
+/// buffer) wait for the stream's next synchronisation instead of one each.
+thread_local std::vector<std::pair<CUdeviceptr, void *>> tlDeferredFrees;
+
+/// The deferred frees of `stream` (null: all), after a wait for it; keeps `rc`, else the first
+/// error.
+int releaseDeferredFrees(void *stream, int rc, bool waited) {
+  std::vector<std::pair<CUdeviceptr, void *>> keep, go;
+  for (auto &f : tlDeferredFrees)
+    (!stream || f.second == stream ? go : keep).push_back(f);
+  tlDeferredFrees.swap(keep);
+  if (go.empty())
+    return rc;
+  if (!waited) {
+    std::vector<void *> streams;
+    for (auto &f : go)
+      if (std::find(streams.begin(), streams.end(), f.second) == streams.end())
+        streams.push_back(f.second);
+    for (void *st : streams)
+      if (CUresult r = gDriver.cuStreamSynchronize(st); r && rc == 0)
+        rc = call(r);
+  }
+  for (auto &f : go)
+    if (CUresult r = gDriver.cuMemFree(f.first); r && rc == 0)
+      rc = call(r);
+  return rc;
+}
+
 // The temporaries of a call with graphs on come from its stream's arena: one pool allocation
-// handed out front to back and reset when the next call begins (the stream orders that call's
-// kernels after this one's), frees within the call doing nothing. So a call's temporaries have
-// the same addresses every call and its graphs replay without node updates, whatever order
-// the pool would hand blocks back in; and neither allocations nor frees cost driver calls or
-// end a run of launches. The first call, or one that needs more, takes what does not fit from
-// the pool as usual; the next call begins with an arena of what it needed (up to
-// kArenaLimit; past it the rest keeps coming from the pool).
+// from which the call's allocations are placed first fit in call order (the lowest offset
+// where no live allocation of the call overlaps), a free releasing its range for the
+// allocations after it, and the placement starting over when the next call begins (the
+// stream orders that call's kernels after this one's). A call's temporaries then have the same
+// addresses every call (the same allocations and frees in the same order: the same places),
+// so its graphs replay without node updates, whatever order the pool would hand blocks back
+// in; the arena holds what the call's live temporaries need at most, not all it makes; and
+// neither allocations nor frees cost driver calls or end a run of launches. The first call, or
+// one that needs more, takes what does not fit from the pool as usual (placed all the same);
+// the next call begins with an arena of what it needed (up to kArenaLimit; past it the rest
+// keeps coming from the pool).
 constexpr size_t kArenaLimit = size_t(256) << 20;
 constexpr size_t kArenaAlign = 256; // as cuMemAlloc's
 struct Arena {
@@ -471,7 +523,12 @@ struct Arena {
   std::thread::id owner = std::this_thread::get_id();
   CUdeviceptr base = 0;
   size_t capacity = 0;
-  size_t wanted = 0; // the end of the current call's last allocation, had all fit
+  size_t wanted = 0; // the end of the current call's highest placement so far
+  struct Placed {
+    size_t at, size;
+    CUdeviceptr ptr; // base + at, or the pool's block when past the capacity
+  };
+  std::vector<Placed> live; // the call's live allocations, by offset
 };
 std::mutex gArenasLock;
 std::vector<Arena> gArenas;
@@ -483,7 +540,8 @@ Arena *arenaOf(void *stream) {
   return nullptr;
 }
 
-/// 0 with `ptr` set when the arena serves the allocation, else 1 (the pool does).
+/// An allocation of a call with graphs on: placed in the stream's arena (first fit among the
+/// call's live allocations), served there when it fits the capacity, else by the pool.
 int arenaAlloc(void **ptr, uint64_t size, void *stream) {
   std::lock_guard<std::mutex> guard(gArenasLock);
   Arena *a = arenaOf(stream);
@@ -492,22 +550,38 @@ int arenaAlloc(void **ptr, uint64_t size, void *stream) {
     a = &gArenas.back();
     a->stream = stream;
   }
-  // Offsets grow with every allocation, served or not, so what the pool serves past the
-  // capacity never overlaps what the arena serves.
-  size_t at = (a->wanted + kArenaAlign - 1) & ~(kArenaAlign - 1);
-  a->wanted = at + size;
-  if (a->wanted > a->capacity)
-    return 1;
-  *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(a->base + at));
+  size_t at = 0;
+  auto pos = a->live.begin();
+  for (; pos != a->live.end(); ++pos) {
+    if (pos->at >= at + size)
+      break; // the gap before it fits
+    at = (pos->at + pos->size + kArenaAlign - 1) & ~(kArenaAlign - 1);
+  }
+  a->wanted = std::max(a->wanted, at + size);
+  CUdeviceptr p = 0;
+  if (at + size <= a->capacity) {
+    p = a->base + at;
+  } else if (int rc = call(gDriver.cuMemAllocAsync(&p, size, stream))) {
+    return rc;
+  }
+  a->live.insert(pos, Arena::Placed{at, size, p});
+  *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(p));
   return 0;
 }
 
-/// 0 when `ptr` is in the arena of `stream` (nothing to do), else 1.
+/// 0 when `ptr` is in the arena of `stream` (its range released for later placements), else
+/// 1 (the pool frees it; a placement past the capacity is released too).
 int arenaFree(void *ptr, void *stream) {
   std::lock_guard<std::mutex> guard(gArenasLock);
   Arena *a = arenaOf(stream);
+  if (!a)
+    return 1;
   CUdeviceptr p = reinterpret_cast<uintptr_t>(ptr);
-  return a && a->capacity && p >= a->base && p < a->base + a->capacity ? 0 : 1;
+  auto placed = std::find_if(a->live.begin(), a->live.end(),
+                             [&](const Arena::Placed &x) { return x.ptr == p; });
+  if (placed != a->live.end())
+    a->live.erase(placed);
+  return a->capacity && p >= a->base && p < a->base + a->capacity ? 0 : 1;
 }
 
 /// Drops the arenas `drop` selects, their memory freed in their streams' order (errors
@@ -547,6 +621,7 @@ void resetArenas() {
       }
     }
     a.wanted = 0;
+    a.live.clear();
   }
 }
 
@@ -660,13 +735,17 @@ int streamSynchronize(void *stream) {
     return rc;
   if (int rc = flushLaunches())
     return rc;
-  return call(gDriver.cuStreamSynchronize(stream));
+  int rc = call(gDriver.cuStreamSynchronize(stream));
+  return releaseDeferredFrees(stream, rc, /*waited=*/true);
 }
 int streamDestroy(void *stream) {
   if (int rc = enter())
     return rc;
-  if (tlPending.stream == stream)
+  if (tlPending.stream == stream) {
+    issueHeldFrees(0);
     tlPending = Pending();
+  }
+  releaseDeferredFrees(stream, 0, /*waited=*/false);
   forgetGraphs(stream);
   dropArena(stream);
   return call(gDriver.cuStreamDestroy(stream));
@@ -706,8 +785,8 @@ int memAllocAsync(void **ptr, uint64_t size, void *stream) {
     return memAlloc(ptr, size);
   if (int rc = enter())
     return rc;
-  if (tlGraphsOn && arenaAlloc(ptr, size, stream) == 0)
-    return 0;
+  if (tlGraphsOn)
+    return arenaAlloc(ptr, size, stream);
   CUdeviceptr p = 0;
   int rc = call(gDriver.cuMemAllocAsync(&p, size, stream));
   *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(p));
@@ -718,15 +797,19 @@ int memFreeAsync(void *ptr, void *stream) {
     return rc;
   if (arenaFree(ptr, stream) == 0)
     return 0;
-  // The held-back launches may use the buffer: they go first.
-  if (int rc = flushLaunches())
-    return rc;
-  if (gDriver.pool)
-    return call(gDriver.cuMemFreeAsync(reinterpret_cast<uintptr_t>(ptr), stream));
-  // Without a pool the buffer may still be in use by the stream's kernels.
-  if (int rc = call(gDriver.cuStreamSynchronize(stream)))
-    return rc;
-  return call(gDriver.cuMemFree(reinterpret_cast<uintptr_t>(ptr)));
+  CUdeviceptr p = reinterpret_cast<uintptr_t>(ptr);
+  if (gDriver.pool) {
+    // The held-back launches may use the buffer: it goes after them.
+    if (!tlPending.launches.empty()) {
+      tlPending.frees.emplace_back(p, stream);
+      return 0;
+    }
+    return call(gDriver.cuMemFreeAsync(p, stream));
+  }
+  // Without a pool the buffer may still be in use by the stream's kernels: freed after the
+  // stream's next synchronisation (the call's end at the latest).
+  tlDeferredFrees.emplace_back(p, stream);
+  return 0;
 }
 int isDevicePointer(const void *ptr) {
   if (enter())
@@ -1069,7 +1152,16 @@ void decoda::runtime::cudaCallBegin() {
 
 void decoda::runtime::cudaCallEnd(bool ok) {
   // A successful call has issued everything (its end waits for the stream); a failed one may
-  // leave launches held back: they belong to the failed call and are dropped.
-  if (!ok)
+  // leave launches held back: they belong to the failed call and are dropped, the frees behind
+  // them issued. Frees still deferred (no pool) go after a wait.
+  if (ok && tlDeferredFrees.empty())
+    return;
+  if (enter() != 0)
+    return;
+  if (!ok) {
+    tlPending.launches.clear();
+    issueHeldFrees(0);
     tlPending = Pending();
+  }
+  releaseDeferredFrees(nullptr, 0, /*waited=*/false);
 }

@@ -178,6 +178,53 @@ FailureOr<Value> branchResultOwning(Value dev, const DenseSet<Value> &fresh) {
   return ifOp.getResult(*index);
 }
 
+/// The op of `block` after which nothing reads `buffer` any more: the last op of the block
+/// that holds a use of the buffer or of anything derived from it (a view, a pointer or an
+/// address computed from it, a tensor map made from it, a result of a loop or branch that
+/// yields it), or null when something derived from it leaves the block (its terminator's
+/// operand) or is used outside it. Sizes read from it (memref.dim, extract_strided_metadata's
+/// sizes, strides and offset) do not hold it.
+Operation *lastUseInBlock(Value buffer, Block *block) {
+  SmallVector<Value> work = {buffer};
+  DenseSet<Value> seen = {buffer};
+  Operation *last = nullptr;
+  auto follow = [&](Value v) {
+    if (seen.insert(v).second)
+      work.push_back(v);
+  };
+  while (!work.empty()) {
+    Value cur = work.pop_back_val();
+    for (OpOperand &use : cur.getUses()) {
+      Operation *user = use.getOwner();
+      Operation *anchor = block->findAncestorOpInBlock(*user);
+      if (!anchor || user == block->getTerminator())
+        return nullptr;
+      if (!last || last->isBeforeInBlock(anchor))
+        last = anchor;
+      if (isa<memref::DimOp>(user))
+        continue;
+      if (auto meta = dyn_cast<memref::ExtractStridedMetadataOp>(user)) {
+        follow(meta.getBaseBuffer());
+        continue;
+      }
+      // A terminator of a nested block (an scf.yield): the results of the ops around it, up
+      // to the one in `block`, may be the buffer.
+      if (user->hasTrait<OpTrait::IsTerminator>()) {
+        for (Operation *op = user->getParentOp(); op; op = op->getParentOp()) {
+          for (Value r : op->getResults())
+            follow(r);
+          if (op == anchor)
+            break;
+        }
+        continue;
+      }
+      for (Value r : user->getResults())
+        follow(r);
+    }
+  }
+  return last;
+}
+
 /// Bytes of one element as the host and device lay it out, or 0 when unknown.
 int64_t elementBytes(Type t) {
   if (t.isIndex())
@@ -522,11 +569,29 @@ struct GPUDeviceBuffersPass
     }
 
     // Arguments in host memory: a written (donated) one is copied back into the caller's
-    // buffer, then the device copy is freed; host copies of device arguments are freed.
+    // buffer, then the device copy is freed; a read-only one's device copy is freed after its
+    // last use (lastUseInBlock), or at the end; host copies of device arguments are freed.
+    SmallVector<const ArgumentBuffer *> freedEarly;
+    for (ArgumentBuffer &a : argBuffers) {
+      Operation *last = a.written || returns.size() != 1 || a.dev.getParentBlock() != &entry
+                            ? nullptr
+                            : lastUseInBlock(a.dev, &entry);
+      if (!last)
+        continue;
+      b.setInsertionPointAfter(last);
+      scf::IfOp::create(b, a.dev.getLoc(), a.isHost, [&](OpBuilder &tb, Location l) {
+        SyncGPU{tb, l}.dealloc(a.dev);
+        scf::YieldOp::create(tb, l);
+      });
+      freedEarly.push_back(&a);
+      ++numEarlyFrees;
+    }
     for (func::ReturnOp ret : returns) {
       b.setInsertionPoint(ret);
       Location loc = ret.getLoc();
       for (const ArgumentBuffer &a : argBuffers) {
+        if (llvm::is_contained(freedEarly, &a))
+          continue;
         scf::IfOp::create(b, loc, a.isHost, [&](OpBuilder &tb, Location l) {
           SyncGPU gpu{tb, l};
           if (a.written)
@@ -547,8 +612,12 @@ struct GPUDeviceBuffersPass
       }
     }
 
-    // Frees: a buffer of the entry block before every return, one made inside a loop or branch
-    // at the end of its block. A buffer that leaves its block is freed where it is dropped:
+    // Frees: each buffer right after the last op of its block that reads it (lastUseInBlock:
+    // in stream order, so after the kernels before it; the memory goes back to the pool for
+    // the kernels after it), else (it leaves the block) a buffer of the entry block before
+    // every return, one made inside a loop or branch at the end of its block. So a call holds
+    // the temporaries live at once, not all it makes: a whole model's layers reuse one
+    // layer's memory. A buffer that leaves its block is freed where it is dropped:
     // an scf.if result that every branch yields as a buffer of its own (a fresh device buffer
     // of that branch, as bufferization makes for a tensor each branch computes) is freed as a
     // buffer of the if's block; any other escape (a loop's result, a view yielded) is refused.
@@ -558,6 +627,12 @@ struct GPUDeviceBuffersPass
     for (size_t i = 0; i < toFree.size(); ++i) {
       Value dev = toFree[i];
       Block *block = dev.getParentBlock();
+      if (Operation *last = lastUseInBlock(dev, block)) {
+        b.setInsertionPointAfter(last);
+        SyncGPU{b, dev.getLoc()}.dealloc(dev);
+        ++numEarlyFrees;
+        continue;
+      }
       if (block == &entry) {
         for (func::ReturnOp ret : returns) {
           b.setInsertionPoint(ret);

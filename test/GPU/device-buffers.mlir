@@ -46,13 +46,14 @@ memref.global "private" constant @w : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]
 // CHECK: gpu.terminator
 // CHECK: %[[YH:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
 // CHECK: gpu.memcpy async [%{{.*}}] %[[YH]], %[[YD]]
+// The temporary is freed after its last use (the copy of the result).
+// CHECK: gpu.dealloc async [%{{.*}}] %[[YD]]
 // The argument's device copy is freed only when there is one; nothing is copied back into it
 // (arguments are read-only unless donated).
 // CHECK: scf.if %[[ISHOST]] {
 // CHECK-NOT: gpu.memcpy
 // CHECK:   gpu.dealloc async [%{{.*}}] %[[XD]]
 // CHECK: }
-// CHECK: gpu.dealloc async [%{{.*}}] %[[YD]]
 // CHECK-NOT: gpu.dealloc
 // CHECK: llvm.call @decoda_cuda_finish() : () -> ()
 // CHECK-NEXT: return %[[YH]] : memref<?xf32>
@@ -455,4 +456,86 @@ func.func @written_and_read(%c: memref<16xi64> {decoda.written}) -> i64 {
     gpu.terminator
   }
   return %v : i64
+}
+
+// -----
+
+// Temporaries are freed right after their last use, in stream order, so later ones reuse their
+// memory: %t1 after the second kernel (its last reader), %t2 after the loop whose kernel reads
+// a view of it, %t3 after the call that takes its address (a TMA tensor map is made that way,
+// and the kernel after it reads the map, not the buffer: the free waits for the map's reader
+// too); the sizes read from %t1 (memref.dim) hold nothing.
+// CHECK-LABEL: func.func @early_frees(
+// CHECK-SAME: %{{.*}}: memref<64xf32>, %[[Y:.*]]: memref<64xf32>)
+// CHECK:      scf.yield %[[Y]] : memref<64xf32>
+// CHECK:      %[[T1:.*]], %{{.*}} = gpu.alloc async
+// CHECK:      gpu.launch
+// CHECK:      %[[T2:.*]], %{{.*}} = gpu.alloc async
+// CHECK:      gpu.launch
+// CHECK:      gpu.terminator
+// CHECK-NEXT: }
+// CHECK-NEXT: %{{.*}} = gpu.wait async
+// CHECK-NEXT: %{{.*}} = gpu.dealloc async [%{{.*}}] %[[T1]]
+// CHECK:      %[[T3:.*]], %{{.*}} = gpu.alloc async
+// CHECK:      scf.for
+// CHECK:        gpu.launch
+// CHECK:        gpu.terminator
+// CHECK-NEXT:   }
+// CHECK-NEXT: }
+// CHECK-NEXT: %{{.*}} = gpu.wait async
+// CHECK-NEXT: %{{.*}} = gpu.dealloc async [%{{.*}}] %[[T2]]
+// CHECK:      llvm.call @use_pointer
+// CHECK:      gpu.launch
+// CHECK:      gpu.terminator
+// CHECK-NEXT: }
+// CHECK-NEXT: %{{.*}} = gpu.wait async
+// CHECK-NEXT: %{{.*}} = gpu.dealloc async [%{{.*}}] %[[T3]]
+// The arguments' device copies (when made) at the end: %y's copied back first.
+// CHECK:      scf.if
+// CHECK:        gpu.dealloc
+// CHECK:      scf.if
+// CHECK:        gpu.memcpy
+// CHECK:        gpu.dealloc
+// CHECK:      return
+llvm.func @use_pointer(!llvm.ptr) -> !llvm.ptr
+func.func @early_frees(%x: memref<64xf32>, %y: memref<64xf32> {decoda.written}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %t1 = memref.alloc() : memref<64xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %a = memref.load %x[%tx] : memref<64xf32>
+    memref.store %a, %t1[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  %n = memref.dim %t1, %c0 : memref<64xf32>
+  %t2 = memref.alloc() : memref<64xf32>
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %a = memref.load %t1[%tx] : memref<64xf32>
+    memref.store %a, %t2[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  %t3 = memref.alloc() : memref<64xf32>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %v = memref.subview %t2[0] [32] [1] : memref<64xf32> to memref<32xf32, strided<[1]>>
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+               threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+      %a = memref.load %v[%tx] : memref<32xf32, strided<[1]>>
+      memref.store %a, %t3[%tx] : memref<64xf32>
+      gpu.terminator
+    }
+  }
+  %p = memref.extract_aligned_pointer_as_index %t3 : memref<64xf32> -> index
+  %pi = arith.index_cast %p : index to i64
+  %pp = llvm.inttoptr %pi : i64 to !llvm.ptr
+  %map = llvm.call @use_pointer(%pp) : (!llvm.ptr) -> !llvm.ptr
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %n, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %q = llvm.load %map : !llvm.ptr -> f32
+    memref.store %q, %y[%tx] : memref<64xf32>
+    gpu.terminator
+  }
+  return
 }

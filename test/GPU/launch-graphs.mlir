@@ -12,10 +12,13 @@
 // RUN: cc -shared -fPIC %S/Inputs/fake_cuda.c -o %t/fake_cuda.so
 // RUN: env DECODA_CUDA_DRIVER=%t/fake_cuda.so %PYTHON %S/Inputs/launch_graphs.py %t/m.so %t | FileCheck %s
 // CHECK: kernels a call: 7
-// The device runs the same kernels with the same arguments with graphs as without.
+// The device runs the same kernels with the same arguments with graphs as without (device
+// addresses compared within each kernel's arguments: the arena and the pool reuse freed
+// temporaries' memory in orders of their own).
 // CHECK: same kernels, dimensions and arguments with and without graphs: yes
 // Two kernels take the offset (RoPE, which writes K and V into the caches, and the attention):
-// calls 2 and 3 move it.
+// calls 2 and 3 move it; every other kernel gets the same buffers, named by first use in the
+// call, every call.
 // CHECK: kernels whose arguments change with the offset: [0, 2, 2, 0]
 // CHECK: without graphs, driver launches a call: [7, 7, 7, 7, 7]
 // The first call builds the graph (its temporaries from the pool); the second takes them from

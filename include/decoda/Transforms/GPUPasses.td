@@ -138,10 +138,15 @@ def GPUDeviceBuffersPass : Pass<"decoda-gpu-device-buffers", "ModuleOp"> {
       global symbol. A non-constant global is still copied in per call;
     * host temporaries (`memref.alloc`/`alloca`) become `gpu.alloc`;
     * results are copied into `malloc`ed host buffers (the C ABI of docs/ABI.md);
-    * every per-call device buffer is freed before the return (one allocated inside a loop or
-      branch at the end of its block; an `scf.if` result that every branch yields as a buffer
-      it allocated, as bufferization makes of a tensor each branch computes, as a buffer of
-      the if's block; any other buffer leaving its block is refused).
+    * every per-call device buffer is freed right after the last op of its block that uses it
+      or anything derived from it (views, addresses, TMA tensor maps, loop and branch
+      results): `gpu.dealloc` in stream order, after the kernels before it, the memory back in
+      the pool for the kernels after it, so a call holds at once only the temporaries live
+      together (a whole model's layers reuse one layer's); a buffer that leaves its block is
+      freed before the return (one allocated inside a loop or branch at the end of its block;
+      an `scf.if` result that every branch yields as a buffer it allocated, as bufferization
+      makes of a tensor each branch computes, as a buffer of the if's block; any other buffer
+      leaving its block is refused).
 
     Every gpu op is async with its own stream and waited for (the form `gpu-to-llvm` lowers).
     A host `memref.load` of an argument (a decode step's cache offset, `tensor.extract` of a
@@ -170,7 +175,9 @@ def GPUDeviceBuffersPass : Pass<"decoda-gpu-device-buffers", "ModuleOp"> {
     Statistic<"numHostReads", "num-host-reads",
               "device temporaries copied to the host for host code to read">,
     Statistic<"numBranchResults", "num-branch-results",
-              "scf.if results freed as buffers of the if's block (each branch allocates one)">
+              "scf.if results freed as buffers of the if's block (each branch allocates one)">,
+    Statistic<"numEarlyFrees", "num-early-frees",
+              "device buffers freed right after their last use in their block">
   ];
 }
 

@@ -7,7 +7,9 @@
  *   that file, one line each, so a test can count what the runtime and a model do across calls
  *   (test/GPU/Inputs/count_fake_cuda.py).
  * - fake_cuda_live(&buffers, &streams) reads the live device buffers and streams and returns the
- *   number of launches, so a test can see what a call leaves behind.
+ *   number of launches, so a test can see what a call leaves behind; fake_cuda_memory(&peak)
+ *   returns the device bytes the program holds and sets peak to the most it held since the
+ *   last such call (a call's peak device memory).
  * - FAKE_CUDA_FAIL_LAUNCH=N makes the N-th launch (from 1) and every later one fail with CUDA
  *   error 719 (a launch failure); FAKE_CUDA_FAIL_SYNC=1 makes every stream synchronisation fail
  *   (an error reported after the launches).
@@ -71,19 +73,27 @@ static unsigned long long fake_clock; /* microseconds of fake device time */
 static struct { uintptr_t base; size_t size; int id; } buffers[MAX_BUFFERS];
 static int allocations; /* numbers the allocations, for the exec log */
 
+/* Bytes of device memory the program holds (allocated, not freed; a pool's kept blocks are
+   not counted), and the most it held since fake_cuda_memory last reset the mark. */
+static size_t live_bytes, peak_bytes;
 static void remember(uintptr_t base, size_t size) {
   for (int i = 0; i < MAX_BUFFERS; ++i)
     if (!buffers[i].base) {
       buffers[i].base = base;
       buffers[i].size = size;
       buffers[i].id = ++allocations;
+      live_bytes += size;
+      if (live_bytes > peak_bytes)
+        peak_bytes = live_bytes;
       return;
     }
 }
 static void forget(uintptr_t base) {
   for (int i = 0; i < MAX_BUFFERS; ++i)
-    if (buffers[i].base == base)
+    if (buffers[i].base == base) {
       buffers[i].base = 0;
+      live_bytes -= buffers[i].size;
+    }
 }
 static int is_device(uintptr_t p) {
   for (int i = 0; i < MAX_BUFFERS; ++i)
@@ -141,6 +151,14 @@ static void note(const char *fmt, unsigned long long a) {
   fprintf(f, fmt, a);
   fputc('\n', f);
   fclose(f);
+}
+
+/* The device bytes the program holds now and the most it held since the last call (which
+   resets the mark to what it holds now). */
+size_t fake_cuda_memory(size_t *peak) {
+  *peak = peak_bytes;
+  peak_bytes = live_bytes;
+  return live_bytes;
 }
 
 int fake_cuda_live(int *buffers, int *streams) {
