@@ -261,8 +261,11 @@ std::shared_ptr<const std::vector<size_t>> paramSizes(void *function, size_t cou
 struct Pending {
   void *stream = nullptr;
   std::vector<Launch> launches;
-  // Pool frees of buffers the held-back launches may use: issued right after them, so the run
-  // stays one graph (a free within a call, after a buffer's last kernel, ends no run).
+  // Pool frees not yet issued: behind held-back launches that may use the buffers, issued
+  // right after them, so the run stays one graph (a free within a call, after a buffer's last
+  // kernel, ends no run); without graphs, issued with the stream's next allocation, copy or
+  // wait, so the kernels between them keep launching back to back (programmatic dependent
+  // launch) while the next allocation still gets the memory.
   std::vector<std::pair<CUdeviceptr, void *>> frees;
 };
 thread_local Pending tlPending;
@@ -787,6 +790,11 @@ int memAllocAsync(void **ptr, uint64_t size, void *stream) {
     return rc;
   if (tlGraphsOn)
     return arenaAlloc(ptr, size, stream);
+  // The frees before it first, so it may reuse their memory (none are behind held launches:
+  // those are held only with graphs on).
+  if (tlPending.launches.empty())
+    if (int rc = issueHeldFrees(0))
+      return rc;
   CUdeviceptr p = 0;
   int rc = call(gDriver.cuMemAllocAsync(&p, size, stream));
   *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(p));
@@ -799,12 +807,10 @@ int memFreeAsync(void *ptr, void *stream) {
     return 0;
   CUdeviceptr p = reinterpret_cast<uintptr_t>(ptr);
   if (gDriver.pool) {
-    // The held-back launches may use the buffer: it goes after them.
-    if (!tlPending.launches.empty()) {
-      tlPending.frees.emplace_back(p, stream);
-      return 0;
-    }
-    return call(gDriver.cuMemFreeAsync(p, stream));
+    // After the held-back launches, which may use the buffer; else with the stream's next
+    // allocation, copy or wait (Pending::frees).
+    tlPending.frees.emplace_back(p, stream);
+    return 0;
   }
   // Without a pool the buffer may still be in use by the stream's kernels: freed after the
   // stream's next synchronisation (the call's end at the latest).
@@ -1154,14 +1160,14 @@ void decoda::runtime::cudaCallEnd(bool ok) {
   // A successful call has issued everything (its end waits for the stream); a failed one may
   // leave launches held back: they belong to the failed call and are dropped, the frees behind
   // them issued. Frees still deferred (no pool) go after a wait.
-  if (ok && tlDeferredFrees.empty())
+  if (ok && tlDeferredFrees.empty() && tlPending.frees.empty())
     return;
   if (enter() != 0)
     return;
-  if (!ok) {
+  if (!ok)
     tlPending.launches.clear();
-    issueHeldFrees(0);
+  issueHeldFrees(0);
+  if (!ok)
     tlPending = Pending();
-  }
   releaseDeferredFrees(nullptr, 0, /*waited=*/false);
 }

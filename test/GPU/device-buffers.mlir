@@ -44,16 +44,16 @@ memref.global "private" constant @w : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]
 // CHECK: memref.load %[[WD]]
 // CHECK: memref.store %{{.*}}, %[[YD]]
 // CHECK: gpu.terminator
-// CHECK: %[[YH:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
-// CHECK: gpu.memcpy async [%{{.*}}] %[[YH]], %[[YD]]
-// The temporary is freed after its last use (the copy of the result).
-// CHECK: gpu.dealloc async [%{{.*}}] %[[YD]]
-// The argument's device copy is freed only when there is one; nothing is copied back into it
-// (arguments are read-only unless donated).
+// Each buffer is freed after its last use: the argument's device copy after the kernel, only
+// when there is one, nothing copied back into it (arguments are read-only unless donated);
+// the temporary after the copy of the result.
 // CHECK: scf.if %[[ISHOST]] {
 // CHECK-NOT: gpu.memcpy
 // CHECK:   gpu.dealloc async [%{{.*}}] %[[XD]]
 // CHECK: }
+// CHECK: %[[YH:.*]] = memref.alloc(%{{.*}}) : memref<?xf32>
+// CHECK: gpu.memcpy async [%{{.*}}] %[[YH]], %[[YD]]
+// CHECK: gpu.dealloc async [%{{.*}}] %[[YD]]
 // CHECK-NOT: gpu.dealloc
 // CHECK: llvm.call @decoda_cuda_finish() : () -> ()
 // CHECK-NEXT: return %[[YH]] : memref<?xf32>
@@ -490,9 +490,8 @@ func.func @written_and_read(%c: memref<16xi64> {decoda.written}) -> i64 {
 // CHECK-NEXT: }
 // CHECK-NEXT: %{{.*}} = gpu.wait async
 // CHECK-NEXT: %{{.*}} = gpu.dealloc async [%{{.*}}] %[[T3]]
-// The arguments' device copies (when made) at the end: %y's copied back first.
-// CHECK:      scf.if
-// CHECK:        gpu.dealloc
+// The written argument's device copy (when made) is copied back and freed at the end; the
+// read-only one's was freed after the first kernel.
 // CHECK:      scf.if
 // CHECK:        gpu.memcpy
 // CHECK:        gpu.dealloc

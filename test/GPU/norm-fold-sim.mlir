@@ -41,16 +41,23 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry layer --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=ONE
 // ONE: out0: ok (32 elements, max abs error 0)
 // ONE: 1 launches
-// Not folded (a norm kernel and the GEMV): the rows also returned, T dynamic; 16 rows go to
-// the tensor cores.
+// Not folded (a norm kernel and the GEMV): the rows also returned, T dynamic; 17 rows go to
+// the tensor cores' tiles.
 // RUN: %PYTHON %S/Inputs/norm_fold_data.py returned %t/4-in.npz %t/4-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry returned --inputs %t/4-in.npz --expect %t/4-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=KEPT
 // RUN: %PYTHON %S/Inputs/norm_fold_data.py dynamic %t/6-in.npz %t/6-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry dynamic --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=KEPT
-// RUN: %PYTHON %S/Inputs/norm_fold_data.py many_rows %t/7-in.npz %t/7-out.npz
-// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry many_rows --inputs %t/7-in.npz --expect %t/7-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=KEPT
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py rows17 %t/7-in.npz %t/7-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry rows17 --inputs %t/7-in.npz --expect %t/7-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=KEPT
 // KEPT: out0: ok
 // KEPT: 2 launches
+// 16 bf16 rows: folded into the tensor-core GEMV (its rows g and g + 8 both the block's
+// normalised rows), one launch.
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py many_rows %t/16-in.npz %t/16-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry many_rows --inputs %t/16-in.npz --expect %t/16-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=ROWS16
+// ROWS16: launch many_rows_kernel{{(_[0-9]+)?}}: grid [{{[0-9]+}}, 1, 1] block [128, 1, 1] shared {{[0-9]+}} bytes; bar {{[0-9]+}}, mma
+// ROWS16: out0: ok (512 elements, max abs error 0)
+// ROWS16: 1 launches
 //
 // A decode step (Inputs/decode_step_bf16.mlir: the model of launch-graphs.mlir, T = 1): its
 // RMSNorm is computed by the merged q/k/v kernel, its add + RMSNorm by the gate/up kernel: 7

@@ -9,15 +9,16 @@ lines = [l.strip() for l in open(sys.argv[1]) if l.strip()]
 copies = collections.Counter(int(l.split()[1]) for l in lines if l.startswith("copy "))
 allocs = collections.Counter(int(l.split()[1]) for l in lines if l.startswith("alloc "))
 frees = sum(1 for l in lines if l == "free")
-# A call starts with the copy of its first input after the previous call's last free (or at
-# the start): count the runs of launches separated by frees.
+# A call's launches end with a wait for the stream (the copy of its results, or the call's
+# end; frees come within calls now, after each buffer's last use): count the runs of launches
+# separated by waits.
 calls, in_call = 0, False
 for l in lines:
     if l.startswith("launch"):
         if not in_call:
             calls += 1
         in_call = True
-    elif l == "free":
+    elif l.startswith("sync stream"):
         in_call = False
 unload = next((i for i, l in enumerate(lines) if l == "module unload"), len(lines))
 last_free = max((i for i, l in enumerate(lines) if l == "free"), default=-1)

@@ -68,7 +68,14 @@ def canonical(execs):
     def name(match):
         return names.setdefault(match.group(0), f"A{len(names)}")
 
-    return [re.sub(r"b\d+\+\d+", name, line) for line in execs]
+    # A narrower parameter (an i1 flag) is logged as 8 bytes, the host's stack above it (the
+    # fake driver takes every parameter as 8 bytes): integers of 2^32 and more by their low byte.
+    def low_byte(match):
+        v = int(match.group(0))
+        return f"{v & 0xFF}~" if v >= 1 << 32 else match.group(0)
+
+    return [re.sub(r"(?<![b+\d])\d+(?!\+)", low_byte, re.sub(r"b\d+\+\d+", name, line))
+            for line in execs]
 
 
 def per_kernel(execs):

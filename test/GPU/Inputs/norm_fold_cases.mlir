@@ -6,7 +6,8 @@
 // normalised rows a kernel, so its two kernels stay two launches), @mixed_weight (bf16 rows,
 // an f32 weight), @layer (LayerNorm with a bias: the mean, then the centred variance). Not
 // folded: @returned (the rows are also a result), @dynamic (T dynamic: dispatched at run
-// time), @many_rows (T = 16, above the GEMV kernels' 8 rows).
+// time), @rows17 (T = 17, above the tensor-core GEMV's 16 rows). @many_rows (T = 16) is folded
+// into the tensor-core GEMV (bf16: up to 16 rows; the SIMT kernel's 8 before).
 func.func @plain_bf16(%x: tensor<1x1x72xbf16>, %w: tensor<72xbf16>, %wq: tensor<48x72xbf16>,
                       %wk: tensor<24x72xbf16>) -> (tensor<1x1x48xbf16>, tensor<1x1x24xbf16>) {
   %n = decoda.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<1x1x72xbf16>, tensor<72xbf16>
@@ -73,4 +74,11 @@ func.func @many_rows(%x: tensor<1x16x64xbf16>, %w: tensor<64xbf16>, %wp: tensor<
   %n = decoda.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<1x16x64xbf16>, tensor<64xbf16>
   %p = decoda.linear %n, %wp : tensor<1x16x64xbf16>, tensor<32x64xbf16>
   return %p : tensor<1x16x32xbf16>
+}
+
+func.func @rows17(%x: tensor<1x17x64xbf16>, %w: tensor<64xbf16>, %wp: tensor<32x64xbf16>)
+    -> tensor<1x17x32xbf16> {
+  %n = decoda.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<1x17x64xbf16>, tensor<64xbf16>
+  %p = decoda.linear %n, %wp : tensor<1x17x64xbf16>, tensor<32x64xbf16>
+  return %p : tensor<1x17x32xbf16>
 }

@@ -3,7 +3,8 @@ functions of Inputs/norm_fold_cases.mlir, from python/decoda/reference.py (the o
 not the compiler): the norm's rows rounded to the storage type, projections accumulated in
 f32 and rounded, the SwiGLU and the residual as the reference computes them.
 
-  norm_fold_data.py plain_bf16|add_f16|plain_f32|rows8|mixed_weight|returned|layer|dynamic|many_rows IN.npz OUT.npz
+  norm_fold_data.py plain_bf16|add_f16|plain_f32|rows8|mixed_weight|returned|layer|dynamic|many_rows|
+                    rows17 IN.npz OUT.npz
 """
 import os
 import sys
@@ -60,8 +61,8 @@ def main():
     elif name == "layer":
         x, w, b, wp = act((1, 1, 64)), act((64,), 0.3, 1.0), act((64,), 0.1), act((32, 64), 0.2)
         ins, outs = [x, w, b, wp], [R.linear(R.layer_norm(x, w, b, 1e-5, **kw), wp, **kw)]
-    elif name in ("dynamic", "many_rows"):
-        t = 1 if name == "dynamic" else 16
+    elif name in ("dynamic", "many_rows", "rows17"):
+        t = {"dynamic": 1, "many_rows": 16, "rows17": 17}[name]
         x, w, wp = act((1, t, 64)), act((64,), 0.3, 1.0), act((32, 64), 0.2)
         ins, outs = [x, w, wp], [R.linear(R.rms_norm(x, w, 1e-5, **kw), wp, **kw)]
     else:
