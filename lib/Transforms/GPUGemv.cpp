@@ -677,7 +677,7 @@ bool mmaAccepts(const Match &m, int64_t rowsM, ArrayRef<std::optional<Dequant>> 
   if (!cfg.mma || !(m.elementType.isBF16() || m.elementType.isF16()) || rowsM > 16)
     return false;
   if (llvm::none_of(dequants, [](const std::optional<Dequant> &d) { return d.has_value(); }))
-    return rowsM >= 2 && vectorWidth(m) == 8 && !m.integer();
+    return rowsM >= 2 && vectorWidth(m) == 8;
   if (m.k % 32 != 0)
     return false;
   return llvm::all_of(dequants, [&](const std::optional<Dequant> &d) {

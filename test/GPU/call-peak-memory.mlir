@@ -10,8 +10,10 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %s --target=cuda -o %t/m.so
 // RUN: cc -shared -fPIC %S/Inputs/fake_cuda.c -o %t/fake_cuda.so
-// RUN: env DECODA_CUDA_DRIVER=%t/fake_cuda.so %PYTHON %S/Inputs/call_peak_memory.py %t/m.so 65536 6 | FileCheck %s
-// CHECK: temporaries a call makes: 6
+// RUN: env DECODA_CUDA_DRIVER=%t/fake_cuda.so %PYTHON %S/Inputs/call_peak_memory.py %t/m.so 65536 %t/driver.log | FileCheck %s
+// The driver's log: 7 allocations of 64 KiB a call (the six projections' results and the
+// input's device copy), each one "temporary" below.
+// CHECK: allocations of 65536 bytes a call makes: 7
 // CHECK-NEXT: pool: a call holds at most 3.00 temporaries
 // CHECK-NEXT: graphs, first call: at most 7.00 temporaries (from the pool)
 // CHECK-NEXT: graphs, later calls: at most 3.38 temporaries (the arena)

@@ -3,8 +3,9 @@ the bytes the program holds): a chain of projections whose temporaries die one a
 (call-peak-memory.mlir) holds only the temporaries live together, not all a call makes, with
 the pool (kernels launched one by one) and with launch graphs (the temporaries placed in the
 stream's arena, freed ranges reused; the arena is sized by the first call's peak).
-    call_peak_memory.py MODEL.so TEMPORARY_BYTES COUNT   with DECODA_CUDA_DRIVER at fake_cuda.so
-prints each mode's peak in units of one temporary."""
+    call_peak_memory.py MODEL.so TEMPORARY_BYTES LOG   with DECODA_CUDA_DRIVER at fake_cuda.so
+prints how many allocations of that size a call makes (from the driver's log, LOG) and each
+mode's peak in units of one temporary."""
 
 import ctypes
 import os
@@ -14,7 +15,7 @@ import numpy as np
 
 from decoda import runtime as rt
 
-model, each, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+model, each, log = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 fake = ctypes.CDLL(os.environ["DECODA_CUDA_DRIVER"])  # the runtime's handle: same library
 fake.fake_cuda_memory.restype = ctypes.c_size_t
 
@@ -30,7 +31,11 @@ def peak_of_call(m, x):
 m = rt.load(model)
 x = np.ones((64, 256), np.float32)
 m.run("chain", x)  # the weights' resident copies are uploaded by the first call
-print(f"temporaries a call makes: {count}")
+os.environ["FAKE_CUDA_LOG"] = log
+m.run("chain", x)
+del os.environ["FAKE_CUDA_LOG"]
+count = sum(1 for line in open(log) if line.split() == ["alloc", str(each)])
+print(f"allocations of {each} bytes a call makes: {count}")
 print(f"pool: a call holds at most {peak_of_call(m, x):.2f} temporaries")
 m.cuda_graphs(True)
 first = peak_of_call(m, x)
