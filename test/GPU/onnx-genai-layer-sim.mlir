@@ -17,10 +17,24 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --inputs %t/l1.npz --expect %t/l1o.npz --rtol 4e-3 --atol 4e-3 | FileCheck %s --check-prefixes=OUT,MASK
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --inputs %t/l2.npz --expect %t/l2o.npz --rtol 4e-3 --atol 4e-3 | FileCheck %s --check-prefixes=OUT,FULL
 
+// RUN: decoda-compile %t/l.onnx --target=cuda --shared-kv-buffers --static-dims=sequence=1 --emit=ptx -o %t/sh.ptx --dump-ir-after-each=%t/sh
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/sh %t/sh.ptx --inputs %t/l1.npz --expect %t/l1o.npz --rtol 4e-3 --atol 4e-3 | FileCheck %s --check-prefix=SHARED
+
 // Outputs: the residual stream, the layer's output, present key and value.
 // OUT: out0: ok
 // OUT: out1: ok
 // OUT: out2: ok
 // OUT: out3: ok
-// MASK: 18 launches;
-// FULL: 17 launches;
+// Per layer (the lengths from the mask, 3 kernels, and the positions, 2, are the model's: every
+// layer's GQA reads the same): the norm, q/k/v, q's and k's RoPE in one kernel, present's K and
+// V in one (reading the new tokens as the projection wrote them, no transposed copy), the
+// attention (split and combine; with rows of different lengths their mask before), o, the
+// second norm, gate/up, down.
+// MASK: 16 launches;
+// FULL: 15 launches;
+
+// --shared-kv-buffers (genai's past_present_share_buffer): present is the donated past with
+// the rows' new tokens written in place; the same kernels.
+// SHARED: out0: ok
+// SHARED: out1: ok
+// SHARED: 16 launches;

@@ -224,14 +224,39 @@ FailureOr<OnnxValue> ropeWithTables(NodeContext &n, OnnxValue x, Value pos, Valu
   MLIRContext *ctx = n.b.getContext();
   // Positions must index the table: check max(pos) < rows and min(pos) >= 0.
   auto posT = cast<RankedTensorType>(pos.getType());
-  Value rows = tensor::DimOp::create(n.b, n.loc, cosT, 0);
+  auto cosType = cast<RankedTensorType>(cosT.getType()),
+       sinType = cast<RankedTensorType>(sinT.getType());
+  if (cosType.getRank() != 2 || sinType.getRank() != 2)
+    return n.error() << "cos_cache and sin_cache must be 2-D [max_position, rotary_dim / 2], got "
+                     << cosType << " and " << sinType,
+           failure();
+  for (int64_t d : {0, 1})
+    if (!cosType.isDynamicDim(d) && !sinType.isDynamicDim(d) &&
+        cosType.getDimSize(d) != sinType.getDimSize(d))
+      return n.error() << "cos_cache " << cosType << " and sin_cache " << sinType
+                       << " differ in shape",
+             failure();
+  if (cosType.getDimSize(1) >= 0 && 2 * cosType.getDimSize(1) < rotDim)
+    return n.error() << "the cos/sin caches' " << cosType.getDimSize(1)
+                     << " columns do not cover rotary dim " << rotDim,
+           failure();
+  // Both tables are read at the positions: the shorter bounds them.
+  Value rows = arith::MinSIOp::create(n.b, n.loc, tensor::DimOp::create(n.b, n.loc, cosT, 0),
+                                      tensor::DimOp::create(n.b, n.loc, sinT, 0));
   if (posBound) {
-    cf::AssertOp::create(n.b, n.loc,
-                         arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::sle, posBound,
-                                               rows),
-                         ("ONNX node '" + n.name() + "' (" + n.opType() +
-                          "): the cos/sin cache has fewer rows than total_sequence_length")
-                             .str());
+    // Once per bound and tables in a block (q and k of a node, every layer of a model read
+    // the same): a second assert between the rotations would keep their loops apart
+    // (decoda-gpu-merge-parallel-loops merges only loops with nothing effectful between).
+    std::vector<const void *> key = {"rope table rows", n.b.getInsertionBlock(),
+                                     posBound.getAsOpaquePointer(), cosT.getAsOpaquePointer(),
+                                     sinT.getAsOpaquePointer()};
+    if (n.importer.emittedChecks.try_emplace(key).second)
+      cf::AssertOp::create(n.b, n.loc,
+                           arith::CmpIOp::create(n.b, n.loc, arith::CmpIPredicate::sle, posBound,
+                                                 rows),
+                           ("ONNX node '" + n.name() + "' (" + n.opType() +
+                            "): the cos/sin cache has fewer rows than total_sequence_length")
+                               .str());
   } else {
     OnnxValue pv = OnnxValue::tensor(pos, tensor::getMixedSizes(n.b, n.loc, pos));
     SmallVector<int64_t> axes;
@@ -503,7 +528,7 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
     FailureOr<Heads> v = toHeads(n, n.input(2), c.numKvHeads, "value");
     if (failed(q) || failed(k) || failed(v))
       return failure();
-    if (q->fromBNSH || k->fromBNSH)
+    if (q->fromBNSH || k->fromBNSH || v->fromBNSH)
       return n.error() << "query, key and value must be 3-D [B, S, H*D]";
     Type et = n.inputType(0).getElementType();
     MLIRContext *ctx = n.b.getContext();
@@ -759,8 +784,10 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
                "buffer, --shared-kv-buffers, holds every token)"));
     }
     // A generic over `init` ([B, Hkv, L, D] entries of present from `first` on; null: 0) whose
-    // element (b, h, j, d) is new token j - past_b of row b where there is one, else what
-    // `other(builder, loc, init's element, the indices (b, h, j, d), j - past_b)` yields.
+    // element (b, h, j, d) is new token j - past_b of row b where there is one (read from
+    // `freshT` [B, S, Hkv, D], the projection's layout: no transposed copy of it is made),
+    // else what `other(builder, loc, init's element, the indices (b, h, j, d), j - past_b)`
+    // yields.
     auto writeNewTokens =
         [&](Value init, Value first, Value freshT,
             function_ref<Value(OpBuilder &, Location, Value, ValueRange, Value)> other) -> Value {
@@ -789,7 +816,7 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
                          Value ri = arith::IndexCastOp::create(tb, tl, tb.getIndexType(), r);
                          scf::YieldOp::create(
                              tb, tl,
-                             tensor::ExtractOp::create(tb, tl, freshT, ValueRange{i0, i1, ri, i3})
+                             tensor::ExtractOp::create(tb, tl, freshT, ValueRange{i0, ri, i1, i3})
                                  .getResult());
                        },
                        [&](OpBuilder &eb, Location el) {
@@ -800,7 +827,10 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
                  })
           .getResult(0);
     };
-    auto present = [&](unsigned pastInput, OnnxValue &fresh) -> FailureOr<OnnxValue> {
+    // `fresh`: the new tokens as [B, Hkv, S, D] (a transpose, built only where it is the
+    // result); `freshBSHD` the same as [B, S, Hkv, D].
+    auto present = [&](unsigned pastInput, OnnxValue &fresh,
+                       OnnxValue &freshBSHD) -> FailureOr<OnnxValue> {
       if (!hasPast)
         return fresh;
       if (shared) {
@@ -808,7 +838,7 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
         // window [lo, hi + S) of the buffer is rewritten (in place when the past is donated),
         // entries after a row's tokens are the buffer's.
         Value pastT = n.importer.materialize(n.input(pastInput), loc);
-        Value freshT = n.importer.materialize(fresh, loc);
+        Value freshT = n.importer.materialize(freshBSHD, loc);
         SmallVector<OpFoldResult> pd = n.importer.dimsOf(n.input(pastInput), loc);
         Value width = arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, pbHi, seq),
                                             pbLo);
@@ -829,12 +859,12 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       if (rowsFull && pastConst && *pastConst + *seqConst == *totalConst)
         return appendCache(n, n.input(pastInput), fresh);
       SmallVector<OpFoldResult> pd = n.importer.dimsOf(n.input(pastInput), loc),
-                                fd = n.importer.dimsOf(fresh, loc);
+                                fd = n.importer.dimsOf(freshBSHD, loc);
       if (pd.size() != 4)
         return n.error() << "past key/value must be 4-D [B, H, P, D]", failure();
-      SmallVector<OpFoldResult> dims = {fd[0], fd[1], presentLen, fd[3]};
+      SmallVector<OpFoldResult> dims = {fd[0], fd[2], presentLen, fd[3]};
       Value pastT = n.importer.materialize(n.input(pastInput), loc);
-      Value freshT = n.importer.materialize(fresh, loc);
+      Value freshT = n.importer.materialize(freshBSHD, loc);
       Value empty = tensor::EmptyOp::create(b, loc, dims, et);
       // One pass over present: the new tokens; before them (j < past_b) the past; after them
       // 0 (as ONNX Runtime's unshared present).
@@ -855,7 +885,8 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
           });
       return OnnxValue::tensor(out, dims);
     };
-    FailureOr<OnnxValue> presentK = present(3, kB), presentV = present(4, vB);
+    OnnxValue vBSHD = v->v;
+    FailureOr<OnnxValue> presentK = present(3, kB, kv), presentV = present(4, vB, vBSHD);
     if (failed(presentK) || failed(presentV))
       return failure();
     n.setOutput(1, *presentK);

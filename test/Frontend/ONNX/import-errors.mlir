@@ -29,6 +29,10 @@
 // RUN: not decoda-translate --import-onnx %t.gqasink.onnx 2>&1 | FileCheck %s --check-prefix=GQASINK
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqalens.onnx --case gqalens
 // RUN: not decoda-translate --import-onnx %t.gqalens.onnx 2>&1 | FileCheck %s --check-prefix=GQALENS
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqacos.onnx --case gqacos
+// RUN: not decoda-translate --import-onnx %t.gqacos.onnx 2>&1 | FileCheck %s --check-prefix=GQACOS
+// RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.ropecols.onnx --case ropecols
+// RUN: not decoda-translate --import-onnx %t.ropecols.onnx 2>&1 | FileCheck %s --check-prefix=ROPECOLS
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.gqatot.onnx --case gqatot
 // RUN: not decoda-translate --import-onnx %t.gqatot.onnx 2>&1 | FileCheck %s --check-prefix=GQATOT
 // RUN: %PYTHON %S/Inputs/onnx_text.py %s %t.nbgidx.onnx --case nbgidx
@@ -134,6 +138,22 @@
 //ONNX-gqalens   y, ok, ov = com.microsoft.GroupQueryAttention<num_heads = 4, kv_num_heads = 2>(q, k, v, pk, pv, sl, tot)
 //ONNX-gqalens }
 // GQALENS: error: ONNX node 'GroupQueryAttention_1' (GroupQueryAttention, domain com.microsoft, opset 1): seqlens_k 5 does not fit total sequence length 5, sequence length 1, past length 4
+
+// cos/sin tables of different shapes, or narrower than the rotary dim, would be read out of
+// bounds: refused.
+//ONNX-gqacos <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-gqacos g (float[1, 1, 64] q, float[1, 1, 32] k, float[1, 1, 32] v, int32[1] sl, int32 tot, float[64, 8] cs, float[32, 8] sn) => (float[1, 1, 64] y)
+//ONNX-gqacos {
+//ONNX-gqacos   y, ok, ov = com.microsoft.GroupQueryAttention<num_heads = 4, kv_num_heads = 2, do_rotary = 1>(q, k, v, , , sl, tot, cs, sn)
+//ONNX-gqacos }
+// GQACOS: error: ONNX node 'GroupQueryAttention_1' (GroupQueryAttention, domain com.microsoft, opset 1): cos_cache 'tensor<64x8xf32>' and sin_cache 'tensor<32x8xf32>' differ in shape
+
+//ONNX-ropecols <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+//ONNX-ropecols g (float[1, 3, 64] x, int64[1, 3] pos, float[16, 8] cs, float[16, 8] sn) => (float[1, 3, 64] y)
+//ONNX-ropecols {
+//ONNX-ropecols   y = com.microsoft.RotaryEmbedding<num_heads = 2, rotary_embedding_dim = 32>(x, pos, cs, sn)
+//ONNX-ropecols }
+// ROPECOLS: error: ONNX node 'RotaryEmbedding_1' (RotaryEmbedding, domain com.microsoft, opset 1): the cos/sin caches' 8 columns do not cover rotary dim 32
 
 //ONNX-gqatot <ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
 //ONNX-gqatot g (float[1, 3, 64] q, float[1, 3, 32] k, float[1, 3, 32] v) => (float[1, 3, 64] y)

@@ -131,7 +131,7 @@
 // GQA:         %[[LEN:.+]] = arith.maxui %{{.+}}, %[[TOT]] : index
 // GQA:         %[[PK:.+]] = linalg.generic {{.*}} ins(%[[PASTB]] : tensor<?xi64>) outs(%{{.+}} : tensor<?x2x?x16xf32>)
 // GQA:           scf.if
-// GQA:             tensor.extract %transposed
+// GQA:             tensor.extract %{{.+}} : tensor<?x1x2x16xf32>
 // GQA:             scf.if
 // GQA:               tensor.extract %arg3
 // GQA:         %[[PV:.+]] = linalg.generic {{.*}} ins(%[[PASTB]] : tensor<?xi64>)
