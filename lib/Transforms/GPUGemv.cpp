@@ -76,7 +76,9 @@
 // same chunks for Σ (s - mean_r)² and a second block sum; rstd_r = rsqrt(sum / D + eps); the
 // same chunks again: ybuf[r, ..] = round((s [- mean_r]) · rstd_r · (w + offset) [+ bias])
 // (the row-norm kernel's formula; w and bias in their own float type); a barrier; then
-// A[m, k] reads ybuf.
+// A[m, k] reads ybuf. Dynamic rows (readers behind a dynamic-M dispatch): only the M = 1
+// kernels compute it; the call moves into `results = if (M != 1) { call } else { buffers
+// shaped like x }`, the if's results replacing the call's (the M = 1 kernel fills the sum's).
 //
 //===----------------------------------------------------------------------===//
 
@@ -138,7 +140,8 @@ struct NormFold {
   Value weight;    // [D]
   Value bias;      // [D] or null
   Value sum;       // add form: the buffer the first kernel fills (it replaces the call's sum)
-  int64_t rows = 0; // M (static)
+  int64_t rows = 0; // M (static), or -1: dynamic rows, folded into the M = 1 kernels only
+                    // (the call kept in an scf.if taken for every other M)
   bool sumWritten = false; // the sum's writer (block 0 of the first kernel) was emitted
 };
 
@@ -1617,7 +1620,9 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
           emitRowDispatch(
               b, p->m2.op.getLoc(), p->m2, cfg,
               [&](int64_t r, Value count) {
-                emitKernel(b, p->m2, r, cfg, /*zeroInit=*/true, p->epi, count, &*p);
+                // A norm folded at dynamic rows: computed by the M = 1 kernel.
+                emitKernel(b, p->m2, r, cfg, /*zeroInit=*/true, p->epi, count, &*p,
+                           r == 1 ? fold : nullptr);
               },
               &p->m1);
           Operation *firstCopy = nullptr;
@@ -1672,8 +1677,9 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         Location loc = op.getLoc();
         linalg::FillOp fill =
             zeroInit ? decoda::gpu_contraction::zeroFillBefore(op, m.c) : linalg::FillOp();
+        NormFold *fold = foldOf(m.a); // dynamic rows: computed by the M = 1 kernel
         emitRowDispatch(b, loc, m, cfg, [&](int64_t r, Value count) {
-          emitKernel(b, m, r, cfg, zeroInit, epilogue, count);
+          emitKernel(b, m, r, cfg, zeroInit, epilogue, count, nullptr, r == 1 ? fold : nullptr);
         });
         Operation *fillCopy = fill ? b.clone(*fill) : nullptr;
         Operation *opCopy = b.clone(*op);
@@ -1716,8 +1722,43 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
     }
   }
 
+  /// Wraps a norm `call` whose rows (the lead dims of `x`) are dynamic in
+  /// `scf.if (rows != 1) { call } else { buffers shaped like x }` and returns the if's
+  /// normalised result, which replaces the call's (as the if's first result replaces an add
+  /// form's sum): every branch yields buffers of its own, which decoda-gpu-device-buffers
+  /// frees as the if's.
+  Value keepCallForOtherRows(func::CallOp call, Value x, bool add) {
+    Location loc = call.getLoc();
+    OpBuilder b(call);
+    auto xType = cast<MemRefType>(x.getType());
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value count = one;
+    for (int64_t d = 0; d + 1 < xType.getRank(); ++d)
+      count = arith::MulIOp::create(b, loc, count, memref::DimOp::create(b, loc, x, d));
+    Value other = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, count, one);
+    auto ifOp = scf::IfOp::create(b, loc, call.getResultTypes(), other, /*withElseRegion=*/true);
+    for (auto [from, to] : llvm::zip_equal(call.getResults(), ifOp.getResults()))
+      from.replaceAllUsesWith(to);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc, call.getResults());
+    call->moveBefore(ifOp.thenBlock(), ifOp.thenBlock()->begin());
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    SmallVector<Value> fresh;
+    for (Type t : call.getResultTypes()) {
+      auto type = cast<MemRefType>(t);
+      SmallVector<Value> sizes;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d))
+          sizes.push_back(memref::DimOp::create(b, loc, x, d));
+      fresh.push_back(memref::AllocOp::create(b, loc, type, sizes));
+    }
+    scf::YieldOp::create(b, loc, fresh);
+    return ifOp.getResult(add ? 1 : 0);
+  }
+
   /// The norm calls of this function whose normalised rows are read only by contractions
-  /// this pass takes with static rows (see fold-norms in GPUPasses.td).
+  /// this pass takes with the same static rows, or all with dynamic rows (see fold-norms in
+  /// GPUPasses.td).
   void findNormFolds(const Config &cfg, llvm::function_ref<std::string(const Match &)> refuse,
                      llvm::DenseMap<Value, NormFold *> &folds,
                      std::vector<std::unique_ptr<NormFold>> &storage) {
@@ -1741,6 +1782,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       bool ok = !normed.use_empty();
       int64_t rows = -1;
       for (Operation *user : normed.getUsers()) {
+        if (isa<memref::DimOp>(user))
+          continue; // a size (the rows' are x's, read there when folded)
         auto op = dyn_cast<linalg::GenericOp>(user);
         Match m;
         bool matched = op && op->getBlock() == block &&
@@ -1749,18 +1792,22 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         // types are static too, but there the projections' epilogues (reached through
         // dynamic reshapes) would not fuse before inlining, which costs more launches than
         // the fold saves.
-        int64_t r = matched ? staticRows(m) : -1;
+        // Dynamic rows (a model whose token count is a run-time dim): folded into the
+        // dispatch's M = 1 kernels (below), when every reader has them.
+        int64_t r = matched ? staticRows(m) : -2;
         if (!matched || !refuse(m).empty() || m.integer() || m.k != nc->d ||
-            m.elementType != nc->elem || r < 1 || r > rowLimit(m, nullptr, cfg) ||
-            (rows >= 0 && r != rows)) {
+            m.elementType != nc->elem || r == 0 || r < -1 ||
+            r > rowLimit(m, nullptr, cfg) || (!readers.empty() && r != rows)) {
           ok = false;
           break;
         }
         rows = r;
         readers.push_back(m);
       }
-      if (!ok ||
-          rows * nc->d * (nc->elem.getIntOrFloatBitWidth() / 8) > kNormRowBytes)
+      if (readers.empty())
+        ok = false;
+      if (!ok || std::max<int64_t>(rows, 1) * nc->d * (nc->elem.getIntOrFloatBitWidth() / 8) >
+                     kNormRowBytes)
         continue;
       // Where the kernels may go: the contractions, or later their C's readers (a fused
       // epilogue); the last of them bounds the span the norm's inputs must stay unwritten.
@@ -1786,11 +1833,21 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
             last = a;
       }
       // The add form's sum: every reader after that span (the first kernel writes it).
+      // Casts of it (a --static-dims build's static rows as the dynamic type later ops
+      // take) read nothing: their readers count.
       if (nc->add) {
-        for (Operation *u : call.getResult(0).getUsers()) {
-          Operation *a = block->findAncestorOpInBlock(*u);
-          if (!a || !last->isBeforeInBlock(a))
-            ok = false;
+        SmallVector<Value> work = {call.getResult(0)};
+        while (!work.empty()) {
+          Value cur = work.pop_back_val();
+          for (Operation *u : cur.getUsers()) {
+            if (auto cast = dyn_cast<memref::CastOp>(u)) {
+              work.push_back(cast.getResult());
+              continue;
+            }
+            Operation *a = block->findAncestorOpInBlock(*u);
+            if (!a || !last->isBeforeInBlock(a))
+              ok = false;
+          }
         }
       }
       // The norm's inputs: not written between the call and the span's end.
@@ -1834,7 +1891,20 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       if (nc->bias)
         fold->bias = call.getOperand(nc->add ? 3 : 2);
       fold->rows = rows;
-      if (nc->add) {
+      // Sizes of the normalised rows are x's.
+      for (Operation *user : llvm::make_early_inc_range(normed.getUsers()))
+        if (auto dim = dyn_cast<memref::DimOp>(user))
+          dim.getSourceMutable().assign(fold->x);
+      if (rows < 0) {
+        // Dynamic rows: `results = if (M != 1) { the call } else { fresh buffers }`; at
+        // M = 1 the readers' kernels compute the norm and the first fills the sum's buffer,
+        // the normalised one is not read (the readers' dispatch takes its M = 1 kernels);
+        // for every other M the call's results, which the readers' other branches read.
+        normed = keepCallForOtherRows(call, fold->x, nc->add);
+        if (nc->add)
+          fold->sum = normed.getDefiningOp()->getResult(0);
+        ++numNormsFoldedAtOneRow;
+      } else if (nc->add) {
         // The sum's buffer, now the caller's; the first kernel fills it.
         OpBuilder b(call);
         auto type = cast<MemRefType>(call.getResult(0).getType());

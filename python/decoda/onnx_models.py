@@ -1237,6 +1237,7 @@ GQA_RUNTIME_SETS = [
     ("right-padded prompt into a buffer", 2, 4, 10, [3, 1], 4),
     ("chunk into a buffer", 1, 3, 12, [8], 9),
     ("chunk concatenated", 1, 3, 4, [6], 7),
+    ("batch-1 decode into a buffer", 1, 1, 10, [6], 7),
 ]
 
 

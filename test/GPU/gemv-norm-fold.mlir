@@ -1,7 +1,8 @@
 // decoda-gpu-gemv{fold-norms only-folded} (the CUDA pipeline's first GEMV run, before
 // decoda-gpu-row-norm): an RMSNorm call whose rows only GEMV kernels with static rows read is
-// computed in those kernels' prologue and its call erased; the others keep their call (and
-// only-folded leaves their contractions to the second run). The input is the IR of
+// computed in those kernels' prologue and its call erased (with dynamic rows: in the
+// dispatch's M = 1 kernels, the call kept for the other row counts); the others keep their
+// call (and only-folded leaves their contractions to the second run). The input is the IR of
 // Inputs/norm_fold_cases.mlir right before that run (decoda-compile's dump); numerics of every
 // case against NumPy: norm-fold-sim.mlir.
 // RUN: rm -rf %t && mkdir -p %t
@@ -91,11 +92,24 @@
 // CHECK: arith.subf
 // CHECK: arith.addf
 // CHECK: gpu.barrier
-// Not folded: T dynamic; 16 rows (above max-m 8; with mma, as the pipeline sets it for sm_80
-// and later, the tensor-core GEMV folds 16 bf16 rows: norm-fold-sim.mlir).
+// T dynamic: the call kept in `scf.if (rows != 1)`, the other branch a buffer shaped like x
+// (not read: the dispatch's M = 1 kernel computes the rows in its prologue); the dispatch's
+// other kernels read the if's result.
 // CHECK-LABEL: func.func @dynamic(
-// CHECK: call @__decoda_gpu_norm
-// CHECK-NOT: gpu.launch
+// CHECK: %[[OTHER:.+]] = arith.cmpi ne, %{{.+}}, %{{.+}} : index
+// CHECK: %[[N:.+]] = scf.if %[[OTHER]] -> (memref<1x?x64xbf16>) {
+// CHECK-NEXT: %[[C:.+]] = func.call @__decoda_gpu_norm{{[0-9_]*}}(%arg0, %arg1)
+// CHECK-NEXT: scf.yield %[[C]]
+// CHECK-NEXT: } else {
+// CHECK: %[[X:.+]] = memref.alloc(%{{.+}}) : memref<1x?x64xbf16>
+// CHECK-NEXT: scf.yield %[[X]]
+// CHECK: gpu.launch {{.*}} workgroup(%{{.*}} : memref<1x64xbf16, #gpu.address_space<workgroup>>, %{{.*}} : memref<4x1xf32, #gpu.address_space<workgroup>>)
+// CHECK: math.rsqrt
+// CHECK: } else {
+// CHECK: memref.collapse_shape %[[N]]
+// CHECK: gpu.launch
+// Not folded: 16 rows (above max-m 8; with mma, as the pipeline sets it for sm_80 and later,
+// the tensor-core GEMV folds 16 bf16 rows: norm-fold-sim.mlir).
 // CHECK-LABEL: func.func @many_rows(
 // CHECK: call @__decoda_gpu_norm
 // CHECK-NOT: gpu.launch

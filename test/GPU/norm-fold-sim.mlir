@@ -41,16 +41,46 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry layer --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=ONE
 // ONE: out0: ok (32 elements, max abs error 0)
 // ONE: 1 launches
-// Not folded (a norm kernel and the GEMV): the rows also returned, T dynamic; 17 rows go to
-// the tensor cores' tiles.
+// Not folded (a norm kernel and the GEMV): the rows also returned; 17 rows go to the tensor
+// cores' tiles.
 // RUN: %PYTHON %S/Inputs/norm_fold_data.py returned %t/4-in.npz %t/4-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry returned --inputs %t/4-in.npz --expect %t/4-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=KEPT
-// RUN: %PYTHON %S/Inputs/norm_fold_data.py dynamic %t/6-in.npz %t/6-out.npz
-// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry dynamic --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=KEPT
 // RUN: %PYTHON %S/Inputs/norm_fold_data.py rows17 %t/7-in.npz %t/7-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry rows17 --inputs %t/7-in.npz --expect %t/7-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=KEPT
 // KEPT: out0: ok
 // KEPT: 2 launches
+// T dynamic (the GEMV dispatch at run time): at T = 1 the norm is computed by the M = 1
+// kernel (one launch; the add form's sum stored by it and read by down's residual: two);
+// other T run the norm's kernel, kept in a branch of its own, and the dispatch's other
+// kernels: the few-row tensor-core GEMV (T = 3, 5, 16) or the wgmma tiles (T = 17, 40).
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py dynamic %t/6-in.npz %t/6-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry dynamic --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=DYN1
+// DYN1: launch dynamic_kernel{{(_[0-9]+)?}}: grid [8, 1, 1] block [128, 1, 1] shared 144 bytes
+// DYN1: out0: ok (32 elements, max abs error 0)
+// DYN1: 1 launches
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py dynamic5 %t/6b-in.npz %t/6b-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry dynamic --inputs %t/6b-in.npz --expect %t/6b-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=DYNMMA
+// DYNMMA: shared 0 bytes; shfl
+// DYNMMA: mma
+// DYNMMA: out0: ok (160 elements, max abs error 0)
+// DYNMMA: 2 launches
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py dynamic40 %t/6c-in.npz %t/6c-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry dynamic --inputs %t/6c-in.npz --expect %t/6c-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=DYNBIG
+// DYNBIG: wgmma
+// DYNBIG: out0: ok (1280 elements, max abs error 0)
+// DYNBIG: 2 launches
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py dynamic_add %t/10-in.npz %t/10-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry dynamic_add --inputs %t/10-in.npz --expect %t/10-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=DYNADD1
+// DYNADD1: out0: ok (256 elements, max abs error 0)
+// DYNADD1: 2 launches
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py dynamic_add3 %t/10b-in.npz %t/10b-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry dynamic_add --inputs %t/10b-in.npz --expect %t/10b-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=DYNADD
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py dynamic_add16 %t/10c-in.npz %t/10c-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry dynamic_add --inputs %t/10c-in.npz --expect %t/10c-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=DYNADD
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py dynamic_add17 %t/10d-in.npz %t/10d-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry dynamic_add --inputs %t/10d-in.npz --expect %t/10d-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=DYNADD
+// DYNADD: out0: ok
+// DYNADD: 3 launches
 // 16 bf16 rows: folded into the tensor-core GEMV (its rows g and g + 8 both the block's
 // normalised rows), one launch.
 // RUN: %PYTHON %S/Inputs/norm_fold_data.py many_rows %t/16-in.npz %t/16-out.npz

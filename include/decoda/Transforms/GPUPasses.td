@@ -288,9 +288,15 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     `round((x [- mean]) * rsqrt(var + eps) * (weight + offset) [+ bias])` in shared memory
     (`[M][K]`, at most 32 KiB), which the K loop reads instead of A. The add form's rounded
     sum, which later ops read, is stored by block 0 of the first of those kernels into a
-    buffer that replaces the call's. Not folded: a normalised result with any other reader, a
-    dynamic `M`, an add form whose sum is read before those kernels, and norm inputs written
-    between the call and them.
+    buffer that replaces the call's. With a dynamic `M` (every reader dispatched at run time,
+    `dynamic-m`), the norm is folded into the dispatch's `M = 1` kernels only: the call moves
+    into `scf.if (M != 1)`, whose results (the other branch: fresh buffers shaped like `x`,
+    the sum's filled by the first `M = 1` kernel) replace the call's, so a decode step of a
+    model with a run-time token count needs no norm kernel and every other `M` runs the
+    norm's kernel as before. Not folded: a normalised result with any other reader (sizes
+    read by `memref.dim` are `x`'s), an add form whose sum is read before those kernels
+    (`memref.cast`s of it are followed to their readers), and norm inputs written between the
+    call and them.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::vector::VectorDialect",
                            "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",
@@ -347,6 +353,9 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
   let statistics = [
     Statistic<"numNormsFolded", "num-norms-folded",
               "norm calls computed by the GEMV kernels that read them">,
+    Statistic<"numNormsFoldedAtOneRow", "num-norms-folded-at-one-row",
+              "norm calls of dynamic rows computed by the M = 1 GEMV kernels that read them "
+              "(the call kept for the other row counts)">,
     Statistic<"numRewritten", "num-rewritten", "contractions turned into GEMV kernels">,
     Statistic<"numDispatched", "num-dispatched",
               "of those, dynamic-M contractions dispatched at run time (M = 1, M <= max-m)">,

@@ -5,9 +5,11 @@
 // @plain_f32 (2 rows of 1024: several chunks a thread), @rows8 (8 rows of 2048: 32 KiB of
 // normalised rows a kernel, so its two kernels stay two launches), @mixed_weight (bf16 rows,
 // an f32 weight), @layer (LayerNorm with a bias: the mean, then the centred variance). Not
-// folded: @returned (the rows are also a result), @dynamic (T dynamic: dispatched at run
-// time), @rows17 (T = 17, above the tensor-core GEMV's 16 rows). @many_rows (T = 16) is folded
-// into the tensor-core GEMV (bf16: up to 16 rows; the SIMT kernel's 8 before).
+// folded: @returned (the rows are also a result), @rows17 (T = 17, above the tensor-core GEMV's
+// 16 rows). @many_rows (T = 16) is folded into the tensor-core GEMV (bf16: up to 16 rows; the
+// SIMT kernel's 8 before). Dynamic T (dispatched at run time): @dynamic and @dynamic_add
+// (@add_f16's block with T a run-time dim) fold the norm into their M = 1 kernels and keep
+// the norm's kernel for every other T.
 func.func @plain_bf16(%x: tensor<1x1x72xbf16>, %w: tensor<72xbf16>, %wq: tensor<48x72xbf16>,
                       %wk: tensor<24x72xbf16>) -> (tensor<1x1x48xbf16>, tensor<1x1x24xbf16>) {
   %n = decoda.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<1x1x72xbf16>, tensor<72xbf16>
@@ -81,4 +83,14 @@ func.func @rows17(%x: tensor<1x17x64xbf16>, %w: tensor<64xbf16>, %wp: tensor<32x
   %n = decoda.rms_norm %x, %w {eps = 1.0e-05 : f64} : tensor<1x17x64xbf16>, tensor<64xbf16>
   %p = decoda.linear %n, %wp : tensor<1x17x64xbf16>, tensor<32x64xbf16>
   return %p : tensor<1x17x32xbf16>
+}
+
+func.func @dynamic_add(%r: tensor<1x?x256xf16>, %a: tensor<1x?x256xf16>, %w: tensor<256xf16>,
+                       %wg: tensor<64x256xf16>, %wu: tensor<64x256xf16>, %wd: tensor<256x64xf16>)
+    -> tensor<1x?x256xf16> {
+  %h, %n = decoda.add_rms_norm %r, %a, %w {eps = 1.0e-06 : f64, weight_offset = 1.0 : f64, scale = 0.5 : f64} : tensor<1x?x256xf16>, tensor<256xf16>
+  %m = decoda.gated_mlp %n, %wg, %wu, %wd {kind = #decoda.glu<swiglu>}
+      : tensor<1x?x256xf16>, tensor<64x256xf16>, tensor<64x256xf16>, tensor<256x64xf16>
+  %y = decoda.residual_add %h, %m : tensor<1x?x256xf16>
+  return %y : tensor<1x?x256xf16>
 }

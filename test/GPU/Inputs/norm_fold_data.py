@@ -3,8 +3,8 @@ functions of Inputs/norm_fold_cases.mlir, from python/decoda/reference.py (the o
 not the compiler): the norm's rows rounded to the storage type, projections accumulated in
 f32 and rounded, the SwiGLU and the residual as the reference computes them.
 
-  norm_fold_data.py plain_bf16|add_f16|plain_f32|rows8|mixed_weight|returned|layer|dynamic|many_rows|
-                    rows17 IN.npz OUT.npz
+  norm_fold_data.py plain_bf16|add_f16|plain_f32|rows8|mixed_weight|returned|layer|dynamic[T]|
+                    dynamic_add[T]|many_rows|rows17 IN.npz OUT.npz
 """
 import os
 import sys
@@ -27,7 +27,13 @@ def bits(a, st):
 def main():
     name, inp, outp = sys.argv[1:]
     rng = np.random.default_rng(5)
-    st = {"add_f16": "f16", "plain_f32": "f32"}.get(name, "bf16")
+    # dynamic, dynamic_add: a T after the name (dynamic5: T = 5); 1 without.
+    t_dyn = 1
+    for base in ("dynamic_add", "dynamic"):
+        if name.startswith(base) and name[len(base):].isdigit():
+            name, t_dyn = base, int(name[len(base):])
+            break
+    st = {"add_f16": "f16", "dynamic_add": "f16", "plain_f32": "f32"}.get(name, "bf16")
     kw = {"storage": st}
 
     def act(shape, sc=1.0, shift=0.0):
@@ -37,8 +43,9 @@ def main():
         x, w, wq, wk = act((1, 1, 72), 2.0), act((72,), 0.3, 1.0), act((48, 72), 0.2), act((24, 72), 0.2)
         n = R.rms_norm(x, w, 1e-5, **kw)
         ins, outs = [x, w, wq, wk], [R.linear(n, wq, **kw), R.linear(n, wk, **kw)]
-    elif name == "add_f16":
-        r, a, w = act((1, 4, 256)), act((1, 4, 256), 3.0), act((256,), 0.3)
+    elif name in ("add_f16", "dynamic_add"):
+        t = 4 if name == "add_f16" else t_dyn
+        r, a, w = act((1, t, 256)), act((1, t, 256), 3.0), act((256,), 0.3)
         wg, wu, wd = act((64, 256), 0.1), act((64, 256), 0.1), act((256, 64), 0.1)
         h, n = R.add_rms_norm(r, a, w, 1e-6, weight_offset=1.0, scale=0.5, **kw)
         ins = [r, a, w, wg, wu, wd]
@@ -62,7 +69,7 @@ def main():
         x, w, b, wp = act((1, 1, 64)), act((64,), 0.3, 1.0), act((64,), 0.1), act((32, 64), 0.2)
         ins, outs = [x, w, b, wp], [R.linear(R.layer_norm(x, w, b, 1e-5, **kw), wp, **kw)]
     elif name in ("dynamic", "many_rows", "rows17"):
-        t = {"dynamic": 1, "many_rows": 16, "rows17": 17}[name]
+        t = {"dynamic": t_dyn, "many_rows": 16, "rows17": 17}[name]
         x, w, wp = act((1, t, 64)), act((64,), 0.3, 1.0), act((32, 64), 0.2)
         ins, outs = [x, w, wp], [R.linear(R.rms_norm(x, w, 1e-5, **kw), wp, **kw)]
     else:
