@@ -129,6 +129,10 @@ struct Config {
   bool mma = false; // the tensor-core GEMV for 4-bit block-quantised weights (sm_80+)
 };
 
+/// Marks the contraction a dynamic-M dispatch keeps for its M > max-m branch: a later run of
+/// the pass (the pipeline runs it before and after inlining) leaves it to the tensor cores.
+constexpr llvm::StringLiteral kDispatchedAttr = "decoda.gpu_gemv_dispatched";
+
 /// Shared memory a kernel with a folded norm may take for its normalised rows.
 constexpr int64_t kNormRowBytes = 32 * 1024;
 
@@ -1588,6 +1592,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
     auto refuseHere = [&](const Match &m) -> std::string {
       if (linalg::GenericOp op = m.op; leftForTensorCores.contains(op.getOperation()))
         return "the M > max-m branch of a gate/up dispatch";
+      if (m.op->hasAttr(kDispatchedAttr))
+        return "the M > max-m branch of a dispatch";
       std::string why = refuse(m);
       if (why.empty() && onlyFolded && !folds.count(m.a))
         return "A is not the rows of a folded norm (only-folded)";
@@ -1634,6 +1640,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
             if (!firstCopy)
               firstCopy = copy;
             if (op == p->m1.op.getOperation() || op == p->m2.op.getOperation()) {
+              copy->setAttr(kDispatchedAttr, b.getUnitAttr());
               leftForTensorCores.insert(copy);
               copies.push_back(copy);
             }
@@ -1683,6 +1690,7 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         });
         Operation *fillCopy = fill ? b.clone(*fill) : nullptr;
         Operation *opCopy = b.clone(*op);
+        opCopy->setAttr(kDispatchedAttr, b.getUnitAttr());
         if (epilogue)
           b.clone(*epilogue.op);
         sinkDequantization(m.b, vectorWidth(m), fillCopy ? fillCopy : opCopy,

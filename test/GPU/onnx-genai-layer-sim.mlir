@@ -30,23 +30,23 @@
 // OUT: out1: ok
 // OUT: out2: ok
 // OUT: out3: ok
-// Per layer (the lengths from the mask, 3 kernels, and the positions, 2, are the model's: every
-// layer's GQA reads the same): the norm, q/k/v, q's and k's RoPE in one kernel, present's K and
-// V in one (reading the new tokens as the projection wrote them, no transposed copy), the
-// attention (split and combine; with rows of different lengths their mask before), o, the
-// second norm, gate/up, down.
-// MASK: 16 launches;
-// FULL: 15 launches;
+// Per layer (the lengths from the mask, 3 kernels, and the rows' past lengths, 1, are the
+// model's: every layer's GQA reads the same): the norm, q/k/v, one kernel for q's RoPE and
+// present's K and V (K rotated as it is stored, read as the projection wrote it: no RoPE of k
+// nor transposed copy of its own), the attention (split and combine; with rows of different
+// lengths their mask before), o, the second norm, gate/up, down.
+// MASK: 14 launches;
+// FULL: 13 launches;
 // Set 7, a batch-1 decode step (one row: the GEMV dispatch's M = 1 kernels): both norms
 // computed by the kernels that read them (q/k/v's, gate/up's), the norm calls kept for every
-// other row count: 13 launches, the 5 of the lengths and positions included.
-// ONE: 13 launches;
+// other row count: 11 launches, 7 of them the layer's.
+// ONE: 11 launches;
 
 // --shared-kv-buffers (genai's past_present_share_buffer): present is the donated past with
 // the rows' new tokens written in place; the same kernels.
 // SHARED: out0: ok
 // SHARED: out1: ok
-// SHARED: 16 launches;
+// SHARED: 14 launches;
 // SHAREDONE: out0: ok
 // SHAREDONE: out1: ok
-// SHAREDONE: 13 launches;
+// SHAREDONE: 11 launches;

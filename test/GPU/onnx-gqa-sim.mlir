@@ -9,10 +9,10 @@
 // into a buffer, 5 a three-token chunk into a buffer, 2 a concatenated decode step. A step
 // whose rows all hold total_sequence_length tokens (5, 2) takes the attention without the
 // per-row mask (one build, a host branch on the row pass's result); rows of different
-// lengths (1, 4) build the mask, a kernel of its own in that branch. q's and k's RoPE are one
-// kernel (one check of the tables against total_sequence_length, not one per rotation between
-// them) and present's K and V one, reading the new tokens as the projection laid them out (no
-// transposed copy first).
+// lengths (1, 4) build the mask, a kernel of its own in that branch. q's RoPE and present's K
+// and V are one kernel: K rotated as present's writes store it, K and V read as the node's
+// inputs lay them out (no RoPE kernel of k nor transposed copies first), nothing effectful
+// between the loops (the checks of the tables and of a shared buffer's length come before).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_rotary_window 1 %t/rw.onnx %t/rw1.npz %t/rw1o.npz
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_rotary_window 4 %t/rw.onnx %t/rw4.npz %t/rw4o.npz
@@ -24,8 +24,8 @@
 // RW: out0: ok
 // RW: out1: ok
 // RW: out2: ok
-// RWMASK: 7 launches;
-// RWFULL: 6 launches;
+// RWMASK: 5 launches;
+// RWFULL: 4 launches;
 // head_sink: the sink logits reach the attention kernel.
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_head_sink 1 %t/hs.onnx %t/hs1.npz %t/hs1o.npz
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_head_sink 2 %t/hs.onnx %t/hs2.npz %t/hs2o.npz
@@ -54,7 +54,7 @@
 // AM: out0: ok
 // AM: out1: ok
 // AM: out2: ok
-// AM: 10 launches;
+// AM: 8 launches;
 // float16, head dim 64, rotary (onnxruntime-genai's CUDA models are f16): the f16 attention
 // kernels with the row mask, against ONNX Runtime running the file in f16.
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case ms_gqa_runtime_lengths_f16_d64 1 %t/h.onnx %t/h1.npz %t/h1o.npz
@@ -65,8 +65,8 @@
 // HALF: out0: ok
 // HALF: out1: ok
 // HALF: out2: ok
-// HALFMASK: 7 launches;
-// HALFFULL: 6 launches;
+// HALFMASK: 5 launches;
+// HALFFULL: 4 launches;
 // decoda-compile --shared-kv-buffers (genai's shared past/present): present is the past buffer
 // with the rows' new tokens written in place, only the window [least past_b, greatest past_b + S)
 // rewritten (the update's generic writes a subview of the past argument, no buffer of present's
@@ -84,7 +84,7 @@
 // SHARED1: out0: ok
 // SHARED1: arg3: ok
 // SHARED1: arg4: ok
-// SHARED1: 7 launches;
+// SHARED1: 5 launches;
 // SHARED: out0: ok
 // SHARED: arg3: ok
 // SHARED: arg4: ok
@@ -123,10 +123,10 @@
 // LONG: wgmma
 // LONG: out0: ok
 // LONG: out1: ok
-// LONG: 5 launches;
+// LONG: 3 launches;
 // LONGMMA: mma
 // LONGMMA: out0: ok
-// LONGMMA: 5 launches;
+// LONGMMA: 3 launches;
 // LONGTMA: mbarrier
 // LONGTMA: out0: ok
-// LONGTMA: 6 launches;
+// LONGTMA: 4 launches;

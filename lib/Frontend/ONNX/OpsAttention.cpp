@@ -211,6 +211,48 @@ std::optional<double> recogniseTheta(OnnxValue &cosV, OnnxValue &sinV, int64_t r
   return theta;
 }
 
+/// Element `at` = (b, t, h, d) of `xv` [B, T, H, D] rotated by row `p` (an index) of the cos
+/// and sin tables [P, rotDim / 2]: x0 c - x1 s for the first of a pair, x0 c + x1 s for the
+/// second (x1 the pair partner), in the storage type; features past rotDim as they are.
+Value rotatedElement(OpBuilder &b, Location loc, Value xv, ValueRange at, Value p, Value cosT,
+                     Value sinT, int64_t rotDim, bool interleaved) {
+  int64_t half = rotDim / 2;
+  Value x0 = tensor::ExtractOp::create(b, loc, xv, at);
+  Value cRot = arith::ConstantIndexOp::create(b, loc, rotDim);
+  Value inRot = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at[3], cRot);
+  // Clamp indices so the (discarded) rotated value of a pass-through feature stays in
+  // bounds.
+  Value dClamped = arith::MinSIOp::create(b, loc, at[3], arith::ConstantIndexOp::create(b, loc, rotDim - 1));
+  Value cHalf = arith::ConstantIndexOp::create(b, loc, half);
+  Value c2 = arith::ConstantIndexOp::create(b, loc, 2);
+  Value pair, partner, first;
+  if (interleaved) {
+    pair = arith::DivUIOp::create(b, loc, dClamped, c2);
+    Value odd = arith::RemUIOp::create(b, loc, dClamped, c2);
+    first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, odd,
+                                  arith::ConstantIndexOp::create(b, loc, 0));
+    partner = arith::SelectOp::create(b, loc, first,
+                                      arith::AddIOp::create(b, loc, dClamped, arith::ConstantIndexOp::create(b, loc, 1)),
+                                      arith::SubIOp::create(b, loc, dClamped, arith::ConstantIndexOp::create(b, loc, 1)));
+  } else {
+    first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, dClamped, cHalf);
+    pair = arith::SelectOp::create(b, loc, first, dClamped,
+                                   arith::SubIOp::create(b, loc, dClamped, cHalf));
+    partner = arith::SelectOp::create(b, loc, first,
+                                      arith::AddIOp::create(b, loc, dClamped, cHalf),
+                                      arith::SubIOp::create(b, loc, dClamped, cHalf));
+  }
+  Value x1 = tensor::ExtractOp::create(b, loc, xv, ValueRange{at[0], at[1], at[2], partner});
+  Value c = tensor::ExtractOp::create(b, loc, cosT, ValueRange{p, pair});
+  Value s = tensor::ExtractOp::create(b, loc, sinT, ValueRange{p, pair});
+  // first: x0 c - x1 s; second: x0 c + x1 s.
+  Value xc = arith::MulFOp::create(b, loc, x0, c);
+  Value xs = arith::MulFOp::create(b, loc, x1, s);
+  Value rot = arith::SelectOp::create(b, loc, first, arith::SubFOp::create(b, loc, xc, xs),
+                                      arith::AddFOp::create(b, loc, xc, xs));
+  return arith::SelectOp::create(b, loc, inRot, rot, x0);
+}
+
 /// Rotates [B, T, H, D] by rows of explicit cos/sin tables gathered at `pos` ([B, T]).
 /// `posBound`, where the caller knows the positions lie in [0, posBound), is checked against
 /// the table's rows instead of the positions themselves (no reduction of device data read on
@@ -287,47 +329,15 @@ FailureOr<OnnxValue> ropeWithTables(NodeContext &n, OnnxValue x, Value pos, Valu
                          : AffineMap::get(4, 0, {getAffineDimExpr(1, ctx)}, ctx);
   SmallVector<AffineMap> maps = {posMap, AffineMap::getMultiDimIdentityMap(4, ctx)};
   SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
-  int64_t half = rotDim / 2;
   auto g = linalg::GenericOp::create(
       n.b, n.loc, TypeRange{init.getType()}, ValueRange{pos}, ValueRange{init}, maps, iters,
       [&](OpBuilder &b, Location loc, ValueRange args) {
         Value bi = linalg::IndexOp::create(b, loc, 0), ti = linalg::IndexOp::create(b, loc, 1),
               hi = linalg::IndexOp::create(b, loc, 2), di = linalg::IndexOp::create(b, loc, 3);
         Value p = arith::IndexCastOp::create(b, loc, b.getIndexType(), args[0]);
-        Value x0 = tensor::ExtractOp::create(b, loc, xv, ValueRange{bi, ti, hi, di});
-        Value cRot = arith::ConstantIndexOp::create(b, loc, rotDim);
-        Value inRot = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, di, cRot);
-        // Clamp indices so the (discarded) rotated value of a pass-through feature stays in
-        // bounds.
-        Value dClamped = arith::MinSIOp::create(b, loc, di, arith::ConstantIndexOp::create(b, loc, rotDim - 1));
-        Value cHalf = arith::ConstantIndexOp::create(b, loc, half);
-        Value c2 = arith::ConstantIndexOp::create(b, loc, 2);
-        Value pair, partner, first;
-        if (interleaved) {
-          pair = arith::DivUIOp::create(b, loc, dClamped, c2);
-          Value odd = arith::RemUIOp::create(b, loc, dClamped, c2);
-          first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, odd,
-                                        arith::ConstantIndexOp::create(b, loc, 0));
-          partner = arith::SelectOp::create(b, loc, first,
-                                            arith::AddIOp::create(b, loc, dClamped, arith::ConstantIndexOp::create(b, loc, 1)),
-                                            arith::SubIOp::create(b, loc, dClamped, arith::ConstantIndexOp::create(b, loc, 1)));
-        } else {
-          first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, dClamped, cHalf);
-          pair = arith::SelectOp::create(b, loc, first, dClamped,
-                                         arith::SubIOp::create(b, loc, dClamped, cHalf));
-          partner = arith::SelectOp::create(b, loc, first,
-                                            arith::AddIOp::create(b, loc, dClamped, cHalf),
-                                            arith::SubIOp::create(b, loc, dClamped, cHalf));
-        }
-        Value x1 = tensor::ExtractOp::create(b, loc, xv, ValueRange{bi, ti, hi, partner});
-        Value c = tensor::ExtractOp::create(b, loc, cosT, ValueRange{p, pair});
-        Value s = tensor::ExtractOp::create(b, loc, sinT, ValueRange{p, pair});
-        // first: x0 c - x1 s; second: x0 c + x1 s.
-        Value xc = arith::MulFOp::create(b, loc, x0, c);
-        Value xs = arith::MulFOp::create(b, loc, x1, s);
-        Value rot = arith::SelectOp::create(b, loc, first, arith::SubFOp::create(b, loc, xc, xs),
-                                            arith::AddFOp::create(b, loc, xc, xs));
-        linalg::YieldOp::create(b, loc, arith::SelectOp::create(b, loc, inRot, rot, x0).getResult());
+        linalg::YieldOp::create(b, loc,
+                                rotatedElement(b, loc, xv, {bi, ti, hi, di}, p, cosT, sinT,
+                                               rotDim, interleaved));
       });
   return OnnxValue::tensor(g.getResult(0), d);
 }
@@ -727,7 +737,27 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
                     .getResult(0);
     }
 
+    // Checked before the rotations (an assert between their loops and present's writes would
+    // keep them in separate kernels).
+    if (shared) {
+      if (pastConst && totalConst && *totalConst > *pastConst)
+        return n.error() << "--shared-kv-buffers: total_sequence_length " << *totalConst
+                         << " exceeds the past buffer's " << *pastConst << " entries";
+      cf::AssertOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, total, pastIdx),
+          fail("total_sequence_length exceeds the past buffer's length (a shared past/present "
+               "buffer, --shared-kv-buffers, holds every token)"));
+    }
     OnnxValue qv = q->v, kv = k->v;
+    // The new keys before their rotation: present's writes rotate them as they store them
+    // (below), so the rotated keys are not a tensor of their own where present is built that
+    // way (one kernel writing the cache instead of a RoPE kernel and a copy).
+    OnnxValue kNew = kv;
+    struct {
+      bool on = false, interleaved = false;
+      int64_t dim = 0;
+      Value cosT, sinT;
+    } rot;
     if (n.intAttr("do_rotary", 0)) {
       if (!n.hasInput(7) || !n.hasInput(8))
         return n.error() << "do_rotary needs cos_cache and sin_cache";
@@ -760,6 +790,11 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
         return failure();
       qv = *qr;
       kv = *kr;
+      rot.on = true;
+      rot.interleaved = interleaved;
+      rot.dim = rotDim;
+      rot.cosT = n.tensorInput(7);
+      rot.sinT = n.tensorInput(8);
     }
     OnnxValue kB = emitTranspose(n, kv, {0, 2, 1, 3}), vB = emitTranspose(n, v->v, {0, 2, 1, 3});
 
@@ -774,22 +809,15 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
     // present: row b's first past_b entries of the past, its new tokens at [past_b, past_b + S),
     // zeros after them. With every row full and the past exactly the earlier tokens (constant
     // lengths), a concatenation.
-    if (shared) {
-      if (pastConst && totalConst && *totalConst > *pastConst)
-        return n.error() << "--shared-kv-buffers: total_sequence_length " << *totalConst
-                         << " exceeds the past buffer's " << *pastConst << " entries";
-      cf::AssertOp::create(
-          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, total, pastIdx),
-          fail("total_sequence_length exceeds the past buffer's length (a shared past/present "
-               "buffer, --shared-kv-buffers, holds every token)"));
-    }
     // A generic over `init` ([B, Hkv, L, D] entries of present from `first` on; null: 0) whose
     // element (b, h, j, d) is new token j - past_b of row b where there is one (read from
     // `freshT` [B, S, Hkv, D], the projection's layout: no transposed copy of it is made),
     // else what `other(builder, loc, init's element, the indices (b, h, j, d), j - past_b)`
     // yields.
+    // With `rotate`, freshT holds the keys before RoPE, rotated here at their position j
+    // (the rotation of ropeWithTables, the same ops).
     auto writeNewTokens =
-        [&](Value init, Value first, Value freshT,
+        [&](Value init, Value first, Value freshT, bool rotate,
             function_ref<Value(OpBuilder &, Location, Value, ValueRange, Value)> other) -> Value {
       return linalg::GenericOp::create(
                  b, loc, TypeRange{init.getType()}, ValueRange{pastRow}, ValueRange{init},
@@ -814,10 +842,12 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
                        bb, l, isNew,
                        [&](OpBuilder &tb, Location tl) {
                          Value ri = arith::IndexCastOp::create(tb, tl, tb.getIndexType(), r);
+                         SmallVector<Value> at = {i0, ri, i1, i3};
                          scf::YieldOp::create(
                              tb, tl,
-                             tensor::ExtractOp::create(tb, tl, freshT, ValueRange{i0, ri, i1, i3})
-                                 .getResult());
+                             rotate ? rotatedElement(tb, tl, freshT, at, jIdx, rot.cosT,
+                                                     rot.sinT, rot.dim, rot.interleaved)
+                                    : tensor::ExtractOp::create(tb, tl, freshT, at).getResult());
                        },
                        [&](OpBuilder &eb, Location el) {
                          scf::YieldOp::create(
@@ -828,9 +858,9 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
           .getResult(0);
     };
     // `fresh`: the new tokens as [B, Hkv, S, D] (a transpose, built only where it is the
-    // result); `freshBSHD` the same as [B, S, Hkv, D].
-    auto present = [&](unsigned pastInput, OnnxValue &fresh,
-                       OnnxValue &freshBSHD) -> FailureOr<OnnxValue> {
+    // result); `freshBSHD` the same as [B, S, Hkv, D], or with `rotate` before RoPE.
+    auto present = [&](unsigned pastInput, OnnxValue &fresh, OnnxValue &freshBSHD,
+                       bool rotate) -> FailureOr<OnnxValue> {
       if (!hasPast)
         return fresh;
       if (shared) {
@@ -848,7 +878,7 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
         SmallVector<OpFoldResult> sizes = {pd[0], pd[1], width, pd[3]};
         SmallVector<OpFoldResult> one4(4, b.getIndexAttr(1));
         Value window = tensor::ExtractSliceOp::create(b, loc, pastT, offs, sizes, one4);
-        Value upd = writeNewTokens(window, pbLo, freshT,
+        Value upd = writeNewTokens(window, pbLo, freshT, rotate,
                                    [](OpBuilder &, Location, Value out, ValueRange, Value) {
                                      return out; // not a new token: the buffer's entry
                                    });
@@ -869,7 +899,7 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       // One pass over present: the new tokens; before them (j < past_b) the past; after them
       // 0 (as ONNX Runtime's unshared present).
       Value out = writeNewTokens(
-          empty, Value(), freshT,
+          empty, Value(), freshT, rotate,
           [&](OpBuilder &eb, Location el, Value, ValueRange at, Value r) {
             Value zero = arith::ConstantIntOp::create(eb, el, i64, 0);
             return scf::IfOp::create(
@@ -886,7 +916,8 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       return OnnxValue::tensor(out, dims);
     };
     OnnxValue vBSHD = v->v;
-    FailureOr<OnnxValue> presentK = present(3, kB, kv), presentV = present(4, vB, vBSHD);
+    FailureOr<OnnxValue> presentK = present(3, kB, kNew, rot.on),
+                         presentV = present(4, vB, vBSHD, false);
     if (failed(presentK) || failed(presentV))
       return failure();
     n.setOutput(1, *presentK);

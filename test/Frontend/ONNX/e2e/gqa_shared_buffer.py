@@ -48,7 +48,7 @@ def _buffer_sets():
 
 def test_shared_buffer_matches_ort():
     sets = _buffer_sets()
-    testing.check(len(sets) == 4, "four buffer input sets")
+    testing.check(len(sets) == 5, "five buffer input sets")
     with OrtSession(_path) as ort:
         for label, f in sets:
             ref = ort.run(f)
