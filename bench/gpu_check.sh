@@ -22,7 +22,9 @@
 #       NAME.inputs.npz) is built as it is and with --shared-kv-buffers (NAME_shared), and
 #       timed in `run` at context 4096 over a 4096-entry buffer (gqa_decode_t4096[_shared]);
 #       a small decoder layer as genai exports an int4 Llama (bench/gpu/make_genai_layer_case.py:
-#       MatMulNBits, GQA from the attention_mask, f16) is checked on a decode step. The
+#       MatMulNBits, GQA from the attention_mask, f16) is checked on a decode step of a batch
+#       of two and on one of batch 1 (genai_int4_layer_f16_b1: the one-row GEMV kernels with
+#       the norms folded in). The
 #       Llama-3.2-1B-shaped block with int4 weights (make_const_block.py --int4, 36 MiB side
 #       file carried compressed): its decode build (GEMV kernels reading the codes) checked
 #       against the CPU and timed (int4_decode_T1), as is its build with the SIMT GEMV
@@ -105,6 +107,10 @@ if [[ "$mode" == prepare ]]; then
   # and its check's inputs (a decode step, batch 2, full rows).
   PYTHONPATH="$root/python" "$PY" "$here/gpu/make_genai_layer_case.py" \
     "$gen/genai_int4_layer_f16.onnx" "$gen/genai_int4_layer_f16.inputs.npz"
+  # The same layer at batch 1 (a decode step into a past buffer): the GEMV dispatch's one-row
+  # kernels, which compute the layer's two norms themselves.
+  PYTHONPATH="$root/python" "$PY" "$here/gpu/make_genai_layer_case.py" \
+    "$gen/genai_int4_layer_f16_b1.onnx" "$gen/genai_int4_layer_f16_b1.inputs.npz" 7
   # PATH:decode is the program as a decode step, a static T = 1 (--static-dims), named
   # NAME_decode: its projections are GEMV kernels (decoda-gpu-gemv), not 128-row tensor-core
   # tiles. PATH:cpasync is the program with the wgmma kernels' cp.async loads instead of TMA
@@ -164,7 +170,7 @@ if [[ "$mode" == prepare ]]; then
             "$root/test/Frontend/ONNX/models/torch_gpt2_block_dynamic.onnx"
             "$root/test/Frontend/ONNX/models/f16_gpt2_block_dynamic.onnx"
             "$gen/gqa_genai_f16_decode.onnx" "$gen/gqa_genai_f16_decode.onnx:shared"
-            "$gen/genai_int4_layer_f16.onnx")
+            "$gen/genai_int4_layer_f16.onnx" "$gen/genai_int4_layer_f16_b1.onnx")
   for entry in "${programs[@]}"; do
     p=${entry%:decode}
     p=${p%:cpasync}
