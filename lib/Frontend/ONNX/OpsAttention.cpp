@@ -272,6 +272,10 @@ FailureOr<OnnxValue> ropeWithTables(NodeContext &n, OnnxValue x, Value pos, Valu
     return n.error() << "cos_cache and sin_cache must be 2-D [max_position, rotary_dim / 2], got "
                      << cosType << " and " << sinType,
            failure();
+  if (cosType.getElementType() != et || sinType.getElementType() != et)
+    return n.error() << "cos_cache and sin_cache must be of the input's element type " << et
+                     << ", got " << cosType << " and " << sinType,
+           failure();
   for (int64_t d : {0, 1})
     if (!cosType.isDynamicDim(d) && !sinType.isDynamicDim(d) &&
         cosType.getDimSize(d) != sinType.getDimSize(d))
