@@ -1309,6 +1309,8 @@ for _name, _kw, _tol in [
           "sets": GQA_LONG_SETS},
          {"rtol": 2e-3, "atol": 4e-3}),
         ("ms_gqa_runtime_lengths_rotary_window", {"rotary": True, "local_window_size": 3}, {}),
+        ("ms_gqa_runtime_lengths_rotary_interleaved", {"rotary": True, "rotary_interleaved": 1},
+         {}),
         ("ms_gqa_runtime_lengths_head_sink", {"sink": True}, {}),
         ("ms_gqa_runtime_lengths_smooth_softmax", {"smooth_softmax": 1}, {})]:
     _b, _f = _gqa_runtime(_name, **_kw)
