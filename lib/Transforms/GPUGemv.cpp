@@ -1586,12 +1586,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
     if (foldNorms)
       findNormFolds(cfg, refuse, folds, foldStorage);
     auto foldOf = [&](Value a) -> NormFold * { return folds.lookup(a); };
-    // The contractions a gate/up dispatch left in its M > max-m branch (for the tensor cores).
-    llvm::SmallPtrSet<Operation *, 8> leftForTensorCores;
     // only-folded: nothing but the readers of folded norms.
     auto refuseHere = [&](const Match &m) -> std::string {
-      if (linalg::GenericOp op = m.op; leftForTensorCores.contains(op.getOperation()))
-        return "the M > max-m branch of a gate/up dispatch";
       if (m.op->hasAttr(kDispatchedAttr))
         return "the M > max-m branch of a dispatch";
       std::string why = refuse(m);
@@ -1641,7 +1637,6 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
               firstCopy = copy;
             if (op == p->m1.op.getOperation() || op == p->m2.op.getOperation()) {
               copy->setAttr(kDispatchedAttr, b.getUnitAttr());
-              leftForTensorCores.insert(copy);
               copies.push_back(copy);
             }
           }

@@ -752,15 +752,14 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
           fail("total_sequence_length exceeds the past buffer's length (a shared past/present "
                "buffer, --shared-kv-buffers, holds every token)"));
     }
+    // q is rotated here; the keys where present needs them (present's writes rotate them as
+    // they store them: no rotated copy of k, one kernel writing the cache instead of a RoPE
+    // kernel and a copy).
     OnnxValue qv = q->v, kv = k->v;
-    // The new keys before their rotation: present's writes rotate them as they store them
-    // (below), so the rotated keys are not a tensor of their own where present is built that
-    // way (one kernel writing the cache instead of a RoPE kernel and a copy).
-    OnnxValue kNew = kv;
     struct {
       bool on = false, interleaved = false;
       int64_t dim = 0;
-      Value cosT, sinT;
+      Value cosT, sinT, pos;
     } rot;
     if (n.intAttr("do_rotary", 0)) {
       if (!n.hasInput(7) || !n.hasInput(8))
@@ -788,19 +787,16 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       // Positions are in [0, total): the row checks above.
       FailureOr<OnnxValue> qr = ropeWithTables(n, qv, pos, n.tensorInput(7), n.tensorInput(8),
                                                rotDim, interleaved, total);
-      FailureOr<OnnxValue> kr = ropeWithTables(n, kv, pos, n.tensorInput(7), n.tensorInput(8),
-                                               rotDim, interleaved, total);
-      if (failed(qr) || failed(kr))
+      if (failed(qr))
         return failure();
       qv = *qr;
-      kv = *kr;
       rot.on = true;
       rot.interleaved = interleaved;
       rot.dim = rotDim;
       rot.cosT = n.tensorInput(7);
       rot.sinT = n.tensorInput(8);
+      rot.pos = pos;
     }
-    OnnxValue kB = emitTranspose(n, kv, {0, 2, 1, 3}), vB = emitTranspose(n, v->v, {0, 2, 1, 3});
 
     // Keys this step attends to: total_sequence_length of them (the new ones without a past).
     OpFoldResult keyLen = hasPast ? totalOfr : seqOfr;
@@ -861,12 +857,24 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
                  })
           .getResult(0);
     };
-    // `fresh`: the new tokens as [B, Hkv, S, D] (a transpose, built only where it is the
-    // result); `freshBSHD` the same as [B, S, Hkv, D], or with `rotate` before RoPE.
-    auto present = [&](unsigned pastInput, OnnxValue &fresh, OnnxValue &freshBSHD,
+    // `freshBSHD`: the new tokens as [B, S, Hkv, D], with `rotate` before RoPE. Where present
+    // is made of them as [B, Hkv, S, D] (no past, or a concatenation) they are rotated and
+    // transposed there.
+    auto present = [&](unsigned pastInput, OnnxValue &freshBSHD,
                        bool rotate) -> FailureOr<OnnxValue> {
+      auto freshBNSH = [&]() -> FailureOr<OnnxValue> {
+        OnnxValue x = freshBSHD;
+        if (rotate) {
+          FailureOr<OnnxValue> r = ropeWithTables(n, x, rot.pos, rot.cosT, rot.sinT, rot.dim,
+                                                  rot.interleaved, total);
+          if (failed(r))
+            return failure();
+          x = *r;
+        }
+        return emitTranspose(n, x, {0, 2, 1, 3});
+      };
       if (!hasPast)
-        return fresh;
+        return freshBNSH();
       if (shared) {
         // The past buffer with each row's new tokens written at [past_b, past_b + S): only the
         // window [lo, hi + S) of the buffer is rewritten (in place when the past is donated),
@@ -890,8 +898,12 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
         n.importer.donations.push_back({pastT, out});
         return OnnxValue::tensor(out, pd);
       }
-      if (rowsFull && pastConst && *pastConst + *seqConst == *totalConst)
-        return appendCache(n, n.input(pastInput), fresh);
+      if (rowsFull && pastConst && *pastConst + *seqConst == *totalConst) {
+        FailureOr<OnnxValue> fresh = freshBNSH();
+        if (failed(fresh))
+          return failure();
+        return appendCache(n, n.input(pastInput), *fresh);
+      }
       SmallVector<OpFoldResult> pd = n.importer.dimsOf(n.input(pastInput), loc),
                                 fd = n.importer.dimsOf(freshBSHD, loc);
       if (pd.size() != 4)
@@ -920,8 +932,7 @@ void onnx_import::registerAttentionOps(std::vector<OpEntry> &t) {
       return OnnxValue::tensor(out, dims);
     };
     OnnxValue vBSHD = v->v;
-    FailureOr<OnnxValue> presentK = present(3, kB, kNew, rot.on),
-                         presentV = present(4, vB, vBSHD, false);
+    FailureOr<OnnxValue> presentK = present(3, kv, rot.on), presentV = present(4, vBSHD, false);
     if (failed(presentK) || failed(presentV))
       return failure();
     n.setOutput(1, *presentK);
