@@ -201,8 +201,15 @@ struct ConvertFloatTypePass
                   llvm::function_ref<Value(Value)> lowOf, DenseMap<Value, Value> &low) {
     IRMapping mapping;
     SmallVector<Operation *> created; // casts made for this op, removed if it fails
+    // An attention's additive mask stays f32: the op adds it to f32 scores, and in 16 bits
+    // large biases would round (ALiBi's at key 4096 to multiples of 16 in bf16) and the f32
+    // lowest value, which exporters put on padded keys, would become -inf, turning a row
+    // whose keys are all padding from the f32 model's uniform average into zeros.
+    Value keepF32;
+    if (auto attention = dyn_cast<AttentionOp>(op))
+      keepF32 = attention.getMask();
     for (Value v : op->getOperands()) {
-      if (!isF32Tensor(v.getType()) || mapping.contains(v))
+      if (!isF32Tensor(v.getType()) || mapping.contains(v) || v == keepF32)
         continue;
       bool known = low.count(v);
       Value l = lowOf(v);

@@ -430,9 +430,23 @@ protected:
   Value fexpDiff(Value x, Value base) { return fexpDiffScaled(x, fc(M_LOG2E), base); }
   /// e^(k x - base) given kLog2e = k log2 e: one FMA and one ex2 an element (the logit scale
   /// k folded into the FMA, see WgmmaKernel's softmax).
+  ///
+  /// With an additive mask (k = 1 then: no tile takes the folded form) the difference comes
+  /// first, 2^((x - base) log2 e): a mask can make a whole row's logits huge (Hugging Face
+  /// exports add the float's lowest value, -3.4e38, to padded keys, and a left-padded row's
+  /// first queries see only those), where base log2 e overflows to infinity (x log2 e - inf
+  /// is NaN, and a NaN key of one layer poisons every row of the next) or its rounding alone
+  /// exceeds the exponent's range. x - base is exact for scores that close (Sterbenz), so
+  /// such a row averages its values uniformly as the CPU lowering and ONNX Runtime do. One
+  /// instruction more an element, on calls with a mask only.
   Value fexpDiffScaled(Value x, Value kLog2e, Value base) {
-    Value negBase = arith::NegFOp::create(b, loc, fmul(base, fc(M_LOG2E)));
-    Value arg = math::FmaOp::create(b, loc, x, kLog2e, negBase);
+    Value arg;
+    if (c.mask) {
+      arg = fmul(arith::SubFOp::create(b, loc, x, base), kLog2e);
+    } else {
+      Value negBase = arith::NegFOp::create(b, loc, fmul(base, fc(M_LOG2E)));
+      arg = math::FmaOp::create(b, loc, x, kLog2e, negBase);
+    }
     return LLVM::CallIntrinsicOp::create(b, loc, f32,
                                          b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
                                          ValueRange{arg})

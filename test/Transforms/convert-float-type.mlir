@@ -218,3 +218,27 @@ func.func private @cache_private(%q: tensor<1x1x4x16xf32>, %k: tensor<1x1x2x16xf
   %o, %kc2, %vc2 = decoda.cached_attention %q, %k, %v, %kc, %vc[%off] {num_heads = 4 : i64, num_kv_heads = 2 : i64, causal} : tensor<1x1x4x16xf32>, tensor<1x1x2x16xf32>, tensor<1x1x2x16xf32>, tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>
   return %o : tensor<1x1x4x16xf32>
 }
+
+// -----
+
+// An attention's additive mask stays f32 (added to f32 scores: in 16 bits large biases would
+// round and the f32 lowest value that exporters put on padded keys would become -inf); q, k, v
+// and the result are converted.
+// CHECK-LABEL: func.func @attention_mask(
+// CHECK-SAME: %[[Q:.*]]: tensor<1x4x2x16xf32>, %[[K:.*]]: tensor<1x4x2x16xf32>, %[[V:.*]]: tensor<1x4x2x16xf32>, %[[M:.*]]: tensor<1x1x4x4xf32>)
+// CHECK-DAG: %[[QB:.*]] = arith.truncf %[[Q]] : tensor<1x4x2x16xf32> to tensor<1x4x2x16xbf16>
+// CHECK-DAG: %[[KB:.*]] = arith.truncf %[[K]]
+// CHECK-DAG: %[[VB:.*]] = arith.truncf %[[V]]
+// CHECK-NOT: arith.truncf %[[M]]
+// CHECK: %[[O:.*]] = decoda.attention %[[QB]], %[[KB]], %[[VB]] mask(%[[M]] : tensor<1x1x4x4xf32>) {{.*}} : tensor<1x4x2x16xbf16>, tensor<1x4x2x16xbf16>, tensor<1x4x2x16xbf16>
+// CHECK: arith.extf %[[O]] : tensor<1x4x2x16xbf16> to tensor<1x4x2x16xf32>
+// F16-LABEL: func.func @attention_mask(
+// F16: decoda.attention {{.*}} mask(%{{.*}} : tensor<1x1x4x4xf32>) {{.*}} : tensor<1x4x2x16xf16>
+// IO-LABEL: func.func @attention_mask(
+// IO-SAME: tensor<1x4x2x16xbf16>, %{{.*}}: tensor<1x4x2x16xbf16>, %{{.*}}: tensor<1x4x2x16xbf16>, %[[IM:.*]]: tensor<1x1x4x4xbf16>)
+// IO: %[[WM:.*]] = arith.extf %[[IM]] : tensor<1x1x4x4xbf16> to tensor<1x1x4x4xf32>
+// IO: decoda.attention {{.*}} mask(%[[WM]] : tensor<1x1x4x4xf32>)
+func.func @attention_mask(%q: tensor<1x4x2x16xf32>, %k: tensor<1x4x2x16xf32>, %v: tensor<1x4x2x16xf32>, %m: tensor<1x1x4x4xf32>) -> tensor<1x4x2x16xf32> {
+  %o = decoda.attention %q, %k, %v mask(%m : tensor<1x1x4x4xf32>) {num_heads = 2 : i64, num_kv_heads = 2 : i64} : tensor<1x4x2x16xf32>, tensor<1x4x2x16xf32>, tensor<1x4x2x16xf32>
+  return %o : tensor<1x4x2x16xf32>
+}

@@ -4,8 +4,9 @@
 // to the storage type (buildProjection; both weight layouts, per-head rank-3 weights).
 //
 // embedding: a gather generic over ids.shape + [D] that reads table[clamp(id, 0, V-1), d] with
-// tensor.extract, so no id ever reads outside the table, preceded by an all-ids-in-range
-// reduction and a `cf.assert` that fails at run time, naming the op, on an id outside [0, V).
+// tensor.extract, so no id ever reads outside the table, preceded by an all-ids-in-range loop
+// nest (scf.for carrying the condition: scalar reads, which GPU host code may make) and a
+// `cf.assert` that fails at run time, naming the op, on an id outside [0, V).
 //
 // mlp / gated_mlp: f32 accumulators of the up (gate and up) projections, then one elementwise
 // generic that adds the biases, applies the activation (GLU) in f32 and rounds the hidden
@@ -18,6 +19,9 @@
 #include "Utils.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::decoda;
@@ -44,35 +48,41 @@ struct LowerEmbedding : public OpRewritePattern<EmbeddingOp> {
     RankedTensorType type = op.getResult().getType();
     int64_t idsRank = idsType.getRank();
     Type idType = idsType.getElementType();
-    Type i1 = rewriter.getI1Type();
 
     // V, as an index and in the id type.
     Value vocab = tensor::DimOp::create(rewriter, loc, table, 0);
     Value vocabId = arith::IndexCastOp::create(rewriter, loc, idType, vocab);
     Value zeroId = arith::ConstantOp::create(rewriter, loc, rewriter.getIntegerAttr(idType, 0));
 
-    // Run-time check: every id in [0, V).
+    // Run-time check: every id in [0, V), as a loop nest over the ids carrying the and-ed
+    // condition (scalar reads only: on the GPU this is host code reading the ids, which a
+    // reduction into a buffer could not be), then one assert.
     {
-      SmallVector<utils::IteratorType> iters(idsRank, utils::IteratorType::reduction);
       Value trueCst = arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
-      Value init = emptyTensor(rewriter, loc, {}, i1);
-      init = linalg::FillOp::create(rewriter, loc, trueCst, init).getResult(0);
-      AffineMap idMap = rewriter.getMultiDimIdentityMap(idsRank);
-      AffineMap scalarMap = AffineMap::get(idsRank, 0, {}, rewriter.getContext());
-      Value allOk =
-          linalg::GenericOp::create(
-              rewriter, loc, init.getType(), ValueRange{ids}, ValueRange{init},
-              ArrayRef<AffineMap>{idMap, scalarMap}, iters,
-              [&](OpBuilder &b, Location l, ValueRange args) {
-                Value ge = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, args[0], zeroId);
-                Value lt =
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, args[0], vocabId);
-                Value inRange = arith::AndIOp::create(b, l, ge, lt);
-                linalg::YieldOp::create(b, l,
-                                        ValueRange{arith::AndIOp::create(b, l, args[1], inRange)});
-              })
-              .getResult(0);
-      Value flag = tensor::ExtractOp::create(rewriter, loc, allOk, ValueRange{});
+      Value zeroIdx = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value oneIdx = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      SmallVector<Value> at, ubs;
+      for (int64_t d = 0; d < idsRank; ++d)
+        ubs.push_back(tensor::DimOp::create(rewriter, loc, ids, d));
+      std::function<Value(OpBuilder &, Location, int64_t, Value)> nest =
+          [&](OpBuilder &b, Location l, int64_t d, Value acc) -> Value {
+        if (d == idsRank) {
+          Value id = tensor::ExtractOp::create(b, l, ids, at);
+          Value ge = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, id, zeroId);
+          Value lt = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, id, vocabId);
+          return arith::AndIOp::create(b, l, acc, arith::AndIOp::create(b, l, ge, lt));
+        }
+        auto loop = scf::ForOp::create(
+            b, l, zeroIdx, ubs[d], oneIdx, ValueRange{acc},
+            [&](OpBuilder &lb, Location ll, Value iv, ValueRange iter) {
+              at.push_back(iv);
+              Value next = nest(lb, ll, d + 1, iter[0]);
+              at.pop_back();
+              scf::YieldOp::create(lb, ll, next);
+            });
+        return loop.getResult(0);
+      };
+      Value flag = nest(rewriter, loc, 0, trueCst);
       cf::AssertOp::create(rewriter, loc, flag,
                            "decoda.embedding: token id outside [0, V) of the embedding table");
     }

@@ -79,27 +79,30 @@ func.func @linear_per_head_in_out(%x: tensor<?x4x32xf16>, %w: tensor<4x32x64xf16
 
 // -----
 
-// Embedding: a run-time check that every id is in [0, V) (a full reduction to an i1 and a
-// cf.assert naming the op), then a gather that reads row clamp(id, 0, V - 1) with tensor.extract.
-// CHECK-DAG: #[[$IDS:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-DAG: #[[$ALL:.*]] = affine_map<(d0, d1) -> ()>
+// Embedding: a run-time check that every id is in [0, V) (a loop nest over the ids carrying the
+// and-ed condition, scalar reads that GPU host code may make, and a cf.assert naming the op),
+// then a gather that reads row clamp(id, 0, V - 1) with tensor.extract.
 // CHECK-DAG: #[[$ROWS:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @embedding(
 // CHECK-SAME:    %[[IDS:[a-z0-9]+]]: tensor<?x16xi64>, %[[T:[a-z0-9]+]]: tensor<1000x64xbf16>) -> tensor<?x16x64xbf16>
 // CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG:     %[[Z:.*]] = arith.constant 0 : i64
+// CHECK-DAG:     %[[TRUE:.*]] = arith.constant true
 // CHECK:         %[[V:.*]] = tensor.dim %[[T]], %[[C0]] : tensor<1000x64xbf16>
 // CHECK:         %[[VI:.*]] = arith.index_cast %[[V]] : index to i64
-// CHECK:         %[[OK:.*]] = linalg.generic {indexing_maps = [#[[$IDS]], #[[$ALL]]], iterator_types = ["reduction", "reduction"]} ins(%[[IDS]] : tensor<?x16xi64>) outs(%{{.*}} : tensor<i1>)
-// CHECK-NEXT:    ^bb0(%[[ID:[a-z0-9_]+]]: i64, %[[ACC:[a-z0-9_]+]]: i1):
-// CHECK-NEXT:      %[[GE:.*]] = arith.cmpi sge, %[[ID]], %[[Z]] : i64
-// CHECK-NEXT:      %[[LT:.*]] = arith.cmpi slt, %[[ID]], %[[VI]] : i64
-// CHECK-NEXT:      %[[IN:.*]] = arith.andi %[[GE]], %[[LT]] : i1
-// CHECK-NEXT:      %[[ALLV:.*]] = arith.andi %[[ACC]], %[[IN]] : i1
-// CHECK-NEXT:      linalg.yield %[[ALLV]] : i1
-// CHECK:         %[[FLAG:.*]] = tensor.extract %[[OK]][] : tensor<i1>
-// CHECK:         cf.assert %[[FLAG]], "decoda.embedding: token id outside [0, V) of the embedding table"
+// CHECK:         %[[B:.*]] = tensor.dim %[[IDS]], %[[C0]] : tensor<?x16xi64>
+// CHECK:         %[[N:.*]] = tensor.dim %[[IDS]], %[[C1]] : tensor<?x16xi64>
+// CHECK:         %[[OK:.*]] = scf.for %[[I:.*]] = %[[C0]] to %[[B]] step %[[C1]] iter_args(%[[A0:.*]] = %[[TRUE]]) -> (i1) {
+// CHECK-NEXT:      %[[OK1:.*]] = scf.for %[[J:.*]] = %[[C0]] to %[[N]] step %[[C1]] iter_args(%[[A1:.*]] = %[[A0]]) -> (i1) {
+// CHECK-NEXT:        %[[ID:.*]] = tensor.extract %[[IDS]][%[[I]], %[[J]]] : tensor<?x16xi64>
+// CHECK-NEXT:        %[[GE:.*]] = arith.cmpi sge, %[[ID]], %[[Z]] : i64
+// CHECK-NEXT:        %[[LT:.*]] = arith.cmpi slt, %[[ID]], %[[VI]] : i64
+// CHECK-NEXT:        %[[IN:.*]] = arith.andi %[[GE]], %[[LT]] : i1
+// CHECK-NEXT:        %[[ALLV:.*]] = arith.andi %[[A1]], %[[IN]] : i1
+// CHECK-NEXT:        scf.yield %[[ALLV]] : i1
+// CHECK:           scf.yield %[[OK1]] : i1
+// CHECK:         cf.assert %[[OK]], "decoda.embedding: token id outside [0, V) of the embedding table"
 // CHECK:         %[[LAST:.*]] = arith.subi %[[V]], %[[C1]] : index
 // CHECK:         %[[E:.*]] = linalg.generic {indexing_maps = [#[[$ROWS]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[IDS]] : tensor<?x16xi64>) outs(%{{.*}} : tensor<?x16x64xbf16>)
 // CHECK-NEXT:    ^bb0(%[[ID:[a-z0-9_]+]]: i64, %{{[a-z0-9_]+}}: bf16):
@@ -122,7 +125,8 @@ func.func @embedding(%ids: tensor<?x16xi64>, %table: tensor<1000x64xbf16>) -> te
 // CHECK-SAME:    %[[IDS:[a-z0-9]+]]: tensor<8xi32>, %[[T:[a-z0-9]+]]: tensor<?x32xf32>)
 // CHECK:         %[[V:.*]] = tensor.dim %[[T]], %c0 : tensor<?x32xf32>
 // CHECK:         arith.index_cast %[[V]] : index to i32
-// CHECK:         linalg.generic {{.*}}iterator_types = ["reduction"]{{.*}} ins(%[[IDS]] : tensor<8xi32>) outs(%{{.*}} : tensor<i1>)
+// CHECK:         scf.for {{.*}} -> (i1)
+// CHECK:           tensor.extract %[[IDS]][%{{.*}}] : tensor<8xi32>
 // CHECK:         cf.assert
 // CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<8x32xf32>)
 // CHECK:           arith.index_cast %{{.*}} : i32 to index

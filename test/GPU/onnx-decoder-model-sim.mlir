@@ -1,0 +1,39 @@
+// A whole decoder-only model as Hugging Face / Optimum export it (python/decoda/onnx_models.py
+// decoder_model, case decoder_kv: input_ids through an embedding Gather, attention_mask and
+// position_ids, two Llama layers with GQA and RoPE, past_key_values concatenated with the new
+// keys and values into present.*, final norm, lm_head) compiled for CUDA and run on the PTX
+// interpreter against ONNX Runtime, on the case's four input sets: a prompt of 6 tokens in a
+// batch of two (empty cache), one decode step over 6 cached tokens, a chunk of 4 tokens over 3
+// cached, and a batch of two whose row 1 is left-padded by 2 (attention_mask zeros; its padded
+// queries see only padded keys, each logit the f32 lowest value the export adds, and ONNX
+// Runtime averages their values uniformly). Outputs: out0 the logits, out1..4 the presents.
+// Before: the model did not compile for CUDA (the embedding's token-id check was a reduction
+// into a buffer in host code, refused by decoda-gpu-device-buffers; it is now a loop over the
+// ids carrying the condition), and the left-padded set was NaN on batch row 1 (the attention
+// kernels' exponent overflowed on rows of lowest-value logits; attention-padding-mask-sim.mlir).
+// With --float-type=bf16 the attention mask stays f32 (decoda-convert-float-type): in bf16 the
+// f32 lowest value rounds to -inf, and the padded rows gave zeros where the f32 model averages.
+// An id outside the vocabulary is refused at run time by the embedding's check, naming the op.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case decoder_kv 0 %t/m.onnx %t/in0.npz %t/out0.npz
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case decoder_kv 1 %t/m.onnx %t/in1.npz %t/out1.npz
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case decoder_kv 2 %t/m.onnx %t/in2.npz %t/out2.npz
+// RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case decoder_kv 3 %t/m.onnx %t/in3.npz %t/out3.npz
+// RUN: decoda-compile %t/m.onnx --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/in0.npz --expect %t/out0.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefixes=OUT,PROMPT
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/in1.npz --expect %t/out1.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefixes=OUT,STEP
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/in2.npz --expect %t/out2.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefixes=OUT,STEP
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/in3.npz --expect %t/out3.npz --rtol 1e-4 --atol 1e-5 | FileCheck %s --check-prefixes=OUT,PROMPT
+// RUN: decoda-compile %t/m.onnx --target=cuda --float-type=bf16 --emit=ptx -o %t/b.ptx --dump-ir-after-each=%t/b
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/in1.npz --expect %t/out1.npz --rtol 5e-2 --atol 5e-2 | FileCheck %s --check-prefix=OUT
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/in3.npz --expect %t/out3.npz --rtol 5e-2 --atol 5e-2 | FileCheck %s --check-prefix=OUT
+// RUN: %PYTHON -c "import numpy as np; d = dict(np.load('%t/in1.npz')); d['arg0'] = d['arg0'].copy(); d['arg0'][1, 0] = 300; np.savez('%t/bad.npz', **d)"
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/bad.npz --expect %t/out1.npz --quiet 2>&1 | FileCheck %s --check-prefix=BADID
+// OUT: out0: ok
+// OUT: out1: ok
+// OUT: out2: ok
+// OUT: out3: ok
+// OUT: out4: ok
+// PROMPT: 41 launches
+// STEP: 32 launches
+// BADID: run-time check failed: "decoda.embedding: token id outside [0, V) of the embedding table"
