@@ -110,6 +110,11 @@ if [[ "$mode" == prepare ]]; then
   # and its check's inputs (a decode step, batch 2, full rows).
   PYTHONPATH="$root/python" "$PY" "$here/gpu/make_genai_layer_case.py" \
     "$gen/genai_int4_layer_f16.onnx" "$gen/genai_int4_layer_f16.inputs.npz"
+  # A whole decoder-only model as Hugging Face / Optimum export it (embedding, attention_mask,
+  # position_ids, past concatenated into present, lm_head) and its check's inputs: a batch of
+  # two with row 1 left-padded (rows of padding-only logits).
+  PYTHONPATH="$root/python" "$PY" "$here/gpu/make_decoder_case.py" "$gen/hf_decoder_kv.onnx" \
+    "$gen/hf_decoder_kv.inputs.npz"
   # The same layer at batch 1 (a decode step into a past buffer): the GEMV dispatch's one-row
   # kernels, which compute the layer's two norms themselves.
   PYTHONPATH="$root/python" "$PY" "$here/gpu/make_genai_layer_case.py" \
@@ -145,7 +150,9 @@ if [[ "$mode" == prepare ]]; then
   # GroupQueryAttention as genai exports it (gqa_genai_f16_decode, bench/gpu/make_gqa_case.py)
   # and, as PATH:shared, compiled with --shared-kv-buffers (the past donated, updated in
   # place), NAME_shared; a decoder layer as genai exports an int4 Llama
-  # (genai_int4_layer_f16, bench/gpu/make_genai_layer_case.py).
+  # (genai_int4_layer_f16, bench/gpu/make_genai_layer_case.py); a whole decoder-only model as
+  # Hugging Face exports it (hf_decoder_kv, bench/gpu/make_decoder_case.py: left padding), as
+  # exported and, as PATH:bf16, in bf16 (hf_decoder_kv_bf16).
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
@@ -173,7 +180,8 @@ if [[ "$mode" == prepare ]]; then
             "$root/test/Frontend/ONNX/models/torch_gpt2_block_dynamic.onnx"
             "$root/test/Frontend/ONNX/models/f16_gpt2_block_dynamic.onnx"
             "$gen/gqa_genai_f16_decode.onnx" "$gen/gqa_genai_f16_decode.onnx:shared"
-            "$gen/genai_int4_layer_f16.onnx" "$gen/genai_int4_layer_f16_b1.onnx")
+            "$gen/genai_int4_layer_f16.onnx" "$gen/genai_int4_layer_f16_b1.onnx"
+            "$gen/hf_decoder_kv.onnx" "$gen/hf_decoder_kv.onnx:bf16")
   for entry in "${programs[@]}"; do
     p=${entry%:decode}
     p=${p%:cpasync}
