@@ -136,8 +136,11 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // ... but not the zero accumulators of projections of one shape: each is filled where its
-  // kernel (GEMV or tensor cores) folds the fill and fuses its consumer.
+  // kernel (GEMV or tensor cores) folds the fill and fuses its consumer; nor the empty
+  // destinations of ops of one shape.
   pm.addPass(createUnshareFillsPass());
+  // Concatenated parts computed in their slices of the result: an exported graph's presents.
+  pm.addPass(createConcatsInPlacePass());
 
   // Inputs stay read-only, except donated ones (decoda.donate): their results are written into
   // them, and decoda-gpu-device-buffers copies them back to host callers (decoda.written).

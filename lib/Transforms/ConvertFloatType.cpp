@@ -2,8 +2,10 @@
 //
 // decoda-convert-float-type (Passes.td; decoda-compile --float-type): the f32 tensors between
 // the decoda ops of a function become bf16 (or f16). Ops are rebuilt with the new types where
-// they verify so; f32 constants they read are converted at compile time; every other op keeps
-// its f32 values, with arith.truncf / arith.extf between the two worlds. Function signatures
+// they verify so; f32 constants they read are converted at compile time; so are the linalg ops
+// that only move elements (an exported graph's Transposes and Expands: linalg.transpose,
+// broadcast, copy, a generic yielding its inputs' elements); every other op keeps its f32
+// values, with arith.truncf / arith.extf between the two worlds. Function signatures
 // do not change (the casts are the boundary), except with `io`: then a public function's f32
 // tensor arguments and results take the 16-bit type as well.
 //
@@ -19,6 +21,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
@@ -52,12 +55,35 @@ Type lowered(Type t, FloatType to) {
   return RankedTensorType::get(rt.getShape(), to, rt.getEncoding());
 }
 
+/// A linalg op that only moves elements, the same op in any element type: a transpose,
+/// broadcast or copy, or a generic whose body yields elements of its inputs as they are (ONNX
+/// Expand, Tile, Gather-free Transposes as the importer writes them). Kept in f32 such an op
+/// cost two conversions and a copy each, a kernel apiece on the GPU: Hugging Face exports
+/// transpose every layer's new keys and values and their presents (4 more launches a layer
+/// at decode in bf16).
+bool movesOnly(Operation *op) {
+  if (isa<linalg::TransposeOp, linalg::BroadcastOp, linalg::CopyOp>(op))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getRegion().empty())
+    return false;
+  Block &body = generic.getRegion().front();
+  if (!llvm::hasSingleElement(body))
+    return false; // more than the yield
+  for (Value v : body.getTerminator()->getOperands()) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &body || arg.getArgNumber() >= generic.getNumDpsInputs())
+      return false;
+  }
+  return true;
+}
+
 /// Ops rebuilt with 16-bit tensors when they verify so: the decoda ops without regions (the
-/// INT8 ones do not verify: their scales are f32) and the tensor ops that only move or view
-/// data.
+/// INT8 ones do not verify: their scales are f32), the tensor ops that only move or view
+/// data, and the linalg ops that only move elements.
 bool convertible(Operation *op) {
   if (op->getNumRegions() != 0)
-    return false;
+    return movesOnly(op);
   // Caches of the f32 signature: converting them would cost two passes over the whole cache
   // on every call (in and out), far more than attention in f32 reads. (With `io` the caches
   // arrive in 16 bits: the op reads the arguments' widenings, not the arguments, and converts.)
@@ -221,6 +247,14 @@ struct ConvertFloatTypePass
     Operation *clone = b.clone(*op, mapping);
     for (OpResult r : clone->getResults())
       r.setType(lowered(r.getType(), to));
+    // A linalg op's body takes one scalar per operand: those of converted operands change too.
+    if (clone->getNumRegions() == 1 && !clone->getRegion(0).empty()) {
+      Block &body = clone->getRegion(0).front();
+      if (body.getNumArguments() == clone->getNumOperands())
+        for (auto [arg, operand] : llvm::zip(body.getArguments(), clone->getOperands()))
+          if (arg.getType().isF32() && getElementTypeOrSelf(operand.getType()) == to)
+            arg.setType(to);
+    }
     bool ok;
     {
       // A failed try is not an error: the op stays f32.

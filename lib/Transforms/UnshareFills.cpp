@@ -2,7 +2,8 @@
 //
 // decoda-unshare-fills (Passes.td): CSE merges equal fills of empty tensors (the zero
 // accumulators of projections of one shape), and one-shot bufferization then serves all but
-// one of their writers from a copy of a shared buffer. Each writer gets its own fill back.
+// one of their writers from a copy of a shared buffer. Each writer gets its own fill back, and
+// each linalg op writing into a shared tensor.empty its own empty.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,19 +56,23 @@ struct UnshareFillsPass : public mlir::decoda::impl::UnshareFillsPassBase<Unshar
       if (empty->use_empty())
         empty->erase();
     }
-    // The same for the weights of decoda.dequantize_blocks generics written into one
-    // tensor.empty: one-shot bufferization would give them one buffer, written in turn, and
-    // decoda-gpu-gemv reads the codes of a weight only when its buffer has one writer.
-    SmallVector<OpOperand *> dequantInits;
-    getOperation()->walk([&](linalg::GenericOp g) {
-      if (!g->hasAttr(decoda::kDequantizeBlocksAttr) || !g.hasPureTensorSemantics())
+    // The same for linalg ops written into one tensor.empty (CSE merges the empties of
+    // results of one shape): each gets its own, so that decoda-concats-in-place can compute a
+    // concatenated part in its slice of the result (an exported graph's transposed keys and
+    // values, each inserted into its present), and so that the weights of
+    // decoda.dequantize_blocks generics get a buffer each (one-shot bufferization would give
+    // them one, written in turn, and decoda-gpu-gemv reads the codes of a weight only when its
+    // buffer has one writer).
+    SmallVector<OpOperand *> sharedInits;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (!op.hasPureTensorSemantics() || isa<linalg::FillOp>(op.getOperation()))
         return;
-      for (OpOperand &init : g.getDpsInitsMutable())
+      for (OpOperand &init : op.getDpsInitsMutable())
         if (auto empty = init.get().getDefiningOp<tensor::EmptyOp>();
             empty && !empty->hasOneUse())
-          dequantInits.push_back(&init);
+          sharedInits.push_back(&init);
     });
-    for (OpOperand *use : dequantInits) {
+    for (OpOperand *use : sharedInits) {
       auto empty = use->get().getDefiningOp<tensor::EmptyOp>();
       OpBuilder b(use->getOwner());
       use->set(b.clone(*empty)->getResult(0));

@@ -242,3 +242,39 @@ func.func @attention_mask(%q: tensor<1x4x2x16xf32>, %k: tensor<1x4x2x16xf32>, %v
   %o = decoda.attention %q, %k, %v mask(%m : tensor<1x1x4x4xf32>) {num_heads = 2 : i64, num_kv_heads = 2 : i64} : tensor<1x4x2x16xf32>, tensor<1x4x2x16xf32>, tensor<1x4x2x16xf32>
   return %o : tensor<1x4x2x16xf32>
 }
+
+// -----
+
+// Linalg ops that only move elements are rebuilt in 16 bits (their bodies' scalars too): a
+// transpose, a broadcasting generic that yields its input (ONNX Expand); a generic that
+// computes (negf) stays f32 between casts.
+// CHECK-LABEL: func.func @moves(
+// CHECK: %[[X:.*]] = arith.truncf %arg0 : tensor<2x3x4xf32> to tensor<2x3x4xbf16>
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<2x4x3xbf16>
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[X]] : tensor<2x3x4xbf16>) outs(%[[E]] : tensor<2x4x3xbf16>) permutation = [0, 2, 1]
+// CHECK: %[[B:.*]] = linalg.generic {{.*}} ins(%[[T]] : tensor<2x4x3xbf16>) outs(%{{.*}} : tensor<2x2x4x3xbf16>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: linalg.yield %[[IN]] : bf16
+// CHECK: %[[W:.*]] = arith.extf %[[B]] : tensor<2x2x4x3xbf16> to tensor<2x2x4x3xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[W]] : tensor<2x2x4x3xf32>) outs(%{{.*}} : tensor<2x2x4x3xf32>)
+// CHECK: arith.negf %{{.*}} : f32
+#bcast_in = affine_map<(a, b, c, d) -> (b, c, d)>
+#bcast_out = affine_map<(a, b, c, d) -> (a, b, c, d)>
+func.func @moves(%x: tensor<2x3x4xf32>) -> tensor<2x2x4x3xf32> {
+  %e = tensor.empty() : tensor<2x4x3xf32>
+  %t = linalg.transpose ins(%x : tensor<2x3x4xf32>) outs(%e : tensor<2x4x3xf32>) permutation = [0, 2, 1]
+  %e2 = tensor.empty() : tensor<2x2x4x3xf32>
+  %b = linalg.generic {indexing_maps = [#bcast_in, #bcast_out], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%t : tensor<2x4x3xf32>) outs(%e2 : tensor<2x2x4x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<2x2x4x3xf32>
+  // expected-remark @below {{decoda-convert-float-type: kept in f32}}
+  %n = linalg.generic {indexing_maps = [#bcast_out, #bcast_out], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%b : tensor<2x2x4x3xf32>) outs(%e2 : tensor<2x2x4x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = arith.negf %in : f32
+    linalg.yield %v : f32
+  } -> tensor<2x2x4x3xf32>
+  return %n : tensor<2x2x4x3xf32>
+}

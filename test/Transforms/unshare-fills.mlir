@@ -92,3 +92,19 @@ func.func @left_alone(%x: tensor<4x16xf32>, %w: tensor<16x8xf32>, %t: tensor<4x8
   %g = linalg.matmul ins(%x, %w : tensor<4x16xf32>, tensor<16x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %a, %b, %c, %d, %g : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// Two transposes written into one tensor.empty (CSE merges equal empties): each gets its own,
+// made right before it (decoda-concats-in-place then computes each in its slice of a present).
+// CHECK-LABEL: func.func @shared_empty
+// CHECK: %[[E0:.+]] = tensor.empty() : tensor<2x4x3xf32>
+// CHECK-NEXT: linalg.transpose ins(%arg0 : tensor<2x3x4xf32>) outs(%[[E0]] : tensor<2x4x3xf32>)
+// CHECK-NEXT: %[[E1:.+]] = tensor.empty() : tensor<2x4x3xf32>
+// CHECK-NEXT: linalg.transpose ins(%arg1 : tensor<2x3x4xf32>) outs(%[[E1]] : tensor<2x4x3xf32>)
+func.func @shared_empty(%x: tensor<2x3x4xf32>, %y: tensor<2x3x4xf32>) -> (tensor<2x4x3xf32>, tensor<2x4x3xf32>) {
+  %e = tensor.empty() : tensor<2x4x3xf32>
+  %a = linalg.transpose ins(%x : tensor<2x3x4xf32>) outs(%e : tensor<2x4x3xf32>) permutation = [0, 2, 1]
+  %b = linalg.transpose ins(%y : tensor<2x3x4xf32>) outs(%e : tensor<2x4x3xf32>) permutation = [0, 2, 1]
+  return %a, %b : tensor<2x4x3xf32>, tensor<2x4x3xf32>
+}

@@ -346,6 +346,39 @@ def ExpandTensorReshapesPass : Pass<"decoda-expand-tensor-reshapes", "func::Func
   ];
 }
 
+def ConcatsInPlacePass : Pass<"decoda-concats-in-place"> {
+  let summary = "Compute the operands of a tensor.concat in their slices of the result";
+  let description = [{
+    A `tensor.concat` some of whose operands are computed by a linalg op into a `tensor.empty`
+    of their own (and read by nothing else) becomes a `tensor.empty` of the result made before
+    the first such op, the other operands inserted into it there, and each computed operand
+    written into an `extract_slice` of the running result and inserted back at the same
+    offsets: one-shot bufferization then computes it in its slice of the result buffer (an
+    in-place extract/insert pair) instead of into a temporary that a copy moves. Hugging Face
+    exports build every layer's `present` as `Concat(past, Transpose(new keys))`; on the GPU
+    the transpose and the copy were a kernel each (the GPU pipeline runs this before
+    bufferization). A concatenation without such an operand, or whose other operands or sizes
+    are not available before the first one, is left as it is.
+
+    ```mlir
+    %e = tensor.empty(%b, %t) : tensor<?x2x?x16xf32>
+    %k = linalg.transpose ins(%new : tensor<?x?x2x16xf32>) outs(%e : tensor<?x2x?x16xf32>)
+        permutation = [0, 2, 1, 3]
+    %c = tensor.concat dim(2) %past, %k : (...) -> tensor<?x2x?x16xf32>
+    // becomes
+    %r = tensor.empty(%b, %n) : tensor<?x2x?x16xf32>          // %n = past length + %t
+    %0 = tensor.insert_slice %past into %r[0, 0, 0, 0] [..] [1, 1, 1, 1]
+    %s = tensor.extract_slice %0[0, 0, %p, 0] [%b, 2, %t, 16] [1, 1, 1, 1]
+    %k = linalg.transpose ins(%new : ...) outs(%s : tensor<?x2x?x16xf32>) permutation = [0, 2, 1, 3]
+    %c = tensor.insert_slice %k into %0[0, 0, %p, 0] [%b, 2, %t, 16] [1, 1, 1, 1]
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect", "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numRewritten", "num-rewritten", "concatenations whose parts are computed in place">
+  ];
+}
+
 def UnshareFillsPass : Pass<"decoda-unshare-fills"> {
   let summary = "Give every op that writes into a shared fill of an empty tensor a fill of its "
                 "own";
@@ -361,10 +394,12 @@ def UnshareFillsPass : Pass<"decoda-unshare-fills"> {
     `tensor.insert_slice`) gets its own `tensor.empty` and fill, made right before it. Uses
     that only read the fill keep it.
 
-    Likewise a `tensor.empty` that several `decoda.dequantize_blocks` generics write into (CSE
-    merges the empties of weights of one shape): each gets its own, so that bufferization
-    gives each dequantised weight a buffer of its own, which `decoda-gpu-gemv` needs to read
-    the codes instead.
+    Likewise a `tensor.empty` that several linalg ops write into (CSE merges the empties of
+    results of one shape): each gets its own, so that `decoda-concats-in-place` can compute a
+    concatenated part in its slice of the result (an exported graph's transposed keys and
+    values, each inserted into its present), and so that bufferization gives each
+    `decoda.dequantize_blocks` weight a buffer of its own, which `decoda-gpu-gemv` needs to
+    read the codes instead.
 
     ```mlir
     %e = tensor.empty() : tensor<4x8xf32>
