@@ -21,7 +21,7 @@
 // RUN: not decoda-compile %s --target=cuda --gpu-attention-rows=32 -o %t.so 2>&1 | FileCheck %s --check-prefix=ROWS
 // ROWS: error: --gpu-attention-rows=32: expected 64 or 128
 // RUN: not decoda-compile %s --target=cuda --gpu-arch=sm_80 --gpu-attention-rows=64 -o %t.so 2>&1 | FileCheck %s --check-prefix=ROWSARCH
-// ROWSARCH: error: --gpu-attention-rows needs --target=cuda --gpu-arch=sm_90a and the wgmma attention kernel
+// ROWSARCH: decoda-compile: error: --gpu-attention-rows needs --target=cuda --gpu-arch=sm_90a and the wgmma attention kernel (--gpu-attention-wgmma, on by default there); elsewhere it would change nothing
 // RUN: not decoda-compile %s --gpu-attention-rows=64 -o %t.so 2>&1 | FileCheck %s --check-prefix=ROWSARCH
 // INT8 attention before sm_80 (no integer tensor-core kernel there): refused by name.
 // RUN: not decoda-compile %S/Inputs/int8_attention_small.mlir --target=cuda --gpu-arch=sm_75 -o %t.so 2>&1 | FileCheck %s --check-prefix=INT8ARCH

@@ -35,7 +35,7 @@
 // DUMP: decoda-convert-to-linalg.mlir
 // DUMP: decoda-check-backend-contract.mlir
 // FUSED: decoda.add_rms_norm
-// MISSING: cannot open '{{.*}}missing.mlir'
+// MISSING: decoda-compile: error: cannot open '{{.*}}missing.mlir'
 // TARGET: Cannot find option named 'tpu'
 // ONNX: model.onnx:0:0: error: the ONNX model has no graph
 // SCALAR: entry point 'f': argument 0 has type 'i32'; entry points take and return ranked tensors

@@ -52,6 +52,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
 
 #include <cmath>
 
@@ -430,6 +431,34 @@ int main(int argc, char **argv) {
   Location unknown = UnknownLoc::get(&context);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  // Diagnostics with no place in a file (the command line's flags, a file that cannot be
+  // opened) read "decoda-compile: error: ..." rather than "<unknown>:0: error: ...".
+  ScopedDiagnosticHandler unplaced(&context, [](Diagnostic &d) -> LogicalResult {
+    if (!isa<UnknownLoc>(d.getLocation()))
+      return failure();
+    auto print = [](DiagnosticSeverity severity, const std::string &text) {
+      llvm::raw_ostream &err = llvm::errs();
+      StringRef tool = "decoda-compile";
+      switch (severity) {
+      case DiagnosticSeverity::Error:
+        llvm::WithColor::error(err, tool) << text << "\n";
+        break;
+      case DiagnosticSeverity::Warning:
+        llvm::WithColor::warning(err, tool) << text << "\n";
+        break;
+      case DiagnosticSeverity::Remark:
+        llvm::WithColor::remark(err, tool) << text << "\n";
+        break;
+      case DiagnosticSeverity::Note:
+        llvm::WithColor::note(err, tool) << text << "\n";
+        break;
+      }
+    };
+    print(d.getSeverity(), d.str());
+    for (Diagnostic &note : d.getNotes())
+      print(DiagnosticSeverity::Note, note.str());
+    return success();
+  });
 
   bool cuda = target == Target::CUDA;
   if (cuda && cudaArchFeatures(gpuArch).empty())
@@ -457,7 +486,8 @@ int main(int argc, char **argv) {
     std::string flag = "--" + shape->ArgStr.str();
     if (!cuda || gpuArch != "sm_90a" || !gpuAttentionWgmma)
       return fail(unknown, flag + " needs --target=cuda --gpu-arch=sm_90a and the wgmma "
-                                  "attention kernel");
+                                  "attention kernel (--gpu-attention-wgmma, on by default "
+                                  "there); elsewhere it would change nothing");
     if (*shape != 64 && *shape != 128)
       return fail(unknown, flag + "=" + std::to_string(*shape) + ": expected 64 or 128");
   }
@@ -478,19 +508,22 @@ int main(int argc, char **argv) {
   }
   if (gpuAttentionTma.getNumOccurrences() && (!cuda || gpuArch != "sm_90a" || !gpuAttentionWgmma))
     return fail(unknown, "--gpu-attention-tma needs --target=cuda --gpu-arch=sm_90a and the "
-                         "wgmma attention kernel");
+                         "wgmma attention kernel (--gpu-attention-wgmma, on by default there); "
+                         "elsewhere it would change nothing");
   if (gpuAttentionPingPong.getNumOccurrences() &&
       (!cuda || gpuArch != "sm_90a" || !gpuAttentionWgmma || !gpuAttentionTma ||
        gpuAttentionRows != 128))
     return fail(unknown, "--gpu-attention-pingpong needs --target=cuda --gpu-arch=sm_90a "
                          "--gpu-attention-tma --gpu-attention-rows=128 (it schedules the two "
-                         "consumer warpgroups of the TMA attention kernel)");
+                         "consumer warpgroups of the TMA attention kernel; elsewhere, on or "
+                         "off, it would change nothing)");
   if (cuda && gpuWarpSpecialize && (gpuArch != "sm_90a" || !gpuTma))
     return fail(unknown, "--gpu-warp-specialize needs --gpu-arch=sm_90a and --gpu-tma (it "
                          "specialises the TMA wgmma kernel)");
   if (gpuGateUp.getNumOccurrences() && (!cuda || gpuArch != "sm_90a" || !gpuTma))
     return fail(unknown, "--gpu-gate-up needs --target=cuda --gpu-arch=sm_90a and --gpu-tma (it "
-                         "is a form of the TMA wgmma kernel)");
+                         "is a form of the TMA wgmma kernel; elsewhere, on or off, it would "
+                         "change nothing)");
   if (gpuGemvMma.getNumOccurrences() && !cuda)
     return fail(unknown, "--gpu-gemv-mma needs --target=cuda (it picks a CUDA GEMV kernel)");
   if (!cuda && emit == Emit::PTX)
