@@ -146,7 +146,8 @@ struct ConcatsInPlacePass
     SmallVector<Value> dynamic;
     for (int64_t d = 0; d < rank; ++d)
       if (type.isDynamicDim(d))
-        dynamic.push_back(getValueOrCreateConstantIndexOp(b, loc, d == dim ? total : sizes.front()[d]));
+        dynamic.push_back(
+            getValueOrCreateConstantIndexOp(b, loc, d == dim ? total : sizes.front()[d]));
     Value current = tensor::EmptyOp::create(b, loc, type, dynamic);
     SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
     auto at = [&](size_t i) {
