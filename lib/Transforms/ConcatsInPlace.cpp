@@ -175,10 +175,8 @@ struct ConcatsInPlacePass
           }))
         op->moveBefore(concat);
       b.setInsertionPoint(op);
-      Value slice = tensor::ExtractSliceOp::create(b, loc, current, at(i), sizes[i], strides);
-      if (slice.getType() != init.get().getType())
-        return false; // cannot happen: the sizes are the empty's own
-      init.set(slice);
+      // The empty's own sizes: the slice has its type.
+      init.set(tensor::ExtractSliceOp::create(b, loc, current, at(i), sizes[i], strides));
       empty->erase();
       b.setInsertionPointAfter(op);
       current = tensor::InsertSliceOp::create(b, loc, op->getResult(0), current, at(i),

@@ -21,8 +21,6 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
-#include <functional>
-
 using namespace mlir;
 using namespace mlir::decoda;
 using namespace mlir::decoda::lowering;
@@ -61,28 +59,18 @@ struct LowerEmbedding : public OpRewritePattern<EmbeddingOp> {
       Value trueCst = arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
       Value zeroIdx = arith::ConstantIndexOp::create(rewriter, loc, 0);
       Value oneIdx = arith::ConstantIndexOp::create(rewriter, loc, 1);
-      SmallVector<Value> at, ubs;
+      SmallVector<Value> lbs(idsRank, zeroIdx), steps(idsRank, oneIdx), ubs;
       for (int64_t d = 0; d < idsRank; ++d)
         ubs.push_back(tensor::DimOp::create(rewriter, loc, ids, d));
-      std::function<Value(OpBuilder &, Location, int64_t, Value)> nest =
-          [&](OpBuilder &b, Location l, int64_t d, Value acc) -> Value {
-        if (d == idsRank) {
-          Value id = tensor::ExtractOp::create(b, l, ids, at);
-          Value ge = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, id, zeroId);
-          Value lt = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, id, vocabId);
-          return arith::AndIOp::create(b, l, acc, arith::AndIOp::create(b, l, ge, lt));
-        }
-        auto loop = scf::ForOp::create(
-            b, l, zeroIdx, ubs[d], oneIdx, ValueRange{acc},
-            [&](OpBuilder &lb, Location ll, Value iv, ValueRange iter) {
-              at.push_back(iv);
-              Value next = nest(lb, ll, d + 1, iter[0]);
-              at.pop_back();
-              scf::YieldOp::create(lb, ll, next);
-            });
-        return loop.getResult(0);
-      };
-      Value flag = nest(rewriter, loc, 0, trueCst);
+      scf::LoopNest nest = scf::buildLoopNest(
+          rewriter, loc, lbs, ubs, steps, ValueRange{trueCst},
+          [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange acc) -> scf::ValueVector {
+            Value id = tensor::ExtractOp::create(b, l, ids, ivs);
+            Value ge = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, id, zeroId);
+            Value lt = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, id, vocabId);
+            return {arith::AndIOp::create(b, l, acc[0], arith::AndIOp::create(b, l, ge, lt))};
+          });
+      Value flag = nest.results.front();
       cf::AssertOp::create(rewriter, loc, flag,
                            "decoda.embedding: token id outside [0, V) of the embedding table");
     }
