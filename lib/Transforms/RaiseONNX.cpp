@@ -499,6 +499,13 @@ bool sameExpr(const ExprRef &a, const ExprRef &b) {
   return same;
 }
 
+/// The tensor `e` stands for, when it is one of `type`: a leaf, or the result of the
+/// elementwise op the expression was read from.
+Value wholeTensor(const ExprRef &e, RankedTensorType type) {
+  Value v = e->kind == Expr::Leaf ? e->leaf : e->src;
+  return v && v.getType() == type ? v : Value();
+}
+
 /// mean over the last axis of `inner`: sum / N or sum * (1/N) with N the reduced extent.
 ExprRef matchMean(const ExprRef &e) {
   auto isMean = [](const ExprRef &sum, double k, bool divide) -> bool {
@@ -626,16 +633,60 @@ struct RaiseNorm : public RaisePattern<linalg::GenericOp> {
     int64_t d = rt.getDimSize(rt.getRank() - 1);
     if (ShapedType::isDynamic(d))
       return failure();
-    // Numerator: the normalised input (x or x - mean(x)) and at most one weight vector.
+    // The normalised input computed by elementwise ops (Gemma's embeddings times sqrt(hidden),
+    // GPT-2's token plus position embeddings): the expression builder looked through them, so
+    // a product's factors are spread among the numerator's. Take them out again and stand the
+    // tensor they compute in their place.
+    if (sq->kind == Expr::Mul && wholeTensor(sq, rt)) {
+      SmallVector<ExprRef> sqNum, sqDen;
+      factorize(sq, sqNum, sqDen);
+      SmallVector<ExprRef> rest(num.begin(), num.end());
+      bool all = sqDen.empty();
+      for (const ExprRef &f : sqNum) {
+        auto it = llvm::find_if(rest, [&](const ExprRef &n) { return sameExpr(n, f); });
+        if (!all || it == rest.end()) {
+          all = false;
+          break;
+        }
+        rest.erase(it);
+      }
+      if (all) {
+        rest.push_back(mkLeaf(wholeTensor(sq, rt)));
+        num.assign(rest.begin(), rest.end());
+        sq = num.back();
+      }
+    }
+    // Numerator: the normalised input (x or x - mean(x)) and at most one weight vector: a
+    // tensor, `c + w` (Gemma's `(1 + w)`: w with weight_offset c; for RMSNorm, whose op has
+    // the offset), or a vector computed some other way.
     Value x, weight;
+    double offset = 0.0;
+    ExprRef offsetWeight;
     bool centred = false;
     for (const ExprRef &f : num) {
       if (f->kind == Expr::Const && f->value == 1.0)
         continue;
-      if (f->kind == Expr::Leaf && isFeatureVector(f->leaf, d) && !weight &&
-          !(sq->kind == Expr::Leaf && sq->leaf == f->leaf)) {
-        weight = f->leaf;
-        continue;
+      if (!weight && !sameExpr(f, sq)) {
+        if (f->kind == Expr::Leaf && isFeatureVector(f->leaf, d)) {
+          weight = f->leaf;
+          continue;
+        }
+        if (f->kind == Expr::Add) {
+          auto isVec = [&](const ExprRef &o) {
+            return o->kind == Expr::Leaf && isFeatureVector(o->leaf, d);
+          };
+          int c = f->ops[0]->kind == Expr::Const ? 0 : 1;
+          if (f->ops[c]->kind == Expr::Const && isVec(f->ops[1 - c])) {
+            weight = f->ops[1 - c]->leaf;
+            offset = f->ops[c]->value;
+            offsetWeight = f;
+            continue;
+          }
+        }
+        if (f->kind != Expr::Const && f->src && isFeatureVector(f->src, d)) {
+          weight = f->src;
+          continue;
+        }
       }
       if (x)
         return failure();
@@ -643,19 +694,31 @@ struct RaiseNorm : public RaisePattern<linalg::GenericOp> {
         x = f->leaf;
         continue;
       }
-      // x - mean(x)
-      if (sameExpr(f, sq) && f->kind == Expr::Sub && f->ops[0]->kind == Expr::Leaf) {
+      // x - mean(x), x a tensor or one computed by elementwise ops
+      if (sameExpr(f, sq) && f->kind == Expr::Sub && wholeTensor(f->ops[0], rt)) {
         ExprRef mx = matchMean(f->ops[1]);
-        if (mx && mx->kind == Expr::Leaf && mx->leaf == f->ops[0]->leaf) {
-          x = f->ops[0]->leaf;
+        if (mx && sameExpr(mx, f->ops[0])) {
+          x = wholeTensor(f->ops[0], rt);
           centred = true;
           continue;
         }
+      }
+      // x computed by elementwise ops that are not a product (a sum of embeddings)
+      if (sameExpr(f, sq) && f->kind != Expr::Const && wholeTensor(f, rt)) {
+        x = wholeTensor(f, rt);
+        continue;
       }
       return failure();
     }
     if (!x || x.getType() != root.getType() || (bias && !centred))
       return failure();
+    if (offset != 0.0 && centred) {
+      // decoda.layer_norm has no offset: its weight is the vector c + w itself.
+      if (!offsetWeight->src || !isFeatureVector(offsetWeight->src, d))
+        return failure();
+      weight = offsetWeight->src;
+      offset = 0.0;
+    }
     Location loc = g.getLoc();
     Type et = rt.getElementType();
     Value w = weight ? asVector(rw, loc, weight) : onesVector(rw, loc, d, et);
@@ -667,7 +730,7 @@ struct RaiseNorm : public RaisePattern<linalg::GenericOp> {
       r = LayerNormOp::create(rw, loc, x, w, b, rw.getF64FloatAttr(eps));
       ++c.layer;
     } else {
-      r = RMSNormOp::create(rw, loc, x, w, rw.getF64FloatAttr(eps), rw.getF64FloatAttr(0.0));
+      r = RMSNormOp::create(rw, loc, x, w, rw.getF64FloatAttr(eps), rw.getF64FloatAttr(offset));
       ++c.rms;
     }
     rw.replaceOp(g, r);

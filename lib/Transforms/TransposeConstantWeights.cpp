@@ -17,6 +17,7 @@
 #include "decoda/Dialect/Decoda/IR/DecodaOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
 
@@ -66,6 +67,22 @@ Value transposed(OpBuilder &b, Location loc, Value w) {
   return arith::ConstantOp::create(b, loc, newType, value);
 }
 
+/// The source of `w` when `w` is a linalg.transpose that swaps its last two dims and keeps
+/// the others (`[..., N, K]` read as `[..., K, N]`); else null.
+Value swappedLastTwo(Value w) {
+  auto t = w.getDefiningOp<linalg::TransposeOp>();
+  if (!t)
+    return nullptr;
+  ArrayRef<int64_t> perm = t.getPermutation();
+  int64_t rank = perm.size();
+  if (rank < 2 || perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
+    return nullptr;
+  for (int64_t i = 0; i + 2 < rank; ++i)
+    if (perm[i] != i)
+      return nullptr;
+  return t.getInput();
+}
+
 struct TransposeConstantWeightsPass
     : public mlir::decoda::impl::TransposeConstantWeightsPassBase<TransposeConstantWeightsPass> {
   using Base::Base;
@@ -99,6 +116,46 @@ struct TransposeConstantWeightsPass
       setOutIn();
       ++numTransposed;
     };
+    // A weight that is the transpose of its last two dims (a tied lm_head reading the
+    // embedding table through an ONNX Transpose) is read untransposed as out_in: nothing is
+    // copied, constant or not.
+    auto peel = [&](Operation *op, ArrayRef<OpOperand *> weights, auto setOutIn) {
+      SmallVector<Value> sources;
+      for (OpOperand *w : weights) {
+        Value src = swappedLastTwo(w->get());
+        if (!src)
+          return false;
+        sources.push_back(src);
+      }
+      SmallVector<Operation *> transposes;
+      for (auto [w, src] : llvm::zip_equal(weights, sources)) {
+        transposes.push_back(w->get().getDefiningOp());
+        w->assign(src);
+      }
+      setOutIn();
+      for (Operation *t : transposes)
+        if (t->use_empty())
+          t->erase();
+      ++numUntransposed;
+      return true;
+    };
+    getOperation()->walk([&](Operation *op) {
+      if (auto linear = dyn_cast<LinearOp>(op);
+          linear && linear.getWeightLayout() == WeightLayout::in_out &&
+          peel(op, {&linear.getWeightMutable()},
+               [&] { linear.setWeightLayout(WeightLayout::out_in); }))
+        return;
+      if (auto mlp = dyn_cast<MLPOp>(op);
+          mlp && mlp.getWeightLayout() == WeightLayout::in_out &&
+          peel(op, {&mlp.getWUpMutable(), &mlp.getWDownMutable()},
+               [&] { mlp.setWeightLayout(WeightLayout::out_in); }))
+        return;
+      if (auto gated = dyn_cast<GatedMLPOp>(op);
+          gated && gated.getWeightLayout() == WeightLayout::in_out &&
+          peel(op, {&gated.getWGateMutable(), &gated.getWUpMutable(), &gated.getWDownMutable()},
+               [&] { gated.setWeightLayout(WeightLayout::out_in); }))
+        return;
+    });
     getOperation()->walk([&](Operation *op) {
       if (auto linear = dyn_cast<LinearOp>(op); linear &&
                                                 linear.getWeightLayout() == WeightLayout::in_out)

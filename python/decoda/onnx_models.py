@@ -1576,6 +1576,24 @@ def rms_norm_cast_fp32():
     return g.model()
 
 
+@_case("blocks", dims=_DYN, rtol=1e-5, atol=1e-5,
+       note="norm inputs computed by elementwise ops; a (1 + w) weight from a graph input")
+def norm_of_computed_input():
+    """Gemma's first norm: RMSNorm(embeddings * sqrt(hidden)) * (1 + w), w a graph input (the
+    raised op's weight_offset); GPT-2's first LayerNorm over token + position embeddings."""
+    g = Graph("norm_of_computed_input", seed=9)
+    e = g.input("embeddings", "f32", _X)
+    p = g.input("positions", "f32", _X)
+    w = g.input("w", "f32", [D])
+    xs = g.op("Mul", [e, g.f32(math.sqrt(D))])
+    y = rms_norm_subgraph(g, xs, g.op("Add", [g.f32(1.0), w]), form="reciprocal")
+    z = layer_norm_subgraph(g, g.op("Add", [e, p]), g.weight([D], "ln.weight", 0.2, 1.0),
+                            g.weight([D], "ln.bias", 0.1))
+    g.output(y, "y", "f32", _X)
+    g.output(z, "z", "f32", _X)
+    return g.model()
+
+
 @_case("blocks", dims=_DYN)
 def layer_norm_decomposed():
     g = Graph("layer_norm_decomposed", seed=4)
@@ -2100,6 +2118,52 @@ class DecoderConfig:
     eps: float = 1e-6
     theta: float = 10000.0
     seed: int = 42
+    # Architecture variants, as their Hugging Face exports spell them:
+    qkv_bias: bool = False        # Qwen2: q/k/v projections with a bias (MatMul -> Add)
+    fused_qkv: bool = False       # Phi-3: one qkv_proj, q/k/v taken by Slices
+    fused_gate_up: bool = False   # Phi-3: one gate_up_proj, halves by Split
+    rotary_dim: int = 0           # partial rotary (Phi-3.5/4-mini, NeoX): 0 = head_dim
+    act: str = "silu"             # the gate's activation: silu, or gelu_tanh (Gemma)
+    norm_offset: bool = False     # Gemma's RMSNorm: x̂ * (1 + w)
+    embed_scale: bool = False     # Gemma: the embeddings times sqrt(hidden)
+    tie_embeddings: bool = False  # lm_head reads the embedding table through a Transpose
+    sliding_window: int = 0       # Mistral: keys within `sliding_window` of the query only
+
+
+def _decoder_norm(g: Graph, cfg: DecoderConfig, x: str, name: str) -> str:
+    if not cfg.norm_offset:
+        return rms_norm_subgraph(g, x, g.weight([cfg.hidden], name, 0.2, 1.0), eps=cfg.eps,
+                                 form="reciprocal")
+    # GemmaRMSNorm: the weight is stored around 0 and applied as (1 + w).
+    w = g.op("Add", [g.f32(1.0), g.weight([cfg.hidden], name, 0.2, 0.0)])
+    return rms_norm_subgraph(g, x, w, eps=cfg.eps, form="reciprocal")
+
+
+def _decoder_rope(g: Graph, cfg: DecoderConfig, x: str, cos: str, sin: str) -> str:
+    rot = cfg.rotary_dim or cfg.head_dim
+    if rot == cfg.head_dim:
+        return rotate_half_subgraph(g, x, cos, sin, rot)
+    # HF's partial rotary: rotate x[..., :rot], pass x[..., rot:] through, concatenate.
+    x_rot = g.op("Slice", [x, g.i64([0]), g.i64([rot]), g.i64([-1]), g.i64([1])])
+    x_pass = g.op("Slice", [x, g.i64([rot]), g.i64([INT64_MAX]), g.i64([-1]), g.i64([1])])
+    return g.op("Concat", [rotate_half_subgraph(g, x_rot, cos, sin, rot), x_pass], axis=-1)
+
+
+def _decoder_mlp(g: Graph, cfg: DecoderConfig, h: str, p: str) -> str:
+    d, ff = cfg.hidden, cfg.ffn
+    if cfg.fused_gate_up:
+        gu = g.op("MatMul", [h, g.weight([d, 2 * ff], f"{p}.mlp.gate_up_proj")])
+        gate, up = g.op("Split", [gu, g.i64([ff, ff])], n_out=2, axis=-1)
+    else:
+        gate = g.op("MatMul", [h, g.weight([d, ff], f"{p}.mlp.gate_proj")])
+        up = g.op("MatMul", [h, g.weight([d, ff], f"{p}.mlp.up_proj")])
+    if cfg.act == "silu":
+        a = g.op("Mul", [gate, g.op("Sigmoid", [gate])])
+    elif cfg.act == "gelu_tanh":
+        a = gelu_tanh_subgraph(g, gate)
+    else:
+        raise ValueError(cfg.act)
+    return g.op("MatMul", [g.op("Mul", [a, up]), g.weight([ff, d], f"{p}.mlp.down_proj")])
 
 
 def decoder_model(cfg: DecoderConfig = DecoderConfig()) -> onnx.ModelProto:
@@ -2123,8 +2187,10 @@ def decoder_model(cfg: DecoderConfig = DecoderConfig()) -> onnx.ModelProto:
         shape = ["batch", cfg.kv_heads, "past_sequence", dh]
         past.append((g.input(f"past_key_values.{i}.key", "f32", shape),
                      g.input(f"past_key_values.{i}.value", "f32", shape)))
-    x = g.op("Gather", [g.weight([cfg.vocab, d], "model.embed_tokens.weight", 1.0), ids],
-             axis=0)
+    embed = g.weight([cfg.vocab, d], "model.embed_tokens.weight", 1.0)
+    x = g.op("Gather", [embed, ids], axis=0)
+    if cfg.embed_scale:
+        x = g.op("Mul", [x, g.f32(math.sqrt(d))])
 
     # Additive mask [B, 1, S, T]: causal (key j > past + i) and padding (attention_mask == 0).
     seq = g.dim(ids, 1)
@@ -2137,25 +2203,42 @@ def decoder_model(cfg: DecoderConfig = DecoderConfig()) -> onnx.ModelProto:
     causal = g.op("Where", [future, g.f32(F32_MIN), g.f32(0.0)])
     pad = g.op("Equal", [am, g.i64(0)])
     pad = g.op("Where", [g.op("Unsqueeze", [pad, g.i64([1, 2])]), g.f32(F32_MIN), g.f32(0.0)])
+    if cfg.sliding_window:
+        # Mistral: key j is also masked when j <= i_abs - window.
+        old = g.op("LessOrEqual", [g.op("Unsqueeze", [k_pos, g.i64([0])]),
+                                   g.op("Sub", [g.op("Unsqueeze", [q_pos, g.i64([1])]),
+                                                g.i64(cfg.sliding_window)])])
+        causal = g.op("Where", [old, g.f32(F32_MIN), causal])
     # min + min overflows to -inf in f32; clamp the sum like HF's masked_fill does.
     mask = g.op("Max", [g.op("Add", [g.op("Unsqueeze", [causal, g.i64([0, 1])]), pad]),
                         g.f32(F32_MIN)])
 
-    cos, sin = _hf_cos_sin(g, pos, dh, cfg.theta)
+    cos, sin = _hf_cos_sin(g, pos, cfg.rotary_dim or dh, cfg.theta)
     inv_sqrt = g.f32(1.0 / math.sqrt(dh))
     presents = []
     for i in range(cfg.layers):
         p = f"model.layers.{i}"
-        hnorm = rms_norm_subgraph(g, x, g.weight([d], f"{p}.input_layernorm.weight", 0.2, 1.0),
-                                  eps=cfg.eps, form="reciprocal")
-        q = g.op("MatMul", [hnorm, g.weight([d, cfg.heads * dh], f"{p}.self_attn.q_proj")])
-        k = g.op("MatMul", [hnorm, g.weight([d, cfg.kv_heads * dh], f"{p}.self_attn.k_proj")])
-        v = g.op("MatMul", [hnorm, g.weight([d, cfg.kv_heads * dh], f"{p}.self_attn.v_proj")])
+        hnorm = _decoder_norm(g, cfg, x, f"{p}.input_layernorm.weight")
+        nq, nkv = cfg.heads * dh, cfg.kv_heads * dh
+        if cfg.fused_qkv:
+            qkv = g.op("MatMul", [hnorm, g.weight([d, nq + 2 * nkv], f"{p}.self_attn.qkv_proj")])
+            q = g.op("Slice", [qkv, g.i64([0]), g.i64([nq]), g.i64([-1]), g.i64([1])])
+            k = g.op("Slice", [qkv, g.i64([nq]), g.i64([nq + nkv]), g.i64([-1]), g.i64([1])])
+            v = g.op("Slice", [qkv, g.i64([nq + nkv]), g.i64([INT64_MAX]), g.i64([-1]),
+                               g.i64([1])])
+        else:
+            q = g.op("MatMul", [hnorm, g.weight([d, nq], f"{p}.self_attn.q_proj")])
+            k = g.op("MatMul", [hnorm, g.weight([d, nkv], f"{p}.self_attn.k_proj")])
+            v = g.op("MatMul", [hnorm, g.weight([d, nkv], f"{p}.self_attn.v_proj")])
+        if cfg.qkv_bias:
+            q = g.op("Add", [q, g.weight([nq], f"{p}.self_attn.q_proj.bias", 0.5)])
+            k = g.op("Add", [k, g.weight([nkv], f"{p}.self_attn.k_proj.bias", 0.5)])
+            v = g.op("Add", [v, g.weight([nkv], f"{p}.self_attn.v_proj.bias", 0.5)])
         q = split_heads(g, q, cfg.heads, dh=dh)
         k = split_heads(g, k, cfg.kv_heads, dh=dh)
         v = split_heads(g, v, cfg.kv_heads, dh=dh)
-        q = rotate_half_subgraph(g, q, cos, sin, dh)
-        k = rotate_half_subgraph(g, k, cos, sin, dh)
+        q = _decoder_rope(g, cfg, q, cos, sin)
+        k = _decoder_rope(g, cfg, k, cos, sin)
         k = g.op("Concat", [past[i][0], k], axis=2)
         v = g.op("Concat", [past[i][1], v], axis=2)
         presents.append((k, v))
@@ -2167,13 +2250,14 @@ def decoder_model(cfg: DecoderConfig = DecoderConfig()) -> onnx.ModelProto:
         o = merge_heads(g, g.op("MatMul", [prob, vr]))
         x = g.op("Add", [x, g.op("MatMul", [o, g.weight([cfg.heads * dh, d],
                                                          f"{p}.self_attn.o_proj")])])
-        hnorm = rms_norm_subgraph(
-            g, x, g.weight([d], f"{p}.post_attention_layernorm.weight", 0.2, 1.0), eps=cfg.eps,
-            form="reciprocal")
-        x = g.op("Add", [x, swiglu_subgraph(g, hnorm, f"{p}.mlp", d, cfg.ffn)])
-    x = rms_norm_subgraph(g, x, g.weight([d], "model.norm.weight", 0.2, 1.0), eps=cfg.eps,
-                          form="reciprocal")
-    logits = g.op("MatMul", [x, g.weight([d, cfg.vocab], "lm_head.weight")])
+        hnorm = _decoder_norm(g, cfg, x, f"{p}.post_attention_layernorm.weight")
+        x = g.op("Add", [x, _decoder_mlp(g, cfg, hnorm, p)])
+    x = _decoder_norm(g, cfg, x, "model.norm.weight")
+    if cfg.tie_embeddings:
+        head = g.op("Transpose", [embed], perm=[1, 0])
+    else:
+        head = g.weight([d, cfg.vocab], "lm_head.weight")
+    logits = g.op("MatMul", [x, head])
     g.output(logits, "logits", "f32", ["batch", "sequence", cfg.vocab])
     for i, (k, v) in enumerate(presents):
         shape = ["batch", cfg.kv_heads, "total_sequence", dh]
@@ -2203,18 +2287,39 @@ def decoder_feeds(cfg: DecoderConfig, batch: int, seq: int, past: int, seed: int
     return feeds
 
 
-def _decoder_case_feeds(model, seed):
-    cfg = DecoderConfig()
-    return [decoder_feeds(cfg, 2, 6, 0, seed),                      # prefill, empty cache
-            decoder_feeds(cfg, 2, 1, 6, seed + 1),                  # one decode step
-            decoder_feeds(cfg, 1, 4, 3, seed + 2),                  # chunked prefill on a cache
-            decoder_feeds(cfg, 2, 5, 0, seed + 3, left_pad=(0, 2))]  # left-padded batch
+def _decoder_feeds_of(cfg: DecoderConfig):
+    def feeds(model, seed):
+        return [decoder_feeds(cfg, 2, 6, 0, seed),                      # prefill, empty cache
+                decoder_feeds(cfg, 2, 1, 6, seed + 1),                  # one decode step
+                decoder_feeds(cfg, 1, 4, 3, seed + 2),                  # chunked prefill
+                decoder_feeds(cfg, 2, 5, 0, seed + 3, left_pad=(0, 2))]  # left-padded batch
+    return feeds
 
+
+_decoder_case_feeds = _decoder_feeds_of(DecoderConfig())
 
 _add("models", "decoder_kv", lambda: decoder_model(), make_feeds=_decoder_case_feeds,
      rtol=1e-4, atol=1e-5,
      note="2 layers, hidden 64, GQA 4/2 heads of 16, vocab 256; feeds: prefill, decode, "
           "chunked prefill, left padding")
+
+# The same model as other architectures export it (the same four input sets each).
+DECODER_VARIANTS = {
+    "qwen2": (DecoderConfig(qkv_bias=True, theta=1000000.0),
+              "Qwen2: q/k/v biases, RoPE base 1e6"),
+    "phi3": (DecoderConfig(fused_qkv=True, fused_gate_up=True, rotary_dim=12, kv_heads=4),
+             "Phi-3/Phi-4-mini: one qkv_proj sliced, one gate_up_proj split, rotary on 12 of "
+             "16 features, 4 KV heads (MHA)"),
+    "gemma": (DecoderConfig(act="gelu_tanh", norm_offset=True, embed_scale=True,
+                            tie_embeddings=True, head_dim=32, kv_heads=1),
+              "Gemma: tanh-GELU gate, (1 + w) norms, embeddings times sqrt(hidden), lm_head "
+              "tied to the embedding, 4 heads of 32 over a 64 hidden (MQA)"),
+    "mistral": (DecoderConfig(sliding_window=3),
+                "Mistral: a sliding window of 3 keys in the additive mask"),
+}
+for _arch, (_cfg, _note) in DECODER_VARIANTS.items():
+    _add("models", f"decoder_kv_{_arch}", (lambda c: lambda: decoder_model(c))(_cfg),
+         make_feeds=_decoder_feeds_of(_cfg), rtol=1e-4, atol=1e-5, note=_note)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,6 +3,10 @@
 // before/after check of every pattern against ONNX Runtime is test/Frontend/ONNX/e2e/raise_numerics.py.
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.rms.onnx --case rms
 // RUN: decoda-translate --import-onnx %t.rms.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=RMS
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.rmsx.onnx --case rmsx
+// RUN: decoda-translate --import-onnx %t.rmsx.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=RMSX
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.rmsxneg.onnx --case rmsxneg
+// RUN: decoda-translate --import-onnx %t.rmsxneg.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=RMSXNEG
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.ln.onnx --case ln
 // RUN: decoda-translate --import-onnx %t.ln.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=LN
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.mlp.onnx --case mlp
@@ -68,6 +72,80 @@
 // RMS:         %[[N2:.+]] = decoda.rms_norm %[[R]], %arg1
 // RMS-NOT:     linalg.generic
 // RMS:         return %[[N]], %[[N2]]
+
+// The normalised input computed by elementwise ops the expression reader looks through:
+// Gemma's embeddings times sqrt(hidden) into an RMSNorm (the product's factors spread among the
+// norm's numerator; its (1 + w) weight is w with weight_offset 1), and GPT-2's token plus position
+// embeddings into a decomposed LayerNorm. The scaled and summed tensors are the norms' inputs,
+// kept for their other readers (the residual stream).
+//ONNX-rmsx <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-rmsx g (float[b, t, 8] e, float[b, t, 8] p, float[8] w, float[8] lw, float[8] lb) => (float[b, t, 8] y, float[b, t, 8] xs, float[b, t, 8] z, float[b, t, 8] xa)
+//ONNX-rmsx {
+//ONNX-rmsx   c = Constant<value = float {2.828427}>()
+//ONNX-rmsx   xs = Mul(e, c)
+//ONNX-rmsx   sq = Mul(xs, xs)
+//ONNX-rmsx   m = ReduceMean<axes = [-1], keepdims = 1>(sq)
+//ONNX-rmsx   eps = Constant<value = float {0.000001}>()
+//ONNX-rmsx   a = Add(m, eps)
+//ONNX-rmsx   s = Sqrt(a)
+//ONNX-rmsx   r = Reciprocal(s)
+//ONNX-rmsx   n = Mul(xs, r)
+//ONNX-rmsx   one = Constant<value = float {1.0}>()
+//ONNX-rmsx   w1 = Add(one, w)
+//ONNX-rmsx   y = Mul(n, w1)
+//ONNX-rmsx   xa = Add(e, p)
+//ONNX-rmsx   mu = ReduceMean<axes = [-1], keepdims = 1>(xa)
+//ONNX-rmsx   d = Sub(xa, mu)
+//ONNX-rmsx   d2 = Mul(d, d)
+//ONNX-rmsx   v = ReduceMean<axes = [-1], keepdims = 1>(d2)
+//ONNX-rmsx   ve = Add(v, eps)
+//ONNX-rmsx   sd = Sqrt(ve)
+//ONNX-rmsx   nd = Div(d, sd)
+//ONNX-rmsx   nw = Mul(nd, lw)
+//ONNX-rmsx   z = Add(nw, lb)
+//ONNX-rmsx }
+// RMSX: remark: decoda-raise-onnx: rms_norm 1, layer_norm 1,
+// RMSX-LABEL: func.func @main
+// RMSX:         %[[XS:.+]] = linalg.generic
+// RMSX:           arith.mulf
+// RMSX:         %[[Y:.+]] = decoda.rms_norm %[[XS]], %arg2 {eps = 9.99999997{{.*}} : f64, weight_offset = 1.000000e+00 : f64}
+// RMSX:         %[[XA:.+]] = linalg.generic
+// RMSX:           arith.addf
+// RMSX:         %[[Z:.+]] = decoda.layer_norm %[[XA]], %arg3, %arg4
+// RMSX:         return %[[Y]], %[[XS]], %[[Z]], %[[XA]]
+
+// Near misses: the square is of e·c, the numerator's x is e·k (another tensor); the variance
+// is of (e + p) - mean(e + p), the numerator (e + p2) - mean(e + p). Neither is a norm.
+//ONNX-rmsxneg <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-rmsxneg g (float[b, t, 8] e, float[b, t, 8] p, float[b, t, 8] p2, float[8] w) => (float[b, t, 8] y, float[b, t, 8] z)
+//ONNX-rmsxneg {
+//ONNX-rmsxneg   c = Constant<value = float {2.0}>()
+//ONNX-rmsxneg   k = Constant<value = float {3.0}>()
+//ONNX-rmsxneg   xs = Mul(e, c)
+//ONNX-rmsxneg   xk = Mul(e, k)
+//ONNX-rmsxneg   sq = Mul(xs, xs)
+//ONNX-rmsxneg   m = ReduceMean<axes = [-1], keepdims = 1>(sq)
+//ONNX-rmsxneg   eps = Constant<value = float {0.000001}>()
+//ONNX-rmsxneg   a = Add(m, eps)
+//ONNX-rmsxneg   s = Sqrt(a)
+//ONNX-rmsxneg   n = Div(xk, s)
+//ONNX-rmsxneg   y = Mul(n, w)
+//ONNX-rmsxneg   xa = Add(e, p)
+//ONNX-rmsxneg   xb = Add(e, p2)
+//ONNX-rmsxneg   mu = ReduceMean<axes = [-1], keepdims = 1>(xa)
+//ONNX-rmsxneg   da = Sub(xa, mu)
+//ONNX-rmsxneg   db = Sub(xb, mu)
+//ONNX-rmsxneg   d2 = Mul(da, da)
+//ONNX-rmsxneg   v = ReduceMean<axes = [-1], keepdims = 1>(d2)
+//ONNX-rmsxneg   ve = Add(v, eps)
+//ONNX-rmsxneg   sd = Sqrt(ve)
+//ONNX-rmsxneg   z = Div(db, sd)
+//ONNX-rmsxneg }
+// RMSXNEG: remark: decoda-raise-onnx: rms_norm 0, layer_norm 0,
+// RMSXNEG-LABEL: func.func @main
+// RMSXNEG-NOT:   decoda.rms_norm
+// RMSXNEG-NOT:   decoda.layer_norm
+// RMSXNEG:       math.sqrt
 
 // LayerNorm decomposed: (x - mean) / sqrt(var + eps) * w + b.
 //ONNX-ln <ir_version: 8, opset_import: ["" : 17]>

@@ -605,12 +605,18 @@ def TransposeConstantWeightsPass : Pass<"decoda-transpose-constant-weights"> {
     linears read it, and the linear states `out_in`. `decoda.mlp` and `decoda.gated_mlp`
     likewise when all their weights are such constants (one layout attribute covers them all).
     Argument weights and elided resources are left as they are (a transpose would run on every
-    call). Bit-identical results: the same products, summed in the same order.
+    call). First, a weight that is a `linalg.transpose` swapping its last two dims (leading
+    dims kept) is read untransposed as `out_in`, constant or not, nothing copied: a tied
+    `lm_head` exported as `MatMul(x, Transpose(embed_tokens))` reads the embedding table itself
+    (for an MLP or gated MLP, when every weight is such a transpose).
+    Bit-identical results: the same products, summed in the same order.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let statistics = [
     Statistic<"numTransposed", "num-transposed",
-              "linears, MLPs and gated MLPs given transposed constant weights">
+              "linears, MLPs and gated MLPs given transposed constant weights">,
+    Statistic<"numUntransposed", "num-untransposed",
+              "linears, MLPs and gated MLPs reading a transposed weight's source as out_in">
   ];
 }
 
