@@ -1,7 +1,8 @@
 //===- ConstantData.h - the stored bytes of constant tensors -----*- C++ -*-===//
 //
 // Shared by the passes that rewrite constant weights at compile time (decoda-fuse-projections
-// concatenates them, decoda-transpose-constant-weights transposes them).
+// concatenates them, decoda-transpose-constant-weights transposes them, decoda-raise-onnx
+// splits a fused gate_up projection's).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
@@ -48,6 +51,50 @@ inline std::optional<ConstantView> constantView(Value v) {
   if (view.raw.size() != expected)
     return std::nullopt;
   return view;
+}
+
+/// Elements [offset, offset + size) along `axis` of the constant `v` (constantView's
+/// conditions) as a new arith.constant at `b`'s insertion point (a splat stays a splat, a
+/// resource becomes a new resource named `name`); null when `v` has no data here.
+inline Value sliceConstant(OpBuilder &b, Location loc, Value v, int64_t axis, int64_t offset,
+                           int64_t size, StringRef name) {
+  std::optional<ConstantView> view = constantView(v);
+  if (!view)
+    return nullptr;
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  if (axis < 0 || axis >= type.getRank() || offset < 0 || size <= 0 ||
+      offset + size > shape[axis])
+    return nullptr;
+  int64_t full = shape[axis];
+  shape[axis] = size;
+  auto newType = RankedTensorType::get(shape, type.getElementType());
+  TypedAttr value;
+  if (view->splat) {
+    value = cast<DenseElementsAttr>(v.getDefiningOp<arith::ConstantOp>().getValue())
+                .resizeSplat(newType);
+  } else {
+    // Row-major: `outer` blocks of `full * inner` elements, each giving `size * inner`.
+    size_t e = type.getElementTypeBitWidth() / 8;
+    int64_t inner = 1, outer = 1;
+    for (int64_t i = axis + 1; i < type.getRank(); ++i)
+      inner *= shape[i];
+    for (int64_t i = 0; i < axis; ++i)
+      outer *= shape[i];
+    SmallVector<char> bytes;
+    bytes.reserve(outer * size * inner * e);
+    for (int64_t o = 0; o < outer; ++o) {
+      const char *src = view->raw.data() + ((o * full + offset) * inner) * e;
+      bytes.append(src, src + size * inner * e);
+    }
+    if (view->isResource)
+      value = DenseResourceElementsAttr::get(
+          newType, name,
+          HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(std::max_align_t)));
+    else
+      value = DenseElementsAttr::getFromRawBuffer(newType, bytes);
+  }
+  return arith::ConstantOp::create(b, loc, newType, value);
 }
 
 } // namespace mlir::decoda

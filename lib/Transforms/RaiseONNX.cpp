@@ -27,8 +27,11 @@
 #include "decoda/Dialect/Decoda/IR/DecodaOps.h"
 #include "decoda/Transforms/Passes.h"
 
+#include "ConstantData.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -987,6 +990,94 @@ struct RaiseMLP : public RaisePattern<LinearOp> {
            l.getResult().hasOneUse();
   }
 
+  /// Phi-3's `gate_up_proj`: linear(glu(slice(linear(x, W)), slice(..)), Wd), the two halves
+  /// taken from one projection's columns -> gated_mlp(x, W's gate columns, W's up columns, Wd).
+  /// A constant W is split at compile time; a run-time W is sliced. The slices must span the
+  /// projection's rows: sizes that are not the same values as x's extents are checked at run
+  /// time.
+  LogicalResult raiseSplitGateUp(LinearOp down, GluOp glu, PatternRewriter &rw) const {
+    WeightLayout layout = down.getWeightLayout();
+    auto gs = glu.getGate().getDefiningOp<tensor::ExtractSliceOp>();
+    auto us = glu.getUp().getDefiningOp<tensor::ExtractSliceOp>();
+    if (!gs || !us || gs.getSource() != us.getSource() || !glu.getResult().hasOneUse())
+      return failure();
+    auto wide = gs.getSource().getDefiningOp<LinearOp>();
+    if (!wide || wide.getBias() || wide.getWeightLayout() != layout)
+      return failure();
+    if (llvm::any_of(wide.getResult().getUsers(),
+                     [&](Operation *u) { return u != gs.getOperation() && u != us.getOperation(); }))
+      return failure();
+    auto wt = cast<RankedTensorType>(wide.getWeight().getType());
+    auto rt = cast<RankedTensorType>(wide.getType());
+    Value x = wide.getInput();
+    int64_t r = rt.getRank();
+    if (wt.getRank() != 2 || !wt.hasStaticShape() || x.getType() != down.getType())
+      return failure();
+    // Each half: columns [off, off + ff) of every row, no rank reduction.
+    auto columns = [&](tensor::ExtractSliceOp s, int64_t &off) {
+      if (s.getResultType().getRank() != r ||
+          !llvm::all_of(s.getStaticStrides(), [](int64_t v) { return v == 1; }))
+        return false;
+      ArrayRef<int64_t> offs = s.getStaticOffsets();
+      for (int64_t i = 0; i + 1 < r; ++i)
+        if (offs[i] != 0)
+          return false;
+      off = offs[r - 1];
+      return !ShapedType::isDynamic(off);
+    };
+    int64_t og, ou;
+    if (!columns(gs, og) || !columns(us, ou))
+      return failure();
+    int64_t ff = gs.getStaticSizes()[r - 1];
+    if (ShapedType::isDynamic(ff) || us.getStaticSizes()[r - 1] != ff)
+      return failure();
+    Location loc = down.getLoc();
+    SmallVector<OpFoldResult> gSizes = gs.getMixedSizes(), uSizes = us.getMixedSizes();
+    SmallVector<std::pair<Value, int64_t>> checks;
+    for (int64_t i = 0; i + 1 < r; ++i) {
+      if (!isEqualConstantIntOrValue(gSizes[i], uSizes[i]))
+        return failure();
+      std::optional<int64_t> c = getConstantIntValue(gSizes[i]);
+      if (c && !rt.isDynamicDim(i)) {
+        if (*c != rt.getDimSize(i))
+          return failure();
+        continue;
+      }
+      if (c)
+        checks.push_back({arith::ConstantIndexOp::create(rw, loc, *c), i});
+      else
+        checks.push_back({cast<Value>(gSizes[i]), i});
+    }
+    for (auto [size, i] : checks) {
+      Value extent = tensor::DimOp::create(rw, loc, x, i);
+      Value same = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::eq, size, extent);
+      cf::AssertOp::create(rw, loc, same,
+                           "decoda-raise-onnx: the halves of a fused gate/up projection do not "
+                           "span its rows");
+    }
+    int64_t axis = layout == WeightLayout::in_out ? 1 : 0;
+    auto half = [&](int64_t off) -> Value {
+      Value w = wide.getWeight();
+      if (Value c = sliceConstant(rw, loc, w, axis, off, ff, "decoda_gate_up_half"))
+        return c;
+      SmallVector<OpFoldResult> offs(2, rw.getIndexAttr(0)), strides(2, rw.getIndexAttr(1));
+      SmallVector<OpFoldResult> sizes = {rw.getIndexAttr(wt.getDimSize(0)),
+                                         rw.getIndexAttr(wt.getDimSize(1))};
+      offs[axis] = rw.getIndexAttr(off);
+      sizes[axis] = rw.getIndexAttr(ff);
+      return tensor::ExtractSliceOp::create(rw, loc, w, offs, sizes, strides);
+    };
+    Value wg = half(og), wu = half(ou);
+    if (!wg || !wu)
+      return failure();
+    Value res = GatedMLPOp::create(rw, loc, down.getType(), x, wg, wu, down.getWeight(), Value(),
+                                   Value(), Value(), glu.getKind(),
+                                   WeightLayoutAttr::get(rw.getContext(), layout));
+    rw.replaceOp(down, res);
+    ++c.gatedMlp;
+    return success();
+  }
+
   LogicalResult matchAndRewrite(LinearOp down, PatternRewriter &rw) const override {
     if (cast<RankedTensorType>(down.getWeight().getType()).getRank() != 2)
       return failure();
@@ -997,6 +1088,8 @@ struct RaiseMLP : public RaisePattern<LinearOp> {
         return failure();
       auto gate = glu.getGate().getDefiningOp<LinearOp>();
       auto up = glu.getUp().getDefiningOp<LinearOp>();
+      if (!gate && !up)
+        return raiseSplitGateUp(down, glu, rw);
       if (!plain(gate) || !plain(up) || !glu.getResult().hasOneUse() ||
           gate.getInput() != up.getInput() || gate.getWeightLayout() != layout ||
           up.getWeightLayout() != layout || gate.getInput().getType() != down.getType())

@@ -1639,6 +1639,25 @@ def swiglu_mlp():
     return g.model()
 
 
+@_case("blocks", dims=_DYN, rtol=1e-5,
+       note="Phi-3's gate_up_proj: one projection split into the GLU's halves")
+def gate_up_fused_mlp():
+    """SwiGLU over one [D, 2FF] projection whose halves a Split takes (Phi-3), with a constant
+    weight (y) and with the weight a graph input (z)."""
+    g = Graph("gate_up_fused_mlp", seed=10)
+    x = g.input("x", "f32", _X)
+    w_in = g.input("gate_up", "f32", [D, 2 * FF])
+    down = g.weight([FF, D], "mlp.down_proj")
+
+    def mlp(w):
+        gate, up = g.op("Split", [g.op("MatMul", [x, w]), g.i64([FF, FF])], n_out=2, axis=-1)
+        silu = g.op("Mul", [gate, g.op("Sigmoid", [gate])])
+        return g.op("MatMul", [g.op("Mul", [silu, up]), down])
+    g.output(mlp(g.weight([D, 2 * FF], "mlp.gate_up_proj")), "y", "f32", _X)
+    g.output(mlp(w_in), "z", "f32", _X)
+    return g.model()
+
+
 @_case("blocks", dims=_DYN)
 def gelu_erf_mlp():
     g = Graph("gelu_erf_mlp", seed=6)

@@ -11,6 +11,10 @@
 // RUN: decoda-translate --import-onnx %t.ln.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=LN
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.mlp.onnx --case mlp
 // RUN: decoda-translate --import-onnx %t.mlp.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=MLP
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.gateup.onnx --case gateup
+// RUN: decoda-translate --import-onnx %t.gateup.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=GATEUP
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.gateupneg.onnx --case gateupneg
+// RUN: decoda-translate --import-onnx %t.gateupneg.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=GATEUPNEG
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.attn.onnx --case attn
 // RUN: decoda-translate --import-onnx %t.attn.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=ATTN
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.rope.onnx --case rope
@@ -192,6 +196,68 @@
 // MLP:         %[[Y:.+]] = decoda.gated_mlp %arg0, %arg1, %arg2, %arg3 {kind = #decoda.glu<swiglu>, weight_layout = #decoda.weight_layout<in_out>}
 // MLP:         %[[Z:.+]] = decoda.mlp %arg0, %arg4, %arg5 {activation = #decoda.activation<gelu_erf>, weight_layout = #decoda.weight_layout<in_out>}
 // MLP:         return %[[Y]], %[[Z]]
+
+// Phi-3's gate_up_proj: one projection, its columns split in halves (Split) into the GLU. A
+// constant [K, 2F] weight (wc: columns 0-1 the gate, 2-3 the up) is split at compile time into
+// two [K, F] constants; a run-time one (wa) is sliced. The halves' row extents are x's, checked
+// at run time (here the model's dims b and t against the norm's result).
+//ONNX-gateup <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-gateup g (float[b, t, 2] x, float[2, 4] wa, float[2, 2] wd) => (float[b, t, 2] y, float[b, t, 2] z)
+//ONNX-gateup <float[2, 4] wc = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0}, int64[2] sp = {2, 2}>
+//ONNX-gateup {
+//ONNX-gateup   h = MatMul(x, wc)
+//ONNX-gateup   g, u = Split<axis = -1>(h, sp)
+//ONNX-gateup   sg = Sigmoid(g)
+//ONNX-gateup   silu = Mul(g, sg)
+//ONNX-gateup   m = Mul(silu, u)
+//ONNX-gateup   y = MatMul(m, wd)
+//ONNX-gateup   ha = MatMul(x, wa)
+//ONNX-gateup   ga, ua = Split<axis = -1>(ha, sp)
+//ONNX-gateup   sga = Sigmoid(ga)
+//ONNX-gateup   silua = Mul(ga, sga)
+//ONNX-gateup   ma = Mul(silua, ua)
+//ONNX-gateup   z = MatMul(ma, wd)
+//ONNX-gateup }
+// GATEUP: remark: decoda-raise-onnx: {{.*}}glu 2, mlp 0, gated_mlp 2,
+// GATEUP-LABEL: func.func @main
+// GATEUP-DAG:   %[[WG:.+]] = arith.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00], [5.000000e+00, 6.000000e+00]]> : tensor<2x2xf32>
+// GATEUP-DAG:   %[[WU:.+]] = arith.constant dense<{{\[\[}}3.000000e+00, 4.000000e+00], [7.000000e+00, 8.000000e+00]]> : tensor<2x2xf32>
+// GATEUP:       cf.assert {{.*}}"decoda-raise-onnx: the halves of a fused gate/up projection do not span its rows"
+// GATEUP:       %[[Y:.+]] = decoda.gated_mlp %arg0, %[[WG]], %[[WU]], %arg2 {kind = #decoda.glu<swiglu>, weight_layout = #decoda.weight_layout<in_out>}
+// GATEUP-DAG:   %[[AG:.+]] = tensor.extract_slice %arg1[0, 0] [2, 2] [1, 1] : tensor<2x4xf32> to tensor<2x2xf32>
+// GATEUP-DAG:   %[[AU:.+]] = tensor.extract_slice %arg1[0, 2] [2, 2] [1, 1] : tensor<2x4xf32> to tensor<2x2xf32>
+// GATEUP:       %[[Z:.+]] = decoda.gated_mlp %arg0, %[[AG]], %[[AU]], %arg2
+// GATEUP:       return %[[Y]], %[[Z]]
+
+// Near miss: the projection's result also read elsewhere (h is an output): the GLU stays on
+// it. Any two column ranges are a gate and an up, overlapping ones too (columns 0-1 and 1-2 of
+// a Slice pair: the same products as the GLU computes from h2).
+//ONNX-gateupneg <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-gateupneg g (float[b, t, 2] x, float[2, 4] w, float[2, 2] wd) => (float[b, t, 2] y, float[b, t, 4] h, float[b, t, 2] z)
+//ONNX-gateupneg <int64[2] sp = {2, 2}, int64[1] s0 = {0}, int64[1] s1 = {1}, int64[1] s2 = {2}, int64[1] s3 = {3}, int64[1] ax = {-1}>
+//ONNX-gateupneg {
+//ONNX-gateupneg   h = MatMul(x, w)
+//ONNX-gateupneg   g, u = Split<axis = -1>(h, sp)
+//ONNX-gateupneg   sg = Sigmoid(g)
+//ONNX-gateupneg   silu = Mul(g, sg)
+//ONNX-gateupneg   m = Mul(silu, u)
+//ONNX-gateupneg   y = MatMul(m, wd)
+//ONNX-gateupneg   h2 = MatMul(x, w)
+//ONNX-gateupneg   g2 = Slice(h2, s0, s2, ax)
+//ONNX-gateupneg   u2 = Slice(h2, s1, s3, ax)
+//ONNX-gateupneg   sg2 = Sigmoid(g2)
+//ONNX-gateupneg   silu2 = Mul(g2, sg2)
+//ONNX-gateupneg   m2 = Mul(silu2, u2)
+//ONNX-gateupneg   z = MatMul(m2, wd)
+//ONNX-gateupneg }
+// GATEUPNEG: remark: decoda-raise-onnx: {{.*}}glu 2, mlp 0, gated_mlp 1,
+// GATEUPNEG-LABEL: func.func @main
+// GATEUPNEG:     %[[H:.+]] = decoda.linear %arg0, %arg1
+// GATEUPNEG:     decoda.glu
+// GATEUPNEG-DAG: %[[G:.+]] = tensor.extract_slice %arg1[0, 0] [2, 2] [1, 1]
+// GATEUPNEG-DAG: %[[U:.+]] = tensor.extract_slice %arg1[0, 1] [2, 2] [1, 1]
+// GATEUPNEG:     decoda.gated_mlp %arg0, %[[G]], %[[U]], %arg2
+// GATEUPNEG:     return {{.*}}, %[[H]],
 
 // Attention over [B, H, T, D] with repeat-KV (2 KV heads -> 4), a Div scale and a Trilu mask:
 // GQA by index, causal, default scale.

@@ -769,7 +769,10 @@ def RaiseONNXPass : Pass<"decoda-raise-onnx"> {
       `c·tanh(x/c)` to `decoda.softcap`. GLUs and activations are recognised by evaluating the
       tree at sample points against the definitions, so every algebraic spelling an exporter
       uses matches, and nothing else does;
-    - `linear(glu(linear(x), linear(x)))` to `decoda.gated_mlp` and
+    - `linear(glu(linear(x), linear(x)))` to `decoda.gated_mlp`, also when the GLU's gate
+      and up are two column ranges of one projection (Phi-3's `gate_up_proj` Split: a constant
+      weight is split at compile time, a run-time one sliced; slice extents that are not
+      x's own are checked at run time), and
       `linear(act(linear(x)))` (GELU erf/tanh, SiLU, ReLU) to `decoda.mlp`;
     - `softmax(mask(softcap(scale·Q·Kᵀ)))·V` over `[B, H, T, D]` operands to
       `decoda.attention` (queries pre-scaled by a constant included; the repeat-KV
@@ -787,7 +790,8 @@ def RaiseONNXPass : Pass<"decoda-raise-onnx"> {
     `report` emits one remark with how many of each pattern fired.
   }];
   let dependentDialects = ["::mlir::decoda::DecodaDialect", "::mlir::tensor::TensorDialect",
-                           "::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect"];
+                           "::mlir::linalg::LinalgDialect", "::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect"];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark with the number of each raised pattern">

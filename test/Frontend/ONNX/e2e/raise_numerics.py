@@ -43,11 +43,13 @@ EXPECTED = {
     "decoder_kv": {"rms_norm": 5, "gated_mlp": 2, "residual_add": 4, "attention": 2, "rope": 4},
     "norm_of_computed_input": {"rms_norm": 1, "layer_norm": 1},
     # Other architectures' exports of the decoder model: Qwen2's q/k/v biases, Phi-3's fused
-    # qkv (Slices) and gate_up (Split: a glu on one wide projection), Gemma's scaled
+    # qkv (Slices) and gate_up (Split: the weight split into a gated MLP's), Gemma's scaled
     # embeddings into the first norm and (1 + w) weights, Mistral's sliding-window mask.
     "decoder_kv_qwen2": {"rms_norm": 5, "gated_mlp": 2, "residual_add": 4, "attention": 2,
                          "rope": 4, "linear bias": 6},
-    "decoder_kv_phi3": {"rms_norm": 5, "glu": 2, "residual_add": 4, "attention": 2, "rope": 4},
+    "decoder_kv_phi3": {"rms_norm": 5, "gated_mlp": 2, "residual_add": 4, "attention": 2,
+                        "rope": 4},
+    "gate_up_fused_mlp": {"gated_mlp": 2},
     "decoder_kv_gemma": {"rms_norm": 5, "gated_mlp": 2, "residual_add": 4, "attention": 2,
                          "rope": 4},
     "decoder_kv_mistral": {"rms_norm": 5, "gated_mlp": 2, "residual_add": 4, "attention": 2,
