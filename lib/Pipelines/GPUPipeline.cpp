@@ -161,6 +161,9 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   // subviews, and the copy between them only folds away once they are one.
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  // A rotation only transposed into a cache slice (Hugging Face's present keys) writes the
+  // slice through a transposed view: one kernel less a layer.
+  pm.addNestedPass<func::FuncOp>(createWriteThroughTransposesPass());
 
   // Attention and norms: one kernel per call (or the target-neutral body, with a remark); the
   // calls are inlined either way.

@@ -89,6 +89,9 @@ void mlir::decoda::buildCPULoweringPassPipeline(OpPassManager &pm,
   // Transposed copies only read (an ONNX attention's [B, H, S, D] cache as decoda's
   // [B, S, H, D] keys and values) are read in place through a transposed view.
   pm.addNestedPass<func::FuncOp>(createForwardTransposedCopiesPass());
+  // A rotation only transposed into a cache slice (Hugging Face's present keys) writes the
+  // slice through a transposed view: one pass over the keys instead of two.
+  pm.addNestedPass<func::FuncOp>(createWriteThroughTransposesPass());
 
   // Contractions (projections, attention scores and values) become packed, register-tiled
   // AVX-512 loops over n panels; everything else becomes loops, parallel over its leading

@@ -140,9 +140,14 @@ inline std::string matchProjection(linalg::GenericOp op, Match &match) {
   return "";
 }
 
-/// The buffer `v` is a view of (subview, collapse_shape, cast, ...), or `v` itself.
+/// The buffer `v` is a view of (subview, collapse_shape, cast, transpose, ...), or `v` itself.
 inline Value viewRoot(Value v) {
   while (Operation *def = v.getDefiningOp()) {
+    // memref.transpose is a view without the interface.
+    if (auto t = dyn_cast<memref::TransposeOp>(def)) {
+      v = t.getIn();
+      continue;
+    }
     auto view = dyn_cast<ViewLikeOpInterface>(def);
     if (!view)
       break;

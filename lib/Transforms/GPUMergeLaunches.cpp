@@ -1,8 +1,9 @@
 //===- GPUMergeLaunches.cpp - independent launches as one launch ----------===//
 //
 // decoda-gpu-merge-launches (GPUPasses.td): consecutive gpu.launch ops that touch disjoint
-// memory and have the same block shape and 1-D grids (the q, k and v GEMV kernels of a decode
-// step) become one launch over the concatenation of their grids,
+// memory and have the same block shape (the q, k and v GEMV kernels of a decode step) become
+// one launch over the concatenation of their grids (a 2-D or 3-D grid counted as its X·Y·Z
+// blocks, its ids recovered from the linear one, x fastest),
 //
 //   gpu.launch blocks(%b) in (X1 + ... + Xk) threads(%t) in (the common block size) {
 //     if (%b < X1) { body 1 with block %b, grid X1 }
@@ -48,11 +49,11 @@ bool sameExtent(Value a, Value b) {
   return matchPattern(a, m_ConstantInt(&x)) && matchPattern(b, m_ConstantInt(&y)) && x == y;
 }
 
-/// A launch this pass can merge: 1-D grid, no async tokens, clusters, dynamic shared memory,
-/// private memory or results, one block, nothing asked of its kernel (decoda.kernel_attrs).
+/// A launch this pass can merge: no async tokens, clusters, dynamic shared memory, private
+/// memory or results, one block, nothing asked of its kernel (decoda.kernel_attrs). A 2-D or
+/// 3-D grid is merged as its X·Y·Z blocks, its block ids recovered from the linear one.
 bool mergeable(gpu::LaunchOp launch) {
-  return isOne(launch.getGridSizeY()) && isOne(launch.getGridSizeZ()) &&
-         launch.getAsyncDependencies().empty() && !launch.getAsyncToken() &&
+  return launch.getAsyncDependencies().empty() && !launch.getAsyncToken() &&
          !launch.hasClusterSize() && !launch.getDynamicSharedMemorySize() &&
          launch.getNumPrivateAttributions() == 0 && launch.getBody().hasOneBlock() &&
          !launch->hasAttr("decoda.kernel_attrs");
@@ -141,16 +142,23 @@ struct GPUMergeLaunchesPass
     SmallVector<Value> offsets; // the first block of each launch, then the total
     Value total = b.createOrFold<arith::ConstantIndexOp>(loc, 0);
     SmallVector<Type> workgroup;
+    auto flat = [](gpu::LaunchOp l) { return isOne(l.getGridSizeY()) && isOne(l.getGridSizeZ()); };
     for (gpu::LaunchOp launch : run) {
       offsets.push_back(total);
-      total = b.createOrFold<arith::AddIOp>(loc, total, launch.getGridSizeX());
+      Value blocks = launch.getGridSizeX();
+      if (!flat(launch))
+        blocks = b.createOrFold<arith::MulIOp>(
+            loc, blocks,
+            b.createOrFold<arith::MulIOp>(loc, launch.getGridSizeY(), launch.getGridSizeZ()));
+      total = b.createOrFold<arith::AddIOp>(loc, total, blocks);
       for (BlockArgument arg : launch.getWorkgroupAttributions())
         workgroup.push_back(arg.getType());
     }
     offsets.push_back(total);
     gpu::LaunchOp front = run.front();
+    Value one = b.createOrFold<arith::ConstantIndexOp>(loc, 1);
     auto merged = gpu::LaunchOp::create(
-        b, loc, total, front.getGridSizeY(), front.getGridSizeZ(), front.getBlockSizeX(),
+        b, loc, total, one, one, front.getBlockSizeX(),
         front.getBlockSizeY(), front.getBlockSizeZ(), /*dynamicSharedMemorySize=*/nullptr,
         /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, workgroup);
     merged->setAttr("decoda.merged_launches", b.getI64IntegerAttr(run.size()));
@@ -172,9 +180,19 @@ struct GPUMergeLaunchesPass
       }
       IRMapping map;
       gpu::KernelDim3 ids = launch.getBlockIds(), mergedIds = merged.getBlockIds();
-      map.map(ids.x, b.createOrFold<arith::SubIOp>(loc, blockX, offsets[l]));
-      map.map(ids.y, mergedIds.y);
-      map.map(ids.z, mergedIds.z);
+      Value local = b.createOrFold<arith::SubIOp>(loc, blockX, offsets[l]);
+      if (flat(launch)) {
+        map.map(ids.x, local);
+        map.map(ids.y, mergedIds.y);
+        map.map(ids.z, mergedIds.z);
+      } else {
+        // The piece's block ids from its linear one, x fastest.
+        Value gx = launch.getGridSizeX(), gy = launch.getGridSizeY();
+        map.map(ids.x, arith::RemUIOp::create(b, loc, local, gx));
+        Value rest = arith::DivUIOp::create(b, loc, local, gx);
+        map.map(ids.y, arith::RemUIOp::create(b, loc, rest, gy));
+        map.map(ids.z, arith::DivUIOp::create(b, loc, rest, gy));
+      }
       gpu::KernelDim3 threads = launch.getThreadIds(), mergedThreads = merged.getThreadIds();
       if (sameBlock(front, launch)) {
         map.map(threads.x, mergedThreads.x);
@@ -195,10 +213,10 @@ struct GPUMergeLaunchesPass
         map.map(threads.y, arith::RemUIOp::create(b, loc, rest, by));
         map.map(threads.z, arith::DivUIOp::create(b, loc, rest, by));
       }
-      gpu::KernelDim3 grid = launch.getGridSize(), mergedGrid = merged.getGridSize();
+      gpu::KernelDim3 grid = launch.getGridSize();
       map.map(grid.x, launch.getGridSizeX());
-      map.map(grid.y, mergedGrid.y);
-      map.map(grid.z, mergedGrid.z);
+      map.map(grid.y, launch.getGridSizeY());
+      map.map(grid.z, launch.getGridSizeZ());
       gpu::KernelDim3 sizes = launch.getBlockSize();
       map.map(sizes.x, launch.getBlockSizeX());
       map.map(sizes.y, launch.getBlockSizeY());

@@ -176,9 +176,9 @@ func.func @reshaped(%x: memref<64xf32>, %y: memref<64xf32>, %z: memref<64xf32>) 
 
 // -----
 
-// Left alone: the second reads what the first writes; different block sizes; a 2-D grid.
+// Left alone: the second reads what the first writes; different block sizes.
 // CHECK-LABEL: func.func @left_alone
-// CHECK-COUNT-4: gpu.launch blocks
+// CHECK-COUNT-3: gpu.launch blocks
 // CHECK-NOT: decoda.merged_launches
 func.func @left_alone(%x: memref<8xf32>, %y: memref<8xf32>, %z: memref<8xf32>) {
   %c1 = arith.constant 1 : index
@@ -203,10 +203,50 @@ func.func @left_alone(%x: memref<8xf32>, %y: memref<8xf32>, %z: memref<8xf32>) {
     memref.store %v, %x[%c1] : memref<8xf32>
     gpu.terminator
   }
-  gpu.launch blocks(%b, %by, %bz) in (%gx = %c2, %gy = %c2, %gz = %c1)
+  return
+}
+
+// -----
+
+// A 3-D grid (2 x 3 x 2 blocks, a [32, 8]-style nest over heads and tokens: the new values'
+// copy into a cache beside the RoPE kernel of a Hugging Face decode step) after a 1-D one: one
+// launch of 4 + 12 blocks; the second body's block ids from its linear index (x = l % 2,
+// y = l / 2 % 3, z = l / 6), its grid sizes its own.
+// CHECK-LABEL: func.func @grid3d
+// CHECK: %[[TOTAL:.+]] = arith.constant 16 : index
+// CHECK: gpu.launch blocks(%[[B:.+]], %{{.+}}, %{{.+}}) in (%{{.+}} = %[[TOTAL]], %{{.+}} = %c1{{.*}}, %{{.+}} = %c1{{.*}}) threads
+// CHECK: scf.if
+// CHECK: memref.store %{{.+}}, %arg1[%[[B]]]
+// CHECK: } else {
+// CHECK: %[[L:.+]] = arith.subi %[[B]], %c4
+// CHECK: %[[X:.+]] = arith.remui %[[L]], %c2
+// CHECK: %[[R:.+]] = arith.divui %[[L]], %c2
+// CHECK: %[[Y:.+]] = arith.remui %[[R]], %c3
+// CHECK: %[[Z:.+]] = arith.divui %[[R]], %c3
+// CHECK: %[[I:.+]] = arith.addi %[[X]], %[[Y]]
+// CHECK: %[[J:.+]] = arith.addi %[[I]], %[[Z]]
+// CHECK: %[[G:.+]] = arith.addi %c2{{.*}}, %c3
+// CHECK: memref.store %{{.+}}, %arg2[%[[J]], %[[G]]]
+// CHECK: } {decoda.merged_launches = 2 : i64}
+func.func @grid3d(%x: memref<16xf32>, %y: memref<16xf32>, %z: memref<16x16xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1)
              threads(%t, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
-    %v = memref.load %y[%b] : memref<8xf32>
-    memref.store %v, %z[%by] : memref<8xf32>
+    %v = memref.load %x[%b] : memref<16xf32>
+    memref.store %v, %y[%b] : memref<16xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c2, %gy = %c3, %gz = %c2)
+             threads(%t, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %i = arith.addi %b, %by : index
+    %j = arith.addi %i, %bz : index
+    %g = arith.addi %gx, %gy : index
+    %v = memref.load %x[%j] : memref<16xf32>
+    memref.store %v, %z[%j, %g] : memref<16x16xf32>
     gpu.terminator
   }
   return

@@ -15,16 +15,18 @@
 // f32 lowest value rounds to -inf, and the padded rows gave zeros where the f32 model averages.
 // An id outside the vocabulary is refused at run time by the embedding's check, naming the op.
 // Launches. A decode step of the bf16 build with bf16 inputs and outputs (--float-type-io, the
-// caches in bf16) is 25 for the two layers and a batch of two: the past copies of every layer
+// caches in bf16) is 23 for the two layers and a batch of two: the past copies of every layer
 // in one kernel at the start (decoda-concats-in-place places them there, independent neighbours
-// merge), the embedding, the mask; per layer the RMSNorm, the q/k/v GEMV, RoPE, the new keys'
-// and values' transposes written into the presents (one kernel), the attention's split and
-// combine, o, add + RMSNorm, gate/up, down (10; at batch 1 the norms fold into the GEMVs);
-// then the final norm and lm_head. Before 7 Dec 2026 it was 47: every Transpose of the graph
-// stayed f32 between conversion kernels (decoda-convert-float-type now converts linalg ops that
-// only move elements) and the presents were concatenated from temporaries by copy kernels. The
-// f32 build: prompt 41 -> 36, decode 32 -> 27; the bf16 build with f32 inputs and outputs 35
-// (the caches converted at the boundary).
+// merge), the embedding, the mask; per layer the RMSNorm, the q/k/v GEMV, RoPE writing the new
+// keys into the present slice with the new values' copy in the same launch, the attention's
+// split and combine, o, add + RMSNorm, gate/up, down (9; at batch 1 the norms fold into the
+// GEMVs); then the final norm and lm_head. It was 47 before 7 Dec 2026: every Transpose of the
+// graph stayed f32 between conversion kernels (decoda-convert-float-type now converts linalg ops
+// that only move elements) and the presents were concatenated from temporaries by copy kernels;
+// 25 until the rotated keys went straight into the present (decoda-write-through-transposes)
+// and the values' copy, a 3-D grid, merged with the RoPE launch (decoda-gpu-merge-launches).
+// The f32 build: prompt 41 -> 36 -> 34, decode 32 -> 27 -> 25; the bf16 build with f32 inputs
+// and outputs 35 -> 31 (the caches converted at the boundary).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case decoder_kv 0 %t/m.onnx %t/in0.npz %t/out0.npz
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py --case decoder_kv 1 %t/m.onnx %t/in1.npz %t/out1.npz
@@ -48,8 +50,8 @@
 // OUT: out2: ok
 // OUT: out3: ok
 // OUT: out4: ok
-// PROMPT: 36 launches
-// STEP: 27 launches
-// BF16: 35 launches
-// IO: 25 launches
+// PROMPT: 34 launches
+// STEP: 25 launches
+// BF16: 31 launches
+// IO: 23 launches
 // BADID: run-time check failed: "decoda.embedding: token id outside [0, V) of the embedding table"

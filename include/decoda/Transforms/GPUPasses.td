@@ -64,12 +64,14 @@ def GPUMergeLaunchesPass : Pass<"decoda-gpu-merge-launches", "func::FuncOp"> {
     (only allocations and side-effect-free ops between them, moved before the run) with the
     same block size -- or the same static number of threads in another shape, whose body then
     takes its thread ids from the linear id (x fastest, the hardware's numbering, so its warps
-    hold the same threads) -- a 1-D grid (grid y and z both 1), no dynamic shared memory, no async
+    hold the same threads) -- no dynamic shared memory, no async
     dependencies and single-block bodies, whose memory accesses are disjoint (as
     `decoda-gpu-merge-parallel-loops` decides it; a `gpu.barrier` is allowed: a block runs one
     body), becomes one launch of `X1 + ... + Xk` blocks whose body picks its launch's body by
     comparing the block index with the running offsets, the body seeing its own block index
-    (minus its offset) and grid size; their shared memory (workgroup attributions) side by
+    (minus its offset) and grid size (a launch with a 2-D or 3-D grid counts X·Y·Z blocks and
+    takes its block ids from its linear index, x fastest: the new keys' and values' copies,
+    a [32, 8] nest over heads and tokens, merge with the RoPE kernel beside them); their shared memory (workgroup attributions) side by
     side, at most 48 KiB in all (what a kernel may declare statically: a run stops before a
     launch that would pass it). Typical run: the q, k and v projections of a decode step whose weights are
     arguments (three GEMV kernels reading the same normalised token).

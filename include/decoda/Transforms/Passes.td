@@ -286,6 +286,30 @@ def ForwardTransposedCopiesPass : Pass<"decoda-forward-transposed-copies", "func
   ];
 }
 
+def WriteThroughTransposesPass : Pass<"decoda-write-through-transposes", "func::FuncOp"> {
+  let summary = "A gather whose buffer is only copied by a linalg.transpose writes the copy's destination through a transposed view";
+  let description = [{
+    After bufferization, a `linalg.generic` that gathers (its body loads from memory: RoPE's
+    pair partner, a table lookup) into a fresh `memref.alloc` that is then only copied by a
+    `linalg.transpose` into another buffer (and asked for its extents, and deallocated after
+    the copy) moves to the copy and writes `memref.transpose` of the copy's destination by the
+    inverse permutation; the copy, the buffer and its deallocations go. Hugging Face exports
+    rotate the new keys in `[B, T, H, D]` and transpose them into the present cache's
+    `[B, H, S, D]` slice: the rotation now writes the slice (one pass over the keys instead of
+    two; on the GPU one kernel less a layer, decoda-gpu-rope writing any view with unit-stride
+    rows). Conditions: all loops parallel, the one output indexed by a permutation and not
+    read by the payload; the permutation keeps the last dim last; nothing between the generic
+    and the copy may write memory the generic reads (by root, an op of unknown effects
+    counting as a write), and nothing it reads may be the destination's memory. Elementwise
+    generics are left alone: on the GPU one may be a projection's epilogue, which the kernels
+    fuse only into identity-layout outputs.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numRewritten", "num-rewritten", "gathers writing a transposed copy's destination">
+  ];
+}
+
 def CPUCopiesToLinalgPass : Pass<"decoda-cpu-copies-to-linalg", "func::FuncOp"> {
   let summary = "memref.copy between non-contiguous buffers becomes linalg.copy";
   let description = [{
