@@ -115,6 +115,11 @@ if [[ "$mode" == prepare ]]; then
   # two with row 1 left-padded (rows of padding-only logits).
   PYTHONPATH="$root/python" "$PY" "$here/gpu/make_decoder_case.py" "$gen/hf_decoder_kv.onnx" \
     "$gen/hf_decoder_kv.inputs.npz"
+  # The same model as other architectures export it (Qwen2, Phi-3, Gemma, Mistral).
+  for arch in qwen2 phi3 gemma mistral; do
+    PYTHONPATH="$root/python" "$PY" "$here/gpu/make_decoder_case.py" \
+      "$gen/hf_decoder_kv_$arch.onnx" "$gen/hf_decoder_kv_$arch.inputs.npz" "$arch"
+  done
   # The same layer at batch 1 (a decode step into a past buffer): the GEMV dispatch's one-row
   # kernels, which compute the layer's two norms themselves.
   PYTHONPATH="$root/python" "$PY" "$here/gpu/make_genai_layer_case.py" \
@@ -152,7 +157,8 @@ if [[ "$mode" == prepare ]]; then
   # place), NAME_shared; a decoder layer as genai exports an int4 Llama
   # (genai_int4_layer_f16, bench/gpu/make_genai_layer_case.py); a whole decoder-only model as
   # Hugging Face exports it (hf_decoder_kv, bench/gpu/make_decoder_case.py: left padding), as
-  # exported and, as PATH:bf16, in bf16 (hf_decoder_kv_bf16).
+  # exported and, as PATH:bf16, in bf16 (hf_decoder_kv_bf16), and as Qwen2, Phi-3, Gemma and
+  # Mistral export it (hf_decoder_kv_qwen2, _phi3, _gemma, _mistral).
   programs=("$root"/examples/*.mlir "$here/gpu/bf16_block_small.mlir"
             "$here/gpu/bf16_block_small.mlir:decode" "$here/gpu/bf16_block_small.mlir:cpasync"
             "$here/gpu/bf16_block_small.mlir:ws" "$here/gpu/llama32_1b_block.mlir"
@@ -181,7 +187,9 @@ if [[ "$mode" == prepare ]]; then
             "$root/test/Frontend/ONNX/models/f16_gpt2_block_dynamic.onnx"
             "$gen/gqa_genai_f16_decode.onnx" "$gen/gqa_genai_f16_decode.onnx:shared"
             "$gen/genai_int4_layer_f16.onnx" "$gen/genai_int4_layer_f16_b1.onnx"
-            "$gen/hf_decoder_kv.onnx" "$gen/hf_decoder_kv.onnx:bf16")
+            "$gen/hf_decoder_kv.onnx" "$gen/hf_decoder_kv.onnx:bf16"
+            "$gen/hf_decoder_kv_qwen2.onnx" "$gen/hf_decoder_kv_phi3.onnx"
+            "$gen/hf_decoder_kv_gemma.onnx" "$gen/hf_decoder_kv_mistral.onnx")
   for entry in "${programs[@]}"; do
     p=${entry%:decode}
     p=${p%:cpasync}
