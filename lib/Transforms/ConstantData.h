@@ -53,6 +53,17 @@ inline std::optional<ConstantView> constantView(Value v) {
   return view;
 }
 
+/// A constant of `type` holding `bytes` (row-major, whole elements): a new dense_resource named
+/// `name` (uniqued) when `asResource` (large weights stay resources), else dense.
+inline TypedAttr constantFromBytes(RankedTensorType type, ArrayRef<char> bytes, bool asResource,
+                                   StringRef name) {
+  if (asResource)
+    return DenseResourceElementsAttr::get(
+        type, name,
+        HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(std::max_align_t)));
+  return DenseElementsAttr::getFromRawBuffer(type, bytes);
+}
+
 /// Elements [offset, offset + size) along `axis` of the constant `v` (constantView's
 /// conditions) as a new arith.constant at `b`'s insertion point (a splat stays a splat, a
 /// resource becomes a new resource named `name`); null when `v` has no data here.
@@ -87,12 +98,7 @@ inline Value sliceConstant(OpBuilder &b, Location loc, Value v, int64_t axis, in
       const char *src = view->raw.data() + ((o * full + offset) * inner) * e;
       bytes.append(src, src + size * inner * e);
     }
-    if (view->isResource)
-      value = DenseResourceElementsAttr::get(
-          newType, name,
-          HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(std::max_align_t)));
-    else
-      value = DenseElementsAttr::getFromRawBuffer(newType, bytes);
+    value = constantFromBytes(newType, bytes, view->isResource, name);
   }
   return arith::ConstantOp::create(b, loc, newType, value);
 }

@@ -78,13 +78,7 @@ Value concatenate(PatternRewriter &rewriter, Location loc, Operation *at, ArrayR
       }
     }
     bool asResource = llvm::any_of(views, [](const ConstantView &v) { return v.isResource; });
-    TypedAttr value;
-    if (asResource)
-      value = DenseResourceElementsAttr::get(
-          type, "decoda_fused",
-          HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(std::max_align_t)));
-    else
-      value = DenseElementsAttr::getFromRawBuffer(type, bytes);
+    TypedAttr value = constantFromBytes(type, bytes, asResource, "decoda_fused");
     ++counts.foldedConcats;
     return arith::ConstantOp::create(rewriter, loc, type, value);
   }

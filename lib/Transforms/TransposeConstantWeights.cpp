@@ -57,12 +57,7 @@ Value transposed(OpBuilder &b, Location loc, Value w) {
         for (int64_t j = 0; j < n; ++j)
           std::memcpy(bytes.data() + ((h * n + j) * k + i) * e,
                       view->raw.data() + ((h * k + i) * n + j) * e, e);
-    if (view->isResource)
-      value = DenseResourceElementsAttr::get(
-          newType, "decoda_transposed",
-          HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, alignof(std::max_align_t)));
-    else
-      value = DenseElementsAttr::getFromRawBuffer(newType, bytes);
+    value = constantFromBytes(newType, bytes, view->isResource, "decoda_transposed");
   }
   return arith::ConstantOp::create(b, loc, newType, value);
 }
