@@ -1031,9 +1031,8 @@ struct RaiseMLP : public RaisePattern<LinearOp> {
     int64_t ff = gs.getStaticSizes()[r - 1];
     if (ShapedType::isDynamic(ff) || us.getStaticSizes()[r - 1] != ff)
       return failure();
-    Location loc = down.getLoc();
     SmallVector<OpFoldResult> gSizes = gs.getMixedSizes(), uSizes = us.getMixedSizes();
-    SmallVector<std::pair<Value, int64_t>> checks;
+    SmallVector<std::pair<OpFoldResult, int64_t>> checks;
     for (int64_t i = 0; i + 1 < r; ++i) {
       if (!isEqualConstantIntOrValue(gSizes[i], uSizes[i]))
         return failure();
@@ -1043,14 +1042,14 @@ struct RaiseMLP : public RaisePattern<LinearOp> {
           return failure();
         continue;
       }
-      if (c)
-        checks.push_back({arith::ConstantIndexOp::create(rw, loc, *c), i});
-      else
-        checks.push_back({cast<Value>(gSizes[i]), i});
+      checks.push_back({gSizes[i], i});
     }
+    // Matched: from here on the rewrite.
+    Location loc = down.getLoc();
     for (auto [size, i] : checks) {
       Value extent = tensor::DimOp::create(rw, loc, x, i);
-      Value same = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::eq, size, extent);
+      Value same = arith::CmpIOp::create(rw, loc, arith::CmpIPredicate::eq,
+                                         getValueOrCreateConstantIndexOp(rw, loc, size), extent);
       cf::AssertOp::create(rw, loc, same,
                            "decoda-raise-onnx: the halves of a fused gate/up projection do not "
                            "span its rows");
@@ -1068,8 +1067,6 @@ struct RaiseMLP : public RaisePattern<LinearOp> {
       return tensor::ExtractSliceOp::create(rw, loc, w, offs, sizes, strides);
     };
     Value wg = half(og), wu = half(ou);
-    if (!wg || !wu)
-      return failure();
     Value res = GatedMLPOp::create(rw, loc, down.getType(), x, wg, wu, down.getWeight(), Value(),
                                    Value(), Value(), glu.getKind(),
                                    WeightLayoutAttr::get(rw.getContext(), layout));
