@@ -114,7 +114,7 @@ struct TransposeConstantWeightsPass
     // A weight that is the transpose of its last two dims (a tied lm_head reading the
     // embedding table through an ONNX Transpose) is read untransposed as out_in: nothing is
     // copied, constant or not.
-    auto peel = [&](Operation *op, ArrayRef<OpOperand *> weights, auto setOutIn) {
+    auto peel = [&](ArrayRef<OpOperand *> weights, auto setOutIn) {
       SmallVector<Value> sources;
       for (OpOperand *w : weights) {
         Value src = swappedLastTwo(w->get());
@@ -134,35 +134,23 @@ struct TransposeConstantWeightsPass
       ++numUntransposed;
       return true;
     };
-    getOperation()->walk([&](Operation *op) {
-      if (auto linear = dyn_cast<LinearOp>(op);
-          linear && linear.getWeightLayout() == WeightLayout::in_out &&
-          peel(op, {&linear.getWeightMutable()},
-               [&] { linear.setWeightLayout(WeightLayout::out_in); }))
-        return;
-      if (auto mlp = dyn_cast<MLPOp>(op);
-          mlp && mlp.getWeightLayout() == WeightLayout::in_out &&
-          peel(op, {&mlp.getWUpMutable(), &mlp.getWDownMutable()},
-               [&] { mlp.setWeightLayout(WeightLayout::out_in); }))
-        return;
-      if (auto gated = dyn_cast<GatedMLPOp>(op);
-          gated && gated.getWeightLayout() == WeightLayout::in_out &&
-          peel(op, {&gated.getWGateMutable(), &gated.getWUpMutable(), &gated.getWDownMutable()},
-               [&] { gated.setWeightLayout(WeightLayout::out_in); }))
-        return;
-    });
+    // Per op: its weights' transposes peeled if they all are such, else constants transposed.
+    auto handle = [&](Operation *op, ArrayRef<OpOperand *> weights, auto setOutIn) {
+      if (!peel(weights, setOutIn))
+        rewrite(op, weights, setOutIn);
+    };
     getOperation()->walk([&](Operation *op) {
       if (auto linear = dyn_cast<LinearOp>(op); linear &&
                                                 linear.getWeightLayout() == WeightLayout::in_out)
-        rewrite(op, {&linear.getWeightMutable()},
-                [&] { linear.setWeightLayout(WeightLayout::out_in); });
+        handle(op, {&linear.getWeightMutable()},
+               [&] { linear.setWeightLayout(WeightLayout::out_in); });
       else if (auto mlp = dyn_cast<MLPOp>(op); mlp && mlp.getWeightLayout() == WeightLayout::in_out)
-        rewrite(op, {&mlp.getWUpMutable(), &mlp.getWDownMutable()},
-                [&] { mlp.setWeightLayout(WeightLayout::out_in); });
+        handle(op, {&mlp.getWUpMutable(), &mlp.getWDownMutable()},
+               [&] { mlp.setWeightLayout(WeightLayout::out_in); });
       else if (auto gated = dyn_cast<GatedMLPOp>(op);
                gated && gated.getWeightLayout() == WeightLayout::in_out)
-        rewrite(op, {&gated.getWGateMutable(), &gated.getWUpMutable(), &gated.getWDownMutable()},
-                [&] { gated.setWeightLayout(WeightLayout::out_in); });
+        handle(op, {&gated.getWGateMutable(), &gated.getWUpMutable(), &gated.getWDownMutable()},
+               [&] { gated.setWeightLayout(WeightLayout::out_in); });
     });
     // The [K, N] constants no longer read.
     for (auto [w, t] : done)
