@@ -16,6 +16,43 @@ using namespace mlir;
 using namespace mlir::decoda;
 
 namespace {
+bool isNorm(Operation *op) { return isa<RMSNormOp, LayerNormOp>(op); }
+
+/// Moves every norm of a value that several norms read next to the first of them (when its
+/// operands are defined there), so their kernels can run as one launch (GPT-NeoX's parallel
+/// block: both norms of the layer's input).
+void groupNormsOfOneInput(Operation *root) {
+  DominanceInfo dominance(root);
+  SmallVector<Operation *> norms;
+  root->walk([&](Operation *op) {
+    if (isNorm(op))
+      norms.push_back(op);
+  });
+  for (Operation *norm : norms) {
+    Value input = norm->getOperand(0);
+    Operation *first = norm;
+    for (Operation *user : input.getUsers())
+      if (isNorm(user) && user->getOperand(0) == input && user->getBlock() == norm->getBlock() &&
+          user->isBeforeInBlock(first))
+        first = user;
+    if (first == norm)
+      continue;
+    // After `first` and the norms of `input` already moved behind it.
+    Operation *after = first;
+    while (Operation *next = after->getNextNode()) {
+      if (next == norm || !isNorm(next) || next->getOperand(0) != input)
+        break;
+      after = next;
+    }
+    if (after->getNextNode() == norm)
+      continue;
+    if (llvm::all_of(norm->getOperands(), [&](Value v) {
+          return dominance.properlyDominates(v, after->getNextNode());
+        }))
+      norm->moveAfter(after);
+  }
+}
+
 /// The residual_add feeding `norm`'s input when the two can be fused; null otherwise.
 ResidualAddOp fusibleAdd(Operation *norm, Value input, ValueRange params) {
   auto add = input.getDefiningOp<ResidualAddOp>();
@@ -41,6 +78,8 @@ struct FuseAddNorm : public OpRewritePattern<NormOp> {
     ResidualAddOp add = fusibleAdd(norm, norm.getInput(), {norm.getWeight(), bias});
     if (!add)
       return rewriter.notifyMatchFailure(norm, "input is not a fusible residual_add");
+    if (llvm::count_if(add.getResult().getUsers(), isNorm) > 1)
+      return rewriter.notifyMatchFailure(norm, "the sum feeds several norms");
     rewriter.setInsertionPoint(add);
     FusedOp fused;
     if constexpr (std::is_same_v<NormOp, LayerNormOp>)
@@ -74,6 +113,7 @@ struct FuseResidualNormPass
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
+    groupNormsOfOneInput(getOperation());
     numFused += fused;
   }
 };

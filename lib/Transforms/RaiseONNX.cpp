@@ -36,6 +36,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -1154,25 +1155,71 @@ struct RaiseResidual : public RaisePattern<linalg::GenericOp> {
     Operation *d = v.getDefiningOp();
     return isa_and_nonnull<LinearOp, MLPOp, GatedMLPOp, MoEOp>(d);
   }
-  LogicalResult matchAndRewrite(linalg::GenericOp g, PatternRewriter &rw) const override {
+  /// The operands of `g` when it is an elementwise `a + b` of two tensors of its result's type.
+  static std::optional<std::pair<Value, Value>> addOperands(linalg::GenericOp g) {
     if (!allParallel(g) || g.getNumResults() != 1 || g.getNumDpsInputs() != 2)
-      return failure();
+      return std::nullopt;
     auto yield = cast<linalg::YieldOp>(g.getBody()->getTerminator());
     auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
     if (!add || add->getBlock() != g.getBody())
-      return failure();
+      return std::nullopt;
     Block *body = g.getBody();
     if (add.getLhs() != body->getArgument(0) || add.getRhs() != body->getArgument(1)) {
       if (!(add.getLhs() == body->getArgument(1) && add.getRhs() == body->getArgument(0)))
-        return failure();
+        return std::nullopt;
     }
     for (AffineMap m : g.getIndexingMapsArray())
       if (!m.isIdentity())
-        return failure();
+        return std::nullopt;
     Value a = g.getDpsInputs()[0], b = g.getDpsInputs()[1];
     Value root = g.getResult(0);
     if (a.getType() != root.getType() || b.getType() != root.getType())
+      return std::nullopt;
+    return std::make_pair(a, b);
+  }
+
+  /// `(b1 + b2) + x` with b1, b2 branches, the sum used once and x depending on neither: a
+  /// parallel block (GPT-NeoX, Phi-2, Falcon: `mlp_out + attn_out + residual`) becomes
+  /// `(x + b1) + b2`, b1 the branch defined first, so each add is a projection's epilogue.
+  LogicalResult raiseParallel(linalg::GenericOp g, Value a, Value b,
+                              PatternRewriter &rw) const {
+    for (int i = 0; i < 2; ++i) {
+      Value sum = i ? b : a, residual = i ? a : b;
+      auto inner = sum.getDefiningOp<linalg::GenericOp>();
+      if (!inner || !sum.hasOneUse())
+        continue;
+      auto ops = addOperands(inner);
+      if (!ops || !isBranch(ops->first) || !isBranch(ops->second) || isBranch(residual))
+        continue;
+      auto [b1, b2] = *ops;
+      if (b2.getDefiningOp()->isBeforeInBlock(b1.getDefiningOp()) &&
+          b2.getDefiningOp()->getBlock() == b1.getDefiningOp()->getBlock())
+        std::swap(b1, b2);
+      if (dependsOn(residual, b1) || dependsOn(residual, b2))
+        continue;
+      // x + b1 right after b1 (when x is defined there), so it is b1's projection's epilogue
+      // (the GPU kernels fuse the elementwise op that follows a contraction).
+      Value first;
+      {
+        OpBuilder::InsertionGuard guard(rw);
+        Operation *def1 = b1.getDefiningOp();
+        if (DominanceInfo().properlyDominates(residual, def1->getNextNode()))
+          rw.setInsertionPointAfter(def1);
+        first = ResidualAddOp::create(rw, g.getLoc(), residual, b1, rw.getF64FloatAttr(1.0));
+      }
+      rw.replaceOpWithNewOp<ResidualAddOp>(g, first, b2, rw.getF64FloatAttr(1.0));
+      rw.eraseOp(inner);
+      c.residual += 2;
+      return success();
+    }
+    return failure();
+  }
+
+  LogicalResult matchAndRewrite(linalg::GenericOp g, PatternRewriter &rw) const override {
+    auto ops = addOperands(g);
+    if (!ops)
       return failure();
+    auto [a, b] = *ops;
     Value residual, branch;
     if (isBranch(b) && !isBranch(a)) {
       residual = a;
@@ -1181,7 +1228,7 @@ struct RaiseResidual : public RaisePattern<linalg::GenericOp> {
       residual = b;
       branch = a;
     } else {
-      return failure();
+      return raiseParallel(g, a, b, rw);
     }
     // The residual stream does not depend on the branch (x + f(x) inside an activation such as
     // tanh-GELU's `h + 0.044715·h³` is not a residual connection).
@@ -2189,6 +2236,79 @@ struct FoldTransposePair : public OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
+/// transpose(extract_slice(transpose(x, p)), q) = extract_slice(x, ...) when q undoes p: the
+/// slice taken of x itself. GPT-NeoX's q/k/v, interleaved per head in one projection, are
+/// viewed as [B, S, H, 3 * Dh], transposed to [B, H, S, 3 * Dh], split, and q and k transposed
+/// back for RoPE: they become slices of the projection. Rank-reducing slices are left alone.
+struct FoldTransposeSliceTranspose : public OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::TransposeOp outer, PatternRewriter &rw) const override {
+    auto op = outer.getInput().getDefiningOp<tensor::ExtractSliceOp>();
+    if (!op || op.getType().getRank() != op.getSourceType().getRank())
+      return failure();
+    auto inner = op.getSource().getDefiningOp<linalg::TransposeOp>();
+    if (!inner)
+      return failure();
+    ArrayRef<int64_t> p = inner.getPermutation(), q = outer.getPermutation();
+    if (p.size() != q.size())
+      return failure();
+    for (size_t i = 0; i < q.size(); ++i)
+      if (p[q[i]] != (int64_t)i)
+        return failure();
+    // The slice's dim i is x's dim p[i].
+    SmallVector<OpFoldResult> offs = op.getMixedOffsets(), sizes = op.getMixedSizes(),
+                              strides = op.getMixedStrides();
+    SmallVector<OpFoldResult> xOffs(offs), xSizes(sizes), xStrides(strides);
+    for (size_t i = 0; i < p.size(); ++i) {
+      xOffs[p[i]] = offs[i];
+      xSizes[p[i]] = sizes[i];
+      xStrides[p[i]] = strides[i];
+    }
+    Value y = tensor::ExtractSliceOp::create(rw, outer.getLoc(), inner.getInput(), xOffs, xSizes,
+                                             xStrides);
+    Type resTy = outer.getResult()[0].getType();
+    if (y.getType() != resTy)
+      y = tensor::CastOp::create(rw, outer.getLoc(), resTy, y);
+    rw.replaceOp(outer, y);
+    return success();
+  }
+};
+
+/// extract_slice(transpose(x, p)) = transpose(extract_slice(x, ...), p) when every user of the
+/// transpose is such a slice: only the slices' elements are moved (GPT-NeoX's values, the last
+/// third of each head's [q, k, v], go from the projection into the cache's layout without a
+/// transpose of the whole projection). Rank-reducing slices are left alone.
+struct SliceBeforeTranspose : public OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  static bool isSameRankSlice(Operation *op) {
+    auto s = dyn_cast<tensor::ExtractSliceOp>(op);
+    return s && s.getType().getRank() == s.getSourceType().getRank();
+  }
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp op, PatternRewriter &rw) const override {
+    auto t = op.getSource().getDefiningOp<linalg::TransposeOp>();
+    if (!t || !llvm::all_of(t->getUsers(), isSameRankSlice))
+      return failure();
+    ArrayRef<int64_t> p = t.getPermutation();
+    // The slice's dim i is x's dim p[i].
+    SmallVector<OpFoldResult> offs = op.getMixedOffsets(), sizes = op.getMixedSizes(),
+                              strides = op.getMixedStrides();
+    SmallVector<OpFoldResult> xOffs(offs), xSizes(sizes), xStrides(strides);
+    for (size_t i = 0; i < p.size(); ++i) {
+      xOffs[p[i]] = offs[i];
+      xSizes[p[i]] = sizes[i];
+      xStrides[p[i]] = strides[i];
+    }
+    Location loc = op.getLoc();
+    Value slice = tensor::ExtractSliceOp::create(rw, loc, t.getInput(), xOffs, xSizes, xStrides);
+    Value init = tensor::EmptyOp::create(rw, loc, sizes, op.getType().getElementType());
+    Value y = linalg::TransposeOp::create(rw, loc, slice, init, p).getResult()[0];
+    if (y.getType() != op.getType())
+      y = tensor::CastOp::create(rw, loc, op.getType(), y);
+    rw.replaceOp(op, y);
+    return success();
+  }
+};
+
 struct RaiseONNXPass : public mlir::decoda::impl::RaiseONNXPassBase<RaiseONNXPass> {
   using Base::Base;
   void runOnOperation() override {
@@ -2207,9 +2327,10 @@ struct RaiseONNXPass : public mlir::decoda::impl::RaiseONNXPassBase<RaiseONNXPas
         failed(run([&](RewritePatternSet &p) {
           p.add<RaiseAttention, RaiseNorm, RaiseNarrowNorm, RaiseGlu, RaiseSoftcap, RaiseRope,
                 RaiseInterleavedRope, RaisePartialRope>(ctx, c);
-          p.add<FoldTransposePair>(ctx);
+          p.add<FoldTransposePair, FoldTransposeSliceTranspose>(ctx);
         })) ||
-        failed(run([&](RewritePatternSet &p) { p.add<RaiseMLP>(ctx, c); })))
+        failed(run([&](RewritePatternSet &p) { p.add<RaiseMLP>(ctx, c); })) ||
+        failed(run([&](RewritePatternSet &p) { p.add<SliceBeforeTranspose>(ctx); })))
       return signalPassFailure();
     numRMSNorm += c.rms;
     numLayerNorm += c.layer;

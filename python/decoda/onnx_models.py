@@ -2139,10 +2139,21 @@ class DecoderConfig:
     seed: int = 42
     # Architecture variants, as their Hugging Face exports spell them:
     qkv_bias: bool = False        # Qwen2: q/k/v projections with a bias (MatMul -> Add)
-    fused_qkv: bool = False       # Phi-3: one qkv_proj, q/k/v taken by Slices
+    fused_qkv: str = ""           # one qkv projection: "slices" (Phi-3: three Slices), "split"
+                                  # (GPT-2's c_attn: one Split), "per_head" (GPT-NeoX: viewed as
+                                  # [B, S, heads, 3 * head_dim], transposed, Split per head)
     fused_gate_up: bool = False   # Phi-3: one gate_up_proj, halves by Split
     rotary_dim: int = 0           # partial rotary (Phi-3.5/4-mini, NeoX): 0 = head_dim
-    act: str = "silu"             # the gate's activation: silu, or gelu_tanh (Gemma)
+    act: str = "silu"             # the MLP's activation: silu, gelu_tanh (Gemma, GPT-2, Phi-2)
+                                  # or gelu (erf: GPT-NeoX)
+    norm: str = "rms"             # "rms"; "layer": LayerNorm with a bias, decomposed (opset < 17
+                                  # exports: GPT-2); "layer_op": LayerNormalization (opset 17)
+    mlp: str = "gated"            # "gated" (gate, up, down) or "plain" (fc_in, act, fc_out)
+    bias: bool = False            # every projection but lm_head with a bias (GPT-2, NeoX, Phi-2)
+    parallel: str = ""            # attention and MLP side by side on one residual: "two_norms"
+                                  # (GPT-NeoX), "shared_norm" (Phi-2, Falcon: one norm feeds both)
+    positions: str = "rope"       # "rope", or "learned" (GPT-2: a position table added)
+    lm_head_bias: bool = False    # Phi-2
     norm_offset: bool = False     # Gemma's RMSNorm: x̂ * (1 + w)
     embed_scale: bool = False     # Gemma: the embeddings times sqrt(hidden)
     tie_embeddings: bool = False  # lm_head reads the embedding table through a Transpose
@@ -2150,6 +2161,13 @@ class DecoderConfig:
 
 
 def _decoder_norm(g: Graph, cfg: DecoderConfig, x: str, name: str) -> str:
+    if cfg.norm != "rms":
+        w = g.weight([cfg.hidden], name, 0.2, 1.0)
+        b = g.weight([cfg.hidden], name.replace(".weight", ".bias"), 0.1)
+        if cfg.norm == "layer":
+            return layer_norm_subgraph(g, x, w, b, eps=cfg.eps)
+        assert cfg.norm == "layer_op", cfg.norm
+        return g.op("LayerNormalization", [x, w, b], axis=-1, epsilon=cfg.eps)
     if not cfg.norm_offset:
         return rms_norm_subgraph(g, x, g.weight([cfg.hidden], name, 0.2, 1.0), eps=cfg.eps,
                                  form="reciprocal")
@@ -2168,21 +2186,35 @@ def _decoder_rope(g: Graph, cfg: DecoderConfig, x: str, cos: str, sin: str) -> s
     return g.op("Concat", [rotate_half_subgraph(g, x_rot, cos, sin, rot), x_pass], axis=-1)
 
 
+def _decoder_linear(g: Graph, cfg: DecoderConfig, x: str, k: int, n: int, name: str,
+                    bias: bool) -> str:
+    y = g.op("MatMul", [x, g.weight([k, n], name)])
+    return g.op("Add", [y, g.weight([n], f"{name}.bias", 0.5)]) if bias else y
+
+
+def _decoder_act(g: Graph, cfg: DecoderConfig, x: str) -> str:
+    if cfg.act == "silu":
+        return g.op("Mul", [x, g.op("Sigmoid", [x])])
+    if cfg.act == "gelu_tanh":
+        return gelu_tanh_subgraph(g, x)
+    if cfg.act == "gelu":
+        return gelu_erf_subgraph(g, x)
+    raise ValueError(cfg.act)
+
+
 def _decoder_mlp(g: Graph, cfg: DecoderConfig, h: str, p: str) -> str:
     d, ff = cfg.hidden, cfg.ffn
+    if cfg.mlp == "plain":
+        a = _decoder_act(g, cfg, _decoder_linear(g, cfg, h, d, ff, f"{p}.mlp.fc_in", cfg.bias))
+        return _decoder_linear(g, cfg, a, ff, d, f"{p}.mlp.fc_out", cfg.bias)
     if cfg.fused_gate_up:
         gu = g.op("MatMul", [h, g.weight([d, 2 * ff], f"{p}.mlp.gate_up_proj")])
         gate, up = g.op("Split", [gu, g.i64([ff, ff])], n_out=2, axis=-1)
     else:
         gate = g.op("MatMul", [h, g.weight([d, ff], f"{p}.mlp.gate_proj")])
         up = g.op("MatMul", [h, g.weight([d, ff], f"{p}.mlp.up_proj")])
-    if cfg.act == "silu":
-        a = g.op("Mul", [gate, g.op("Sigmoid", [gate])])
-    elif cfg.act == "gelu_tanh":
-        a = gelu_tanh_subgraph(g, gate)
-    else:
-        raise ValueError(cfg.act)
-    return g.op("MatMul", [g.op("Mul", [a, up]), g.weight([ff, d], f"{p}.mlp.down_proj")])
+    a = _decoder_act(g, cfg, gate)
+    return _decoder_linear(g, cfg, g.op("Mul", [a, up]), ff, d, f"{p}.mlp.down_proj", cfg.bias)
 
 
 def decoder_model(cfg: DecoderConfig = DecoderConfig()) -> onnx.ModelProto:
@@ -2210,6 +2242,9 @@ def decoder_model(cfg: DecoderConfig = DecoderConfig()) -> onnx.ModelProto:
     x = g.op("Gather", [embed, ids], axis=0)
     if cfg.embed_scale:
         x = g.op("Mul", [x, g.f32(math.sqrt(d))])
+    if cfg.positions == "learned":
+        x = g.op("Add", [x, g.op("Gather", [g.weight([64, d], "model.embed_positions.weight", 1.0),
+                                            pos], axis=0)])
 
     # Additive mask [B, 1, S, T]: causal (key j > past + i) and padding (attention_mask == 0).
     seq = g.dim(ids, 1)
@@ -2232,32 +2267,47 @@ def decoder_model(cfg: DecoderConfig = DecoderConfig()) -> onnx.ModelProto:
     mask = g.op("Max", [g.op("Add", [g.op("Unsqueeze", [causal, g.i64([0, 1])]), pad]),
                         g.f32(F32_MIN)])
 
-    cos, sin = _hf_cos_sin(g, pos, cfg.rotary_dim or dh, cfg.theta)
+    if cfg.positions == "rope":
+        cos, sin = _hf_cos_sin(g, pos, cfg.rotary_dim or dh, cfg.theta)
     inv_sqrt = g.f32(1.0 / math.sqrt(dh))
     presents = []
     for i in range(cfg.layers):
         p = f"model.layers.{i}"
         hnorm = _decoder_norm(g, cfg, x, f"{p}.input_layernorm.weight")
         nq, nkv = cfg.heads * dh, cfg.kv_heads * dh
-        if cfg.fused_qkv:
-            qkv = g.op("MatMul", [hnorm, g.weight([d, nq + 2 * nkv], f"{p}.self_attn.qkv_proj")])
-            q = g.op("Slice", [qkv, g.i64([0]), g.i64([nq]), g.i64([-1]), g.i64([1])])
-            k = g.op("Slice", [qkv, g.i64([nq]), g.i64([nq + nkv]), g.i64([-1]), g.i64([1])])
-            v = g.op("Slice", [qkv, g.i64([nq + nkv]), g.i64([INT64_MAX]), g.i64([-1]),
-                               g.i64([1])])
+        qkv_bias = cfg.qkv_bias or cfg.bias
+        if cfg.fused_qkv == "per_head":
+            # GPT-NeoX: qkv viewed as [B, S, heads, 3 * head_dim] (q, k, v interleaved per head).
+            assert cfg.kv_heads == cfg.heads
+            qkv = _decoder_linear(g, cfg, hnorm, d, 3 * nq, f"{p}.attention.query_key_value",
+                                  qkv_bias)
+            qkv = g.op("Reshape", [qkv, g.shape_of([g.dims1(hnorm, 0), g.dims1(hnorm, 1),
+                                                    cfg.heads, 3 * dh])])
+            q, k, v = g.op("Split", [g.op("Transpose", [qkv], perm=[0, 2, 1, 3]),
+                                     g.i64([dh, dh, dh])], n_out=3, axis=-1)
         else:
-            q = g.op("MatMul", [hnorm, g.weight([d, nq], f"{p}.self_attn.q_proj")])
-            k = g.op("MatMul", [hnorm, g.weight([d, nkv], f"{p}.self_attn.k_proj")])
-            v = g.op("MatMul", [hnorm, g.weight([d, nkv], f"{p}.self_attn.v_proj")])
-        if cfg.qkv_bias:
-            q = g.op("Add", [q, g.weight([nq], f"{p}.self_attn.q_proj.bias", 0.5)])
-            k = g.op("Add", [k, g.weight([nkv], f"{p}.self_attn.k_proj.bias", 0.5)])
-            v = g.op("Add", [v, g.weight([nkv], f"{p}.self_attn.v_proj.bias", 0.5)])
-        q = split_heads(g, q, cfg.heads, dh=dh)
-        k = split_heads(g, k, cfg.kv_heads, dh=dh)
-        v = split_heads(g, v, cfg.kv_heads, dh=dh)
-        q = _decoder_rope(g, cfg, q, cos, sin)
-        k = _decoder_rope(g, cfg, k, cos, sin)
+            if cfg.fused_qkv:
+                qkv = _decoder_linear(g, cfg, hnorm, d, nq + 2 * nkv, f"{p}.self_attn.qkv_proj",
+                                      qkv_bias)
+                if cfg.fused_qkv == "split":
+                    q, k, v = g.op("Split", [qkv, g.i64([nq, nkv, nkv])], n_out=3, axis=-1)
+                else:
+                    assert cfg.fused_qkv == "slices", cfg.fused_qkv
+                    q = g.op("Slice", [qkv, g.i64([0]), g.i64([nq]), g.i64([-1]), g.i64([1])])
+                    k = g.op("Slice", [qkv, g.i64([nq]), g.i64([nq + nkv]), g.i64([-1]),
+                                       g.i64([1])])
+                    v = g.op("Slice", [qkv, g.i64([nq + nkv]), g.i64([INT64_MAX]), g.i64([-1]),
+                                       g.i64([1])])
+            else:
+                q = _decoder_linear(g, cfg, hnorm, d, nq, f"{p}.self_attn.q_proj", qkv_bias)
+                k = _decoder_linear(g, cfg, hnorm, d, nkv, f"{p}.self_attn.k_proj", qkv_bias)
+                v = _decoder_linear(g, cfg, hnorm, d, nkv, f"{p}.self_attn.v_proj", qkv_bias)
+            q = split_heads(g, q, cfg.heads, dh=dh)
+            k = split_heads(g, k, cfg.kv_heads, dh=dh)
+            v = split_heads(g, v, cfg.kv_heads, dh=dh)
+        if cfg.positions == "rope":
+            q = _decoder_rope(g, cfg, q, cos, sin)
+            k = _decoder_rope(g, cfg, k, cos, sin)
         k = g.op("Concat", [past[i][0], k], axis=2)
         v = g.op("Concat", [past[i][1], v], axis=2)
         presents.append((k, v))
@@ -2267,8 +2317,16 @@ def decoder_model(cfg: DecoderConfig = DecoderConfig()) -> onnx.ModelProto:
                          inv_sqrt])
         prob = g.op("Softmax", [g.op("Add", [s, mask])], axis=-1)
         o = merge_heads(g, g.op("MatMul", [prob, vr]))
-        x = g.op("Add", [x, g.op("MatMul", [o, g.weight([cfg.heads * dh, d],
-                                                         f"{p}.self_attn.o_proj")])])
+        attn = _decoder_linear(g, cfg, o, cfg.heads * dh, d, f"{p}.self_attn.o_proj", cfg.bias)
+        if cfg.parallel:
+            # x + attn(norm1(x)) + mlp(norm2(x)), or mlp(norm1(x)) with one shared norm.
+            if cfg.parallel == "two_norms":
+                hnorm = _decoder_norm(g, cfg, x, f"{p}.post_attention_layernorm.weight")
+            else:
+                assert cfg.parallel == "shared_norm", cfg.parallel
+            x = g.op("Add", [g.op("Add", [_decoder_mlp(g, cfg, hnorm, p), attn]), x])
+            continue
+        x = g.op("Add", [x, attn])
         hnorm = _decoder_norm(g, cfg, x, f"{p}.post_attention_layernorm.weight")
         x = g.op("Add", [x, _decoder_mlp(g, cfg, hnorm, p)])
     x = _decoder_norm(g, cfg, x, "model.norm.weight")
@@ -2277,6 +2335,8 @@ def decoder_model(cfg: DecoderConfig = DecoderConfig()) -> onnx.ModelProto:
     else:
         head = g.weight([d, cfg.vocab], "lm_head.weight")
     logits = g.op("MatMul", [x, head])
+    if cfg.lm_head_bias:
+        logits = g.op("Add", [logits, g.weight([cfg.vocab], "lm_head.bias", 0.5)])
     g.output(logits, "logits", "f32", ["batch", "sequence", cfg.vocab])
     for i, (k, v) in enumerate(presents):
         shape = ["batch", cfg.kv_heads, "total_sequence", dh]
@@ -2326,7 +2386,7 @@ _add("models", "decoder_kv", lambda: decoder_model(), make_feeds=_decoder_case_f
 DECODER_VARIANTS = {
     "qwen2": (DecoderConfig(qkv_bias=True, theta=1000000.0),
               "Qwen2: q/k/v biases, RoPE base 1e6"),
-    "phi3": (DecoderConfig(fused_qkv=True, fused_gate_up=True, rotary_dim=12, kv_heads=4),
+    "phi3": (DecoderConfig(fused_qkv="slices", fused_gate_up=True, rotary_dim=12, kv_heads=4),
              "Phi-3/Phi-4-mini: one qkv_proj sliced, one gate_up_proj split, rotary on 12 of "
              "16 features, 4 KV heads (MHA)"),
     "gemma": (DecoderConfig(act="gelu_tanh", norm_offset=True, embed_scale=True,
@@ -2335,6 +2395,23 @@ DECODER_VARIANTS = {
               "tied to the embedding, 4 heads of 32 over a 64 hidden (MQA)"),
     "mistral": (DecoderConfig(sliding_window=3),
                 "Mistral: a sliding window of 3 keys in the additive mask"),
+    "gpt2": (DecoderConfig(norm="layer", mlp="plain", bias=True, fused_qkv="split",
+                           positions="learned", act="gelu_tanh", tie_embeddings=True, kv_heads=4,
+                           ffn=256, eps=1e-5),
+             "GPT-2: learned positions added to the embeddings, decomposed LayerNorms, one "
+             "c_attn with a bias split into q/k/v, tanh-GELU MLP with biases, tied lm_head, "
+             "no RoPE, MHA"),
+    "neox": (DecoderConfig(norm="layer_op", mlp="plain", bias=True, fused_qkv="per_head",
+                           rotary_dim=4, parallel="two_norms", act="gelu", kv_heads=4, ffn=256,
+                           eps=1e-5),
+             "GPT-NeoX / Pythia: LayerNormalization, q/k/v interleaved per head in one "
+             "projection, rotary on 4 of 16 features, attention and MLP in parallel off two "
+             "norms, erf-GELU MLP, biases"),
+    "phi2": (DecoderConfig(norm="layer_op", mlp="plain", bias=True, rotary_dim=8,
+                           parallel="shared_norm", act="gelu_tanh", lm_head_bias=True,
+                           kv_heads=4, ffn=256, eps=1e-5),
+             "Phi-2 / Falcon form: attention and MLP in parallel off one shared LayerNorm, "
+             "rotary on 8 of 16 features, biases everywhere incl. lm_head"),
 }
 for _arch, (_cfg, _note) in DECODER_VARIANTS.items():
     _add("models", f"decoder_kv_{_arch}", (lambda c: lambda: decoder_model(c))(_cfg),
