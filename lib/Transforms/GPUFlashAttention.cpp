@@ -324,6 +324,80 @@ unsigned forwardTransposedKV(func::FuncOp fn, ModuleOp module) {
   return forwarded;
 }
 
+/// Q, K and V are often copies of strided views: the thirds of a fused projection's output
+/// that no RoPE rewrote (GPT-2's c_attn: [B, S, H, D] views of rows of 3 · H · D),
+/// `memref.alloc` + `memref.copy` before the call. The kernels read them through indexed loads
+/// and 16-byte copies with a unit-stride last dim, so the call takes the view instead and the
+/// copy goes, when every row of the view starts at a multiple of 16 bytes from its root's base:
+/// a unit last stride, static strides and offset multiples of `chunkElems`, and dynamic strides
+/// only over an identity-layout root whose rows are whole chunks (such strides are products of
+/// the root's extents, its row length among them). Operands are `operands` (K and V not when a
+/// kernel encodes TMA tensor maps of them). Not when anything between the copy and the call
+/// may write the source. Returns how many operands were forwarded.
+unsigned forwardCopiedViews(func::FuncOp fn, ModuleOp module, ArrayRef<unsigned> operands,
+                            int64_t chunkElems) {
+  using decoda::gpu_independence::mayWriteBetween;
+  std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(fn, module);
+  if (!uses || !llvm::hasSingleElement(*uses))
+    return 0;
+  auto call = dyn_cast<func::CallOp>(uses->begin()->getUser());
+  if (!call || call.getNumOperands() != fn.getNumArguments())
+    return 0;
+  unsigned forwarded = 0;
+  for (unsigned i : operands) {
+    Value buffer = call.getOperand(i);
+    auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getBlock() != call->getBlock())
+      continue;
+    memref::CopyOp copy;
+    SmallVector<memref::DeallocOp> deallocs;
+    bool other = false;
+    for (OpOperand &use : buffer.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto c = dyn_cast<memref::CopyOp>(user); c && c.getTarget() == buffer && !copy)
+        copy = c;
+      else if (auto d = dyn_cast<memref::DeallocOp>(user);
+               d && d->getBlock() == call->getBlock() && call->isBeforeInBlock(d))
+        deallocs.push_back(d);
+      else if (user != call.getOperation() || use.getOperandNumber() != i)
+        other = true;
+    }
+    if (other || !copy || copy->getBlock() != call->getBlock() || !copy->isBeforeInBlock(call))
+      continue;
+    Value src = copy.getSource();
+    auto srcType = dyn_cast<MemRefType>(src.getType());
+    if (!srcType || srcType.getShape() != cast<MemRefType>(buffer.getType()).getShape())
+      continue;
+    auto [strides, offset] = srcType.getStridesAndOffset();
+    if (strides.empty() || strides.back() != 1 || ShapedType::isDynamic(offset) ||
+        offset % chunkElems != 0)
+      continue;
+    Value root = viewRoot(src);
+    auto rootType = dyn_cast<MemRefType>(root.getType());
+    bool wholeChunkRows = rootType && rootType.getLayout().isIdentity() &&
+                          rootType.getRank() > 0 &&
+                          !rootType.isDynamicDim(rootType.getRank() - 1) &&
+                          rootType.getShape().back() % chunkElems == 0;
+    if (llvm::any_of(ArrayRef<int64_t>(strides).drop_back(), [&](int64_t st) {
+          return ShapedType::isDynamic(st) ? !wholeChunkRows : st % chunkElems != 0;
+        }))
+      continue;
+    if (mayWriteBetween(copy, call, root))
+      continue;
+    call->setOperand(i, src);
+    fn.getBody().front().getArgument(i).setType(src.getType());
+    copy.erase();
+    for (memref::DeallocOp d : deallocs)
+      d.erase();
+    alloc.erase();
+    ++forwarded;
+  }
+  if (forwarded)
+    fn.setType(FunctionType::get(fn.getContext(), fn.getBody().front().getArgumentTypes(),
+                                 fn.getResultTypes()));
+  return forwarded;
+}
+
 /// What both kernels share: the function's entry (output allocation, the guard against empty
 /// launches), index and float helpers, the rows of a block, the key range a block can see, the
 /// logits of one (row, key) and the final normalisation with sinks.
@@ -3037,8 +3111,12 @@ struct GPUFlashAttentionPass
       }
       if (tcWhy.empty()) {
         std::string wgmmaWhy = wgmma ? WgmmaKernel::refusal(*c) : "";
-        if (!(wgmma && wgmmaWhy.empty() && wgmmaTma))
+        bool kvByTma = wgmma && wgmmaWhy.empty() && wgmmaTma;
+        if (!kvByTma)
           numForwarded += forwardTransposedKV(fn, getOperation());
+        numForwarded += forwardCopiedViews(fn, getOperation(),
+                                           kvByTma ? ArrayRef<unsigned>{0} : ArrayRef<unsigned>{0, 1, 2},
+                                           128 / c->elem.getIntOrFloatBitWidth());
         if (wgmma && wgmmaWhy.empty()) {
           WgmmaKernel(fn, *c, split, wgmmaRows, wgmmaKeys, wgmmaTma, wgmmaPingPong).emit();
           ++numWgmma;
@@ -3056,6 +3134,8 @@ struct GPUFlashAttentionPass
               << "decoda-gpu-flash-attention: " << opName
               << " takes the f32 SIMT kernel, not the tensor-core one: " << tcWhy;
         numForwarded += forwardTransposedKV(fn, getOperation());
+        numForwarded += forwardCopiedViews(fn, getOperation(), {0, 1, 2},
+                                           128 / c->elem.getIntOrFloatBitWidth());
         SimtKernel(fn, *c, split).emit();
       }
       fn->removeAttr(decoda::kGPUAttentionAttr);

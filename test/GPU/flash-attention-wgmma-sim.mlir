@@ -53,6 +53,17 @@
 // GQA: out0: ok (40960 elements
 // GQA64: launch wg_gqa_d128_bf16_kernel{{(_[0-9]+)?}}: grid [2, 2, 2] block [128, 1, 1] shared 0 + 82944 dynamic bytes; bar 16, {{.*}}wgmma 144
 // GQA64: out0: ok (40960 elements
+// Q, K and V as strided views of one fused projection output (GPT-2's c_attn; q at an offset
+// of 128 elements, rows 384 apart): read in place, one launch (a copy kernel before).
+// RUN: %PYTHON %S/Inputs/attention_data.py wg_fused_qkv_bf16 %t/fused-in.npz %t/fused-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry wg_fused_qkv_bf16 --inputs %t/fused-in.npz --expect %t/fused-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=FUSED
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/n %t/n.ptx --entry wg_fused_qkv_bf16 --inputs %t/fused-in.npz --expect %t/fused-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=FUSED64
+// FUSED: launch wg_fused_qkv_bf16_kernel{{(_[0-9]+)?}}: grid [1, 2, 2] block [256, 1, 1]
+// FUSED-NEXT: out0: ok (17920 elements
+// FUSED-NEXT: 1 launches
+// FUSED64: launch wg_fused_qkv_bf16_kernel{{(_[0-9]+)?}}: grid [2, 2, 2] block [128, 1, 1]
+// FUSED64-NEXT: out0: ok (17920 elements
+// FUSED64-NEXT: 1 launches
 // RUN: %PYTHON %S/Inputs/attention_data.py wg_rows_window_bf16 %t/5-in.npz %t/5-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry wg_rows_window_bf16 --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=ROWS
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/n %t/n.ptx --entry wg_rows_window_bf16 --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 7.9e-3 --atol 4.3e-3 | FileCheck %s --check-prefix=ROWS64

@@ -787,7 +787,7 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     Statistic<"numSplit", "num-split", "of those, decode steps with the keys split over blocks">,
     Statistic<"numLeft", "num-left", "attention functions left to the target-neutral body">,
     Statistic<"numForwarded", "num-forwarded",
-              "K/V operands read through a transposed view of their cache instead of a copy">
+              "Q/K/V operands read through the strided or transposed view they were copied from instead of the copy">
   ];
 }
 

@@ -150,6 +150,14 @@ def case(name):
         q, k, v = act((1, t, 2, 64), st, 0.5), act((1, t, 1, 64), st, 0.5), uni((1, t, 1, 64), st)
         return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=1, causal=True, window=160,
                                            storage=st)]
+    if name == "wg_fused_qkv_bf16":
+        # One [B, T, 3 * H * D] projection output, q/k/v its thirds in the order k, q, v (q at
+        # an offset of 128 elements): Q is read through its strided view (no copy).
+        st, t, h, d = "bf16", 70, 2, 64
+        k, q, v = act((2, t, h, d), st, 0.5), act((2, t, h, d), st, 0.5), uni((2, t, h, d), st)
+        qkv = np.concatenate([a.reshape(2, t, h * d) for a in (k, q, v)], axis=-1)
+        return st, [qkv], [R.attention(q, k, v, num_heads=h, num_kv_heads=h, causal=True,
+                                                storage=st)]
     raise SystemExit(f"unknown case {name}")
 
 
@@ -158,6 +166,8 @@ def main():
     st, ins, outs = case(name)
     # max|v| bounds the error of rounding P to the storage type before P·V (the tolerances).
     values = ins[2:3] + (ins[4:5] if name.startswith("cached") else [])  # v (and the value cache)
+    if name == "wg_fused_qkv_bf16":
+        values = [np.asarray(ins[0], np.float32)[..., 256:]]  # v, the last third
     print(f"{name}: max|v| = {max(float(np.max(np.abs(np.asarray(a, np.float32)))) for a in values):.4f}")
     conv = lambda a: a if np.asarray(a).dtype.kind in "iu" else bits(a, st)  # noqa: E731
     np.savez(inp, **{f"arg{i}": conv(a) for i, a in enumerate(ins)})

@@ -92,3 +92,20 @@ func.func @wg_cached_chunk_bf16(%q: tensor<2x40x4x128xbf16>, %k: tensor<2x40x1x1
       : tensor<2x40x4x128xbf16>, tensor<2x40x1x128xbf16>, tensor<2x40x1x128xbf16>, tensor<2x256x1x128xbf16>, tensor<2x256x1x128xbf16>
   return %o : tensor<2x40x4x128xbf16>
 }
+
+// bf16 causal MHA over one [B, T, 3 * H * D] projection output (GPT-2's c_attn), its thirds
+// taken in the order k, q, v: Q is a strided view at an offset of 128 elements (rows 384 apart),
+// read by the kernel in place (decoda-gpu-flash-attention forwards the view, no copy of Q).
+func.func @wg_fused_qkv_bf16(%qkv: tensor<2x?x384xbf16>) -> tensor<2x?x2x64xbf16> {
+  %c1 = arith.constant 1 : index
+  %t = tensor.dim %qkv, %c1 : tensor<2x?x384xbf16>
+  %ks = tensor.extract_slice %qkv[0, 0, 0] [2, %t, 128] [1, 1, 1] : tensor<2x?x384xbf16> to tensor<2x?x128xbf16>
+  %qs = tensor.extract_slice %qkv[0, 0, 128] [2, %t, 128] [1, 1, 1] : tensor<2x?x384xbf16> to tensor<2x?x128xbf16>
+  %vs = tensor.extract_slice %qkv[0, 0, 256] [2, %t, 128] [1, 1, 1] : tensor<2x?x384xbf16> to tensor<2x?x128xbf16>
+  %k = tensor.expand_shape %ks [[0], [1], [2, 3]] output_shape [2, %t, 2, 64] : tensor<2x?x128xbf16> into tensor<2x?x2x64xbf16>
+  %q = tensor.expand_shape %qs [[0], [1], [2, 3]] output_shape [2, %t, 2, 64] : tensor<2x?x128xbf16> into tensor<2x?x2x64xbf16>
+  %v = tensor.expand_shape %vs [[0], [1], [2, 3]] output_shape [2, %t, 2, 64] : tensor<2x?x128xbf16> into tensor<2x?x2x64xbf16>
+  %o = decoda.attention %q, %k, %v {num_heads = 2 : i64, num_kv_heads = 2 : i64, causal}
+      : tensor<2x?x2x64xbf16>, tensor<2x?x2x64xbf16>, tensor<2x?x2x64xbf16>
+  return %o : tensor<2x?x2x64xbf16>
+}
