@@ -92,20 +92,90 @@ bool sameBlock(gpu::LaunchOp a, gpu::LaunchOp b) {
          sameExtent(a.getBlockSizeZ(), b.getBlockSizeZ());
 }
 
+/// Marks a launch taken out of its empty-grid guard; put back under one after merging.
+constexpr StringLiteral kGridGuard = "decoda.grid_guard";
+
+/// Whether `cond` is `x > 0` (`x != 0`, `0 < x`) for `x` a launch's whole grid (its X extent,
+/// Y and Z one): the guard the kernels of dynamic extents get against an empty launch.
+bool isNonEmptyGrid(Value cond, gpu::LaunchOp launch) {
+  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  if (!cmp || !isOne(launch.getGridSizeY()) || !isOne(launch.getGridSizeZ()))
+    return false;
+  Value x = launch.getGridSizeX();
+  using P = arith::CmpIPredicate;
+  P pred = cmp.getPredicate();
+  if (sameExtent(cmp.getLhs(), x) && matchPattern(cmp.getRhs(), m_Zero()))
+    return pred == P::sgt || pred == P::ugt || pred == P::ne;
+  if (matchPattern(cmp.getLhs(), m_Zero()) && sameExtent(cmp.getRhs(), x))
+    return pred == P::slt || pred == P::ult || pred == P::ne;
+  return false;
+}
+
+/// `scf.if (grid > 0) { launch }` -> `launch {decoda.grid_guard}` in `block`, so guarded
+/// launches (the row norms of a dynamic row count) merge with their neighbours; guard() puts
+/// every launch still marked back under a guard of its (maybe merged) grid.
+void unguard(Block *block) {
+  for (Operation &op : llvm::make_early_inc_range(*block)) {
+    auto guard = dyn_cast<scf::IfOp>(op);
+    if (!guard || guard.getNumResults() || !guard.getElseRegion().empty())
+      continue;
+    Block &then = guard.getThenRegion().front();
+    auto launch = dyn_cast<gpu::LaunchOp>(then.front());
+    if (!launch || &then.front() != then.getTerminator()->getPrevNode() || !mergeable(launch) ||
+        !isNonEmptyGrid(guard.getCondition(), launch))
+      continue;
+    launch->moveBefore(guard);
+    launch->setAttr(kGridGuard, UnitAttr::get(launch.getContext()));
+    Operation *cond = guard.getCondition().getDefiningOp();
+    guard.erase();
+    if (cond->use_empty())
+      cond->erase();
+  }
+}
+
+void guard(Operation *root) {
+  SmallVector<gpu::LaunchOp> marked;
+  root->walk([&](gpu::LaunchOp l) {
+    if (l->hasAttr(kGridGuard))
+      marked.push_back(l);
+  });
+  for (gpu::LaunchOp launch : marked) {
+    launch->removeAttr(kGridGuard);
+    OpBuilder b(launch);
+    Location loc = launch.getLoc();
+    Value blocks = b.createOrFold<arith::MulIOp>(
+        loc, launch.getGridSizeX(),
+        b.createOrFold<arith::MulIOp>(loc, launch.getGridSizeY(), launch.getGridSizeZ()));
+    Value zero = b.createOrFold<arith::ConstantIndexOp>(loc, 0);
+    auto guardOp = scf::IfOp::create(
+        b, loc, TypeRange{},
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, blocks, zero),
+        /*withElseRegion=*/false);
+    launch->moveBefore(guardOp.getThenRegion().front().getTerminator());
+  }
+}
+
 struct GPUMergeLaunchesPass
     : public mlir::decoda::impl::GPUMergeLaunchesPassBase<GPUMergeLaunchesPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<Block *> blocks;
-    getOperation().walk([&](Block *block) {
-      // Launches are not nested in other launches.
-      if (!block->getParentOp()->getParentOfType<gpu::LaunchOp>() &&
-          !isa<gpu::LaunchOp>(block->getParentOp()))
-        blocks.push_back(block);
-    });
-    for (Block *block : blocks)
+    auto hostBlocks = [&] {
+      SmallVector<Block *> blocks;
+      getOperation().walk([&](Block *block) {
+        // Launches are not nested in other launches.
+        if (!block->getParentOp()->getParentOfType<gpu::LaunchOp>() &&
+            !isa<gpu::LaunchOp>(block->getParentOp()))
+          blocks.push_back(block);
+      });
+      return blocks;
+    };
+    // (Unguarding erases the guards' blocks: the blocks are collected again after it.)
+    for (Block *block : hostBlocks())
+      unguard(block);
+    for (Block *block : hostBlocks())
       mergeRuns(block);
+    guard(getOperation());
   }
 
   void mergeRuns(Block *block) {
@@ -162,6 +232,8 @@ struct GPUMergeLaunchesPass
         front.getBlockSizeY(), front.getBlockSizeZ(), /*dynamicSharedMemorySize=*/nullptr,
         /*asyncTokenType=*/nullptr, /*asyncDependencies=*/{}, workgroup);
     merged->setAttr("decoda.merged_launches", b.getI64IntegerAttr(run.size()));
+    if (llvm::any_of(run, [](gpu::LaunchOp l) { return l->hasAttr(kGridGuard); }))
+      merged->setAttr(kGridGuard, b.getUnitAttr());
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&merged.getBody().front());
     Value blockX = merged.getBlockIds().x;

@@ -251,3 +251,86 @@ func.func @grid3d(%x: memref<16xf32>, %y: memref<16xf32>, %z: memref<16x16xf32>)
   }
   return
 }
+
+// -----
+
+// Launches each under the guard against an empty grid (`scf.if (rows > 0)`, the row norms of a
+// dynamic row count: GPT-NeoX's two norms of one input) merge: one launch of n + m blocks under
+// a guard of its own grid. A guard of another condition keeps its launch (and ends the run).
+// CHECK-LABEL: func.func @guarded
+// CHECK-SAME:  (%[[X:.+]]: memref<?xf32>, %[[Y:.+]]: memref<?xf32>, %[[Z:.+]]: memref<?xf32>, %[[N:.+]]: index, %[[M:.+]]: index, %[[F:.+]]: i1)
+// CHECK: %[[TOTAL:.+]] = arith.addi %[[N]], %[[M]]
+// CHECK: %[[ANY:.+]] = arith.cmpi sgt, %[[TOTAL]], %c0
+// CHECK-NEXT: scf.if %[[ANY]] {
+// CHECK-NEXT: gpu.launch blocks(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %[[TOTAL]],
+// CHECK: } {decoda.merged_launches = 2 : i64}
+// CHECK-NOT: decoda.grid_guard
+// CHECK: scf.if %[[F]] {
+// CHECK-NEXT: gpu.launch
+// CHECK-NOT: decoda.merged_launches
+func.func @guarded(%x: memref<?xf32>, %y: memref<?xf32>, %z: memref<?xf32>, %n: index, %m: index, %f: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %p = arith.cmpi sgt, %n, %c0 : index
+  scf.if %p {
+    gpu.launch blocks(%b, %by, %bz) in (%gx = %n, %gy = %c1, %gz = %c1)
+               threads(%t, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+      %v = memref.load %x[%b] : memref<?xf32>
+      memref.store %v, %y[%b] : memref<?xf32>
+      gpu.terminator
+    }
+  }
+  %q = arith.cmpi ne, %m, %c0 : index
+  scf.if %q {
+    gpu.launch blocks(%b, %by, %bz) in (%gx = %m, %gy = %c1, %gz = %c1)
+               threads(%t, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+      %v = memref.load %x[%b] : memref<?xf32>
+      memref.store %v, %z[%b] : memref<?xf32>
+      gpu.terminator
+    }
+  }
+  scf.if %f {
+    gpu.launch blocks(%b, %by, %bz) in (%gx = %m, %gy = %c1, %gz = %c1)
+               threads(%t, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+      %v = memref.load %y[%b] : memref<?xf32>
+      memref.store %v, %x[%b] : memref<?xf32>
+      gpu.terminator
+    }
+  }
+  return
+}
+
+// -----
+
+// A guarded launch that does not merge (it reads what the launch before it writes) keeps a
+// guard of its own grid.
+// CHECK-LABEL: func.func @guarded_alone
+// CHECK: gpu.launch
+// CHECK-NOT: decoda.merged_launches
+// CHECK: %[[P:.+]] = arith.cmpi sgt, %arg2, %c0
+// CHECK-NEXT: scf.if %[[P]] {
+// CHECK-NEXT: gpu.launch
+// CHECK-NOT: decoda.grid_guard
+func.func @guarded_alone(%x: memref<?xf32>, %y: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c4, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+    %v = memref.load %x[%b] : memref<?xf32>
+    memref.store %v, %y[%b] : memref<?xf32>
+    gpu.terminator
+  }
+  %p = arith.cmpi sgt, %n, %c0 : index
+  scf.if %p {
+    gpu.launch blocks(%b, %by, %bz) in (%gx = %n, %gy = %c1, %gz = %c1)
+               threads(%t, %ty, %tz) in (%sx = %c64, %sy = %c1, %sz = %c1) {
+      %v = memref.load %y[%b] : memref<?xf32>
+      memref.store %v, %x[%b] : memref<?xf32>
+      gpu.terminator
+    }
+  }
+  return
+}

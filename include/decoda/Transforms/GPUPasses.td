@@ -74,7 +74,11 @@ def GPUMergeLaunchesPass : Pass<"decoda-gpu-merge-launches", "func::FuncOp"> {
     a [32, 8] nest over heads and tokens, merge with the RoPE kernel beside them); their shared memory (workgroup attributions) side by
     side, at most 48 KiB in all (what a kernel may declare statically: a run stops before a
     launch that would pass it). Typical run: the q, k and v projections of a decode step whose weights are
-    arguments (three GEMV kernels reading the same normalised token).
+    arguments (three GEMV kernels reading the same normalised token). A launch alone under
+    the guard against an empty grid (`scf.if (X > 0)`, `X != 0`, with X its grid: the row
+    norms of a run-time row count) joins a run as if unguarded; the merged launch (or the
+    launch left alone) is put under a guard of its own grid (GPT-NeoX's two norms of one
+    input: one launch).
 
     ```mlir
     gpu.launch blocks(%b0, ...) in (%g0 = %c512, ...) threads(...) in (%c128, ...) { q }

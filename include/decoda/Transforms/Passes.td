@@ -49,12 +49,15 @@ def FuseResidualNormPass : Pass<"decoda-fuse-residual-norm"> {
     and its normalised value, so the lowering reads the stream once. The pattern is local, so it
     fuses across block boundaries (the MLP residual of block l with the first norm of block l+1)
     and in post-norm placement (the sum then has no other user). Other users of the sum read the
-    fused op's `sum` result; when several norms read one sum, one is fused and the others
-    read the fused sum. Numerics are unchanged: the fused op rounds the sum to the storage type
-    before normalising, as the unfused program does.
+    fused op's `sum` result. Numerics are unchanged: the fused op rounds the sum to the storage
+    type before normalising, as the unfused program does.
 
     Not fused: a norm whose input is not a `decoda.residual_add`; a norm in another block or
-    region than the add; a norm whose weight or bias is defined after the add.
+    region than the add; a norm whose weight or bias is defined after the add; a sum that
+    several norms read (GPT-NeoX's parallel block: both norms of the layer's input): the add
+    stays, for the projection before it to compute in its epilogue, and the norms of one value
+    are placed side by side (after the first, where their operands are defined), so the GPU
+    runs them as one launch.
   }];
   let dependentDialects = ["::mlir::decoda::DecodaDialect"];
   let options = [
@@ -809,7 +812,14 @@ def RaiseONNXPass : Pass<"decoda-raise-onnx"> {
       `[B, H, T, D]` and `[B, T, H, D]` layouts;
     - `linear(x) + b` with a vector `b` to a `linear` with a bias;
     - `x + branch` where the branch is a `linear`, `mlp`, `gated_mlp` or `moe` result to
-      `decoda.residual_add`, so `decoda-fuse-residual-norm` applies.
+      `decoda.residual_add`, so `decoda-fuse-residual-norm` applies; a parallel block's
+      `(b1 + b2) + x` of two branches (GPT-NeoX, Phi-2, Falcon: `mlp_out + attn_out + x`) to
+      `(x + b1) + b2`, b1 the branch defined first and `x + b1` placed right after it (the
+      epilogue of its projection on the GPU);
+    - `transpose(extract_slice(transpose(x, p)), p⁻¹)` to a slice of x, and a slice of a
+      transpose that only slices read to a transpose of a slice (GPT-NeoX's q/k/v interleaved
+      per head in one projection: q and k become slices of it for RoPE, v moves only its own
+      third into the cache's layout).
 
     `report` emits one remark with how many of each pattern fired.
   }];

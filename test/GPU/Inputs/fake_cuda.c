@@ -17,6 +17,8 @@
  *   theirs. The default memory pool (stream-ordered cuMemAllocAsync/cuMemFreeAsync) is there
  *   unless FAKE_CUDA_NO_POOL=1, in which case cuDeviceGetDefaultMemPool fails as on a device
  *   without memory pools. cuPointerGetAttribute knows the fake device allocations.
+ * - A launch or graph kernel node with a zero grid or block extent fails (CUDA error 1, as the
+ *   driver refuses a grid of no blocks; logged `launch refused: empty grid or block`).
  * - A launch with over 48 KiB of dynamic shared memory fails (CUDA error 1) unless
  *   cuFuncSetAttribute allowed that much for the function, as on a GPU. cuTensorMapEncodeTiled
  *   (rank 2 or 3) checks its arguments as the driver documents them (16-byte aligned device
@@ -327,6 +329,10 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
     note("launch refused: shared=%llu not allowed", shared);
     return 1; /* CUDA_ERROR_INVALID_VALUE */
   }
+  if (!gx || !gy || !gz || !bx || !by || !bz) {
+    note("launch refused: empty grid or block", 0);
+    return 1; /* CUDA_ERROR_INVALID_VALUE, as the driver answers a grid of no blocks */
+  }
   ++launches;
   fake_clock += (unsigned long long)gx * gy * gz;
   note("launch blocks %llu", (unsigned long long)gx * gy * gz);
@@ -549,6 +555,11 @@ static CUresult fill_node(struct fake_node *n, const struct node_params *p) {
   n->count = param_count(p->func);
   if (n->count < 0 || n->count > 256 || p->extra || p->kern)
     return 1; /* CUDA_ERROR_INVALID_VALUE */
+  for (int i = 0; i < 6; ++i)
+    if (!dims[i]) {
+      note("graph node refused: empty grid or block", 0);
+      return 1; /* CUDA_ERROR_INVALID_VALUE, as the driver answers a grid of no blocks */
+    }
   for (int i = 0; i < n->count; ++i)
     memcpy(&n->values[i], p->kernelParams[i], 8);
   return 0;

@@ -26,7 +26,9 @@ in place). --device-inputs passes those arguments in device memory, as a caller'
 tensors (llvm.call @decoda_cuda_is_device answers from where a buffer lives); the function must call
 decoda_cuda_finish once before its return. Inputs are the .npz arrays in argument order (arg0, arg1, ...; an index argument
 takes a 0-d integer array; a float array given for a bf16 argument is rounded to bf16). Prints each launch (grid, block, shared bytes, collective counts)
-unless --quiet, then `outN: ok` or the worst mismatch, and the number of launches.
+unless --quiet, then `outN: ok` or the worst mismatch, and the number of launches. A launch of an
+empty grid (an extent 0 at run time) is not run and not counted, as the runtime skips it (the driver
+would refuse it); the count says how many there were.
 """
 import argparse
 import os
@@ -374,6 +376,7 @@ class Host:
         self.global_bufs = {}
         self.constants = {}  # slot -> device address
         self.launches = 0
+        self.empty = 0  # launches of an empty grid, which the runtime skips
         self.tensor_maps = 0  # maps encoded by decoda_cuda_tensor_map and decoda_cuda_tensor_map_3d
         self.finishes = 0  # decoda_cuda_finish calls (one per return)
         self.stats = {}
@@ -705,9 +708,14 @@ class Host:
                 ptxsim.run(kernel, self.mem, grid, block, params, stats, dyn_shared=dyn)
             except ptxsim.SimError as e:
                 raise ptxsim.SimError(f"kernel {mod}: {e}") from None
+        # A grid of no blocks: the runtime returns without launching (the driver refuses one).
+        if min(grid) == 0:
+            self.empty += 1
+            if not self.quiet:
+                print(f"empty {mod}: grid {grid}: not launched")
+            return
         self.launches += 1
-        if min(grid) > 0:
-            self.threads += grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2]
+        self.threads += grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2]
         if not self.quiet:
             dyn_s = f" + {dyn} dynamic" if kernel.dyn_name is not None or dyn else ""
             print(f"launch {mod}: grid {grid} block {block} shared {kernel.shared_bytes}{dyn_s} bytes; "
@@ -823,7 +831,8 @@ def main():
             status = 1
         else:
             print(f"{name}: ok ({got.size} elements, max abs error {np.nanmax(err) if err.size else 0:.3g})")
-    print(f"{host.launches} launches; "
+    empty = f" (and {host.empty} of an empty grid, not launched)" if host.empty else ""
+    print(f"{host.launches} launches{empty}; "
           + ", ".join(f"{k} {c}" for k, c in sorted(host.stats.items()) if k in ("mma", "ldmatrix", "cp", "bar", "nbar", "shfl", "wgmma", "mbarrier")))
     if host.tensor_maps:
         print(f"{host.tensor_maps} tensor maps (decoda_cuda_tensor_map)")
