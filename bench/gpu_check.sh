@@ -10,7 +10,9 @@
 #       --weights=file): its 121 MiB side file is a repeated pattern, carried zlib-compressed
 #       (< 1 MiB) and inflated by `run`. The tensor-core kernels' cubins (ptxas sm_90a) go to
 #       DIR/sass for cuobjdump there. DIR and the working tree must stay under 64 MiB together, what
-#       travels to the GPU machine (checked at the end). An
+#       travels to the GPU machine (checked at the end): inputs of more than 2^20 elements (a
+#       decode step's 16 MiB of KV caches) come from a portable generator (bench/gpu/bigarrays.py)
+#       and travel as recipes (inputs/KEY.big), rebuilt bit for bit by `run`. An
 #       INT8 projection (bench/gpu/make_int8_proj.py, constant weight, --quantize=int8) is
 #       compiled for both targets too: its CUDA artifact runs the integer tensor-core kernel,
 #       and its static T = 1 build (int8_proj_decode) the dp4a GEMV kernel. The small bf16 block
@@ -95,6 +97,7 @@ if [[ "$mode" == prepare ]]; then
   cp "$bin/decoda-run" "$dir/bin/"
   cp "$root/build/lib/libdecoda_runtime.so" "$dir/lib/"
   cp "$0" "$dir/gpu_check.sh"
+  cp "$here/gpu/bigarrays.py" "$dir/bin/"
   if ldd "$dir/bin/decoda-run" "$dir/lib/libdecoda_runtime.so" | grep -Ei 'libMLIR|libLLVM'; then
     echo "gpu_check: decoda-run or the runtime links MLIR/LLVM" >&2
     exit 1
@@ -289,11 +292,16 @@ if [[ "$mode" == prepare ]]; then
     if [[ -f "${p%.*}.inputs.npz" ]]; then
       cp "${p%.*}.inputs.npz" "$dir/inputs/$key.npz"
     else
-    "$PY" - "$dir/inputs/$key.sig" "$dir/inputs/$key.npz" <<'PYEOF'
-import re, sys
+    "$PY" - "$dir/inputs/$key.sig" "$dir/inputs/$key.npz" "$here/gpu" <<'PYEOF'
+import json, re, sys
 import numpy as np
+sys.path.insert(0, sys.argv[3])
+import bigarrays
 rng = np.random.default_rng(0)
 arrays = {}
+# Float arrays of more than bigarrays.LIMIT elements (a decode step's KV caches) from its
+# portable generator: not carried, rebuilt on the GPU machine from KEY.big.
+big = {}
 for line in open(sys.argv[1]):
     m = re.match(r"\s*input\s+([^\s:]+):?\s+(\S+)\s+\[([^\]]*)\]", line)
     if not m:
@@ -309,7 +317,10 @@ for line in open(sys.argv[1]):
     scale = 0.5
     if len(shape) >= 2 and all(d not in ("?", "-1") for d in extents):
         scale = shape[-1] ** -0.5
-    if dtype in ("f32", "f16", "f64"):
+    if dtype in ("f32", "f16", "f64", "bf16") and int(np.prod(shape)) > bigarrays.LIMIT:
+        big[name] = bigarrays.recipe(name, dtype, shape, scale)
+        arrays[name] = bigarrays.array(big[name])
+    elif dtype in ("f32", "f16", "f64"):
         arrays[name] = (rng.standard_normal(shape) * scale).astype({"f32": "<f4", "f16": "<f2", "f64": "<f8"}[dtype])
     elif dtype == "bf16":
         arrays[name] = ((rng.standard_normal(shape) * scale).astype("<f4").view("<u4") >> 16).astype("<u2")
@@ -318,6 +329,8 @@ for line in open(sys.argv[1]):
     else:
         raise SystemExit(f"gpu_check: no input generator for {dtype}")
 np.savez(sys.argv[2], **arrays)
+if big:
+    json.dump(big, open(sys.argv[2][:-len(".npz")] + ".big", "w"), indent=1)
 PYEOF
     fi
     if ! "$bin/decoda-run" "$dir/models/$name.cpu.so" "${entry_flag[@]}" \
@@ -335,15 +348,25 @@ PYEOF
         echo "gpu_check: $key: output $out (donated, over 1 MiB) not checked"
       fi
     done
+    # Large inputs (KEY.big: their recipes) are rebuilt by `run`, not carried.
+    if [[ -f "$dir/inputs/$key.big" ]]; then
+      "$PY" "$here/gpu/bigarrays.py" strip "$dir/inputs/$key.npz" "$dir/inputs/$key.small.npz" \
+          "$dir/inputs/$key.big" || exit 1
+      mv "$dir/inputs/$key.small.npz" "$dir/inputs/$key.npz"
+    fi
     # Inputs identical to an earlier program's (the same signature: e.g. a decode step and its
-    # INT8 build, 16 MiB of caches) are carried once; inputs/KEY.same names the file to read.
+    # INT8 build) are carried once; inputs/KEY.same names the file to read.
     for other in "$dir"/inputs/*.npz; do
       [[ "$other" == "$dir/inputs/$key.npz" ]] && continue
       [[ $(stat -c %s "$other") == $(stat -c %s "$dir/inputs/$key.npz") ]] || continue
+      # (the same large-input recipes too, or none on either side)
+      if [[ -f "${other%.npz}.big" || -f "$dir/inputs/$key.big" ]]; then
+        cmp -s "${other%.npz}.big" "$dir/inputs/$key.big" || continue
+      fi
       if "$PY" -c "import sys, numpy as np; a, b = np.load(sys.argv[1]), np.load(sys.argv[2]); sys.exit(0 if sorted(a.files) == sorted(b.files) and all(a[k].dtype == b[k].dtype and np.array_equal(a[k], b[k]) for k in a.files) else 1)" \
           "$other" "$dir/inputs/$key.npz"; then
         basename "$other" .npz >"$dir/inputs/$key.same"
-        rm -f "$dir/inputs/$key.npz"
+        rm -f "$dir/inputs/$key.npz" "$dir/inputs/$key.big"
         break
       fi
     done
@@ -543,6 +566,17 @@ for refdir in "$dir"/ref/*/; do
   [[ "$key" == f16_* || "$key" == gqa_*f16* || "$key" == genai_*f16* ]] && tol=(--rtol 1e-2 --atol 1e-2)
   inputs="$dir/inputs/$key.npz"
   [[ -f "$dir/inputs/$key.same" ]] && inputs="$dir/inputs/$(cat "$dir/inputs/$key.same").npz"
+  # Large inputs rebuilt from their recipes (bigarrays.py), bit for bit those of the reference.
+  full=""
+  if [[ -f "${inputs%.npz}.big" ]]; then
+    full="$dir/inputs/$key.full.npz"
+    if ! "$PY" "$dir/bin/bigarrays.py" expand "$inputs" "${inputs%.npz}.big" "$full"; then
+      echo "FAIL $key (its large inputs not rebuilt)"
+      status=1
+      continue
+    fi
+    inputs=$full
+  fi
   # A time limit per check (GPU_CHECK_TIMEOUT seconds, default 60): a kernel that never
   # finishes (a barrier or mbarrier wait gone wrong) fails its check, not the whole run.
   if timeout -k 5 "${GPU_CHECK_TIMEOUT:-60}" "$run" "$m" "${entry_flag[@]}" --inputs "$inputs" \
@@ -563,6 +597,7 @@ for refdir in "$dir"/ref/*/; do
       status=1
     fi
   fi
+  [[ -n "$full" ]] && rm -f "$full"
 done
 if ((${#skipped[@]})); then
   echo "SKIPPED (GPU_CHECK_CHECK_BUDGET=${check_budget}s spent): ${skipped[*]}"

@@ -1192,8 +1192,8 @@ struct RaiseResidual : public RaisePattern<linalg::GenericOp> {
       if (!ops || !isBranch(ops->first) || !isBranch(ops->second) || isBranch(residual))
         continue;
       auto [b1, b2] = *ops;
-      if (b2.getDefiningOp()->isBeforeInBlock(b1.getDefiningOp()) &&
-          b2.getDefiningOp()->getBlock() == b1.getDefiningOp()->getBlock())
+      Operation *d1 = b1.getDefiningOp(), *d2 = b2.getDefiningOp();
+      if (d1->getBlock() == d2->getBlock() && d2->isBeforeInBlock(d1))
         std::swap(b1, b2);
       if (dependsOn(residual, b1) || dependsOn(residual, b2))
         continue;

@@ -33,13 +33,15 @@ func.func @post_norm(%h: tensor<2x8x64xf16>, %a: tensor<2x8x64xf16>, %w: tensor<
 
 // -----
 
-// Across a block boundary: the MLP residual of block l with the first norm of block l+1, and two
-// norms of one sum (one is fused, the other reads the fused sum).
+// Across a block boundary: the MLP residual of block l with the first norm of block l+1; a sum
+// that two norms read (GPT-NeoX's parallel block) is not fused: the add stays (on the GPU the
+// epilogue of the projection before it) and both norms read it.
 // CHECK-LABEL: func @chain
 // CHECK:         %[[S1:.+]], %[[N1:.+]] = decoda.add_rms_norm %arg0, %arg1, %arg2
-// CHECK:         %[[S2:.+]], %{{.+}} = decoda.add_rms_norm %[[S1]], %[[N1]], %arg{{[23]}}
-// CHECK:         decoda.rms_norm %[[S2]], %arg{{[23]}}
-// CHECK-NOT:     decoda.residual_add
+// CHECK-NEXT:    %[[V:.+]] = decoda.residual_add %[[S1]], %[[N1]]
+// CHECK-NEXT:    decoda.rms_norm %[[V]], %arg3
+// CHECK-NEXT:    decoda.rms_norm %[[V]], %arg2
+// CHECK-NOT:     decoda.add_rms_norm
 func.func @chain(%h: tensor<4x64xbf16>, %m: tensor<4x64xbf16>, %w1: tensor<64xbf16>, %w2: tensor<64xbf16>) -> (tensor<4x64xbf16>, tensor<4x64xbf16>) {
   %u = decoda.residual_add %h, %m : tensor<4x64xbf16>
   %n1 = decoda.rms_norm %u, %w1 {eps = 1.0e-06 : f64} : tensor<4x64xbf16>, tensor<64xbf16>
@@ -93,4 +95,23 @@ func.func @other_region(%x: tensor<2x4x64xf32>, %h: tensor<2x64xf32>, %a: tensor
     decoda.yield %n : tensor<2x64xf32>
   }
   return %y : tensor<2x4x64xf32>
+}
+
+// -----
+
+// Norms of one value are placed side by side, after the first (so the GPU runs them as one
+// launch): %n2 moves up past the linear; %n3, whose weight is defined after the first norm, stays.
+// CHECK-LABEL: func @group_norms
+// CHECK:         %[[N1:.+]] = decoda.layer_norm %arg0, %arg1, %arg2
+// CHECK-NEXT:    %[[N2:.+]] = decoda.rms_norm %arg0, %arg1
+// CHECK-NEXT:    decoda.linear %[[N1]], %arg3
+// CHECK:         arith.addf
+// CHECK-NEXT:    decoda.rms_norm %arg0, %{{.+}}
+func.func @group_norms(%x: tensor<4x64xf32>, %w: tensor<64xf32>, %b: tensor<64xf32>, %p: tensor<64x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>) {
+  %n1 = decoda.layer_norm %x, %w, %b {eps = 1.0e-05 : f64} : tensor<4x64xf32>, tensor<64xf32>, tensor<64xf32>
+  %y = decoda.linear %n1, %p : tensor<4x64xf32>, tensor<64x64xf32>
+  %n2 = decoda.rms_norm %x, %w {eps = 1.0e-06 : f64} : tensor<4x64xf32>, tensor<64xf32>
+  %w2 = arith.addf %w, %b : tensor<64xf32>
+  %n3 = decoda.rms_norm %x, %w2 {eps = 1.0e-06 : f64} : tensor<4x64xf32>, tensor<64xf32>
+  return %y, %n2, %n3 : tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>
 }

@@ -43,6 +43,14 @@
 // RUN: decoda-translate --import-onnx %t.halfgelu.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=HALFGELU
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.halfnorm.onnx --case halfnorm
 // RUN: decoda-translate --import-onnx %t.halfnorm.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=HALFNORM
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.par.onnx --case par
+// RUN: decoda-translate --import-onnx %t.par.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=PAR
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.parneg.onnx --case parneg
+// RUN: decoda-translate --import-onnx %t.parneg.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=PARNEG
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.qkvt.onnx --case qkvt
+// RUN: decoda-translate --import-onnx %t.qkvt.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=QKVT
+// RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.qkvtneg.onnx --case qkvtneg
+// RUN: decoda-translate --import-onnx %t.qkvtneg.onnx | decoda-opt --decoda-raise-onnx | FileCheck %s --check-prefix=QKVTNEG
 // RUN: %PYTHON %S/../Frontend/ONNX/Inputs/onnx_text.py %s %t.neg.onnx --case neg
 // RUN: decoda-translate --import-onnx %t.neg.onnx | decoda-opt --decoda-raise-onnx="report=true" 2>&1 | FileCheck %s --check-prefix=NEG
 
@@ -795,3 +803,77 @@
 // HALFNORM-DAG:   %[[Z:.+]] = decoda.rms_norm %arg0, %arg1 {{.*}} : tensor<?x8xf16>, tensor<8xf16>
 // HALFNORM-DAG:   %[[N:.+]] = decoda.rms_norm %{{.*}}, %arg3 {{.*}} : tensor<?x8xf32>, tensor<8xf32>
 // HALFNORM:       return %[[Y]], %[[Z]], %{{.*}}
+
+// A parallel block (GPT-NeoX, Phi-2, Falcon: `mlp_out + attn_out + x`, the two branches off
+// norms of x): `(b1 + b2) + x` becomes `(x + b1) + b2`, b1 the branch defined first and x + b1
+// right after it (the epilogue of its projection on the GPU).
+//ONNX-par <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-par g (float[b, t, 8] x, float[8] w, float[8] c, float[8, 8] pa, float[8, 8] pm) => (float[b, t, 8] y)
+//ONNX-par {
+//ONNX-par   h = LayerNormalization<axis = -1, epsilon = 0.00001>(x, w, c)
+//ONNX-par   a = MatMul(h, pa)
+//ONNX-par   h2 = LayerNormalization<axis = -1, epsilon = 0.00001>(x, c, w)
+//ONNX-par   m = MatMul(h2, pm)
+//ONNX-par   s = Add(m, a)
+//ONNX-par   y = Add(s, x)
+//ONNX-par }
+// PAR: remark: decoda-raise-onnx: {{.*}}residual_add 2,
+// PAR-LABEL: func.func @main
+// PAR:         %[[A:.+]] = decoda.linear %{{.+}}, %arg3
+// PAR-NEXT:    %[[XA:.+]] = decoda.residual_add %arg0, %[[A]]
+// PAR:         %[[M:.+]] = decoda.linear %{{.+}}, %arg4
+// PAR-NEXT:    %[[Y:.+]] = decoda.residual_add %[[XA]], %[[M]]
+// PAR-NEXT:    return %[[Y]]
+
+// Not raised: the branches' sum read by something else too (returned); a sum of two
+// non-branches (x + x).
+//ONNX-parneg <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-parneg g (float[b, t, 8] x, float[8, 8] pa, float[8, 8] pm) => (float[b, t, 8] y, float[b, t, 8] s, float[b, t, 8] z)
+//ONNX-parneg {
+//ONNX-parneg   a = MatMul(x, pa)
+//ONNX-parneg   m = MatMul(x, pm)
+//ONNX-parneg   s = Add(m, a)
+//ONNX-parneg   y = Add(s, x)
+//ONNX-parneg   d = Add(x, x)
+//ONNX-parneg   z = Add(d, x)
+//ONNX-parneg }
+// PARNEG: remark: decoda-raise-onnx: {{.*}}residual_add 0,
+// PARNEG-NOT:  decoda.residual_add
+
+// GPT-NeoX's q/k/v, interleaved per head in one projection: viewed [B, T, H, 3 * Dh],
+// transposed to [B, H, T, 3 * Dh], split, q transposed back: q becomes a slice of the view
+// itself (the transposes fold), v (read transposed) moves only its own third.
+//ONNX-qkvt <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-qkvt g (float[b, t, 8] x, float[8, 24] w) => (float[b, t, 2, 4] q, float[b, 2, t, 4] k, float[b, 2, t, 4] v)
+//ONNX-qkvt <int64[4] hs = {0, 0, 2, 12}, int64[3] sp = {4, 4, 4}>
+//ONNX-qkvt {
+//ONNX-qkvt   p = MatMul(x, w)
+//ONNX-qkvt   r = Reshape(p, hs)
+//ONNX-qkvt   tr = Transpose<perm = [0, 2, 1, 3]>(r)
+//ONNX-qkvt   q0, k, v = Split<axis = -1>(tr, sp)
+//ONNX-qkvt   q = Transpose<perm = [0, 2, 1, 3]>(q0)
+//ONNX-qkvt }
+// QKVT-LABEL: func.func @main
+// QKVT:        %[[R:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0], [1], [2, 3]]
+// QKVT-DAG:    %[[Q:.+]] = tensor.extract_slice %[[R]][0, 0, 0, 0] [%{{.+}}, %{{.+}}, 2, 4] [1, 1, 1, 1]
+// QKVT-DAG:    %[[K:.+]] = tensor.extract_slice %[[R]][0, 0, 0, 4] [%{{.+}}, %{{.+}}, 2, 4] [1, 1, 1, 1]
+// QKVT-DAG:    %[[V:.+]] = tensor.extract_slice %[[R]][0, 0, 0, 8] [%{{.+}}, %{{.+}}, 2, 4] [1, 1, 1, 1]
+// QKVT-DAG:    %[[KT:.+]] = linalg.transpose ins(%[[K]] : tensor<?x?x2x4xf32>) {{.*}} permutation = [0, 2, 1, 3]
+// QKVT-DAG:    %[[VT:.+]] = linalg.transpose ins(%[[V]] : tensor<?x?x2x4xf32>) {{.*}} permutation = [0, 2, 1, 3]
+// QKVT:        return %[[Q]], %[[KT]], %[[VT]]
+
+// Kept: the whole transposed projection is read too (returned), so its slices stay after it.
+//ONNX-qkvtneg <ir_version: 8, opset_import: ["" : 17]>
+//ONNX-qkvtneg g (float[b, t, 8] x, float[8, 24] w) => (float[b, 2, t, 4] v, float[b, 2, t, 12] tr)
+//ONNX-qkvtneg <int64[4] hs = {0, 0, 2, 12}, int64[3] sp = {4, 4, 4}>
+//ONNX-qkvtneg {
+//ONNX-qkvtneg   p = MatMul(x, w)
+//ONNX-qkvtneg   r = Reshape(p, hs)
+//ONNX-qkvtneg   tr = Transpose<perm = [0, 2, 1, 3]>(r)
+//ONNX-qkvtneg   q0, k, v = Split<axis = -1>(tr, sp)
+//ONNX-qkvtneg }
+// QKVTNEG-LABEL: func.func @main
+// QKVTNEG:       %[[T:.+]] = linalg.transpose
+// QKVTNEG:       %[[V:.+]] = tensor.extract_slice %[[T]][0, 0, 0, 8]
+// QKVTNEG-NOT:   linalg.transpose
+// QKVTNEG:       return %[[V]], %[[T]]

@@ -54,6 +54,16 @@ EXPECTED = {
                          "rope": 4},
     "decoder_kv_mistral": {"rms_norm": 5, "gated_mlp": 2, "residual_add": 4, "attention": 2,
                            "rope": 4},
+    # The LayerNorm families: GPT-2's decomposed LayerNorms, c_attn split, learned positions;
+    # GPT-NeoX's per-head q/k/v and parallel block off two norms (two residual adds a layer);
+    # Phi-2's parallel block off one norm, lm_head bias (the LayerNormalization ops of both
+    # are imported as decoda.layer_norm, not raised).
+    "decoder_kv_gpt2": {"layer_norm": 5, "mlp": 2, "residual_add": 4, "attention": 2,
+                        "linear bias": 8},
+    "decoder_kv_neox": {"mlp": 2, "residual_add": 4, "attention": 2, "rope": 4,
+                        "linear bias": 8},
+    "decoder_kv_phi2": {"mlp": 2, "residual_add": 4, "attention": 2, "rope": 4,
+                        "linear bias": 13},
 }
 
 # PyTorch exports (test/Frontend/ONNX/models; their numerics run in torch_exports.py): the
