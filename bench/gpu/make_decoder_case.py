@@ -8,8 +8,9 @@ gave NaN there before 7 Dec 2026).
   make_decoder_case.py MODEL.onnx INPUTS.npz [ARCH]
 
 ARCH (default llama) is one of onnx_models.DECODER_VARIANTS: the same model as Qwen2, Phi-3,
-Gemma or Mistral export it (q/k/v biases; fused qkv and gate_up; scaled embeddings, (1 + w)
-norms, a tied lm_head; a sliding-window mask).
+Gemma, Mistral, GPT-2, GPT-NeoX or Phi-2 export it (q/k/v biases; fused qkv and gate_up; scaled
+embeddings, (1 + w) norms, a tied lm_head; a sliding-window mask; LayerNorms, plain MLPs with
+biases, learned positions, parallel attention and MLP).
 
 Run with the repository's python/ on PYTHONPATH (decoda.onnx_models)."""
 import sys

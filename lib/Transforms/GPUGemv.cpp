@@ -91,6 +91,7 @@
 #include "decoda/Conversion/DecodaToLinalg/DecodaToLinalg.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -1863,6 +1864,25 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         op->walk([&](Operation *inner) {
           if (!ok)
             return WalkResult::interrupt();
+          // A call of a function of this module (the attention's, between the two norms of a
+          // parallel block and the second's reader) writes through its buffer operands only:
+          // none may be the norm's inputs. Another norm's call (the parallel block's other
+          // norm of the same input) only reads its operands (its results are its own).
+          // A run-time check (cf.assert: a write of no buffer, so that it stays) writes none.
+          if (isa<cf::AssertOp>(inner))
+            return WalkResult::advance();
+          if (auto c = dyn_cast<func::CallOp>(inner)) {
+            auto fn = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(c, c.getCalleeAttr());
+            if (fn && fn->hasAttr(decoda::kGPUNormAttr) && !fn.isExternal())
+              return WalkResult::skip();
+            if (!fn || fn.isExternal() ||
+                llvm::any_of(c.getOperands(), [&](Value v) {
+                  return isa<BaseMemRefType>(v.getType()) &&
+                         roots.contains(decoda::gpu_contraction::viewRoot(v));
+                }))
+              ok = false;
+            return WalkResult::skip();
+          }
           auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
           if (!effects) {
             if (!inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&

@@ -41,6 +41,16 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry layer --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=ONE
 // ONE: out0: ok (32 elements, max abs error 0)
 // ONE: 1 launches
+// A parallel block's two LayerNorms of one input: each computed by the GEMV that reads it, the
+// second across the attention's call and its run-time checks (a norm kernel more before
+// 7 Dec 2026): the two GEMVs and the attention's split and combine kernels.
+// RUN: %PYTHON %S/Inputs/norm_fold_data.py parallel %t/par-in.npz %t/par-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/c %t/c.ptx --entry parallel --inputs %t/par-in.npz --expect %t/par-out.npz --rtol 2e-2 --atol 2e-2 | FileCheck %s --check-prefix=PAR
+// PAR: launch parallel_kernel{{(_[0-9]+)?}}: grid [16, 1, 1] block [128, 1, 1] shared 160 bytes
+// PAR: launch parallel_kernel{{(_[0-9]+)?}}: grid [8, 1, 1] block [128, 1, 1] shared 160 bytes
+// PAR: out0: ok (64 elements, max abs error 0)
+// PAR: out1: ok (32 elements, max abs error 0)
+// PAR: 4 launches
 // Not folded (a norm kernel and the GEMV): the rows also returned; 17 rows go to the tensor
 // cores' tiles.
 // RUN: %PYTHON %S/Inputs/norm_fold_data.py returned %t/4-in.npz %t/4-out.npz

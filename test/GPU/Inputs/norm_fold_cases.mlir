@@ -94,3 +94,20 @@ func.func @dynamic_add(%r: tensor<1x?x256xf16>, %a: tensor<1x?x256xf16>, %w: ten
   %y = decoda.residual_add %h, %m : tensor<1x?x256xf16>
   return %y : tensor<1x?x256xf16>
 }
+
+// A parallel block's two LayerNorms of one input (GPT-NeoX), placed side by side by
+// decoda-fuse-residual-norm: each folds into the GEMV that reads it, the second across the
+// attention's call and its run-time checks (a key count only known at run time).
+func.func @parallel(%x: tensor<1x1x64xbf16>, %w1: tensor<64xbf16>, %b1: tensor<64xbf16>,
+                    %w2: tensor<64xbf16>, %b2: tensor<64xbf16>, %wq: tensor<64x64xbf16>,
+                    %k: tensor<1x?x4x16xbf16>, %v: tensor<1x?x4x16xbf16>, %wp: tensor<32x64xbf16>)
+    -> (tensor<1x1x4x16xbf16>, tensor<1x1x32xbf16>) {
+  %n1 = decoda.layer_norm %x, %w1, %b1 {eps = 1.0e-05 : f64} : tensor<1x1x64xbf16>, tensor<64xbf16>, tensor<64xbf16>
+  %n2 = decoda.layer_norm %x, %w2, %b2 {eps = 1.0e-05 : f64} : tensor<1x1x64xbf16>, tensor<64xbf16>, tensor<64xbf16>
+  %q = decoda.linear %n1, %wq : tensor<1x1x64xbf16>, tensor<64x64xbf16>
+  %q4 = tensor.expand_shape %q [[0], [1], [2, 3]] output_shape [1, 1, 4, 16] : tensor<1x1x64xbf16> into tensor<1x1x4x16xbf16>
+  %o = decoda.attention %q4, %k, %v {num_heads = 4 : i64, num_kv_heads = 4 : i64}
+      : tensor<1x1x4x16xbf16>, tensor<1x?x4x16xbf16>, tensor<1x?x4x16xbf16>
+  %p = decoda.linear %n2, %wp : tensor<1x1x64xbf16>, tensor<32x64xbf16>
+  return %o, %p : tensor<1x1x4x16xbf16>, tensor<1x1x32xbf16>
+}

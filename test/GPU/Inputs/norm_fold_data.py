@@ -3,7 +3,7 @@ functions of Inputs/norm_fold_cases.mlir, from python/decoda/reference.py (the o
 not the compiler): the norm's rows rounded to the storage type, projections accumulated in
 f32 and rounded, the SwiGLU and the residual as the reference computes them.
 
-  norm_fold_data.py plain_bf16|add_f16|plain_f32|rows8|mixed_weight|returned|layer|dynamic[T]|
+  norm_fold_data.py plain_bf16|add_f16|plain_f32|rows8|mixed_weight|returned|layer|parallel|dynamic[T]|
                     dynamic_add[T]|many_rows|rows17 IN.npz OUT.npz
 """
 import os
@@ -68,6 +68,14 @@ def main():
     elif name == "layer":
         x, w, b, wp = act((1, 1, 64)), act((64,), 0.3, 1.0), act((64,), 0.1), act((32, 64), 0.2)
         ins, outs = [x, w, b, wp], [R.linear(R.layer_norm(x, w, b, 1e-5, **kw), wp, **kw)]
+    elif name == "parallel":
+        x = act((1, 1, 64))
+        w1, b1, w2, b2 = act((64,), 0.3, 1.0), act((64,), 0.1), act((64,), 0.3, 1.0), act((64,), 0.1)
+        wq, k, v, wp = act((64, 64), 0.2), act((1, 5, 4, 16)), act((1, 5, 4, 16)), act((32, 64), 0.2)
+        q = R.linear(R.layer_norm(x, w1, b1, 1e-5, **kw), wq, **kw).reshape(1, 1, 4, 16)
+        ins = [x, w1, b1, w2, b2, wq, k, v, wp]
+        outs = [R.attention(q, k, v, num_heads=4, num_kv_heads=4, **kw),
+                R.linear(R.layer_norm(x, w2, b2, 1e-5, **kw), wp, **kw)]
     elif name in ("dynamic", "many_rows", "rows17"):
         t = {"dynamic": t_dyn, "many_rows": 16, "rows17": 17}[name]
         x, w, wp = act((1, t, 64)), act((64,), 0.3, 1.0), act((32, 64), 0.2)
