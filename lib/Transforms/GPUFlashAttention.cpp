@@ -258,104 +258,54 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
 
 using mlir::decoda::gpu_contraction::viewRoot;
 
-/// K and V of an attention are often copies of a transposed cache: ONNX GroupQueryAttention
-/// and Attention-23 keep caches as [B, H, S, D], decoda.attention reads [B, S, H, D], so the
-/// buffer is `memref.alloc` + `linalg.transpose ins(cache) permutation = [0, 2, 1, 3]`, then the
-/// call, then a dealloc. The kernels read K and V through indexed loads and async copies with
-/// a unit-stride last dim, which read a strided view as well: the call takes
-/// `memref.transpose` of the cache instead, and the copy (a read and a write of every attended
-/// key and value) goes. Not when a kernel encodes TMA tensor maps of K/V (they need row-major
-/// buffers), nor when anything between the copy and the call may write the cache. Returns how
-/// many operands were forwarded.
-unsigned forwardTransposedKV(func::FuncOp fn, ModuleOp module) {
+/// Operands of an attention call that are copies of views, read through the views instead:
+///
+/// - K and V are often copies of a transposed cache: ONNX GroupQueryAttention and Attention-23
+///   keep caches as [B, H, S, D], decoda.attention reads [B, S, H, D], so the buffer is
+///   `memref.alloc` + `linalg.transpose ins(cache) permutation = [0, 2, 1, 3]`, then the call,
+///   then a dealloc: the call takes `memref.transpose` of the cache instead (any cache with a
+///   unit-stride last dim);
+/// - Q, K and V are often copies of strided views: the thirds of a fused projection's output
+///   that no RoPE rewrote (GPT-2's c_attn: [B, S, H, D] views of rows of 3 · H · D),
+///   `memref.alloc` + `memref.copy`: the call takes the view when every row of it starts at a
+///   multiple of 16 bytes from its root's base (a unit last stride, static strides and offset
+///   multiples of `chunkElems`, and dynamic strides only over an identity-layout root whose
+///   rows are whole chunks: such strides are products of the root's extents, its row length
+///   among them).
+///
+/// The kernels read Q, K and V through indexed loads and 16-byte copies with a unit-stride last
+/// dim, which read such views as well; the copy (a read and a write of every element) goes.
+/// K and V not when a kernel encodes TMA tensor maps of them (`kvByTma`: they need row-major
+/// buffers); none when the buffer has another reader or anything between the copy and the
+/// call may write the source. Returns how many operands were forwarded.
+unsigned forwardCopiedOperands(func::FuncOp fn, ModuleOp module, bool kvByTma,
+                               int64_t chunkElems) {
   using decoda::gpu_independence::mayWriteBetween;
   std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(fn, module);
   if (!uses || !llvm::hasSingleElement(*uses))
     return 0;
   auto call = dyn_cast<func::CallOp>(uses->begin()->getUser());
-  if (!call || call.getNumOperands() != fn.getNumArguments())
+  if (!call || call.getNumOperands() != fn.getNumArguments() || call.getNumOperands() < 3)
     return 0;
   unsigned forwarded = 0;
-  for (unsigned i : {1u, 2u}) {
+  for (unsigned i : {0u, 1u, 2u}) {
+    bool kv = i != 0;
+    if (kv && kvByTma)
+      continue;
     Value buffer = call.getOperand(i);
     auto alloc = buffer.getDefiningOp<memref::AllocOp>();
     if (!alloc || alloc->getBlock() != call->getBlock())
       continue;
-    linalg::TransposeOp copy;
+    // The one op that fills the buffer: a copy, or (K, V) a transpose of a cache.
+    Operation *copy = nullptr;
     SmallVector<memref::DeallocOp> deallocs;
     bool other = false;
     for (OpOperand &use : buffer.getUses()) {
       Operation *user = use.getOwner();
-      if (auto t = dyn_cast<linalg::TransposeOp>(user); t && t.getInit() == buffer && !copy)
-        copy = t;
-      else if (auto d = dyn_cast<memref::DeallocOp>(user))
-        deallocs.push_back(d);
-      else if (user != call.getOperation() || use.getOperandNumber() != i)
-        other = true;
-    }
-    if (other || !copy || copy->getBlock() != call->getBlock() ||
-        !copy->isBeforeInBlock(call) || copy.getPermutation() != ArrayRef<int64_t>{0, 2, 1, 3} ||
-        llvm::any_of(deallocs, [&](memref::DeallocOp d) {
-          return d->getBlock() != call->getBlock() || !call->isBeforeInBlock(d);
-        }))
-      continue;
-    Value cache = copy.getInput();
-    auto cacheType = dyn_cast<MemRefType>(cache.getType());
-    if (!cacheType)
-      continue;
-    auto [strides, offset] = cacheType.getStridesAndOffset();
-    (void)offset;
-    if (strides.empty() || strides.back() != 1 || mayWriteBetween(copy, call, viewRoot(cache)))
-      continue;
-    OpBuilder b(call);
-    AffineMap perm = AffineMap::getPermutationMap(ArrayRef<unsigned>{0, 2, 1, 3}, b.getContext());
-    Value view = memref::TransposeOp::create(b, copy.getLoc(), cache, AffineMapAttr::get(perm));
-    call->setOperand(i, view);
-    fn.getBody().front().getArgument(i).setType(view.getType());
-    copy.erase();
-    for (memref::DeallocOp d : deallocs)
-      d.erase();
-    alloc.erase();
-    ++forwarded;
-  }
-  if (forwarded)
-    fn.setType(FunctionType::get(fn.getContext(), fn.getBody().front().getArgumentTypes(),
-                                 fn.getResultTypes()));
-  return forwarded;
-}
-
-/// Q, K and V are often copies of strided views: the thirds of a fused projection's output
-/// that no RoPE rewrote (GPT-2's c_attn: [B, S, H, D] views of rows of 3 · H · D),
-/// `memref.alloc` + `memref.copy` before the call. The kernels read them through indexed loads
-/// and 16-byte copies with a unit-stride last dim, so the call takes the view instead and the
-/// copy goes, when every row of the view starts at a multiple of 16 bytes from its root's base:
-/// a unit last stride, static strides and offset multiples of `chunkElems`, and dynamic strides
-/// only over an identity-layout root whose rows are whole chunks (such strides are products of
-/// the root's extents, its row length among them). Operands are `operands` (K and V not when a
-/// kernel encodes TMA tensor maps of them). Not when anything between the copy and the call
-/// may write the source. Returns how many operands were forwarded.
-unsigned forwardCopiedViews(func::FuncOp fn, ModuleOp module, ArrayRef<unsigned> operands,
-                            int64_t chunkElems) {
-  using decoda::gpu_independence::mayWriteBetween;
-  std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(fn, module);
-  if (!uses || !llvm::hasSingleElement(*uses))
-    return 0;
-  auto call = dyn_cast<func::CallOp>(uses->begin()->getUser());
-  if (!call || call.getNumOperands() != fn.getNumArguments())
-    return 0;
-  unsigned forwarded = 0;
-  for (unsigned i : operands) {
-    Value buffer = call.getOperand(i);
-    auto alloc = buffer.getDefiningOp<memref::AllocOp>();
-    if (!alloc || alloc->getBlock() != call->getBlock())
-      continue;
-    memref::CopyOp copy;
-    SmallVector<memref::DeallocOp> deallocs;
-    bool other = false;
-    for (OpOperand &use : buffer.getUses()) {
-      Operation *user = use.getOwner();
-      if (auto c = dyn_cast<memref::CopyOp>(user); c && c.getTarget() == buffer && !copy)
-        copy = c;
+      auto c = dyn_cast<memref::CopyOp>(user);
+      auto t = dyn_cast<linalg::TransposeOp>(user);
+      if (!copy && ((c && c.getTarget() == buffer) || (kv && t && t.getInit() == buffer)))
+        copy = user;
       else if (auto d = dyn_cast<memref::DeallocOp>(user);
                d && d->getBlock() == call->getBlock() && call->isBeforeInBlock(d))
         deallocs.push_back(d);
@@ -364,29 +314,43 @@ unsigned forwardCopiedViews(func::FuncOp fn, ModuleOp module, ArrayRef<unsigned>
     }
     if (other || !copy || copy->getBlock() != call->getBlock() || !copy->isBeforeInBlock(call))
       continue;
-    Value src = copy.getSource();
+    auto transpose = dyn_cast<linalg::TransposeOp>(copy);
+    if (transpose && transpose.getPermutation() != ArrayRef<int64_t>{0, 2, 1, 3})
+      continue;
+    Value src = transpose ? transpose.getInput() : cast<memref::CopyOp>(copy).getSource();
     auto srcType = dyn_cast<MemRefType>(src.getType());
-    if (!srcType || srcType.getShape() != cast<MemRefType>(buffer.getType()).getShape())
+    if (!srcType)
       continue;
     auto [strides, offset] = srcType.getStridesAndOffset();
-    if (strides.empty() || strides.back() != 1 || ShapedType::isDynamic(offset) ||
-        offset % chunkElems != 0)
+    if (strides.empty() || strides.back() != 1)
       continue;
     Value root = viewRoot(src);
-    auto rootType = dyn_cast<MemRefType>(root.getType());
-    bool wholeChunkRows = rootType && rootType.getLayout().isIdentity() &&
-                          rootType.getRank() > 0 &&
-                          !rootType.isDynamicDim(rootType.getRank() - 1) &&
-                          rootType.getShape().back() % chunkElems == 0;
-    if (llvm::any_of(ArrayRef<int64_t>(strides).drop_back(), [&](int64_t st) {
-          return ShapedType::isDynamic(st) ? !wholeChunkRows : st % chunkElems != 0;
-        }))
-      continue;
+    if (!transpose) {
+      if (srcType.getShape() != cast<MemRefType>(buffer.getType()).getShape() ||
+          ShapedType::isDynamic(offset) || offset % chunkElems != 0)
+        continue;
+      auto rootType = dyn_cast<MemRefType>(root.getType());
+      bool wholeChunkRows = rootType && rootType.getLayout().isIdentity() &&
+                            rootType.getRank() > 0 &&
+                            !rootType.isDynamicDim(rootType.getRank() - 1) &&
+                            rootType.getShape().back() % chunkElems == 0;
+      if (llvm::any_of(ArrayRef<int64_t>(strides).drop_back(), [&](int64_t st) {
+            return ShapedType::isDynamic(st) ? !wholeChunkRows : st % chunkElems != 0;
+          }))
+        continue;
+    }
     if (mayWriteBetween(copy, call, root))
       continue;
-    call->setOperand(i, src);
-    fn.getBody().front().getArgument(i).setType(src.getType());
-    copy.erase();
+    Value view = src;
+    if (transpose) {
+      OpBuilder b(call);
+      AffineMap perm =
+          AffineMap::getPermutationMap(ArrayRef<unsigned>{0, 2, 1, 3}, b.getContext());
+      view = memref::TransposeOp::create(b, copy->getLoc(), src, AffineMapAttr::get(perm));
+    }
+    call->setOperand(i, view);
+    fn.getBody().front().getArgument(i).setType(view.getType());
+    copy->erase();
     for (memref::DeallocOp d : deallocs)
       d.erase();
     alloc.erase();
@@ -3112,11 +3076,8 @@ struct GPUFlashAttentionPass
       if (tcWhy.empty()) {
         std::string wgmmaWhy = wgmma ? WgmmaKernel::refusal(*c) : "";
         bool kvByTma = wgmma && wgmmaWhy.empty() && wgmmaTma;
-        if (!kvByTma)
-          numForwarded += forwardTransposedKV(fn, getOperation());
-        numForwarded += forwardCopiedViews(fn, getOperation(),
-                                           kvByTma ? ArrayRef<unsigned>{0} : ArrayRef<unsigned>{0, 1, 2},
-                                           128 / c->elem.getIntOrFloatBitWidth());
+        numForwarded += forwardCopiedOperands(fn, getOperation(), kvByTma,
+                                              128 / c->elem.getIntOrFloatBitWidth());
         if (wgmma && wgmmaWhy.empty()) {
           WgmmaKernel(fn, *c, split, wgmmaRows, wgmmaKeys, wgmmaTma, wgmmaPingPong).emit();
           ++numWgmma;
@@ -3133,9 +3094,8 @@ struct GPUFlashAttentionPass
           mlir::emitRemark(fn.getLoc())
               << "decoda-gpu-flash-attention: " << opName
               << " takes the f32 SIMT kernel, not the tensor-core one: " << tcWhy;
-        numForwarded += forwardTransposedKV(fn, getOperation());
-        numForwarded += forwardCopiedViews(fn, getOperation(), {0, 1, 2},
-                                           128 / c->elem.getIntOrFloatBitWidth());
+        numForwarded += forwardCopiedOperands(fn, getOperation(), /*kvByTma=*/false,
+                                              128 / c->elem.getIntOrFloatBitWidth());
         SimtKernel(fn, *c, split).emit();
       }
       fn->removeAttr(decoda::kGPUAttentionAttr);

@@ -1864,13 +1864,13 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
         op->walk([&](Operation *inner) {
           if (!ok)
             return WalkResult::interrupt();
+          // A run-time check (cf.assert: a write of no buffer, so that it stays) writes none.
+          if (isa<cf::AssertOp>(inner))
+            return WalkResult::advance();
           // A call of a function of this module (the attention's, between the two norms of a
           // parallel block and the second's reader) writes through its buffer operands only:
           // none may be the norm's inputs. Another norm's call (the parallel block's other
           // norm of the same input) only reads its operands (its results are its own).
-          // A run-time check (cf.assert: a write of no buffer, so that it stays) writes none.
-          if (isa<cf::AssertOp>(inner))
-            return WalkResult::advance();
           if (auto c = dyn_cast<func::CallOp>(inner)) {
             auto fn = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(c, c.getCalleeAttr());
             if (fn && fn->hasAttr(decoda::kGPUNormAttr) && !fn.isExternal())

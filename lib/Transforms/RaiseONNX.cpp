@@ -2215,19 +2215,38 @@ struct FoldReshapeRoundTrip : public OpRewritePattern<tensor::ReshapeOp> {
   }
 };
 
+/// Whether permutation q undoes p.
+bool undoes(ArrayRef<int64_t> p, ArrayRef<int64_t> q) {
+  if (p.size() != q.size())
+    return false;
+  for (size_t i = 0; i < q.size(); ++i)
+    if (p[q[i]] != (int64_t)i)
+      return false;
+  return true;
+}
+
+/// The slice of x that `slice`, a same-rank slice of transpose(x, p), takes of its elements
+/// (the slice's dim i is x's dim p[i]).
+Value sliceOfTransposed(PatternRewriter &rw, tensor::ExtractSliceOp slice, Value x,
+                        ArrayRef<int64_t> p) {
+  SmallVector<OpFoldResult> offs = slice.getMixedOffsets(), sizes = slice.getMixedSizes(),
+                            strides = slice.getMixedStrides();
+  SmallVector<OpFoldResult> xOffs(offs), xSizes(sizes), xStrides(strides);
+  for (size_t i = 0; i < p.size(); ++i) {
+    xOffs[p[i]] = offs[i];
+    xSizes[p[i]] = sizes[i];
+    xStrides[p[i]] = strides[i];
+  }
+  return tensor::ExtractSliceOp::create(rw, slice.getLoc(), x, xOffs, xSizes, xStrides);
+}
+
 /// transpose(transpose(x, p), q) = x when q undoes p (left by the attention rewrite).
 struct FoldTransposePair : public OpRewritePattern<linalg::TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::TransposeOp t, PatternRewriter &rw) const override {
     auto inner = t.getInput().getDefiningOp<linalg::TransposeOp>();
-    if (!inner)
+    if (!inner || !undoes(inner.getPermutation(), t.getPermutation()))
       return failure();
-    ArrayRef<int64_t> p = inner.getPermutation(), q = t.getPermutation();
-    if (p.size() != q.size())
-      return failure();
-    for (size_t i = 0; i < q.size(); ++i)
-      if (p[q[i]] != (int64_t)i)
-        return failure();
     Value x = inner.getInput();
     if (x.getType() != t.getResult()[0].getType())
       x = tensor::CastOp::create(rw, t.getLoc(), t.getResult()[0].getType(), x);
@@ -2247,25 +2266,9 @@ struct FoldTransposeSliceTranspose : public OpRewritePattern<linalg::TransposeOp
     if (!op || op.getType().getRank() != op.getSourceType().getRank())
       return failure();
     auto inner = op.getSource().getDefiningOp<linalg::TransposeOp>();
-    if (!inner)
+    if (!inner || !undoes(inner.getPermutation(), outer.getPermutation()))
       return failure();
-    ArrayRef<int64_t> p = inner.getPermutation(), q = outer.getPermutation();
-    if (p.size() != q.size())
-      return failure();
-    for (size_t i = 0; i < q.size(); ++i)
-      if (p[q[i]] != (int64_t)i)
-        return failure();
-    // The slice's dim i is x's dim p[i].
-    SmallVector<OpFoldResult> offs = op.getMixedOffsets(), sizes = op.getMixedSizes(),
-                              strides = op.getMixedStrides();
-    SmallVector<OpFoldResult> xOffs(offs), xSizes(sizes), xStrides(strides);
-    for (size_t i = 0; i < p.size(); ++i) {
-      xOffs[p[i]] = offs[i];
-      xSizes[p[i]] = sizes[i];
-      xStrides[p[i]] = strides[i];
-    }
-    Value y = tensor::ExtractSliceOp::create(rw, outer.getLoc(), inner.getInput(), xOffs, xSizes,
-                                             xStrides);
+    Value y = sliceOfTransposed(rw, op, inner.getInput(), inner.getPermutation());
     Type resTy = outer.getResult()[0].getType();
     if (y.getType() != resTy)
       y = tensor::CastOp::create(rw, outer.getLoc(), resTy, y);
@@ -2288,20 +2291,12 @@ struct SliceBeforeTranspose : public OpRewritePattern<tensor::ExtractSliceOp> {
     auto t = op.getSource().getDefiningOp<linalg::TransposeOp>();
     if (!t || !llvm::all_of(t->getUsers(), isSameRankSlice))
       return failure();
-    ArrayRef<int64_t> p = t.getPermutation();
-    // The slice's dim i is x's dim p[i].
-    SmallVector<OpFoldResult> offs = op.getMixedOffsets(), sizes = op.getMixedSizes(),
-                              strides = op.getMixedStrides();
-    SmallVector<OpFoldResult> xOffs(offs), xSizes(sizes), xStrides(strides);
-    for (size_t i = 0; i < p.size(); ++i) {
-      xOffs[p[i]] = offs[i];
-      xSizes[p[i]] = sizes[i];
-      xStrides[p[i]] = strides[i];
-    }
     Location loc = op.getLoc();
-    Value slice = tensor::ExtractSliceOp::create(rw, loc, t.getInput(), xOffs, xSizes, xStrides);
-    Value init = tensor::EmptyOp::create(rw, loc, sizes, op.getType().getElementType());
-    Value y = linalg::TransposeOp::create(rw, loc, slice, init, p).getResult()[0];
+    Value slice = sliceOfTransposed(rw, op, t.getInput(), t.getPermutation());
+    Value init =
+        tensor::EmptyOp::create(rw, loc, op.getMixedSizes(), op.getType().getElementType());
+    Value y =
+        linalg::TransposeOp::create(rw, loc, slice, init, t.getPermutation()).getResult()[0];
     if (y.getType() != op.getType())
       y = tensor::CastOp::create(rw, loc, op.getType(), y);
     rw.replaceOp(op, y);
