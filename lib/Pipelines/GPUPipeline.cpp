@@ -235,6 +235,10 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   mapping.blockY = options.blockY;
   pm.addNestedPass<func::FuncOp>(createGPUMapParallelLoopsPass(mapping));
   addTextual(pm, "func.func(convert-parallel-loops-to-gpu)");
+  // CSE first: the GEMV dispatches' `scf.if (M != 1)` around two norms of one input (a
+  // parallel block's, each folded into its GEMV at one row) test one condition, and the
+  // canonicalizer combines neighbouring ifs of one condition, so the norms' launches meet.
+  addTextual(pm, "func.func(cse)");
   pm.addPass(createCanonicalizerPass());
   // Independent neighbouring kernels of one block shape (q's, k's and v's GEMVs): one launch.
   if (options.mergeLoops)
