@@ -213,11 +213,13 @@
 // by the L2 prefetch of its weights, which no row norm has): the prefill entry
 // has both (its two projections, and its attention's tensor-core split form and one-pass
 // kernel, for more rows than the SIMT split takes; and per projection the GEMV kernels of
-// the T = 1 and T <= 16 dispatch, the latter on tensor cores too), the decode entry no tensor cores and its q and k/v GEMVs in
-// one kernel (decoda-gpu-merge-launches) that computes the RMSNorm too (its shapes static from
-// the start: decoda-refine-shapes).
+// the T = 1 and T <= 16 dispatch, the latter on tensor cores too; since 7 Dec 2026 the T = 1
+// GEMVs of q and k/v are one kernel, as the dispatches' `scf.if (M == 1)` combine after a CSE),
+// the decode entry no tensor cores and its q and k/v GEMVs in one kernel
+// (decoda-gpu-merge-launches) that computes the RMSNorm too (its shapes static from the start:
+// decoda-refine-shapes).
 // RUN: %PYTHON -c "import re; t = open('%t/c.ptx').read(); p = re.split(r'(?m)^// gpu.binary @(\S+)\n', t); k = list(zip(p[1::2], p[2::2])); [print(e, 'tensor-core kernels', sum(('mma.sync' in b or 'wgmma.mma_async' in b) for n, b in k if n.startswith(e + '_kernel')), 'gemv kernels', sum('ld.global.v4' in b and 'shfl.sync.bfly' in b and 'shfl.sync.idx' not in b and ('rsqrt' not in b or 'cp.async.bulk.prefetch' in b) for n, b in k if n.startswith(e + '_kernel'))) for e in ('step', 'step_decode')]" | FileCheck %s --check-prefix=CACHEDPTX
-// CACHEDPTX: step tensor-core kernels 6 gemv kernels 2
+// CACHEDPTX: step tensor-core kernels 6 gemv kernels 1
 // CACHEDPTX: step_decode tensor-core kernels 0 gemv kernels 1
 // The caches are donated (decoda-compile --donate-caches, on for CUDA too): the entry returns
 // only the block's output and writes the updated caches into its arguments 4 and 5 -- copied
