@@ -302,7 +302,9 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     norm's kernel as before. Not folded: a normalised result with any other reader (sizes
     read by `memref.dim` are `x`'s), an add form whose sum is read before those kernels
     (`memref.cast`s of it are followed to their readers), and norm inputs written between the
-    call and them.
+    call and them (or maybe written: a call of an external function, or of a module function
+    with a buffer operand viewing the inputs; another norm's call only reads, and a
+    `cf.assert` writes no buffer).
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::vector::VectorDialect",
                            "::mlir::NVVM::NVVMDialect", "::mlir::LLVM::LLVMDialect",
