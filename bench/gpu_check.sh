@@ -611,7 +611,7 @@ for refdir in "$dir"/ref/*/; do
       status=1
     fi
   fi
-  [[ -n "$full" ]] && rm -f "$full"
+  if [[ -n "$full" ]]; then rm -f "$full"; fi
 done
 if ((${#skipped[@]})); then
   echo "SKIPPED (GPU_CHECK_CHECK_BUDGET=${check_budget}s spent): ${skipped[*]}"

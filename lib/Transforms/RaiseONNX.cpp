@@ -35,6 +35,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
@@ -2215,29 +2216,19 @@ struct FoldReshapeRoundTrip : public OpRewritePattern<tensor::ReshapeOp> {
   }
 };
 
-/// Whether permutation q undoes p.
+/// Whether permutation q undoes p (transpose(transpose(x, p), q) = x).
 bool undoes(ArrayRef<int64_t> p, ArrayRef<int64_t> q) {
-  if (p.size() != q.size())
-    return false;
-  for (size_t i = 0; i < q.size(); ++i)
-    if (p[q[i]] != (int64_t)i)
-      return false;
-  return true;
+  return llvm::equal(q, invertPermutationVector(p));
 }
 
 /// The slice of x that `slice`, a same-rank slice of transpose(x, p), takes of its elements
 /// (the slice's dim i is x's dim p[i]).
 Value sliceOfTransposed(PatternRewriter &rw, tensor::ExtractSliceOp slice, Value x,
                         ArrayRef<int64_t> p) {
-  SmallVector<OpFoldResult> offs = slice.getMixedOffsets(), sizes = slice.getMixedSizes(),
-                            strides = slice.getMixedStrides();
-  SmallVector<OpFoldResult> xOffs(offs), xSizes(sizes), xStrides(strides);
-  for (size_t i = 0; i < p.size(); ++i) {
-    xOffs[p[i]] = offs[i];
-    xSizes[p[i]] = sizes[i];
-    xStrides[p[i]] = strides[i];
-  }
-  return tensor::ExtractSliceOp::create(rw, slice.getLoc(), x, xOffs, xSizes, xStrides);
+  SmallVector<int64_t> toX = invertPermutationVector(p);
+  return tensor::ExtractSliceOp::create(
+      rw, slice.getLoc(), x, applyPermutation(slice.getMixedOffsets(), toX),
+      applyPermutation(slice.getMixedSizes(), toX), applyPermutation(slice.getMixedStrides(), toX));
 }
 
 /// transpose(transpose(x, p), q) = x when q undoes p (left by the attention rewrite).
