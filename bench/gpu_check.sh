@@ -60,7 +60,8 @@
 #       attention_d128_tma (the block too, prefill_T2048_tma; with 128-row blocks, FA3's
 #       shape, attention_d128_rows128_tma, its warpgroups in ping-pong, and without it
 #       attention_d128_rows128_tma_nopp; with 128-key tiles too, FA3's configuration at head
-#       dim 128, attention_d128_rows128_keys128_tma), and the mma.sync one as attention_d128_mmasync), the
+#       dim 128, attention_d128_rows128_keys128_tma), and the mma.sync one as attention_d128_mmasync;
+#       at head dims 256 and 96 as attention_T4096_d256_causal / _d96_causal), the
 #       fused residual add + RMSNorm alone (one row kernel) and one
 #       cached-attention decode step over 4096 keys (flash decoding: the keys split over blocks
 #       per K/V head, then the combine), a speculative-decoding step of eight tokens over the
@@ -181,6 +182,7 @@ if [[ "$mode" == prepare ]]; then
             "$here/gpu/attention_d128.mlir:rows128" "$here/gpu/attention_d128.mlir:keys128"
             "$here/gpu/attention_d128.mlir:tma" "$here/gpu/attention_d128.mlir:rows128tma"
             "$here/gpu/attention_d128.mlir:rows128tmanopp" "$here/gpu/attention_d128.mlir:fa3"
+            "$here/gpu/attention_d256.mlir" "$here/gpu/attention_d96.mlir"
             "$here/gpu/attention_int8_d128.mlir"
             "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir" "$here/gpu/spec_decode_attention_d128.mlir"
@@ -827,6 +829,13 @@ for variant in ("", "_mmasync", "_rows128", "_keys128", "_tma", "_rows128_tma", 
         bench(attn, qkv,
               f"attention_T4096_d128_causal{variant}", flops=4 * T * T * 32 * 128 / 2,
               prio=1 if variant in ("", "_rows128_keys128_tma") else 2)
+# Head dims other than 128 on the wgmma kernel (tiles of whole 64-column blocks, padded): 256
+# (Gemma 2/3, 8 query heads over 4 KV heads) and 96 (Phi-3-mini, 32 heads), causal, T = 4096.
+for name, h, hkv, dh in (("attention_d256", 8, 4, 256), ("attention_d96", 32, 32, 96)):
+    attn = os.path.join(d, "models", f"{name}.cuda.so")
+    if os.path.exists(attn):
+        bench(attn, {"q": bf16((1, T, h, dh)), "k": bf16((1, T, hkv, dh)), "v": bf16((1, T, hkv, dh))},
+              f"attention_T4096_d{dh}_causal", flops=4 * T * T * h * dh / 2, prio=2)
 # The same attention in INT8 (two passes over K: the Q·Kᵀ of the row max is computed twice, so
 # the integer tensor cores do 6 T² H D / 2 operations; the figure counts the 4 T² H D / 2 of the
 # attention, against the 1979 dense INT8 TOPS).
@@ -886,6 +895,12 @@ def peer():
         v = torch.randn(1, 8, T, 128, device=dev, dtype=torch.bfloat16)
         ms = t(lambda: Fn.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True))
         say(f"pytorch attention T4096 d128 causal: {ms:.3f} ms, {4 * T * T * 32 * 128 / 2 / ms / 1e9:.1f} TFLOP/s")
+        for h, hkv, dh in ((8, 4, 256), (32, 32, 96)):
+            qh = torch.randn(1, h, T, dh, device=dev, dtype=torch.bfloat16)
+            kh = torch.randn(1, hkv, T, dh, device=dev, dtype=torch.bfloat16)
+            vh = torch.randn(1, hkv, T, dh, device=dev, dtype=torch.bfloat16)
+            ms = t(lambda: Fn.scaled_dot_product_attention(qh, kh, vh, is_causal=True, enable_gqa=True))
+            say(f"pytorch attention T4096 d{dh} causal: {ms:.3f} ms, {4 * T * T * h * dh / 2 / ms / 1e9:.1f} TFLOP/s")
         q1 = torch.randn(1, 32, 1, 128, device=dev, dtype=torch.bfloat16)
         ms = t(lambda: Fn.scaled_dot_product_attention(q1, k, v, enable_gqa=True))
         say(f"pytorch decode attention S4096 d128: {ms:.3f} ms, {2 * T * 8 * 128 * 2 / ms / 1e6:.1f} GB/s of K/V")

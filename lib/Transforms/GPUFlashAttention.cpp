@@ -1683,16 +1683,41 @@ public:
       : TensorCoreKernel(fn, c, so), wideRows(wideRows), keysPerTile(keysPerTile),
         tmaLoads(tmaLoads), pingPong(pingPong) {}
 
+  /// A head dim as the tiles hold it: whole 64-column blocks (128-byte swizzle rows). Q and K
+  /// columns past the head dim are never written nor read (S takes D / 16 k slices); V's are
+  /// never written, and the O columns P·V computes from them (m64n{padded Dv}k16: n is a whole
+  /// number of the MN-major swizzle's 64-column atoms) are neither rescaled nor stored.
+  static int64_t padded(int64_t dim) { return (dim + 63) / 64 * 64; }
   /// Dynamic shared memory of a block of `blockRows` rows: Q, two stages of K and V, 1024
   /// bytes to align them, and with TMA the eight mbarriers (K and V, full and empty, per stage).
   static int64_t sharedBytes(const Config &c, int64_t blockRows, int64_t keys, bool tma) {
-    return 2 * (blockRows * c.d + 2 * keys * (c.d + c.dv)) + 1024 + (tma ? 8 * kTmaBarriers : 0);
+    return 2 * (blockRows * padded(c.d) + 2 * keys * (padded(c.d) + padded(c.dv))) + 1024 +
+           (tma ? 8 * kTmaBarriers : 0);
   }
-  /// Why this form does not take `c` (which the mma.sync kernel takes), or "".
+  /// TMA loads whole 64-column boxes: head dims that are whole blocks.
+  static bool tmaTakes(const Config &c) { return c.d % 64 == 0 && c.dv % 64 == 0; }
+  /// Keys of a K/V tile: 128 (when asked) only while S, O and P fit the registers beside each
+  /// other (O of a value head dim over 128 takes 128 of them), else 64.
+  static int64_t tileKeys(const Config &c, int64_t asked) {
+    return asked == 128 && padded(c.dv) <= 128 ? 128 : 64;
+  }
+  /// Rows of a one-pass block: 128 (when asked) while its tiles fit the dynamic shared memory.
+  static int64_t blockRowsFor(const Config &c, int64_t asked, int64_t keys, bool tma) {
+    using mlir::decoda::gpu_contraction::kMaxDynamicSharedBytes;
+    return asked == 128 && sharedBytes(c, 128, keys, tma) <= kMaxDynamicSharedBytes ? 128 : kTcRows;
+  }
+  /// Why this form does not take `c`, or "". Head dims: multiples of 16 (k16 slices of S, n8
+  /// pairs of O) up to 256 (O's accumulators, Dv / 2 registers a thread, and the tiles of a
+  /// 64-row block in shared memory); each held as whole 64-column blocks.
   static std::string refusal(const Config &c) {
-    if ((c.d != 64 && c.d != 128) || (c.dv != 64 && c.dv != 128))
+    if (!c.elem.isBF16() && !c.elem.isF16())
+      return "f32 storage (the tensor-core kernel takes bf16 and f16)";
+    if (c.d % 16 || c.dv % 16 || padded(c.d) > 256 || padded(c.dv) > 256)
       return "head dims " + std::to_string(c.d) + ", " + std::to_string(c.dv) +
-             " (the wgmma form takes 64 and 128: whole 128-byte swizzle rows)";
+             " (the wgmma form takes multiples of 16 up to 256)";
+    if (sharedBytes(c, kTcRows, 64, false) > mlir::decoda::gpu_contraction::kMaxDynamicSharedBytes)
+      return "head dims " + std::to_string(c.d) + ", " + std::to_string(c.dv) +
+             ": the tiles need more than the 227 KiB of shared memory a block may have";
     return "";
   }
 
@@ -1704,6 +1729,8 @@ protected:
     Type el = c.elem;
     Type i32 = b.getI32Type(), i64 = b.getI64Type();
     const int64_t keys = keysPerTile;
+    // Head dims as held in shared memory (whole 64-column blocks).
+    const int64_t dHeld = padded(c.d), dvHeld = padded(c.dv);
     // A warpgroup per 64 rows.
     const int64_t blockRows = tcSplitting ? kTcRows : wideRows;
     const int64_t threads = 2 * blockRows;
@@ -1712,7 +1739,8 @@ protected:
     rows = blockRows;
     llvm::scope_exit restoreRows([&] { rows = savedRows; });
     // Bytes: Q, then per stage K and V; every tile a multiple of 1024.
-    const int64_t qBytes = 2 * blockRows * c.d, kBytes = 2 * keys * c.d, vBytes = 2 * keys * c.dv;
+    const int64_t qBytes = 2 * blockRows * dHeld, kBytes = 2 * keys * dHeld,
+                  vBytes = 2 * keys * dvHeld;
     const int64_t stageBytes = kBytes + vBytes, tileBytes = qBytes + 2 * stageBytes;
     // With TMA a producer warp follows the consumer warpgroups; the split form keeps cp.async.
     const bool tma = tmaLoads && !tcSplitting;
@@ -1771,14 +1799,27 @@ protected:
           .getResult();
     };
 
+    auto ifThen = [&](Value cond, function_ref<void()> body) {
+      auto op = scf::IfOp::create(b, loc, TypeRange{}, cond, false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&op.getThenRegion().front());
+      body();
+    };
     // cp.async of `count` rows of `width` elements into the swizzled tile at element `at`
-    // (their group committed by the caller).
+    // (their group committed by the caller); chunks c of a row in column block c / 8. When the
+    // chunks are not a multiple of the threads, the last round's threads past them copy none.
     auto copySwizzled = [&](Value src, int64_t at, Value atStage, int64_t count, int64_t width,
                             function_ref<std::pair<Value, SmallVector<Value>>(Value, Value)> source) {
       auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
-      int64_t perRow = width / 8;
-      for (int64_t i = 0; i < count * perRow / threads; ++i) {
+      int64_t perRow = width / 8, chunks = count * perRow;
+      for (int64_t i = 0; i < (chunks + threads - 1) / threads; ++i) {
         Value ch = add(tid, idx(i * threads));
+        OpBuilder::InsertionGuard g2(b);
+        if ((i + 1) * threads > chunks) {
+          auto op = scf::IfOp::create(b, loc, TypeRange{},
+                                      cmp(arith::CmpIPredicate::ult, ch, idx(chunks)), false);
+          b.setInsertionPointToStart(&op.getThenRegion().front());
+        }
         Value r = div(ch, perRow), cc = rem(ch, perRow);
         Value swz = arith::XOrIOp::create(b, loc, rem(cc, 8), rem(r, 8));
         Value dst = add(add(mul(div(cc, 8), count * 64), mul(r, 64)), mul(swz, 8));
@@ -1790,13 +1831,6 @@ protected:
         nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, tiles, ValueRange{dst}, src, srcIdx,
                                          b.getIndexAttr(8), n, b.getUnitAttr());
       }
-    };
-
-    auto ifThen = [&](Value cond, function_ref<void()> body) {
-      auto op = scf::IfOp::create(b, loc, TypeRange{}, cond, false);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&op.getThenRegion().front());
-      body();
     };
     // Q (the block's rows), its own group; then K of the first tile. With TMA the consumer
     // threads copy Q (the producer warp's would land past it) and the block waits for it once.
@@ -1899,7 +1933,7 @@ protected:
     for (int64_t h = 0; h < 2; ++h)
       rowsOfThread[h] = row(add(p0, add(mul(warp, 16), add(g8, idx(8 * h)))));
 
-    const int64_t sRegs = keys / 2, oRegs = c.dv / 2, pRegs = keys / 4;
+    const int64_t sRegs = keys / 2, oRegs = dvHeld / 2, pRegs = keys / 4;
     auto sType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(sRegs, f32));
     auto oType = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(oRegs, f32));
     auto pairType = VectorType::get({2}, f32);
@@ -1991,7 +2025,7 @@ protected:
             a += (r ? ", " : "") + input(pFrags[4 * sl + r], "r");
           std::string descV =
               input(descriptor(addr(vAt, sl * 16 * 128), keys * 128, 1024), "l");
-          os << "wgmma.mma_async.sync.aligned.m64n" << c.dv << "k16.f32." << types << " "
+          os << "wgmma.mma_async.sync.aligned.m64n" << dvHeld << "k16.f32." << types << " "
              << regList(oFirst, oRegs) << ", " << a << "}, " << descV << ", scale1, 1, 1, 1;\n";
         }
         os << "wgmma.commit_group.sync.aligned;\n";
@@ -2099,7 +2133,7 @@ protected:
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&ifOp.getThenRegion().front());
       Value scaled = o;
-      for (int64_t i = 0; i < oRegs; ++i)
+      for (int64_t i = 0; i < c.dv / 2; ++i) // not the padding columns (never stored)
         scaled = LLVM::InsertValueOp::create(b, loc, scaled, fmul(reg(o, i), corr[(i / 2) % 2]),
                                              ArrayRef<int64_t>{i});
       scf::YieldOp::create(b, loc, scaled);
@@ -3057,6 +3091,14 @@ struct GPUFlashAttentionPass
         continue;
       }
       std::string tcWhy = tensorCores ? tensorCoreRefusal(*c) : "disabled (tensor-cores=false)";
+      // The wgmma form (sm_90a) also takes head dims the mma.sync kernel does not (over 128:
+      // Gemma's 256, MLA's 192 / 128).
+      std::string wgmmaWhy = !tensorCores ? tcWhy
+                             : wgmma      ? WgmmaKernel::refusal(*c)
+                                          : "disabled (wgmma=false)";
+      const bool useWgmma = wgmmaWhy.empty();
+      if (useWgmma)
+        tcWhy.clear();
       // With the tensor-core kernel, up to 64 rows of a (batch, K/V head) split the keys: 16 or
       // fewer in the SIMT split form (when its tiles fit), more in the tensor-core one.
       if (tcWhy.empty()) {
@@ -3074,15 +3116,26 @@ struct GPUFlashAttentionPass
         continue;
       }
       if (tcWhy.empty()) {
-        std::string wgmmaWhy = wgmma ? WgmmaKernel::refusal(*c) : "";
-        bool kvByTma = wgmma && wgmmaWhy.empty() && wgmmaTma;
+        // TMA loads whole 64-column boxes; other head dims take cp.async.
+        bool kvByTma = useWgmma && wgmmaTma && WgmmaKernel::tmaTakes(*c);
+        if (useWgmma && wgmmaTma && !kvByTma && report)
+          mlir::emitRemark(fn.getLoc())
+              << "decoda-gpu-flash-attention: " << opName << " loads K/V by cp.async, not TMA: head dims "
+              << c->d << ", " << c->dv << " are not whole 64-column boxes";
         numForwarded += forwardCopiedOperands(fn, getOperation(), kvByTma,
                                               128 / c->elem.getIntOrFloatBitWidth());
-        if (wgmma && wgmmaWhy.empty()) {
-          WgmmaKernel(fn, *c, split, wgmmaRows, wgmmaKeys, wgmmaTma, wgmmaPingPong).emit();
+        if (useWgmma) {
+          int64_t keys = WgmmaKernel::tileKeys(*c, wgmmaKeys);
+          int64_t rows = WgmmaKernel::blockRowsFor(*c, wgmmaRows, keys, kvByTma);
+          if (report && (keys != wgmmaKeys || rows != wgmmaRows))
+            mlir::emitRemark(fn.getLoc())
+                << "decoda-gpu-flash-attention: " << opName << " takes " << rows
+                << "-row blocks and " << keys << "-key tiles (head dims " << c->d << ", " << c->dv
+                << ": registers and shared memory)";
+          WgmmaKernel(fn, *c, split, rows, keys, kvByTma, wgmmaPingPong).emit();
           ++numWgmma;
         } else {
-          if (wgmma && report)
+          if (wgmma && tensorCores && report)
             mlir::emitRemark(fn.getLoc())
                 << "decoda-gpu-flash-attention: " << opName
                 << " takes the mma.sync tensor-core kernel, not the wgmma one: " << wgmmaWhy;

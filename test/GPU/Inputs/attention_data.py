@@ -158,6 +158,34 @@ def case(name):
         qkv = np.concatenate([a.reshape(2, t, h * d) for a in (k, q, v)], axis=-1)
         return st, [qkv], [R.attention(q, k, v, num_heads=h, num_kv_heads=h, causal=True,
                                                 storage=st)]
+    # Head dims held as padded 64-column blocks (Inputs/attention_wgmma_headdims_cases.mlir).
+    if name == "wg_d96_gqa_bf16":
+        st, t = "bf16", 70
+        q, k, v = act((1, t, 4, 96), st, 0.5), act((1, t, 2, 96), st, 0.5), uni((1, t, 2, 96), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=4, num_kv_heads=2, causal=True, storage=st)]
+    if name == "wg_d80_f16":
+        st, t = "f16", 70
+        q, k, v = act((2, t, 2, 80), st), act((2, t, 2, 80), st), uni((2, t, 2, 80), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=2, scale=0.1, causal=True,
+                                           storage=st)]
+    if name == "wg_d256_window_softcap_bf16":
+        st, t = "bf16", 90
+        q, k, v = act((1, t, 2, 256), st, 0.5), act((1, t, 1, 256), st, 0.5), uni((1, t, 1, 256), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=1, causal=True, window=40,
+                                           softcap=50.0, storage=st)]
+    if name == "wg_d192_dv128_bf16":
+        st, t = "bf16", 70
+        q, k, v = act((1, t, 2, 192), st, 0.5), act((1, t, 2, 192), st, 0.5), uni((1, t, 2, 128), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=2, scale=0.0723, causal=True,
+                                           storage=st)]
+    if name == "wg_d256_decode_bf16":
+        st = "bf16"
+        q, k, v = act((1, 1, 8, 256), st, 0.5), act((1, 700, 2, 256), st, 0.5), uni((1, 700, 2, 256), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=8, num_kv_heads=2, causal=True, storage=st)]
+    if name == "wg_d32_dv48_f16":
+        st = "f16"
+        q, k, v = act((2, 20, 2, 32), st, 1.5), act((2, 150, 2, 32), st, 1.5), uni((2, 150, 2, 48), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=2, storage=st)]
     raise SystemExit(f"unknown case {name}")
 
 

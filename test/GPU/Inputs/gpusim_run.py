@@ -372,6 +372,7 @@ class Host:
     def __init__(self, globals_, modules, quiet):
         self.mem = ptxsim.Memory()
         self.globals, self.modules, self.quiet = globals_, modules, quiet
+        self.shared_fill = 0
         self.kernels = {}
         self.global_bufs = {}
         self.constants = {}  # slot -> device address
@@ -705,7 +706,8 @@ class Host:
         stats = {}
         if min(grid) > 0:
             try:
-                ptxsim.run(kernel, self.mem, grid, block, params, stats, dyn_shared=dyn)
+                ptxsim.run(kernel, self.mem, grid, block, params, stats, dyn_shared=dyn,
+                           shared_fill=self.shared_fill)
             except ptxsim.SimError as e:
                 raise ptxsim.SimError(f"kernel {mod}: {e}") from None
         # A grid of no blocks: the runtime returns without launching (the driver refuses one).
@@ -745,6 +747,9 @@ def main():
     ap.add_argument("--device-inputs", default="",
                     help="comma-separated argument indices passed in device memory (the caller's "
                          "device-resident tensors), or 'all'; the others are host memory")
+    ap.add_argument("--shared-fill", type=lambda x: int(x, 0), default=0,
+                    help="the byte every block's shared memory starts as (default 0; 0xff: "
+                         "unwritten f16/bf16/f32 reads are NaN, as leftover contents may be)")
     ap.add_argument("--save", default=None,
                     help="also write the outputs as they are (bf16 as its bits) to this .npz, "
                          "e.g. as the --expect of another build of the same model")
@@ -772,6 +777,7 @@ def main():
     arg_types, _ = parse_functype(fn.attr("function_type"))
 
     host = Host(globals_, modules, args.quiet)
+    host.shared_fill = args.shared_fill
     inputs = np.load(args.inputs)
     vals = []
     for i, ty in enumerate(arg_types):

@@ -430,7 +430,7 @@ FLOAT_OPS = ("add", "sub", "mul", "fma", "mad", "div", "max", "min", "neg", "abs
 
 
 class Block:
-    def __init__(self, kernel, mem, params, ctaid, nctaid, ntid, stats, dyn_shared=0):
+    def __init__(self, kernel, mem, params, ctaid, nctaid, ntid, stats, dyn_shared=0, shared_fill=0):
         self.k, self.mem, self.stats = kernel, mem, stats
         # Dynamic shared memory (the .extern .shared array, sized by the launch): after the static
         # variables at an offset that is 16-byte aligned (or the declared alignment) but not
@@ -459,7 +459,9 @@ class Block:
         }
         self.params = params
         self.regs = {}
-        self.shared = np.zeros(max(self.shared_size, 1), dtype=np.uint8)
+        # A block's shared memory starts as `shared_fill` bytes (0 by default; 0xff makes every
+        # f16/bf16/f32 read of a byte no one wrote a NaN, as a GPU's leftover contents may be).
+        self.shared = np.full(max(self.shared_size, 1), shared_fill, dtype=np.uint8)
         n = self.shared.size
         self.w_thread = np.full(n, -1, dtype=np.int64)
         self.w_end = np.full(n, -1, dtype=np.int64)
@@ -2126,15 +2128,16 @@ class Block:
                     self.reg(mma["D"][4 * i + 2 * h + e])[sl] = _from_f32(Dm[16 * v + 8 * h + g, 8 * i + 2 * q + e])
 
 
-def run(kernel, mem, grid, block, params, stats=None, dyn_shared=0):
+def run(kernel, mem, grid, block, params, stats=None, dyn_shared=0, shared_fill=0):
     """Runs `kernel` over the grid; `params` maps parameter names to bytes; `dyn_shared`: the
-    bytes of dynamic shared memory (the kernel's .extern .shared array)."""
+    bytes of dynamic shared memory (the kernel's .extern .shared array); `shared_fill`: the
+    byte every block's shared memory starts as."""
     stats = {} if stats is None else stats
     steps = 0
     for z in range(grid[2]):
         for y in range(grid[1]):
             for x in range(grid[0]):
-                b = Block(kernel, mem, params, (x, y, z), grid, block, stats, dyn_shared)
+                b = Block(kernel, mem, params, (x, y, z), grid, block, stats, dyn_shared, shared_fill)
                 steps += b.run()
     return steps
 
