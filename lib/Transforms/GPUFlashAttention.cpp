@@ -60,6 +60,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <array>
 #include <cmath>
@@ -1806,21 +1807,23 @@ protected:
       body();
     };
     // cp.async of `count` rows of `width` elements into the swizzled tile at element `at`
-    // (their group committed by the caller); chunks c of a row in column block c / 8. When the
-    // chunks are not a multiple of the threads, the last round's threads past them copy none.
+    // (their group committed by the caller); chunk c of a row in column block c / 8. A row's
+    // chunks go to `lanes` consecutive threads (their count rounded up to a power of two), so
+    // each thread copies one column chunk of every (threads / lanes)-th row: the rows' source
+    // and tile addresses one register plus immediate offsets (the rounding idles the threads
+    // past the chunks: a quarter at head dim 96, where 12 chunks over the threads in turn would
+    // give every copy its own division, remainder and address). Whole 64-column blocks (a
+    // power of two of chunks, the same mapping), and rounds that do not divide the rows (more
+    // threads than chunks), give the chunks to the threads in turn, the last round's threads
+    // past them copying none.
     auto copySwizzled = [&](Value src, int64_t at, Value atStage, int64_t count, int64_t width,
                             function_ref<std::pair<Value, SmallVector<Value>>(Value, Value)> source) {
       auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
-      int64_t perRow = width / 8, chunks = count * perRow;
-      for (int64_t i = 0; i < (chunks + threads - 1) / threads; ++i) {
-        Value ch = add(tid, idx(i * threads));
-        OpBuilder::InsertionGuard g2(b);
-        if ((i + 1) * threads > chunks) {
-          auto op = scf::IfOp::create(b, loc, TypeRange{},
-                                      cmp(arith::CmpIPredicate::ult, ch, idx(chunks)), false);
-          b.setInsertionPointToStart(&op.getThenRegion().front());
-        }
-        Value r = div(ch, perRow), cc = rem(ch, perRow);
+      const int64_t perRow = width / 8, chunks = count * perRow;
+      const int64_t lanes = static_cast<int64_t>(llvm::PowerOf2Ceil(perRow));
+      const bool byColumn =
+          lanes != perRow && threads % lanes == 0 && count % (threads / lanes) == 0;
+      auto copyChunk = [&](Value r, Value cc) {
         Value swz = arith::XOrIOp::create(b, loc, rem(cc, 8), rem(r, 8));
         Value dst = add(add(mul(div(cc, 8), count * 64), mul(r, 64)), mul(swz, 8));
         dst = add(dst, idx(at));
@@ -1830,6 +1833,27 @@ protected:
         Value n = select(inside, idx(8), idx(0));
         nvgpu::DeviceAsyncCopyOp::create(b, loc, tokenType, tiles, ValueRange{dst}, src, srcIdx,
                                          b.getIndexAttr(8), n, b.getUnitAttr());
+      };
+      auto guardBy = [&](Value cond) {
+        auto op = scf::IfOp::create(b, loc, TypeRange{}, cond, false);
+        b.setInsertionPointToStart(&op.getThenRegion().front());
+      };
+      OpBuilder::InsertionGuard g2(b);
+      if (byColumn) {
+        const int64_t rowsPerRound = threads / lanes;
+        Value cc = rem(tid, lanes), r0 = div(tid, lanes);
+        guardBy(cmp(arith::CmpIPredicate::ult, cc, idx(perRow)));
+        for (int64_t i = 0; i < count / rowsPerRound; ++i)
+          copyChunk(add(r0, idx(i * rowsPerRound)), cc);
+        return;
+      }
+      for (int64_t i = 0; i < (chunks + threads - 1) / threads; ++i) {
+        Value ch = add(tid, idx(i * threads));
+        OpBuilder::InsertionGuard g3(b);
+        if ((i + 1) * threads > chunks)
+          guardBy(cmp(arith::CmpIPredicate::ult, ch, idx(chunks)));
+        Value r = div(ch, perRow), cc = rem(ch, perRow);
+        copyChunk(r, cc);
       }
     };
     // Q (the block's rows), its own group; then K of the first tile. With TMA the consumer
@@ -3099,6 +3123,8 @@ struct GPUFlashAttentionPass
       const bool useWgmma = wgmmaWhy.empty();
       if (useWgmma)
         tcWhy.clear();
+      else if (wgmma && tensorCores && !tcWhy.empty())
+        tcWhy += "; wgmma: " + wgmmaWhy;
       // With the tensor-core kernel, up to 64 rows of a (batch, K/V head) split the keys: 16 or
       // fewer in the SIMT split form (when its tiles fit), more in the tensor-core one.
       if (tcWhy.empty()) {

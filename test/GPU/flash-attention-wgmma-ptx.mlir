@@ -85,3 +85,23 @@
 // RUN: %PYTHON -c "t = open('%t/nattention_d128_kernel_3.ptx').read(); print('maxntid', t.split('.maxntid ')[1].split(',')[0], 'cp.async', t.count('cp.async.cg.shared.global'))" | FileCheck %s --check-prefix=ROWS64
 // ROWS64: maxntid 128 cp.async 88
 // RUN: %ptxas -arch=sm_90a -v %t/nattention_d128_kernel_3.ptx -o %t/n.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS --implicit-check-not=serialized --implicit-check-not="warpgroup.arrive is injected"
+//
+// Head dims held as padded 64-column blocks (flash-attention-wgmma-headdims.mlir): Gemma's 256
+// (O's 128 accumulators a thread; S 16 k slices) and Phi-3's 96 (6 k slices, 12 chunks a row
+// copied by 16 lanes, a quarter idle, so that each thread's rows are one address plus
+// immediate offsets) in the default build and with 128 rows and 128 keys (which 256 keeps at
+// 64): every wgmma kernel (the split form and the one-pass one) without spills or serialised
+// wgmma.
+// RUN: decoda-compile %decoda_src/bench/gpu/attention_d256.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/d256.ptx
+// RUN: decoda-compile %decoda_src/bench/gpu/attention_d256.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-rows=128 --gpu-attention-keys=128 --emit=ptx -o %t/d256w.ptx
+// RUN: decoda-compile %decoda_src/bench/gpu/attention_d96.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/d96.ptx
+// RUN: decoda-compile %decoda_src/bench/gpu/attention_d96.mlir --target=cuda --gpu-arch=sm_90a --gpu-attention-rows=128 --gpu-attention-keys=128 --emit=ptx -o %t/d96w.ptx
+// RUN: %PYTHON -c "import re; [open('%t/' + f + '-' + n + '.ptx', 'w').write(b) for f in ('d256', 'd256w', 'd96', 'd96w') for t in [open('%t/' + f + '.ptx').read()] for p in [re.split(r'(?m)^// gpu.binary @(\S+)\n', t)] for n, b in zip(p[1::2], p[2::2]) if 'wgmma.mma_async' in b]"
+// RUN: ls %t | grep -c -- '^d[0-9]*w\?-attention_d[0-9]*_kernel.*[.]ptx$' | FileCheck %s --check-prefix=HDKERNELS
+// HDKERNELS: 8
+// RUN: for f in %t/d256-*.ptx %t/d256w-*.ptx %t/d96-*.ptx %t/d96w-*.ptx; do %ptxas -arch=sm_90a -v $f -o %t/hd.cubin 2>&1; done | FileCheck %s --check-prefix=HDPTXAS --implicit-check-not=serialized --implicit-check-not="warpgroup.arrive is injected"
+// HDPTXAS-COUNT-8: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// RUN: %PYTHON -c "t = open('%t/d96w.ptx').read(); print('S', t.count('m64n128k16.f32.bf16.bf16 {'), 'n64', t.count('m64n64k16'))" | FileCheck %s --check-prefix=HD96
+// Two kernels (split form, one-pass), each S of 6 k slices in two blocks and P·V of 8 slices
+// in two, all m64n128k16: 2 x (12 + 16) = 56.
+// HD96: S 56 n64 0
