@@ -7,7 +7,7 @@
 // the last partial, at T = 7 the split-key form of flash decoding; bf16 the tensor-core
 // kernel, one 64-row block and 64-key tiles 64 + 6),
 // SwiGLU, residuals (the elementwise work after each projection in its kernel's stores). bf16 takes the tensor-core projections (the wgmma kernel: the default
-// gpu-arch is sm_90a) and attention (mma.sync); against a reference whose attention rounds P
+// gpu-arch is sm_90a) and attention (wgmma, head dim 16 padded); against a reference whose attention rounds P
 // to bf16 before P·V as that kernel does (Inputs/block_data.py) its result is exact after the
 // bf16 rounding (against the unrounded reference.py attention it is off by up to 0.125 in 63
 // of 4480 elements). A broken kernel (the RMSNorm's rsqrt made a sqrt) is caught.
@@ -37,8 +37,8 @@
 // RUN: %PYTHON %S/Inputs/block_data.py llama-bf16 70 %t/b70-in.npz %t/b70-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/b %t/b.ptx --inputs %t/b70-in.npz --expect %t/b70-out.npz --rtol 2e-2 --atol 2e-2 --quiet | FileCheck %s --check-prefix=B70
 // B70: out0: ok (4480 elements
-// The projections on wgmma, the attention on mma.sync (its 64-key tiles 64 + 6): both counts
-// nonzero. 13 launches: before the projections' epilogues were fused 24 (the q, k, v roundings
+// The projections and the attention on wgmma (the attention's head dim 16 held as a padded
+// 64-column block since 7 Dec 2026; mma.sync before): no mma.sync or ldmatrix left. 13 launches: before the projections' epilogues were fused 24 (the q, k, v roundings
 // after the split into heads, o's and down's residual adds, SwiGLU's product in the up kernel,
 // down's rounding, and the fill and copy of gate's and up's shared zero init, now folded), 14
 // before q's and k's RoPE shared one cos/sin table (resolve-ranked-shaped-type-result-dims
@@ -46,7 +46,7 @@
 // (decoda-gpu-merge-parallel-loops), 12 before gate and up became one kernel of two weights
 // (decoda-gpu-tensorcore-matmul{gate-up}; the unfused build below keeps them apart), 11 before
 // RoPE's table joined its kernel (decoda-gpu-rope).
-// B70: 10 launches; {{.*}} mma {{[1-9][0-9]*}}, {{.*}}wgmma {{[1-9][0-9]*}}{{$}}
+// B70: 10 launches; bar {{[0-9]+}}, cp {{[0-9]+}}, mbarrier {{[0-9]+}}, shfl {{[0-9]+}}, wgmma {{[1-9][0-9]*}}{{$}}
 // The same block for sm_75 (no cp.async, ldmatrix or bf16 mma.sync m16n8k16: LLVM could not
 // select them, the build failed): the SIMT attention kernel (its probabilities not rounded:
 // NumPy's llama_simt) and the projections as parallel loops; no tensor-core instruction.

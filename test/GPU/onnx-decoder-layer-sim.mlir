@@ -41,14 +41,16 @@
 
 // The bf16 build at a prefill length (sequence = 64): the projections on wgmma tensor cores
 // through TMA (the transposed ONNX weights; gate and up in one kernel of 256 columns), the
-// attention (head dim 16) on mma.sync; against ONNX Runtime at bf16 tolerance. Nine launches
-// (ten before 7 Dec 2026, when a loop kernel of a 3-D grid began to merge into the RoPE launch
-// beside it: the attention kernel is main_kernel_6).
+// attention (head dim 16, held as a padded 64-column block) on wgmma too (mma.sync before 7 Dec
+// 2026); against ONNX Runtime at bf16 tolerance. Nine launches (ten before 7 Dec 2026, when a
+// loop kernel of a 3-D grid began to merge into the RoPE launch beside it). The attention is
+// main_kernel_3: 64-row blocks (2 x 2: 64 queries of 4 heads over 2 K/V heads), 2 (64 x 64 + 2
+// x 64 x (64 + 64)) + 1024 bytes.
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py %S/../Frontend/ONNX/models/torch_llama_decoder_layer_dynamic.onnx %t/in64.npz %t/out64.npz batch=1 sequence=64
 // RUN: decoda-compile %S/../Frontend/ONNX/models/torch_llama_decoder_layer_dynamic.onnx --static-dims=batch=1,sequence=64 --float-type=bf16 --target=cuda --emit=ptx -o %t/p.ptx --dump-ir-after-each=%t/p
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/p %t/p.ptx --inputs %t/in64.npz --expect %t/out64.npz --rtol 5e-2 --atol 5e-2 | FileCheck %s --check-prefix=PREFILL
 // PREFILL: launch main_kernel_1: {{.*}} wgmma
-// PREFILL: mma 64
+// PREFILL: launch main_kernel_3: grid [2, 2, 1] block [128, 1, 1] shared 0 + 41984 dynamic bytes; {{.*}} wgmma
 // PREFILL: launch main_kernel_6: grid [1, 1, 1] block [256, 1, 1] shared 0 + 197664 dynamic bytes; {{.*}} wgmma
 // PREFILL: out0: ok (4096 elements
 // PREFILL: 9 launches
@@ -57,7 +59,8 @@
 // activations, the RMSNorms' variance, the rotary tables and the softmax in f32 between Casts),
 // compiled as it is: decoda-raise-onnx sees through those casts, so one token runs the native
 // block's 7 kernels, and 64 tokens (8 kernels; 9 before 3-D grids merged, 7 Dec 2026) the
-// projections on f16 wgmma; against ONNX Runtime running
+// projections and the attention (main_kernel_2, head dim 16 padded) on f16 wgmma; against
+// ONNX Runtime running
 // the file in f16 (one f16 ulp at the outputs' magnitude: 3.9e-3).
 // RUN: %PYTHON %S/Inputs/onnx_ort_io.py %S/../Frontend/ONNX/models/f16_llama_decoder_layer_dynamic.onnx %t/h1.npz %t/h1o.npz batch=1 sequence=1
 // RUN: decoda-compile %S/../Frontend/ONNX/models/f16_llama_decoder_layer_dynamic.onnx --static-dims=batch=1,sequence=1 --target=cuda --emit=ptx -o %t/h1.ptx --dump-ir-after-each=%t/h1
@@ -69,6 +72,6 @@
 // RUN: decoda-compile %S/../Frontend/ONNX/models/f16_llama_decoder_layer_dynamic.onnx --static-dims=batch=1,sequence=64 --target=cuda --emit=ptx -o %t/h64.ptx --dump-ir-after-each=%t/h64
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/h64 %t/h64.ptx --inputs %t/h64.npz --expect %t/h64o.npz --rtol 1e-2 --atol 1e-2 | FileCheck %s --check-prefix=HALF64
 // HALF64: launch main_kernel_0: {{.*}} wgmma
-// HALF64: mma 64
+// HALF64: launch main_kernel_2: grid [2, 2, 1] block [128, 1, 1] shared 0 + 41984 dynamic bytes; {{.*}} wgmma
 // HALF64: out0: ok (4096 elements
 // HALF64: 8 launches;

@@ -106,8 +106,8 @@ cl::opt<bool> gpuGemvMma(
     cl::init(true), cl::cat(category));
 cl::opt<bool> gpuAttentionWgmma(
     "gpu-attention-wgmma",
-    cl::desc("sm_90a: bf16/f16 attention (head dims 64, 128) on warpgroup MMA; false: the "
-             "mma.sync kernel"),
+    cl::desc("sm_90a: bf16/f16 attention (head dims that are multiples of 16 up to 256) on "
+             "warpgroup MMA; false: the mma.sync kernel (up to 128; SIMT beyond)"),
     cl::init(true), cl::cat(category));
 cl::opt<int64_t> gpuAttentionRows(
     "gpu-attention-rows",

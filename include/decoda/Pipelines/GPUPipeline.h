@@ -90,8 +90,9 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
       llvm::cl::init(128)};
   PassOptions::Option<bool> attentionWgmma{
       *this, "gpu-attention-wgmma",
-      llvm::cl::desc("sm_90a: bf16/f16 attention with head dims 64 or 128 on warpgroup MMA "
-                     "(wgmma.mma_async, the 128-byte swizzle) rather than mma.sync"),
+      llvm::cl::desc("sm_90a: bf16/f16 attention with head dims that are multiples of 16 up "
+                     "to 256 on warpgroup MMA (wgmma.mma_async, the 128-byte swizzle) rather "
+                     "than mma.sync (up to 128)"),
       llvm::cl::init(true)};
   PassOptions::Option<int64_t> attentionRows{
       *this, "gpu-attention-rows",

@@ -691,12 +691,16 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
       definition, a row without visible keys gives 0, and the result is rounded and stored.
 
     With `wgmma` (sm_90a; set by `decoda-lower-to-cuda` unless `gpu-attention-wgmma=false`) the
-    tensor-core kernel for head dims 64 and 128 is its warpgroup-MMA form: the same block, grid,
-    masks, softmax, split form and stores; Q and two stages of 64-key K/V tiles in dynamic
-    shared memory in the 128-byte swizzle (cp.async, `fence.proxy.async`, a barrier); S = Q·Kᵀ
-    by `nvvm.wgmma.mma_async` m64n64k16 with both operands K-major from shared memory; O +=
-    P·V by m64n{Dv}k16 with P from registers and V MN-major (imm-trans-b; inline PTX, NVVM's op
-    has no register A). Other head dims keep the mma.sync kernel (`report=true` says why).
+    tensor-core kernel is its warpgroup-MMA form, for head dims that are multiples of 16 up to
+    256 (over 128 too, where the mma.sync kernel stops): the same block, grid, masks, softmax,
+    split form and stores; Q and two stages of 64-key K/V tiles in dynamic shared memory in the
+    128-byte swizzle, each head dim held as whole 64-column blocks (cp.async, `fence.proxy.async`,
+    a barrier); S = Q·Kᵀ by D / 16 k slices of wgmma m64n64k16 with both operands K-major from
+    shared memory; O += P·V by m64n{Dv rounded up to 64}k16 with P from registers and V
+    MN-major (imm-trans-b; inline PTX, NVVM's op has no register A), O's padding columns neither
+    rescaled nor stored. A value head dim over 128 keeps 64-key tiles, a block 64 rows when 128
+    would not fit 227 KiB, TMA loads only whole 64-column boxes (`report=true` says so, and why
+    a call takes the mma.sync or SIMT kernel instead).
 
     SIMT kernel (everything else: f32, other head dims): a block of 128 threads owns 16 rows;
     the queries are staged in shared memory (f32), keys stream in tiles of 32 (`Ks[32][D+1]`,
@@ -765,8 +769,8 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Use the tensor-core kernel for bf16/f16 attention where it applies">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
-           "sm_90a: the tensor-core kernel on warpgroup MMA (wgmma.mma_async; head dims 64 "
-           "and 128, dynamic shared memory in the 128-byte swizzle)">,
+           "sm_90a: the tensor-core kernel on warpgroup MMA (wgmma.mma_async; head dims that "
+           "are multiples of 16 up to 256, dynamic shared memory in the 128-byte swizzle)">,
     Option<"wgmmaRows", "wgmma-rows", "int64_t", /*default=*/"64",
            "With wgmma: rows per block of the one-pass kernel, 64 (one warpgroup, the "
            "default) or 128 (two warpgroups sharing each K/V tile); the split form keeps 64">,
