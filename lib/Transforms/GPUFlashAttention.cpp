@@ -3146,8 +3146,9 @@ struct GPUFlashAttentionPass
         bool kvByTma = useWgmma && wgmmaTma && WgmmaKernel::tmaTakes(*c);
         if (useWgmma && wgmmaTma && !kvByTma && report)
           mlir::emitRemark(fn.getLoc())
-              << "decoda-gpu-flash-attention: " << opName << " loads K/V by cp.async, not TMA: head dims "
-              << c->d << ", " << c->dv << " are not whole 64-column boxes";
+              << "decoda-gpu-flash-attention: " << opName
+              << " loads K/V by cp.async, not TMA: head dims " << c->d << ", " << c->dv
+              << " are not whole 64-column boxes";
         numForwarded += forwardCopiedOperands(fn, getOperation(), kvByTma,
                                               128 / c->elem.getIntOrFloatBitWidth());
         if (useWgmma) {
