@@ -1812,10 +1812,10 @@ protected:
     // each thread copies one column chunk of every (threads / lanes)-th row: the rows' source
     // and tile addresses one register plus immediate offsets (the rounding idles the threads
     // past the chunks: a quarter at head dim 96, where 12 chunks over the threads in turn would
-    // give every copy its own division, remainder and address). Whole 64-column blocks (a
-    // power of two of chunks, the same mapping), and rounds that do not divide the rows (more
-    // threads than chunks), give the chunks to the threads in turn, the last round's threads
-    // past them copying none.
+    // give every copy its own division, remainder and address; 192: 24 over 32 lanes). Rows of
+    // a power of two of chunks (head dims 64, 128, 256: the same mapping either way), and
+    // rounds that do not divide the rows (more threads than chunks), give the chunks to the
+    // threads in turn, the last round's threads past them copying none.
     auto copySwizzled = [&](Value src, int64_t at, Value atStage, int64_t count, int64_t width,
                             function_ref<std::pair<Value, SmallVector<Value>>(Value, Value)> source) {
       auto tokenType = nvgpu::DeviceAsyncTokenType::get(ctx);
