@@ -1708,17 +1708,16 @@ public:
     return asked == 128 && sharedBytes(c, 128, keys, tma) <= kMaxDynamicSharedBytes ? 128 : kTcRows;
   }
   /// Why this form does not take `c`, or "". Head dims: multiples of 16 (k16 slices of S, n8
-  /// pairs of O) up to 256 (O's accumulators, Dv / 2 registers a thread, and the tiles of a
-  /// 64-row block in shared memory); each held as whole 64-column blocks.
+  /// pairs of O) up to 256 (O's accumulators, Dv / 2 registers a thread), each held as whole
+  /// 64-column blocks; a 64-row block's tiles then need at most 161 KiB of shared memory.
   static std::string refusal(const Config &c) {
     if (!c.elem.isBF16() && !c.elem.isF16())
       return "f32 storage (the tensor-core kernel takes bf16 and f16)";
     if (c.d % 16 || c.dv % 16 || padded(c.d) > 256 || padded(c.dv) > 256)
       return "head dims " + std::to_string(c.d) + ", " + std::to_string(c.dv) +
              " (the wgmma form takes multiples of 16 up to 256)";
-    if (sharedBytes(c, kTcRows, 64, false) > mlir::decoda::gpu_contraction::kMaxDynamicSharedBytes)
-      return "head dims " + std::to_string(c.d) + ", " + std::to_string(c.dv) +
-             ": the tiles need more than the 227 KiB of shared memory a block may have";
+    assert(sharedBytes(c, kTcRows, 64, false) <=
+           mlir::decoda::gpu_contraction::kMaxDynamicSharedBytes);
     return "";
   }
 
@@ -3162,10 +3161,7 @@ struct GPUFlashAttentionPass
           WgmmaKernel(fn, *c, split, rows, keys, kvByTma, wgmmaPingPong).emit();
           ++numWgmma;
         } else {
-          if (wgmma && tensorCores && report)
-            mlir::emitRemark(fn.getLoc())
-                << "decoda-gpu-flash-attention: " << opName
-                << " takes the mma.sync tensor-core kernel, not the wgmma one: " << wgmmaWhy;
+          // wgmma=false: whatever the mma.sync kernel takes, the wgmma form takes too.
           TensorCoreKernel(fn, *c, split).emit();
         }
         ++numTensorCore;

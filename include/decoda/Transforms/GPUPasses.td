@@ -700,7 +700,7 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     MN-major (imm-trans-b; inline PTX, NVVM's op has no register A), O's padding columns neither
     rescaled nor stored. A value head dim over 128 keeps 64-key tiles, a block 64 rows when 128
     would not fit 227 KiB, TMA loads only whole 64-column boxes (`report=true` says so, and why
-    a call takes the mma.sync or SIMT kernel instead).
+    a call takes the SIMT kernel instead: whatever mma.sync takes, wgmma takes too).
 
     SIMT kernel (everything else: f32, other head dims): a block of 128 threads owns 16 rows;
     the queries are staged in shared memory (f32), keys stream in tiles of 32 (`Ks[32][D+1]`,
@@ -787,7 +787,8 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
            "on two named barriers, so one's softmax runs under the other's matrix products)">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every attention given the SIMT kernel instead of the tensor-core one "
-           "(and, with wgmma, the mma.sync kernel instead of the wgmma one)">
+           "(with wgmma, both kernels' reasons; and when a wgmma call keeps 64 rows or keys, "
+           "or cp.async instead of TMA)">
   ];
   let statistics = [
     Statistic<"numKernels", "num-kernels", "attention functions given a flash-attention kernel">,

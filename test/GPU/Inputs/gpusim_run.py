@@ -369,10 +369,10 @@ CMP = {0: lambda a, b: a == b, 1: lambda a, b: a != b, 2: lambda a, b: a < b, 3:
 
 
 class Host:
-    def __init__(self, globals_, modules, quiet):
+    def __init__(self, globals_, modules, quiet, shared_fill=0):
         self.mem = ptxsim.Memory()
         self.globals, self.modules, self.quiet = globals_, modules, quiet
-        self.shared_fill = 0
+        self.shared_fill = shared_fill  # the byte each block's shared memory starts as
         self.kernels = {}
         self.global_bufs = {}
         self.constants = {}  # slot -> device address
@@ -776,8 +776,7 @@ def main():
         raise SystemExit("gpusim_run: no public host function found")
     arg_types, _ = parse_functype(fn.attr("function_type"))
 
-    host = Host(globals_, modules, args.quiet)
-    host.shared_fill = args.shared_fill
+    host = Host(globals_, modules, args.quiet, args.shared_fill)
     inputs = np.load(args.inputs)
     vals = []
     for i, ty in enumerate(arg_types):
