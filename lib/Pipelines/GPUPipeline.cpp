@@ -77,6 +77,16 @@ bool mlir::decoda::cudaArchHasDependentLaunch(StringRef arch) {
   return cudaArchAtLeast(arch, 90);
 }
 
+int64_t mlir::decoda::cudaArchMaxSharedBytes(StringRef arch) {
+  return llvm::StringSwitch<int64_t>(arch)
+      .Case("sm_70", 96 * 1024)
+      .Case("sm_75", 64 * 1024)
+      .Case("sm_80", 163 * 1024)
+      .Cases({"sm_86", "sm_89", "sm_120", "sm_120a"}, 99 * 1024)
+      .Cases({"sm_90", "sm_90a", "sm_100", "sm_100a"}, 227 * 1024)
+      .Default(48 * 1024);
+}
+
 StringRef mlir::decoda::cudaKnownArchs() {
   return "sm_70 sm_75 sm_80 sm_86 sm_89 sm_90 sm_90a sm_100 sm_100a sm_120 sm_120a";
 }
@@ -172,6 +182,9 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   const bool tensorCoreArch = cudaArchAtLeast(options.gpuArch, 80);
   GPUFlashAttentionPassOptions attention;
   attention.tensorCores = tensorCoreArch;
+  // SIMT tiles over 48 KiB (f32 at head dims over about 120, bf16/f16 over 256) in dynamic
+  // shared memory up to what the arch allows a block.
+  attention.maxSharedBytes = cudaArchMaxSharedBytes(options.gpuArch);
   attention.wgmma = options.gpuArch == "sm_90a" && options.attentionWgmma;
   attention.wgmmaRows = options.attentionRows;
   attention.wgmmaKeys = options.attentionKeys;

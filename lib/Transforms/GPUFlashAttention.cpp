@@ -740,9 +740,14 @@ protected:
   /// null where always true) and its place in `dst`. Unrolled, the loads of every group of
   /// kCopyGroup steps issued before their stores: a loop of load-then-store waits for each load
   /// in turn (in-order issue), one memory latency per element.
+  /// Loads of a staging group, issued before their stores.
+  static constexpr int64_t kCopyGroup = 8;
+  /// Wide staging: the registers a thread spends on the 16-byte chunks it carries over the
+  /// key loop and on its accumulators together.
+  static constexpr int64_t kCarryRegisters = 96;
+
   void stageShare(int64_t count, Value dst,
                   function_ref<std::pair<Value, SmallVector<Value>>(Value e, Value inRange)> load) {
-    constexpr int64_t kCopyGroup = 8;
     int64_t steps = (count + kThreads - 1) / kThreads;
     for (int64_t g = 0; g < steps; g += kCopyGroup) {
       SmallVector<std::tuple<Value, SmallVector<Value>, Value>> pending;
@@ -970,12 +975,35 @@ protected:
     auto qsType = MemRefType::get({kRows, c.d}, f32, MemRefLayoutAttrInterface(), shared);
     auto ksType = MemRefType::get({kKeys, c.d + 1}, f32, MemRefLayoutAttrInterface(), shared);
     auto vsType = MemRefType::get({kKeys, c.vsPitch()}, f32, MemRefLayoutAttrInterface(), shared);
-    auto launch = createLaunch({qsType, ksType, vsType}, splitting ? splits : Value());
-    Value qs = launch.getWorkgroupAttributions()[0];
-    Value ks = launch.getWorkgroupAttributions()[1];
-    Value vs = launch.getWorkgroupAttributions()[2];
+    // Tiles within the 48 KiB of static shared memory are workgroup attributions; larger ones
+    // (head dims over about 120 in f32, over 256 in bf16/f16: Gemma's 256 in f32, absorbed
+    // MLA's 576 / 512) are views of the dynamic shared memory, which the target allows up to
+    // max-shared-bytes (the runtime raises the kernel's limit at its first launch).
+    const bool dynamicTiles = c.sharedBytes() > kSharedLimit;
+    gpu::LaunchOp launch =
+        dynamicTiles
+            ? createLaunch({}, splitting ? splits : Value(),
+                           arith::ConstantIntOp::create(b, loc, b.getI32Type(), c.sharedBytes())
+                               .getResult())
+            : createLaunch({qsType, ksType, vsType}, splitting ? splits : Value());
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&launch.getBody().front());
+    Value qs, ks, vs;
+    if (dynamicTiles) {
+      // Qs, Ks, Vs back to back (byte offsets multiples of 16: D, D + 1 and the pitch are
+      // counted in f32 rows of 16 and 32).
+      auto dynType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                                     MemRefLayoutAttrInterface(), shared);
+      Value dyn = gpu::DynamicSharedMemoryOp::create(b, loc, dynType);
+      int64_t ksAt = 4 * kRows * c.d, vsAt = ksAt + 4 * kKeys * (c.d + 1);
+      qs = memref::ViewOp::create(b, loc, qsType, dyn, idx(0), ValueRange{});
+      ks = memref::ViewOp::create(b, loc, ksType, dyn, idx(ksAt), ValueRange{});
+      vs = memref::ViewOp::create(b, loc, vsType, dyn, idx(vsAt), ValueRange{});
+    } else {
+      qs = launch.getWorkgroupAttributions()[0];
+      ks = launch.getWorkgroupAttributions()[1];
+      vs = launch.getWorkgroupAttributions()[2];
+    }
     readIds(launch);
     // Split: every block has the same (only) 16 rows and its share of the keys.
     Value split = launch.getBlockIds().x;
@@ -990,11 +1018,22 @@ protected:
     // Wide staging: the first tile's 16-byte loads go out before the queries are staged (an
     // empty range loads nothing: its keys need not exist), each later tile's while the one
     // before is computed; registers carry them over the loop.
+    // The carried chunks and the accumulators share a budget of kCarryRegisters (4 registers
+    // a chunk, 4 rows x cols accumulators): a tile with more chunks (head dims over 128 in
+    // f32, over 256 in bf16/f16: dynamic shared memory) loads the rest in the iteration
+    // itself, kCopyGroup at a time (absorbed MLA: 34 chunks a thread, 64 accumulators, 8
+    // carried; with all carried its kernels spilled 424 bytes at 255 registers). Tiles within
+    // the static 48 KiB carry all their chunks (at most 16, with 16 accumulators).
     bool wide = wideStage();
-    SmallVector<Chunk> chunks;
+    SmallVector<Chunk> chunks, uncarried;
     SmallVector<Value> firstTile;
     if (wide) {
       chunks = tileChunks();
+      size_t carried = std::max<int64_t>(4, (kCarryRegisters - kRowsPerWarp * c.cols()) / 4);
+      if (chunks.size() > carried) {
+        uncarried.assign(chunks.begin() + carried, chunks.end());
+        chunks.resize(carried);
+      }
       auto vt = VectorType::get({chunkElems()}, c.elem);
       SmallVector<Type> types(chunks.size(), vt);
       auto any = scf::IfOp::create(b, loc, types, cmp(arith::CmpIPredicate::slt, jlo, jhi),
@@ -1054,6 +1093,11 @@ protected:
       SmallVector<Value> nextTile;
       if (wide) {
         storeTileChunks(chunks, it.drop_front(numState), j0, jEnd, ks, vs);
+        for (size_t g = 0; g < uncarried.size(); g += kCopyGroup) {
+          ArrayRef<Chunk> group =
+              ArrayRef<Chunk>(uncarried).slice(g, std::min<size_t>(kCopyGroup, uncarried.size() - g));
+          storeTileChunks(group, loadTileChunks(group, j0, sub(jhi, idx(1))), j0, jEnd, ks, vs);
+        }
         gpu::BarrierOp::create(b, loc);
         // Tile j0 + 32 (past the end: key jhi - 1 again, never stored), loaded while this
         // one is computed.
@@ -1122,14 +1166,18 @@ protected:
         probs.push_back(p);
       }
 
-      // acc += P·V: each key's probability broadcast from its lane.
-      auto pvLoop = scf::ForOp::create(b, loc, idx(0), idx(kKeys), idx(kInnerUnroll), acc);
+      // acc += P·V: each key's probability broadcast from its lane. Unrolled by kInnerUnroll
+      // while the unrolled steps' Vs loads are at most 16 registers (value head dims up to
+      // 128), by fewer keys beyond (256: 2 keys a step; absorbed MLA's 512: 1, whose one-pass
+      // kernel spilled at 255 registers with 4 or 2).
+      const int64_t pvUnroll = std::max<int64_t>(1, std::min<int64_t>(kInnerUnroll, 16 / cols));
+      auto pvLoop = scf::ForOp::create(b, loc, idx(0), idx(kKeys), idx(pvUnroll), acc);
       {
         OpBuilder::InsertionGuard g3(b);
         b.setInsertionPointToStart(pvLoop.getBody());
         SmallVector<Value> next(pvLoop.getRegionIterArgs());
         SmallVector<Value> vcol, pj; // [u][cc], [u][rr]
-        for (int64_t u = 0; u < kInnerUnroll; ++u) {
+        for (int64_t u = 0; u < pvUnroll; ++u) {
           Value jj = add(pvLoop.getInductionVar(), idx(u));
           Value src = arith::IndexCastOp::create(b, loc, b.getI32Type(), jj);
           for (int64_t cc = 0; cc < cols; ++cc)
@@ -1138,7 +1186,7 @@ protected:
           for (int64_t rr = 0; rr < kRowsPerWarp; ++rr)
             pj.push_back(shuffle(probs[rr], src, gpu::ShuffleMode::IDX));
         }
-        for (int64_t u = 0; u < kInnerUnroll; ++u)
+        for (int64_t u = 0; u < pvUnroll; ++u)
           for (int64_t rr = 0; rr < kRowsPerWarp; ++rr)
             for (int64_t cc = 0; cc < cols; ++cc)
               next[rr * cols + cc] =
@@ -3065,6 +3113,14 @@ struct GPUFlashAttentionPass
           << static_cast<int64_t>(wgmmaKeys) << ")";
       return signalPassFailure();
     }
+    using mlir::decoda::gpu_contraction::kMaxDynamicSharedBytes;
+    if (maxSharedBytes < kSharedLimit || maxSharedBytes > kMaxDynamicSharedBytes) {
+      getOperation().emitError()
+          << "decoda-gpu-flash-attention: max-shared-bytes must be between " << kSharedLimit
+          << " (the static limit) and " << kMaxDynamicSharedBytes << " (sm_90's) (got "
+          << static_cast<int64_t>(maxSharedBytes) << ")";
+      return signalPassFailure();
+    }
     for (auto fn : llvm::to_vector(getOperation().getOps<func::FuncOp>())) {
       bool int8 = fn->hasAttr(decoda::kInt8AttentionAttr);
       auto dict = fn->getAttrOfType<DictionaryAttr>(int8 ? decoda::kInt8AttentionAttr
@@ -3131,12 +3187,14 @@ struct GPUFlashAttentionPass
         c->simtSplit = c->sharedBytes() <= kSharedLimit;
         c->decideSplit(split.maxSplits);
       }
-      if (!tcWhy.empty() && c->sharedBytes() > kSharedLimit) {
+      if (!tcWhy.empty() && c->sharedBytes() > maxSharedBytes) {
         mlir::emitRemark(fn.getLoc())
             << "decoda-gpu-flash-attention: " << opName
             << " keeps the target-neutral lowering (key-tile loop of kernels): the tiles need "
-            << c->sharedBytes() << " bytes of shared memory, over the 48 KiB static limit (head dims "
-            << c->d << ", " << c->dv << "); no tensor-core kernel: " << tcWhy;
+            << c->sharedBytes() << " bytes of shared memory, over the "
+            << static_cast<int64_t>(maxSharedBytes)
+            << " a block may use on the target (max-shared-bytes; head dims " << c->d << ", "
+            << c->dv << "); no tensor-core kernel: " << tcWhy;
         ++numLeft;
         continue;
       }
@@ -3169,7 +3227,11 @@ struct GPUFlashAttentionPass
         if (report)
           mlir::emitRemark(fn.getLoc())
               << "decoda-gpu-flash-attention: " << opName
-              << " takes the f32 SIMT kernel, not the tensor-core one: " << tcWhy;
+              << " takes the f32 SIMT kernel, not the tensor-core one: " << tcWhy
+              << (c->sharedBytes() > kSharedLimit
+                      ? " (its tiles in " + std::to_string(c->sharedBytes()) +
+                            " bytes of dynamic shared memory)"
+                      : std::string());
         numForwarded += forwardCopiedOperands(fn, getOperation(), /*kvByTma=*/false,
                                               128 / c->elem.getIntOrFloatBitWidth());
         SimtKernel(fn, *c, split).emit();

@@ -142,6 +142,11 @@ bool cudaArchHasDependentLaunch(StringRef arch);
 /// Whether `arch` (sm_NN[a]) is sm_`version` or later.
 bool cudaArchAtLeast(StringRef arch, unsigned version);
 
+/// The shared memory a block may use on `arch` when its kernel opts in (the device attribute
+/// MAX_SHARED_MEMORY_PER_BLOCK_OPTIN of that compute capability): 227 KiB on sm_90 and sm_100,
+/// 163 KiB on sm_80, 99 KiB on sm_86, sm_89 and sm_120, 96 KiB on sm_70, 64 KiB on sm_75.
+int64_t cudaArchMaxSharedBytes(StringRef arch);
+
 /// The architectures `--gpu-arch` accepts, for error messages.
 StringRef cudaKnownArchs();
 

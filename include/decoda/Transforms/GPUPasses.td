@@ -708,7 +708,12 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     chunks (all of a tile's loads before its stores, the next tile's loaded while the current
     one is computed), element by element otherwise; lane j scores key j for the warp's 4 rows; warp
     butterflies for max and sum; P·V broadcasts each key's probability with `gpu.shuffle idx`.
-    Its shared tiles must fit 48 KiB (D = Dv up to about 120).
+    Its tiles within 48 KiB (D = Dv up to about 120 in f32) are static shared memory; larger
+    ones dynamic shared memory up to `max-shared-bytes` (set by `decoda-lower-to-cuda` to the
+    arch's opt-in limit: 227 KiB on sm_90/sm_100, 163 KiB on sm_80, 99 KiB on sm_86/sm_89/
+    sm_120, 96 KiB on sm_70, 64 KiB on sm_75), so f32 attention at Gemma's 256 and absorbed
+    MLA's 576 / 512 (bf16, above what the tensor-core kernels take) are one kernel per call;
+    what does not fit keeps the target-neutral body.
 
     Decode steps (flash decoding, SIMT): when all rows of a (batch, K/V head) fit one block
     of the SIMT kernel (`Tq * group <= 16`, e.g. one token of a GQA model; decided at compile
@@ -768,6 +773,10 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
            "Fewest keys per split of the tensor-core and INT8 split forms">,
     Option<"tensorCores", "tensor-cores", "bool", /*default=*/"true",
            "Use the tensor-core kernel for bf16/f16 attention where it applies">,
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t", /*default=*/"49152",
+           "Shared memory a block may use on the target, in bytes (49152, the static limit, "
+           "to 232448, sm_90's): SIMT tiles over 48 KiB live in dynamic shared memory up to "
+           "this (decoda-lower-to-cuda sets the arch's opt-in limit)">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "sm_90a: the tensor-core kernel on warpgroup MMA (wgmma.mma_async; head dims that "
            "are multiples of 16 up to 256, dynamic shared memory in the 128-byte swizzle)">,

@@ -186,6 +186,23 @@ def case(name):
         st = "f16"
         q, k, v = act((2, 20, 2, 32), st, 1.5), act((2, 150, 2, 32), st, 1.5), uni((2, 150, 2, 48), st)
         return st, [q, k, v], [R.attention(q, k, v, num_heads=2, num_kv_heads=2, storage=st)]
+    # SIMT tiles in dynamic shared memory (Inputs/attention_dynamic_shared_cases.mlir).
+    if name == "dyn_d256_gqa_f32":
+        st, t = "f32", 20
+        q, k, v = act((1, t, 4, 256), st, 0.5), act((1, t, 2, 256), st, 0.5), act((1, t, 2, 256), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=4, num_kv_heads=2, causal=True)]
+    if name == "dyn_d256_decode_f32":
+        st = "f32"
+        q, k, v = act((1, 1, 8, 256), st, 0.5), act((1, 300, 2, 256), st, 0.5), act((1, 300, 2, 256), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=8, num_kv_heads=2, causal=True)]
+    if name in ("dyn_mla_decode_bf16", "dyn_mla_chunk_bf16"):
+        # The latent cache [c ; k_rope] as keys, c (its first 512 columns) as values.
+        st = "bf16"
+        b, tq, s = (2, 1, 200) if name == "dyn_mla_decode_bf16" else (1, 3, 100)
+        q, k = act((b, tq, 16, 576), st, 0.5), act((b, s, 1, 576), st, 0.5)
+        v = np.ascontiguousarray(k[..., :512])
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=16, num_kv_heads=1, scale=0.07216878364870323,
+                                           causal=True, storage=st)]
     raise SystemExit(f"unknown case {name}")
 
 
