@@ -83,6 +83,9 @@ constexpr int64_t kKeys = 32;                    // keys per tile: one per lane
 constexpr int64_t kInnerUnroll = 4; // SIMT kernel: steps of its D and P·V loops unrolled
 constexpr int64_t kSharedLimit = 48 * 1024;      // static shared memory per block
 constexpr int64_t kTcRows = 64;                  // tensor-core kernel: 16 rows per warp
+/// The SIMT split form of calls no tensor-core or INT8 kernel takes: up to this many 16-row
+/// blocks per (batch, K/V head) and split (DeepSeek-V3's 128 heads of absorbed MLA at decode).
+constexpr int64_t kSimtSplitRowBlocks = 8;
 constexpr int64_t kTcMaxHeadDim = 128;           // Q fragments D / 4, accumulators Dv / 2 regs
 
 /// The registers a thread of a `threads`-thread block may use when the block holds an SM alone
@@ -118,16 +121,26 @@ struct Config : mlir::decoda::AttentionCallConfig {
   bool simtSplit = true;
   /// The static query count (ShapedType::kDynamic when it is a run-time dim).
   int64_t tq = 0;
-  /// The most rows of a (batch, K/V head) a split (decode) form takes: one SIMT block's 16;
-  /// the INT8 and tensor-core kernels' split forms keep their 64-row block.
-  int64_t splitRows() const { return int8 || tcSplit ? kTcRows : kRows; }
+  /// No tensor-core or INT8 kernel takes the call: the SIMT kernel alone, whose split form
+  /// then takes up to kSimtSplitRowBlocks row blocks.
+  bool simtOnly() const { return !int8 && !tcSplit; }
+  /// The most rows of a (batch, K/V head) a split (decode) form takes: one SIMT block's 16
+  /// always, up to 8 such blocks for SIMT-only calls when the keys split (decided at run time
+  /// from the split count); the INT8 and tensor-core kernels' split forms keep their 64-row
+  /// block.
+  int64_t splitRows() const {
+    return int8 || tcSplit ? kTcRows : kRows * kSimtSplitRowBlocks;
+  }
   /// Split when the rows of a (batch, K/V head) fit a split form's block: a static query count
-  /// decides now, a dynamic one at run time; never with a split count of 1.
+  /// decides now (SIMT-only calls over 16 rows at run time: split only when the keys give more
+  /// than one split), a dynamic one at run time; never with a split count of 1.
   void decideSplit(int64_t maxSplits) {
-    split = maxSplits <= 1                 ? Split::Never
-            : ShapedType::isDynamic(tq)    ? Split::AtRunTime
-            : tq * group <= splitRows()    ? Split::Always
-                                           : Split::Never;
+    int64_t rows = tq * group;
+    split = maxSplits <= 1                            ? Split::Never
+            : ShapedType::isDynamic(tq)               ? Split::AtRunTime
+            : rows <= (simtOnly() ? kRows : splitRows()) ? Split::Always
+            : rows <= splitRows()                     ? Split::AtRunTime
+                                                      : Split::Never;
   }
   /// Value columns per lane and row; Vs is padded with zeros to 32 * cols columns.
   int64_t cols() const { return (dv + 31) / 32; }
@@ -708,13 +721,22 @@ protected:
   /// The split count of flash decoding, at run time: max(1, min(ceil(target-blocks / (B
   /// Hkv)), ceil(keys / min-keys), max-splits)), with the SIMT split form's target and
   /// minimum (`tensorCoreForm` false) or the tensor-core and INT8 split forms' ones.
-  Value splitCount(Value batch, bool tensorCoreForm) {
+  Value splitCount(Value batch, bool tensorCoreForm, Value rowBlocks = nullptr) {
     Value bh = mul(batch, c.numKvHeads);
+    if (rowBlocks)
+      bh = arith::MulIOp::create(b, loc, bh, rowBlocks);
     int64_t target = tensorCoreForm ? so.tcTargetBlocks : so.targetBlocks;
     int64_t minKeys = tensorCoreForm ? so.tcMinKeys : so.minKeys;
     Value want = arith::CeilDivUIOp::create(b, loc, idx(target), bh);
     Value byKeys = arith::CeilDivUIOp::create(b, loc, keyLen, idx(minKeys));
     return maxs(idx(1), mins(mins(want, byKeys), idx(so.maxSplits)));
+  }
+
+  /// The split form's grid x: the split count, times the row blocks when there are several.
+  Value splitGrid() {
+    if (!splitting)
+      return Value();
+    return rowBlocks ? arith::MulIOp::create(b, loc, splits, rowBlocks).getResult() : splits;
   }
 
   /// Split `split`'s share of the visible keys [jlo, jhi): whole tiles of `tileKeys` keys, the
@@ -727,10 +749,11 @@ protected:
     return {lo, mins(jhi, add(lo, chunk))};
   }
 
-  /// work[b][kvh][split][row][Dv + 2] f32 for `wsRows` rows a split: acc, then m and l.
+  /// work[b][kvh][split][row][Dv + 2] f32 for `wsRows` rows a split (`wsRowsDyn` when set):
+  /// acc, then m and l.
   void allocWork(Value batch) {
     Value bh = mul(batch, c.numKvHeads);
-    Value size = mul(mul(arith::MulIOp::create(b, loc, bh, splits), wsRows), c.dv + 2);
+    Value size = mul(timesWsRows(arith::MulIOp::create(b, loc, bh, splits)), c.dv + 2);
     work = memref::AllocOp::create(b, loc, MemRefType::get({ShapedType::kDynamic}, f32),
                                    ValueRange{size});
   }
@@ -850,7 +873,15 @@ protected:
   /// at run time from the key count and the grid size), each leaving its rows' running max,
   /// denominator and unnormalised accumulator in a workspace; a second kernel combines them.
   void emitSplit(Value batch) override {
-    splits = splitCount(batch, /*tensorCoreForm=*/false);
+    // SIMT-only calls whose rows may exceed one block: ceil(rows / 16) row blocks a split,
+    // the split count aiming at the target over all of them.
+    rowBlocks = nullptr;
+    wsRowsDyn = nullptr;
+    if (multiBlockSplit()) {
+      rowBlocks = arith::CeilDivUIOp::create(b, loc, rowsTotal, idx(kRows));
+      wsRowsDyn = mul(rowBlocks, kRows);
+    }
+    splits = splitCount(batch, /*tensorCoreForm=*/false, rowBlocks);
     wsRows = kRows;
     allocWork(batch);
     splitting = true;
@@ -860,7 +891,35 @@ protected:
     emitCombine(batch);
     rows = savedRows;
     splitting = false;
+    rowBlocks = nullptr;
+    wsRowsDyn = nullptr;
     memref::DeallocOp::create(b, loc, work);
+  }
+
+  /// The SIMT split form may see more than one row block: a SIMT-only call whose rows are not
+  /// known to be at most 16.
+  bool multiBlockSplit() const {
+    return c.simtOnly() && (ShapedType::isDynamic(c.tq) || c.tq * c.group > kRows);
+  }
+
+  /// A SIMT-only call whose split is decided at run time: the split form for up to 16 rows,
+  /// and for up to 128 when the keys give more than one split; the one-pass kernel otherwise.
+  void emitAtRunTime(Value batch) override {
+    if (!c.simtOnly())
+      return KernelBase::emitAtRunTime(batch);
+    Value blocksOfRows = arith::CeilDivUIOp::create(b, loc, rowsTotal, idx(kRows));
+    Value many = cmp(arith::CmpIPredicate::ugt,
+                     splitCount(batch, /*tensorCoreForm=*/false, blocksOfRows), idx(1));
+    Value fits = cmp(arith::CmpIPredicate::ule, rowsTotal, idx(c.splitRows()));
+    Value one = cmp(arith::CmpIPredicate::ule, rowsTotal, idx(kRows));
+    auto ifSplit = scf::IfOp::create(b, loc, TypeRange{},
+                                     arith::OrIOp::create(b, loc, one, andi(fits, many)),
+                                     /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(ifSplit.thenBlock()->getTerminator());
+    emitSplit(batch);
+    b.setInsertionPoint(ifSplit.elseBlock()->getTerminator());
+    emitLaunch(batch);
   }
 
   /// The flat workspace index of (row r of the block, split) entry `e`.
@@ -871,7 +930,11 @@ protected:
   Value splitIndex(Value split, Value r, int64_t width, Value e) {
     Value bk = add(mul(bIdx, c.numKvHeads), kvh);
     Value bs = add(arith::MulIOp::create(b, loc, bk, splits), split);
-    return add(mul(add(mul(bs, wsRows), r), width), e);
+    return add(mul(add(timesWsRows(bs), r), width), e);
+  }
+  /// x times the workspace's rows a split.
+  Value timesWsRows(Value x) {
+    return wsRowsDyn ? arith::MulIOp::create(b, loc, x, wsRowsDyn).getResult() : mul(x, wsRows);
   }
 
   /// The combining kernel of a split form: grid (ceil(rows · Dv / 128), Hkv, B) for the rows
@@ -982,10 +1045,10 @@ protected:
     const bool dynamicTiles = c.sharedBytes() > kSharedLimit;
     gpu::LaunchOp launch =
         dynamicTiles
-            ? createLaunch({}, splitting ? splits : Value(),
+            ? createLaunch({}, splitGrid(),
                            arith::ConstantIntOp::create(b, loc, b.getI32Type(), c.sharedBytes())
                                .getResult())
-            : createLaunch({qsType, ksType, vsType}, splitting ? splits : Value());
+            : createLaunch({qsType, ksType, vsType}, splitGrid());
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&launch.getBody().front());
     Value qs, ks, vs;
@@ -1005,10 +1068,16 @@ protected:
       vs = launch.getWorkgroupAttributions()[2];
     }
     readIds(launch);
-    // Split: every block has the same (only) 16 rows and its share of the keys.
+    // Split: every block has the same (only) 16 rows and its share of the keys; over several
+    // row blocks, block x is row block x % rowBlocks of split x / rowBlocks (the row blocks of
+    // a split, which read the same keys, side by side in the grid).
     Value split = launch.getBlockIds().x;
-    if (splitting)
+    if (splitting && rowBlocks) {
+      p0 = mul(arith::RemUIOp::create(b, loc, split, rowBlocks), kRows);
+      split = arith::DivUIOp::create(b, loc, split, rowBlocks);
+    } else if (splitting) {
       p0 = idx(0);
+    }
 
     auto [jlo, jhi] = keyRange();
     if (splitting)
@@ -1207,6 +1276,8 @@ protected:
       for (int64_t rr = 0; rr < kRowsPerWarp; ++rr) {
         const Row &rw = rowsOfWarp[rr];
         Value r = add(mul(warp, kRowsPerWarp), idx(rr));
+        if (rowBlocks)
+          r = add(p0, r);
         Value den = butterfly(loop.getResult(kRowsPerWarp + rr), /*isMax=*/false, 16);
         auto lead = scf::IfOp::create(
             b, loc, TypeRange{}, andi(rw.valid, cmp(arith::CmpIPredicate::eq, lane, idx(0))),
@@ -1259,6 +1330,9 @@ protected:
 
   Value splits, work;     // split decoding: the split count and the workspace
   int64_t wsRows = kRows; // rows a split leaves in the workspace (the split form's block)
+  // The SIMT split form over several row blocks: their count and the workspace's rows a
+  // split (both null otherwise).
+  Value rowBlocks, wsRowsDyn;
   bool splitting = false; // emitting the SIMT split kernels
 };
 

@@ -4,7 +4,8 @@
 // head dim 256 as a prompt (GQA, 3 row blocks) and as a decode step (the SIMT split form over
 // 5 splits and the combining kernel), and absorbed MLA (bf16, D = 576, Dv = 512, 16 heads over
 // one latent K/V head, V the latent's first 512 columns) as a decode step at batch 2 (split)
-// and a three-token chunk (48 rows: the one-pass kernel). Before, each was the target-neutral
+// and a three-token chunk (48 rows: the split form over 3 row blocks, 2 splits of the 100
+// keys; flash-decoding-rowblocks-sim.mlir). Before, each was the target-neutral
 // loop of kernels per key tile. Every block's shared memory starts as 0xff bytes
 // (--shared-fill: NaN), so no output depends on a byte no one wrote. Tolerances: f32 1e-5 (the
 // order of the sums, ex2.approx); bf16 rtol 7.9e-3 (both outputs rounded once to bf16, the
@@ -34,9 +35,10 @@
 //
 // RUN: %PYTHON %S/Inputs/attention_data.py dyn_mla_chunk_bf16 %t/4-in.npz %t/4-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry dyn_mla_absorbed_bf16 --inputs %t/4-in.npz --expect %t/4-out.npz --rtol 7.9e-3 --atol 1e-3 --shared-fill 0xff | FileCheck %s --check-prefix=CHUNK
-// CHUNK: launch dyn_mla_absorbed_bf16_kernel{{(_[0-9]+)?}}: grid [3, 1, 1] block [128, 1, 1] shared 0 + 176384 dynamic bytes
+// CHUNK: launch dyn_mla_absorbed_bf16_kernel{{(_[0-9]+)?}}: grid [6, 1, 1] block [128, 1, 1] shared 0 + 176384 dynamic bytes
+// CHUNK: launch dyn_mla_absorbed_bf16_kernel{{(_[0-9]+)?}}: grid [192, 1, 1] block [128, 1, 1] shared 0 bytes
 // CHUNK: out0: ok (24576 elements
-// CHUNK: 1 launches
+// CHUNK: 2 launches
 //
 // A mutation: the reference of another input set must not match (the comparison can fail).
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry dyn_mla_absorbed_bf16 --inputs %t/4-in.npz --expect %t/3-out.npz --rtol 7.9e-3 --atol 1e-3 2>&1 | FileCheck %s --check-prefix=MUT

@@ -11,7 +11,9 @@
 // decode-tc-min-keys 256; 64 rows a split in the workspace; the one-pass kernel when the
 // run-time split count is 1). A dynamic query count compiles the forms and picks one at run
 // time; decode-splits=1 turns the split off.
-// Numerics: flash-decoding-sim.mlir.
+// Calls no tensor-core kernel takes (f32, head dims over what they take) split up to 128 rows
+// (8 row blocks of 16 a split) when the run-time split count is above 1.
+// Numerics: flash-decoding-sim.mlir, flash-decoding-rowblocks-sim.mlir.
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-flash-attention | FileCheck %s
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-flash-attention=decode-splits=1 | FileCheck %s --check-prefix=OFF
 // RUN: not decoda-opt %s --split-input-file --decoda-gpu-flash-attention="decode-target-blocks=0" 2>&1 | FileCheck %s --check-prefix=BADOPT
@@ -91,13 +93,29 @@ func.func private @decode(%q: memref<1x1x8x64xbf16>, %k: memref<1x?x2x64xbf16>, 
 
 // -----
 
-// A dynamic query count: rows <= 16 take the split kernels, the rest the one-pass kernel.
+// A dynamic query count (f32: no tensor-core kernel): rows <= 16 take the split kernels, and
+// so do up to 128 rows (8 row blocks a split) when the run-time split count, aiming at the
+// target over all row blocks, is above 1; the rest the one-pass kernel. Block x of the split
+// kernel is row block x % blocks of split x / blocks.
 // CHECK-LABEL: func.func private @dynamic(
 // CHECK: %[[ROWS:.*]] = arith.muli %{{.*}}, %c4{{(_[0-9]+)?}} : index
-// CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[ROWS]], %c16{{(_[0-9]+)?}} : index
-// CHECK: scf.if %[[FITS]] {
+// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[ROWS]], %c16{{(_[0-9]+)?}} : index
+// CHECK: %[[BH:.*]] = arith.muli %{{.*}}, %[[BLOCKS]] : index
+// CHECK: arith.ceildivui %c528{{(_[0-9]+)?}}, %[[BH]] : index
+// CHECK: %[[N:.*]] = arith.maxsi
+// CHECK: %[[MANY:.*]] = arith.cmpi ugt, %[[N]], %c1{{(_[0-9]+)?}} : index
+// CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[ROWS]], %c128{{(_[0-9]+)?}} : index
+// CHECK: %[[ONE:.*]] = arith.cmpi ule, %[[ROWS]], %c16{{(_[0-9]+)?}} : index
+// CHECK: %[[BOTH:.*]] = arith.andi %[[FITS]], %[[MANY]] : i1
+// CHECK: %[[SPLIT:.*]] = arith.ori %[[ONE]], %[[BOTH]] : i1
+// CHECK: scf.if %[[SPLIT]] {
+// CHECK: %[[RB:.*]] = arith.ceildivui %[[ROWS]], %c16{{(_[0-9]+)?}} : index
+// CHECK: %[[SPLITS:.*]] = arith.maxsi
 // CHECK: memref.alloc(%{{.*}}) : memref<?xf32>
-// CHECK: gpu.launch
+// CHECK: %[[GRID:.*]] = arith.muli %[[SPLITS]], %[[RB]] : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]],
+// CHECK: arith.remui %[[BX]], %[[RB]] : index
+// CHECK: arith.divui %[[BX]], %[[RB]] : index
 // CHECK: gpu.launch
 // CHECK: memref.dealloc
 // CHECK: } else {
@@ -120,8 +138,21 @@ func.func private @dynamic(%q: memref<1x?x4x32xf32>, %k: memref<1x?x1x32xf32>, %
 
 // -----
 
-// A static query count with more rows than a block (5 queries x 4 heads = 20): no split.
+// A static query count with more rows than a block (5 queries x 4 heads = 20): split over two
+// row blocks when the keys give more than one split (decided at run time), else one pass.
+// 40 queries (160 rows, over 8 row blocks): never split.
 // CHECK-LABEL: func.func private @prefill(
+// CHECK: arith.cmpi ugt
+// CHECK: arith.cmpi ule, %{{.*}}, %c128
+// CHECK: scf.if
+// CHECK: memref<?xf32>
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+// CHECK: } else {
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.launch
+// CHECK: return
+// CHECK-LABEL: func.func private @prefill40(
 // CHECK-NOT: memref<?xf32>
 // CHECK-NOT: arith.cmpi ule
 // CHECK: gpu.launch
@@ -131,6 +162,11 @@ func.func private @prefill(%q: memref<1x5x4x32xf32>, %k: memref<1x5x1x32xf32>, %
     attributes {decoda.gpu_attention = {op = "decoda.attention", causal = true, mask = false, num_heads = 4 : i64, num_kv_heads = 1 : i64, scale = 0.17677669529663687 : f64, segment_ids = false, sinks = false}} {
   %o = memref.alloc() : memref<1x5x4x32xf32>
   return %o : memref<1x5x4x32xf32>
+}
+func.func private @prefill40(%q: memref<1x40x4x32xf32>, %k: memref<1x40x1x32xf32>, %v: memref<1x40x1x32xf32>, %n: index) -> memref<1x40x4x32xf32>
+    attributes {decoda.gpu_attention = {op = "decoda.attention", causal = true, mask = false, num_heads = 4 : i64, num_kv_heads = 1 : i64, scale = 0.17677669529663687 : f64, segment_ids = false, sinks = false}} {
+  %o = memref.alloc() : memref<1x40x4x32xf32>
+  return %o : memref<1x40x4x32xf32>
 }
 
 // -----

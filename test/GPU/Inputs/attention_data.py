@@ -203,6 +203,18 @@ def case(name):
         v = np.ascontiguousarray(k[..., :512])
         return st, [q, k, v], [R.attention(q, k, v, num_heads=16, num_kv_heads=1, scale=0.07216878364870323,
                                            causal=True, storage=st)]
+    # The SIMT split form over several row blocks (Inputs/attention_rowblocks_cases.mlir).
+    if name in ("rb_spec_f32", "rb_spec_short_f32"):
+        st = "f32"
+        s = 300 if name == "rb_spec_f32" else 40
+        q, k, v = act((1, 5, 8, 64), st), act((1, s, 2, 64), st), act((1, s, 2, 64), st)
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=8, num_kv_heads=2, causal=True)]
+    if name == "rb_mla40_bf16":
+        st = "bf16"
+        q, k = act((2, 1, 40, 576), st, 0.5), act((2, 130, 1, 576), st, 0.5)
+        v = np.ascontiguousarray(k[..., :512])
+        return st, [q, k, v], [R.attention(q, k, v, num_heads=40, num_kv_heads=1, scale=0.07216878364870323,
+                                           causal=True, storage=st)]
     raise SystemExit(f"unknown case {name}")
 
 

@@ -24,7 +24,7 @@ func.func @dyn_d256_decode_f32(%q: tensor<1x?x8x256xf32>, %k: tensor<1x?x2x256xf
 // over the latent [c ; k_rope] (D = 512 + 64) with c as value (Dv = 512), the scale of the
 // unabsorbed head dim 192; bf16 over the 256 the wgmma kernel takes (176384 bytes of tiles:
 // within sm_90's 227 KiB a block, over sm_80's 163 KiB). Used as a decode step (16 rows per
-// K/V head: the split form) and as a three-token chunk (48 rows: the one-pass kernel, 3 row
+// K/V head: the split form) and as a three-token chunk (48 rows: the split form over 3 row
 // blocks).
 func.func @dyn_mla_absorbed_bf16(%q: tensor<?x?x16x576xbf16>, %k: tensor<?x?x1x576xbf16>, %v: tensor<?x?x1x512xbf16>) -> tensor<?x?x16x512xbf16> {
   %o = decoda.attention %q, %k, %v {num_heads = 16 : i64, num_kv_heads = 1 : i64, scale = 0.07216878364870323 : f64, causal}
