@@ -765,9 +765,12 @@ protected:
   /// in turn (in-order issue), one memory latency per element.
   /// Loads of a staging group, issued before their stores.
   static constexpr int64_t kCopyGroup = 8;
-  /// Wide staging: the registers a thread spends on the 16-byte chunks it carries over the
-  /// key loop and on its accumulators together.
+  /// Wide staging: the most registers a thread spends on the 16-byte chunks it carries over
+  /// the key loop (the next tile) and on its accumulators together.
   static constexpr int64_t kCarryRegisters = 96;
+  /// Wide staging of a tile that is not carried: the loads of this many chunks, then their
+  /// stores.
+  static constexpr int64_t kUncarriedGroup = 4;
 
   void stageShare(int64_t count, Value dst,
                   function_ref<std::pair<Value, SmallVector<Value>>(Value e, Value inRange)> load) {
@@ -1087,35 +1090,36 @@ protected:
     // Wide staging: the first tile's 16-byte loads go out before the queries are staged (an
     // empty range loads nothing: its keys need not exist), each later tile's while the one
     // before is computed; registers carry them over the loop.
-    // The carried chunks and the accumulators share a budget of kCarryRegisters (4 registers
-    // a chunk, 4 rows x cols accumulators): a tile with more chunks (head dims over 128 in
-    // f32, over 256 in bf16/f16: dynamic shared memory) loads the rest in the iteration
-    // itself, kCopyGroup at a time (absorbed MLA: 34 chunks a thread, 64 accumulators, 8
-    // carried; with all carried its kernels spilled 424 bytes at 255 registers). Tiles within
-    // the static 48 KiB carry all their chunks (at most 16, with 16 accumulators).
+    // A tile is carried when its chunks and the accumulators fit a budget of kCarryRegisters
+    // (4 registers a chunk, 4 rows x cols accumulators), as every tile within the static 48
+    // KiB does (at most 16 chunks with 16 accumulators); a larger one (head dims over 128 in
+    // f32, over 256 in bf16/f16: dynamic shared memory) is loaded in the iteration itself,
+    // kUncarriedGroup at a time (with 8, f32 at 256 spilled 24 bytes at 128 registers), and
+    // stored. Carrying part
+    // of such a tile does not pay: ptxas hoists the iteration's loads over the carried ones
+    // and spilled at 255 registers (absorbed MLA, 34 chunks and 64 accumulators a thread: 424
+    // bytes with all carried, 4 to 44 with 8 or 16); f32 at 256 (32 chunks) keeps 168
+    // registers this way instead of 254.
     bool wide = wideStage();
     SmallVector<Chunk> chunks, uncarried;
     SmallVector<Value> firstTile;
     if (wide) {
       chunks = tileChunks();
-      size_t carried = std::max<int64_t>(4, (kCarryRegisters - kRowsPerWarp * c.cols()) / 4);
-      if (chunks.size() > carried) {
-        uncarried.assign(chunks.begin() + carried, chunks.end());
-        chunks.resize(carried);
-      }
+      if (4 * static_cast<int64_t>(chunks.size()) + kRowsPerWarp * c.cols() > kCarryRegisters)
+        std::swap(chunks, uncarried);
       auto vt = VectorType::get({chunkElems()}, c.elem);
       SmallVector<Type> types(chunks.size(), vt);
-      auto any = scf::IfOp::create(b, loc, types, cmp(arith::CmpIPredicate::slt, jlo, jhi),
-                                   /*withElseRegion=*/true);
-      {
+      if (!chunks.empty()) {
+        auto any = scf::IfOp::create(b, loc, types, cmp(arith::CmpIPredicate::slt, jlo, jhi),
+                                     /*withElseRegion=*/true);
         OpBuilder::InsertionGuard g2(b);
         b.setInsertionPointToStart(&any.getThenRegion().front());
         scf::YieldOp::create(b, loc, loadTileChunks(chunks, jlo, sub(jhi, idx(1))));
         b.setInsertionPointToStart(&any.getElseRegion().front());
         Value zero = arith::ConstantOp::create(b, loc, vt, DenseElementsAttr::get(vt, 0.0f));
         scf::YieldOp::create(b, loc, SmallVector<Value>(chunks.size(), zero));
+        firstTile.assign(any.getResults().begin(), any.getResults().end());
       }
-      firstTile.assign(any.getResults().begin(), any.getResults().end());
       // Vs's padding columns (Dv .. 32 cols - 1) are read by P·V: zero once (the loop's first
       // barrier orders these stores before the reads).
       if (int64_t pad = 32 * c.cols() - c.dv)
@@ -1162,9 +1166,9 @@ protected:
       SmallVector<Value> nextTile;
       if (wide) {
         storeTileChunks(chunks, it.drop_front(numState), j0, jEnd, ks, vs);
-        for (size_t g = 0; g < uncarried.size(); g += kCopyGroup) {
+        for (size_t g = 0; g < uncarried.size(); g += kUncarriedGroup) {
           ArrayRef<Chunk> group =
-              ArrayRef<Chunk>(uncarried).slice(g, std::min<size_t>(kCopyGroup, uncarried.size() - g));
+              ArrayRef<Chunk>(uncarried).slice(g, std::min<size_t>(kUncarriedGroup, uncarried.size() - g));
           storeTileChunks(group, loadTileChunks(group, j0, sub(jhi, idx(1))), j0, jEnd, ks, vs);
         }
         gpu::BarrierOp::create(b, loc);

@@ -34,3 +34,12 @@
 // A mutation: the short cache's reference against the long cache's inputs must not match.
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry rb_spec_f32 --inputs %t/1-in.npz --expect %t/2-out.npz --rtol 1e-5 --atol 1e-5 2>&1 | FileCheck %s --check-prefix=MUT
 // MUT: out0
+//
+// ptxas (sm_90a): the kernels with dynamic tiles here and those of DeepSeek-V3's shape
+// (bench/gpu/mla128_absorbed_decode.mlir: 128 heads, the split form over 8 row blocks and the
+// one-pass kernel) neither spill nor use a stack frame.
+// RUN: decoda-compile %decoda_src/bench/gpu/mla128_absorbed_decode.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/v3.ptx
+// RUN: %PYTHON -c "import re; [open('%t/k-' + n + '.ptx', 'w').write(b) for f in ('a', 'v3') for t in [open('%t/' + f + '.ptx').read()] for p in [re.split(r'(?m)^// gpu.binary @(\S+)\n', t)] for n, b in zip(p[1::2], p[2::2]) if '__dynamic_shmem__' in b]; print('dynamic', len([1 for f in ('a', 'v3') for b in re.split(r'(?m)^// gpu.binary @\S+\n', open('%t/' + f + '.ptx').read()) if '__dynamic_shmem__' in b]))" | FileCheck %s --check-prefix=NDYN
+// NDYN: dynamic 4
+// RUN: for f in %t/k-*.ptx; do %ptxas -arch=sm_90a -v $f -o %t/k.cubin 2>&1; done | FileCheck %s --check-prefix=PTXAS
+// PTXAS-COUNT-4: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

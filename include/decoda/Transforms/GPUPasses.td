@@ -728,7 +728,12 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     kernel (grid `(ceil(rows * Dv / 128), Hkv, B)`, a thread per (row, column)) rescales the
     partials to their common max, sums them in split order, adds the sinks and normalises as
     above; its loops over the splits step by 8 with the loads of a step issued first.
-    `decode-splits=1` keeps the single kernel. Calls the tensor-core kernel takes
+    `decode-splits=1` keeps the single kernel. Calls only the SIMT kernel takes (f32, head
+    dims no tensor-core kernel takes) split up to 128 rows over up to 8 row blocks: grid
+    `(splits * blocks, Hkv, B)`, block x row block `x % blocks` of split `x / blocks`, the
+    workspace `[B][Hkv][splits][16 * blocks][Dv + 2]`, the split count aiming at the target
+    over all row blocks; over 16 rows only when that count is above 1 (decided at run time,
+    also for a static query count). Calls the tensor-core kernel takes
     (bf16/f16) with `16 < Tq * group <= 64` (a few tokens at once, as in speculative decoding)
     take its own split form when its run-time split count (the formula with
     `decode-tc-target-blocks` and `decode-tc-min-keys`, 264 and 256) is above 1: the tensor-core kernel
