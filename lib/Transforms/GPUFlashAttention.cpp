@@ -758,11 +758,6 @@ protected:
                                    ValueRange{size});
   }
 
-  /// Stages `count` elements in shared memory `dst`, thread tid taking e = tid + 128 s (s = 0,
-  /// 1, ...): `load(e, inRange)` gives the value (0 where not loaded; `inRange`, e < count, is
-  /// null where always true) and its place in `dst`. Unrolled, the loads of every group of
-  /// kCopyGroup steps issued before their stores: a loop of load-then-store waits for each load
-  /// in turn (in-order issue), one memory latency per element.
   /// Loads of a staging group, issued before their stores.
   static constexpr int64_t kCopyGroup = 8;
   /// Wide staging: the most registers a thread spends on the 16-byte chunks it carries over
@@ -772,6 +767,11 @@ protected:
   /// stores.
   static constexpr int64_t kUncarriedGroup = 4;
 
+  /// Stages `count` elements in shared memory `dst`, thread tid taking e = tid + 128 s (s = 0,
+  /// 1, ...): `load(e, inRange)` gives the value (0 where not loaded; `inRange`, e < count, is
+  /// null where always true) and its place in `dst`. Unrolled, the loads of every group of
+  /// kCopyGroup steps issued before their stores: a loop of load-then-store waits for each load
+  /// in turn (in-order issue), one memory latency per element.
   void stageShare(int64_t count, Value dst,
                   function_ref<std::pair<Value, SmallVector<Value>>(Value e, Value inRange)> load) {
     int64_t steps = (count + kThreads - 1) / kThreads;
@@ -1089,17 +1089,16 @@ protected:
 
     // Wide staging: the first tile's 16-byte loads go out before the queries are staged (an
     // empty range loads nothing: its keys need not exist), each later tile's while the one
-    // before is computed; registers carry them over the loop.
-    // A tile is carried when its chunks and the accumulators fit a budget of kCarryRegisters
-    // (4 registers a chunk, 4 rows x cols accumulators), as every tile within the static 48
-    // KiB does (at most 16 chunks with 16 accumulators); a larger one (head dims over 128 in
-    // f32, over 256 in bf16/f16: dynamic shared memory) is loaded in the iteration itself,
-    // kUncarriedGroup at a time (with 8, f32 at 256 spilled 24 bytes at 128 registers), and
-    // stored. Carrying part
-    // of such a tile does not pay: ptxas hoists the iteration's loads over the carried ones
-    // and spilled at 255 registers (absorbed MLA, 34 chunks and 64 accumulators a thread: 424
-    // bytes with all carried, 4 to 44 with 8 or 16); f32 at 256 (32 chunks) keeps 168
-    // registers this way instead of 254.
+    // before is computed; registers carry them over the loop. A tile is carried when its
+    // chunks and the accumulators fit a budget of kCarryRegisters (4 registers a chunk, 4 rows
+    // x cols accumulators), as every tile within the static 48 KiB does (at most 16 chunks with
+    // 16 accumulators); a larger one (head dims over 128 in f32, over 256 in bf16/f16: dynamic
+    // shared memory) is loaded in the iteration itself, kUncarriedGroup chunks at a time (with
+    // 8, f32 at 256 spilled 24 bytes at 128 registers), and stored. Carrying part of such a
+    // tile does not pay: ptxas hoists the iteration's loads over the carried ones and spilled
+    // at 255 registers (absorbed MLA, 34 chunks and 64 accumulators a thread: 424 bytes with
+    // all carried, 4 to 44 with 8 or 16); f32 at 256 (32 chunks) keeps 168 registers this way
+    // instead of 254.
     bool wide = wideStage();
     SmallVector<Chunk> chunks, uncarried;
     SmallVector<Value> firstTile;
@@ -1167,8 +1166,8 @@ protected:
       if (wide) {
         storeTileChunks(chunks, it.drop_front(numState), j0, jEnd, ks, vs);
         for (size_t g = 0; g < uncarried.size(); g += kUncarriedGroup) {
-          ArrayRef<Chunk> group =
-              ArrayRef<Chunk>(uncarried).slice(g, std::min<size_t>(kUncarriedGroup, uncarried.size() - g));
+          ArrayRef<Chunk> group = ArrayRef<Chunk>(uncarried).slice(
+              g, std::min<size_t>(kUncarriedGroup, uncarried.size() - g));
           storeTileChunks(group, loadTileChunks(group, j0, sub(jhi, idx(1))), j0, jEnd, ks, vs);
         }
         gpu::BarrierOp::create(b, loc);
