@@ -135,10 +135,16 @@ struct Config : mlir::decoda::AttentionCallConfig {
   /// decides now (SIMT-only calls over 16 rows at run time: split only when the keys give more
   /// than one split), a dynamic one at run time; never with a split count of 1.
   void decideSplit(int64_t maxSplits) {
+    if (maxSplits <= 1) {
+      split = Split::Never;
+      return;
+    }
+    if (ShapedType::isDynamic(tq)) {
+      split = Split::AtRunTime;
+      return;
+    }
     int64_t rows = tq * group;
-    split = maxSplits <= 1                            ? Split::Never
-            : ShapedType::isDynamic(tq)               ? Split::AtRunTime
-            : rows <= (simtOnly() ? kRows : splitRows()) ? Split::Always
+    split = rows <= (simtOnly() ? kRows : splitRows()) ? Split::Always
             : rows <= splitRows()                     ? Split::AtRunTime
                                                       : Split::Never;
   }
