@@ -232,6 +232,10 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
     why = "dynamic or mismatched head dims";
     return failure();
   }
+  if (c.d == 0 || c.dv == 0) {
+    why = "an empty head dim";
+    return failure();
+  }
   if (q.getDimSize(2) != c.numHeads || k.getDimSize(2) != c.numKvHeads ||
       v.getDimSize(2) != c.numKvHeads || out.getDimSize(2) != c.numHeads ||
       out.getDimSize(3) != c.dv) {
@@ -1248,7 +1252,8 @@ protected:
       // while the unrolled steps' Vs loads are at most 16 registers (value head dims up to
       // 128), by fewer keys beyond (256: 2 keys a step; absorbed MLA's 512: 1, whose one-pass
       // kernel spilled at 255 registers with 4 or 2).
-      const int64_t pvUnroll = std::max<int64_t>(1, std::min<int64_t>(kInnerUnroll, 16 / cols));
+      const int64_t pvUnroll =
+          std::max<int64_t>(1, std::min<int64_t>(kInnerUnroll, 16 / std::max<int64_t>(cols, 1)));
       auto pvLoop = scf::ForOp::create(b, loc, idx(0), idx(kKeys), idx(pvUnroll), acc);
       {
         OpBuilder::InsertionGuard g3(b);

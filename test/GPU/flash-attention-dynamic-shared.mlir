@@ -86,3 +86,17 @@ func.func private @d768(%q: memref<1x4x1x768xbf16>, %k: memref<1x4x1x768xbf16>, 
   %o = memref.alloc() : memref<1x4x1x768xbf16>
   return %o : memref<1x4x1x768xbf16>
 }
+
+// -----
+
+// An empty value head dim: no kernel (the body stays; the SIMT kernel's P·V unroll divided by
+// the value columns, 0 here).
+// CHECK-LABEL: func.func private @dv0(
+// CHECK-NOT: gpu.launch
+// CHECK: return
+// expected-remark @+1 {{decoda.attention keeps the target-neutral lowering (key-tile loop of kernels): an empty head dim}}
+func.func private @dv0(%q: memref<1x4x1x32xf32>, %k: memref<1x4x1x32xf32>, %v: memref<1x4x1x0xf32>, %n: index) -> memref<1x4x1x0xf32>
+    attributes {decoda.gpu_attention = {op = "decoda.attention", causal = true, mask = false, num_heads = 1 : i64, num_kv_heads = 1 : i64, scale = 0.0625 : f64, segment_ids = false, sinks = false}} {
+  %o = memref.alloc() : memref<1x4x1x0xf32>
+  return %o : memref<1x4x1x0xf32>
+}
