@@ -232,6 +232,7 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
     why = "dynamic or mismatched head dims";
     return failure();
   }
+  // (The SIMT kernel divides by its value columns, the tiles would be empty.)
   if (c.d == 0 || c.dv == 0) {
     why = "an empty head dim";
     return failure();
@@ -1252,8 +1253,7 @@ protected:
       // while the unrolled steps' Vs loads are at most 16 registers (value head dims up to
       // 128), by fewer keys beyond (256: 2 keys a step; absorbed MLA's 512: 1, whose one-pass
       // kernel spilled at 255 registers with 4 or 2).
-      const int64_t pvUnroll =
-          std::max<int64_t>(1, std::min<int64_t>(kInnerUnroll, 16 / std::max<int64_t>(cols, 1)));
+      const int64_t pvUnroll = std::max<int64_t>(1, std::min<int64_t>(kInnerUnroll, 16 / cols));
       auto pvLoop = scf::ForOp::create(b, loc, idx(0), idx(kKeys), idx(pvUnroll), acc);
       {
         OpBuilder::InsertionGuard g3(b);
