@@ -64,7 +64,9 @@
 #       at head dims 256 and 96 as attention_T4096_d256_causal / _d96_causal; a decode step of
 #       absorbed MLA over 4096 latent entries, mla_absorbed_decode_S4096: D = 576, Dv = 512,
 #       16 heads, the SIMT split form with dynamic shared memory; mla128_absorbed_decode_S4096
-#       with DeepSeek-V3's 128 heads, 8 row blocks a split), the
+#       with DeepSeek-V3's 128 heads, 8 row blocks a split; both again as decoda-absorb-mla
+#       writes them, V the first 512 columns of K, mla_latent_decode_S4096 and
+#       mla128_latent_decode_S4096: K staged alone, P·V from the K tile), the
 #       fused residual add + RMSNorm alone (one row kernel) and one
 #       cached-attention decode step over 4096 keys (flash decoding: the keys split over blocks
 #       per K/V head, then the combine), a speculative-decoding step of eight tokens over the
@@ -187,6 +189,7 @@ if [[ "$mode" == prepare ]]; then
             "$here/gpu/attention_d128.mlir:rows128tmanopp" "$here/gpu/attention_d128.mlir:fa3"
             "$here/gpu/attention_d256.mlir" "$here/gpu/attention_d96.mlir"
             "$here/gpu/mla_absorbed_decode.mlir" "$here/gpu/mla128_absorbed_decode.mlir"
+            "$here/gpu/mla_latent_decode.mlir" "$here/gpu/mla128_latent_decode.mlir"
             "$here/gpu/attention_int8_d128.mlir"
             "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir" "$here/gpu/spec_decode_attention_d128.mlir"
@@ -851,6 +854,15 @@ for name, heads in (("mla_absorbed_decode", 16), ("mla128_absorbed_decode", 128)
         S = 4096
         bench(mla, {"q": bf16((1, 1, heads, 576)), "k": bf16((1, S, 1, 576)), "v": bf16((1, S, 1, 512))},
               f"{name}_S4096", bytes_=S * (576 + 512) * 2, device=True, prio=2)
+# The same steps as decoda-absorb-mla writes them, V the first 512 columns of K (the one latent
+# input): K staged alone, P·V from the K tile; GB/s of the 576 numbers a key read, and the
+# time beside the two-input form's above.
+for name, heads in (("mla_latent_decode", 16), ("mla128_latent_decode", 128)):
+    mla = os.path.join(d, "models", f"{name}.cuda.so")
+    if os.path.exists(mla):
+        S = 4096
+        bench(mla, {"q": bf16((1, 1, heads, 576)), "k": bf16((1, S, 1, 576))},
+              f"{name}_S4096", bytes_=S * 576 * 2, device=True, prio=2)
 # The same attention in INT8 (two passes over K: the Q·Kᵀ of the row max is computed twice, so
 # the integer tensor cores do 6 T² H D / 2 operations; the figure counts the 4 T² H D / 2 of the
 # attention, against the 1979 dense INT8 TOPS).

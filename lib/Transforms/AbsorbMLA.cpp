@@ -172,7 +172,14 @@ struct AbsorbMLAPattern : public OpRewritePattern<MLAOp> {
     Value key = oneHead(
         rewriter, loc,
         tensor::ConcatOp::create(rewriter, loc, 2, ValueRange{op.getLatent(), op.getKRope()}));
-    Value value = oneHead(rewriter, loc, op.getLatent());
+    // V = c is the first Dc columns of K: taken as that slice of K rather than from the
+    // latent, so that a kernel sees V as a prefix of K (the GPU's SIMT attention kernel then
+    // computes P·V from its K tile: one tile of K/V bytes a key instead of two).
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, key);
+    sizes[3] = rewriter.getIndexAttr(dc); // (the verifier wants a static Dc)
+    Value value = tensor::ExtractSliceOp::create(
+        rewriter, loc, key, SmallVector<OpFoldResult>(4, rewriter.getIndexAttr(0)), sizes,
+        SmallVector<OpFoldResult>(4, rewriter.getIndexAttr(1)));
     FloatAttr scale = op.getScaleAttr()
                           ? op.getScaleAttr()
                           : rewriter.getF64FloatAttr(1.0 / std::sqrt(static_cast<double>(dn + dr)));

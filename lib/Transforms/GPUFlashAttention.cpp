@@ -154,7 +154,12 @@ struct Config : mlir::decoda::AttentionCallConfig {
   /// consecutive keys fall in different banks (its reads, consecutive columns of one key, are
   /// conflict-free at any pitch).
   int64_t vsPitch() const { return 32 * cols() + 1; }
-  int64_t sharedBytes() const { return 4 * (kRows * d + kKeys * (d + 1) + kKeys * vsPitch()); }
+  /// V is the first Dv columns of K (absorbed MLA: the latent is both, K = [c ; k_rope] and
+  /// V = c; valueIsKeyPrefix): the SIMT kernel's P·V reads the K tile, no V tile is staged.
+  bool vFromK = false;
+  int64_t sharedBytes() const {
+    return 4 * (kRows * d + kKeys * (d + 1) + (vFromK ? 0 : kKeys * vsPitch()));
+  }
 
   /// Tensor-core kernel: two stages of K and V tiles of `keys` keys, rows padded by 8
   /// elements (16 bytes).
@@ -304,7 +309,7 @@ using mlir::decoda::gpu_contraction::viewRoot;
 /// buffers); none when the buffer has another reader or anything between the copy and the
 /// call may write the source. Returns how many operands were forwarded.
 unsigned forwardCopiedOperands(func::FuncOp fn, ModuleOp module, bool kvByTma,
-                               int64_t chunkElems) {
+                               int64_t chunkElems, bool vUnread = false) {
   using decoda::gpu_independence::mayWriteBetween;
   std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(fn, module);
   if (!uses || !llvm::hasSingleElement(*uses))
@@ -350,7 +355,8 @@ unsigned forwardCopiedOperands(func::FuncOp fn, ModuleOp module, bool kvByTma,
     if (strides.empty() || strides.back() != 1)
       continue;
     Value root = viewRoot(src);
-    if (!transpose) {
+    // (A V the kernel does not read, valueIsKeyPrefix's, goes whatever its alignment.)
+    if (!transpose && !(i == 2 && vUnread)) {
       if (srcType.getShape() != cast<MemRefType>(buffer.getType()).getShape() ||
           ShapedType::isDynamic(offset) || offset % chunkElems != 0)
         continue;
@@ -385,6 +391,65 @@ unsigned forwardCopiedOperands(func::FuncOp fn, ModuleOp module, bool kvByTma,
     fn.setType(FunctionType::get(fn.getContext(), fn.getBody().front().getArgumentTypes(),
                                  fn.getResultTypes()));
   return forwarded;
+}
+
+/// V of the attention call is the first Dv columns of its K, as decoda-absorb-mla gives
+/// absorbed MLA (K = [c ; k_rope], V = c as a slice of K): the call's V operand is a
+/// `memref.subview` of its K operand at offset 0 with unit strides, or a buffer that one
+/// `memref.copy` of such a subview filled in the call's block with nothing that may write K in
+/// between. Static sizes must equal K's, the key count be K's or the call's key length (dynamic
+/// batch sizes are those of the same tensor-level value: decoda.attention's K and V agree). The
+/// SIMT kernel then stages K alone and reads P·V from its K tile: for absorbed MLA half the
+/// bytes a key (576 + 512 → 576 numbers) and 37% less shared memory. It needs the padded value
+/// columns (32 a lane group) within K's row.
+bool valueIsKeyPrefix(func::FuncOp fn, ModuleOp module, const Config &c) {
+  if (c.int8 || 32 * c.cols() > c.d)
+    return false;
+  std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(fn, module);
+  if (!uses || !llvm::hasSingleElement(*uses))
+    return false;
+  auto call = dyn_cast<func::CallOp>(uses->begin()->getUser());
+  if (!call || call.getNumOperands() < 4)
+    return false;
+  Value k = call.getOperand(1), v = call.getOperand(2);
+  Operation *copy = nullptr;
+  if (auto alloc = v.getDefiningOp<memref::AllocOp>()) {
+    for (Operation *user : v.getUsers()) {
+      auto cp = dyn_cast<memref::CopyOp>(user);
+      if (cp && cp.getTarget() == v && !copy)
+        copy = cp;
+      else if (user != call.getOperation() && !isa<memref::DeallocOp>(user))
+        return false;
+    }
+    if (!copy || copy->getBlock() != call->getBlock() || !copy->isBeforeInBlock(call))
+      return false;
+    v = cast<memref::CopyOp>(copy).getSource();
+  }
+  auto sub = v.getDefiningOp<memref::SubViewOp>();
+  if (!sub || sub.getSource() != k || !sub.hasZeroOffset() || !sub.hasUnitStride())
+    return false;
+  auto kType = cast<MemRefType>(k.getType());
+  SmallVector<OpFoldResult> sizes = sub.getMixedSizes();
+  if (sizes.size() != 4)
+    return false;
+  for (int64_t dim = 0; dim < 4; ++dim) {
+    int64_t want = dim == 3 ? c.dv : kType.getDimSize(dim);
+    if (std::optional<int64_t> size = getConstantIntValue(sizes[dim])) {
+      if (*size != want)
+        return false;
+      continue;
+    }
+    if (!ShapedType::isDynamic(want))
+      return false;
+    if (dim == 1) {
+      auto size = cast<Value>(sizes[dim]);
+      auto dimOp = size.getDefiningOp<memref::DimOp>();
+      std::optional<int64_t> at = dimOp ? dimOp.getConstantIndex() : std::nullopt;
+      if (size != call.getOperand(3) && !(dimOp && dimOp.getSource() == k && at == 1))
+        return false;
+    }
+  }
+  return !copy || !decoda::gpu_independence::mayWriteBetween(copy, call, viewRoot(k));
 }
 
 /// What both kernels share: the function's entry (output allocation, the guard against empty
@@ -827,6 +892,8 @@ protected:
     SmallVector<Chunk> out;
     int64_t w = chunkElems();
     for (bool isV : {false, true}) {
+      if (isV && c.vFromK)
+        break;
       int64_t perRow = (isV ? c.dv : c.d) / w, chunks = kKeys * perRow;
       for (int64_t s = 0; s * kThreads < chunks; ++s) {
         Value ch = add(tid, idx(s * kThreads));
@@ -839,6 +906,40 @@ protected:
       }
     }
     return out;
+  }
+
+  /// Stages the chunks of tile j0 that are not carried over the key loop (wide staging of
+  /// tiles over the carry budget), K's then V's (not with vFromK): a loop over groups of
+  /// kUncarriedGroup chunks a thread, each group's chunk indices computed in the iteration
+  /// and its loads issued before its stores. (Computed once before the key loop, as the
+  /// carried chunks' are, their 2 · 18 indices stayed live across it: absorbed MLA's kernel
+  /// spilled at 255 registers once its V tile went.)
+  void stageUncarried(Value j0, Value jLast, Value jEnd, Value ks, Value vs) {
+    int64_t w = chunkElems();
+    for (bool isV : {false, true}) {
+      if (isV && c.vFromK)
+        break;
+      int64_t perRow = (isV ? c.dv : c.d) / w, chunks = kKeys * perRow;
+      int64_t steps = (chunks + kThreads - 1) / kThreads;
+      int64_t groups = (steps + kUncarriedGroup - 1) / kUncarriedGroup;
+      auto loop = scf::ForOp::create(b, loc, idx(0), idx(groups), idx(1));
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value first = add(tid, mul(loop.getInductionVar(), kUncarriedGroup * kThreads));
+      SmallVector<Chunk> group;
+      for (int64_t u = 0; u < kUncarriedGroup; ++u) {
+        Value ch = add(first, idx(u * kThreads));
+        Value inRange;
+        // Chunks past the tile (the last group's, when the steps are not a multiple of the
+        // group) load its last chunk again and store nothing.
+        if (steps % kUncarriedGroup || chunks % kThreads) {
+          inRange = cmp(arith::CmpIPredicate::ult, ch, idx(chunks));
+          ch = mins(ch, idx(chunks - 1));
+        }
+        group.push_back({isV, div(ch, perRow), mul(rem(ch, perRow), w), inRange});
+      }
+      storeTileChunks(group, loadTileChunks(group, j0, jLast), j0, jEnd, ks, vs);
+    }
   }
 
   /// The 16-byte loads of tile j0 (keys j0 .. j0 + 31, each clamped to `jLast`, a key of the
@@ -1056,13 +1157,17 @@ protected:
     // (head dims over about 120 in f32, over 256 in bf16/f16: Gemma's 256 in f32, absorbed
     // MLA's 576 / 512) are views of the dynamic shared memory, which the target allows up to
     // max-shared-bytes (the runtime raises the kernel's limit at its first launch).
+    // With V the first Dv columns of K (vFromK), P·V reads Ks and there is no Vs.
     const bool dynamicTiles = c.sharedBytes() > kSharedLimit;
+    SmallVector<Type> tileTypes{qsType, ksType};
+    if (!c.vFromK)
+      tileTypes.push_back(vsType);
     gpu::LaunchOp launch =
         dynamicTiles
             ? createLaunch({}, splitGrid(),
                            arith::ConstantIntOp::create(b, loc, b.getI32Type(), c.sharedBytes())
                                .getResult())
-            : createLaunch({qsType, ksType, vsType}, splitGrid());
+            : createLaunch(tileTypes, splitGrid());
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&launch.getBody().front());
     Value qs, ks, vs;
@@ -1075,11 +1180,13 @@ protected:
       int64_t ksAt = 4 * kRows * c.d, vsAt = ksAt + 4 * kKeys * (c.d + 1);
       qs = memref::ViewOp::create(b, loc, qsType, dyn, idx(0), ValueRange{});
       ks = memref::ViewOp::create(b, loc, ksType, dyn, idx(ksAt), ValueRange{});
-      vs = memref::ViewOp::create(b, loc, vsType, dyn, idx(vsAt), ValueRange{});
+      if (!c.vFromK)
+        vs = memref::ViewOp::create(b, loc, vsType, dyn, idx(vsAt), ValueRange{});
     } else {
       qs = launch.getWorkgroupAttributions()[0];
       ks = launch.getWorkgroupAttributions()[1];
-      vs = launch.getWorkgroupAttributions()[2];
+      if (!c.vFromK)
+        vs = launch.getWorkgroupAttributions()[2];
     }
     readIds(launch);
     // Split: every block has the same (only) 16 rows and its share of the keys; over several
@@ -1104,19 +1211,23 @@ protected:
     // chunks and the accumulators fit a budget of kCarryRegisters (4 registers a chunk, 4 rows
     // x cols accumulators), as every tile within the static 48 KiB does (at most 16 chunks with
     // 16 accumulators); a larger one (head dims over 128 in f32, over 256 in bf16/f16: dynamic
-    // shared memory) is loaded in the iteration itself, kUncarriedGroup chunks at a time (with
-    // 8, f32 at 256 spilled 24 bytes at 128 registers), and stored. Carrying part of such a
-    // tile does not pay: ptxas hoists the iteration's loads over the carried ones and spilled
-    // at 255 registers (absorbed MLA, 34 chunks and 64 accumulators a thread: 424 bytes with
-    // all carried, 4 to 44 with 8 or 16); f32 at 256 (32 chunks) keeps 168 registers this way
-    // instead of 254.
+    // shared memory) is loaded in the iteration itself by a loop over groups of
+    // kUncarriedGroup chunks (stageUncarried: absorbed MLA 163 registers a thread, 255 with
+    // spills when the chunks' indices were computed before the key loop). Carrying part of
+    // such a tile does not pay: ptxas hoists the iteration's loads over the carried ones and
+    // spilled at 255 registers (absorbed MLA, 34 chunks and 64 accumulators a thread: 424
+    // bytes with all carried, 4 to 44 with 8 or 16).
     bool wide = wideStage();
-    SmallVector<Chunk> chunks, uncarried;
+    SmallVector<Chunk> chunks;
     SmallVector<Value> firstTile;
+    bool carried = true;
     if (wide) {
-      chunks = tileChunks();
-      if (4 * static_cast<int64_t>(chunks.size()) + kRowsPerWarp * c.cols() > kCarryRegisters)
-        std::swap(chunks, uncarried);
+      int64_t perThread = 0;
+      for (int64_t width : {c.d, c.vFromK ? int64_t(0) : c.dv})
+        perThread += (kKeys * width / chunkElems() + kThreads - 1) / kThreads;
+      carried = 4 * perThread + kRowsPerWarp * c.cols() <= kCarryRegisters;
+      if (carried)
+        chunks = tileChunks();
       auto vt = VectorType::get({chunkElems()}, c.elem);
       SmallVector<Type> types(chunks.size(), vt);
       if (!chunks.empty()) {
@@ -1132,7 +1243,8 @@ protected:
       }
       // Vs's padding columns (Dv .. 32 cols - 1) are read by P·V: zero once (the loop's first
       // barrier orders these stores before the reads).
-      if (int64_t pad = 32 * c.cols() - c.dv)
+      // (With vFromK they are K's next columns, read into accumulators never stored.)
+      if (int64_t pad = 32 * c.cols() - c.dv; pad && !c.vFromK)
         stageShare(kKeys * pad, vs, [&](Value e, Value) {
           return std::pair{fc(0.0), SmallVector<Value>{div(e, pad), add(idx(c.dv), rem(e, pad))}};
         });
@@ -1176,11 +1288,8 @@ protected:
       SmallVector<Value> nextTile;
       if (wide) {
         storeTileChunks(chunks, it.drop_front(numState), j0, jEnd, ks, vs);
-        for (size_t g = 0; g < uncarried.size(); g += kUncarriedGroup) {
-          ArrayRef<Chunk> group = ArrayRef<Chunk>(uncarried).slice(
-              g, std::min<size_t>(kUncarriedGroup, uncarried.size() - g));
-          storeTileChunks(group, loadTileChunks(group, j0, sub(jhi, idx(1))), j0, jEnd, ks, vs);
-        }
+        if (!carried)
+          stageUncarried(j0, sub(jhi, idx(1)), jEnd, ks, vs);
         gpu::BarrierOp::create(b, loc);
         // Tile j0 + 32 (past the end: key jhi - 1 again, never stored), loaded while this
         // one is computed.
@@ -1195,15 +1304,16 @@ protected:
           return std::pair{x, SmallVector<Value>{jj, dd}};
         });
         int64_t vsCols = 32 * c.cols();
-        stageShare(kKeys * vsCols, vs, [&](Value e, Value inRange) {
-          Value jj = div(e, vsCols), dd = rem(e, vsCols);
-          Value j = add(j0, jj);
-          Value inside = cmp(arith::CmpIPredicate::ult, j, jEnd);
-          if (vsCols != c.dv)
-            inside = andi(inside, cmp(arith::CmpIPredicate::ult, dd, idx(c.dv)));
-          Value x = guardedLoad(within(inside, inRange), v, ValueRange{bIdx, j, kvh, dd});
-          return std::pair{x, SmallVector<Value>{jj, dd}};
-        });
+        if (!c.vFromK)
+          stageShare(kKeys * vsCols, vs, [&](Value e, Value inRange) {
+            Value jj = div(e, vsCols), dd = rem(e, vsCols);
+            Value j = add(j0, jj);
+            Value inside = cmp(arith::CmpIPredicate::ult, j, jEnd);
+            if (vsCols != c.dv)
+              inside = andi(inside, cmp(arith::CmpIPredicate::ult, dd, idx(c.dv)));
+            Value x = guardedLoad(within(inside, inRange), v, ValueRange{bIdx, j, kvh, dd});
+            return std::pair{x, SmallVector<Value>{jj, dd}};
+          });
         gpu::BarrierOp::create(b, loc);
       }
 
@@ -1264,8 +1374,8 @@ protected:
           Value jj = add(pvLoop.getInductionVar(), idx(u));
           Value src = arith::IndexCastOp::create(b, loc, b.getI32Type(), jj);
           for (int64_t cc = 0; cc < cols; ++cc)
-            vcol.push_back(
-                memref::LoadOp::create(b, loc, vs, ValueRange{jj, add(lane, idx(32 * cc))}));
+            vcol.push_back(memref::LoadOp::create(b, loc, c.vFromK ? ks : vs,
+                                                  ValueRange{jj, add(lane, idx(32 * cc))}));
           for (int64_t rr = 0; rr < kRowsPerWarp; ++rr)
             pj.push_back(shuffle(probs[rr], src, gpu::ShuffleMode::IDX));
         }
@@ -3230,6 +3340,8 @@ struct GPUFlashAttentionPass
         return signalPassFailure();
       }
       FailureOr<Config> c = readConfig(fn, dict, split, int8, why);
+      if (succeeded(c))
+        c->vFromK = valueIsKeyPrefix(fn, getOperation(), *c);
       if (int8 && !tensorCores) {
         // Its target-neutral form reads scalars in host code, which the GPU pipeline refuses
         // later with a less direct message.
@@ -3319,9 +3431,12 @@ struct GPUFlashAttentionPass
               << (c->sharedBytes() > kSharedLimit
                       ? " (its tiles in " + std::to_string(c->sharedBytes()) +
                             " bytes of dynamic shared memory)"
-                      : std::string());
+                      : std::string())
+              << (c->vFromK ? "; V is the first " + std::to_string(c->dv) +
+                                  " columns of K: P·V reads the K tile"
+                            : std::string());
         numForwarded += forwardCopiedOperands(fn, getOperation(), /*kvByTma=*/false,
-                                              128 / c->elem.getIntOrFloatBitWidth());
+                                              128 / c->elem.getIntOrFloatBitWidth(), c->vFromK);
         SimtKernel(fn, *c, split).emit();
       }
       fn->removeAttr(decoda::kGPUAttentionAttr);

@@ -10,15 +10,16 @@
 
 // Weights as arguments (mla_block's shapes: H = 4, Dn = 16, Dr = 8, Dc = 32, Dv = 16):
 // q_lat = q_nope · W_UK per head (w_uk read as in_out [H, K = Dn, N = Dc]), MQA attention of
-// [q_lat ; q_rope] against [c ; k_rope] with the latent as the value at scale 1/sqrt(16 + 8),
-// then W_UV per head (out_in [H, N = Dv, K = Dc]).
+// [q_lat ; q_rope] against [c ; k_rope] with the latent as the value (the key's first Dc
+// columns: its slice, so that a kernel sees V as a prefix of K) at scale 1/sqrt(16 + 8), then
+// W_UV per head (out_in [H, N = Dv, K = Dc]).
 // CHECK-LABEL: func @absorb
 // CHECK-SAME:    (%[[QN:.+]]: tensor<1x?x4x16xf32>, %[[QR:.+]]: tensor<1x?x4x8xf32>, %[[C:.+]]: tensor<1x?x32xf32>, %[[KR:.+]]: tensor<1x?x8xf32>, %[[WUK:.+]]: tensor<4x16x32xf32>, %[[WUV:.+]]: tensor<4x16x32xf32>)
 // CHECK:         %[[QL:.+]] = decoda.linear %[[QN]], %[[WUK]] {weight_layout = #decoda.weight_layout<in_out>} : tensor<1x?x4x16xf32>, tensor<4x16x32xf32>
 // CHECK:         %[[Q:.+]] = tensor.concat dim(3) %[[QL]], %[[QR]] : (tensor<1x?x4x32xf32>, tensor<1x?x4x8xf32>) -> tensor<1x?x4x40xf32>
 // CHECK:         %[[K3:.+]] = tensor.concat dim(2) %[[C]], %[[KR]] : (tensor<1x?x32xf32>, tensor<1x?x8xf32>) -> tensor<1x?x40xf32>
 // CHECK:         %[[K:.+]] = tensor.expand_shape %[[K3]] {{\[}}[0], [1], [2, 3]] output_shape [1, %{{.+}}, 1, 40] : tensor<1x?x40xf32> into tensor<1x?x1x40xf32>
-// CHECK:         %[[V:.+]] = tensor.expand_shape %[[C]] {{\[}}[0], [1], [2, 3]] output_shape [1, %{{.+}}, 1, 32] : tensor<1x?x32xf32> into tensor<1x?x1x32xf32>
+// CHECK:         %[[V:.+]] = tensor.extract_slice %[[K]][0, 0, 0, 0] [1, %{{.+}}, 1, 32] [1, 1, 1, 1] : tensor<1x?x1x40xf32> to tensor<1x?x1x32xf32>
 // CHECK:         %[[O:.+]] = decoda.attention %[[Q]], %[[K]], %[[V]] {causal, num_heads = 4 : i64, num_kv_heads = 1 : i64, scale = 0.20412414523193154 : f64} : tensor<1x?x4x40xf32>, tensor<1x?x1x40xf32>, tensor<1x?x1x32xf32>
 // CHECK:         %[[Y:.+]] = decoda.linear %[[O]], %[[WUV]] : tensor<1x?x4x32xf32>, tensor<4x16x32xf32>
 // CHECK-NOT:     decoda.mla

@@ -732,7 +732,9 @@ def AbsorbMLAPass : Pass<"decoda-absorb-mla"> {
       `in_out`), giving `[B, Tq, H, Dc]`;
     - `decoda.attention` with `num_kv_heads = 1` (MQA) of the query `[q_lat ; q_rope]`
       (`[B, Tq, H, Dc + Dr]`) against the key `[c ; k_rope]` (`[B, Tk, 1, Dc + Dr]`) with the
-      latent `c` (`[B, Tk, 1, Dc]`) as the value, at the MLA scale (`1/sqrt(Dn + Dr)` unless
+      latent `c` as the value, taken as the key's first `Dc` columns (`tensor.extract_slice`,
+      `[B, Tk, 1, Dc]`: the GPU's SIMT attention kernel then reads P·V from its K tile), at the
+      MLA scale (`1/sqrt(Dn + Dr)` unless
       set) and mask. Only the non-rotary part is absorbed; the RoPE key stays a separate
       `Dr`-wide part of the key, shared by all heads;
     - `W_UV`: a per-head `decoda.linear` (`[H, Dv, Dc]`, `out_in`) of the attended latent, or,

@@ -215,6 +215,26 @@ def case(name):
         v = np.ascontiguousarray(k[..., :512])
         return st, [q, k, v], [R.attention(q, k, v, num_heads=40, num_kv_heads=1, scale=0.07216878364870323,
                                            causal=True, storage=st)]
+    # V the first Dv columns of K (Inputs/attention_vfromk_cases.mlir): K alone is an input.
+    if name in ("vk_mla_decode_bf16", "vk_mla_chunk_bf16", "vk_offset_bf16"):
+        st = "bf16"
+        b, tq, s = {"vk_mla_decode_bf16": (2, 1, 200), "vk_mla_chunk_bf16": (1, 3, 100),
+                    "vk_offset_bf16": (1, 1, 150)}[name]
+        q, k = act((b, tq, 16, 576), st, 0.5), act((b, s, 1, 576), st, 0.5)
+        v = np.ascontiguousarray(k[..., 64:] if name == "vk_offset_bf16" else k[..., :512])
+        return st, [q, k], [R.attention(q, k, v, num_heads=16, num_kv_heads=1, scale=0.07216878364870323,
+                                        causal=True, storage=st)]
+    if name == "vk_ragged_f32":
+        st, t = "f32", 37
+        q, k = act((1, t, 4, 70), st, 0.5), act((1, t, 2, 70), st, 0.5)
+        v = np.ascontiguousarray(k[..., :40])
+        return st, [q, k], [R.attention(q, k, v, num_heads=4, num_kv_heads=2, causal=True)]
+    if name == "vk_mla_f32":
+        st, s = "f32", 180
+        qn, qr = act((2, 1, 16, 64), st, 0.5), act((2, 1, 16, 64), st, 0.5)
+        c, kr = act((2, s, 512), st, 0.5), act((2, s, 64), st, 0.5)
+        wuk, wuv = act((16, 64, 512), st, 0.05), act((16, 64, 512), st, 0.05)
+        return st, [qn, qr, c, kr, wuk, wuv], [R.mla(qn, qr, c, kr, wuk, wuv, num_heads=16, causal=True)]
     raise SystemExit(f"unknown case {name}")
 
 
@@ -225,6 +245,8 @@ def main():
     values = ins[2:3] + (ins[4:5] if name.startswith("cached") else [])  # v (and the value cache)
     if name == "wg_fused_qkv_bf16":
         values = [np.asarray(ins[0], np.float32)[..., 256:]]  # v, the last third
+    if name.startswith("vk_"):
+        values = ins[1:2]  # k, whose columns are v
     print(f"{name}: max|v| = {max(float(np.max(np.abs(np.asarray(a, np.float32)))) for a in values):.4f}")
     conv = lambda a: a if np.asarray(a).dtype.kind in "iu" else bits(a, st)  # noqa: E731
     np.savez(inp, **{f"arg{i}": conv(a) for i, a in enumerate(ins)})
