@@ -157,6 +157,11 @@ struct Config : mlir::decoda::AttentionCallConfig {
   /// V is the first Dv columns of K (absorbed MLA: the latent is both, K = [c ; k_rope] and
   /// V = c; valueIsKeyPrefix): the SIMT kernel's P·V reads the K tile, no V tile is staged.
   bool vFromK = false;
+  /// K is the concatenation of two buffers along its head dim (absorbed MLA's [c ; k_rope]):
+  /// its first kSplitCol columns are the K operand, the rest the function's last operand
+  /// (splitConcatenatedKey); 0 when K is one buffer. The SIMT kernel's chunk loads pick the
+  /// buffer per chunk.
+  int64_t kSplitCol = 0;
   int64_t sharedBytes() const {
     return 4 * (kRows * d + kKeys * (d + 1) + (vFromK ? 0 : kKeys * vsPitch()));
   }
@@ -288,6 +293,27 @@ FailureOr<Config> readConfig(func::FuncOp fn, DictionaryAttr dict, const SplitOp
 
 using mlir::decoda::gpu_contraction::viewRoot;
 
+/// Every row of `view` (a run of its unit-stride last dim) starts a multiple of `chunkElems`
+/// elements from its root's base: static strides and offset multiples of it, dynamic strides
+/// only over an identity-layout root whose rows are whole chunks (such strides are products of
+/// the root's extents, its row length among them).
+bool rowsStartOnChunks(Value view, int64_t chunkElems) {
+  auto type = dyn_cast<MemRefType>(view.getType());
+  if (!type)
+    return false;
+  auto [strides, offset] = type.getStridesAndOffset();
+  if (strides.empty() || strides.back() != 1 || ShapedType::isDynamic(offset) ||
+      offset % chunkElems != 0)
+    return false;
+  auto rootType = dyn_cast<MemRefType>(viewRoot(view).getType());
+  bool wholeChunkRows = rootType && rootType.getLayout().isIdentity() && rootType.getRank() > 0 &&
+                        !rootType.isDynamicDim(rootType.getRank() - 1) &&
+                        rootType.getShape().back() % chunkElems == 0;
+  return llvm::none_of(ArrayRef<int64_t>(strides).drop_back(), [&](int64_t st) {
+    return ShapedType::isDynamic(st) ? !wholeChunkRows : st % chunkElems != 0;
+  });
+}
+
 /// Operands of an attention call that are copies of views, read through the views instead:
 ///
 /// - K and V are often copies of a transposed cache: ONNX GroupQueryAttention and Attention-23
@@ -356,20 +382,10 @@ unsigned forwardCopiedOperands(func::FuncOp fn, ModuleOp module, bool kvByTma,
       continue;
     Value root = viewRoot(src);
     // (A V the kernel does not read, valueIsKeyPrefix's, goes whatever its alignment.)
-    if (!transpose && !(i == 2 && vUnread)) {
-      if (srcType.getShape() != cast<MemRefType>(buffer.getType()).getShape() ||
-          ShapedType::isDynamic(offset) || offset % chunkElems != 0)
-        continue;
-      auto rootType = dyn_cast<MemRefType>(root.getType());
-      bool wholeChunkRows = rootType && rootType.getLayout().isIdentity() &&
-                            rootType.getRank() > 0 &&
-                            !rootType.isDynamicDim(rootType.getRank() - 1) &&
-                            rootType.getShape().back() % chunkElems == 0;
-      if (llvm::any_of(ArrayRef<int64_t>(strides).drop_back(), [&](int64_t st) {
-            return ShapedType::isDynamic(st) ? !wholeChunkRows : st % chunkElems != 0;
-          }))
-        continue;
-    }
+    if (!transpose && !(i == 2 && vUnread) &&
+        (srcType.getShape() != cast<MemRefType>(buffer.getType()).getShape() ||
+         !rowsStartOnChunks(src, chunkElems)))
+      continue;
     if (mayWriteBetween(copy, call, root))
       continue;
     Value view = src;
@@ -452,6 +468,168 @@ bool valueIsKeyPrefix(func::FuncOp fn, ModuleOp module, const Config &c) {
   return !copy || !decoda::gpu_independence::mayWriteBetween(copy, call, viewRoot(k));
 }
 
+/// K of the attention call is two buffers concatenated along the head dim, as absorbed MLA's
+/// [c ; k_rope] (tensor.concat of the latent and the RoPE key) bufferizes: K is a buffer
+/// (possibly through a memref.expand_shape that keeps its last dim) filled by two memref.copy
+/// into the column ranges [0, s) and [s, D) of it, in the call's block, nothing writing either
+/// source between its copy and the call. The call then takes the sources instead (the first as
+/// K, the second appended as the function's last operand; through the same expand_shape) and
+/// the copies go: per key the kernel reads D numbers instead of 3 D (the copy's read and write,
+/// then the kernel's read). Only for the SIMT kernel with wide staging (each chunk in one
+/// buffer: s and D - s whole 16-byte chunks, and every row of both sources starting on a
+/// chunk). K's only other reader may be V's unread view (valueIsKeyPrefix's, forwarded), which
+/// then views the first source (V within its columns). Returns s, 0 when K is left as it is.
+int64_t splitConcatenatedKey(func::FuncOp fn, ModuleOp module, const Config &c,
+                             int64_t chunkElems) {
+  std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(fn, module);
+  if (!uses || !llvm::hasSingleElement(*uses))
+    return 0;
+  auto call = dyn_cast<func::CallOp>(uses->begin()->getUser());
+  if (!call || call.getNumOperands() != fn.getNumArguments() || call.getNumOperands() < 4)
+    return 0;
+  Value kOperand = call.getOperand(1);
+  auto expand = kOperand.getDefiningOp<memref::ExpandShapeOp>();
+  Value buffer = expand ? expand.getSrc() : kOperand;
+  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != call->getBlock())
+    return 0;
+  auto bufType = cast<MemRefType>(buffer.getType());
+  int64_t rank = bufType.getRank(), width = bufType.getShape().back();
+  // (An expand_shape may add unit dims before the last, as oneHead's [B, S, D] → [B, S, 1, D];
+  // the source's last dim stays K's.)
+  if (rank == 0 || width != c.d || (expand && expand.getType().getShape().back() != width))
+    return 0;
+
+  // The users of the buffer and of its expanded view: the two filling copies' subviews, the
+  // call's K, V's view, deallocs after the call.
+  struct Part {
+    memref::SubViewOp view;
+    memref::CopyOp copy;
+    int64_t col, cols;
+  };
+  SmallVector<Part> parts;
+  memref::SubViewOp vView;
+  SmallVector<Operation *> deallocs;
+  auto vViewOf = [&](Operation *user) {
+    auto sv = dyn_cast<memref::SubViewOp>(user);
+    return sv && call.getOperand(2) == sv.getResult() && sv->hasOneUse() ? sv : nullptr;
+  };
+  for (Operation *user : buffer.getUsers()) {
+    if (user == expand.getOperation() || (!expand && user == call.getOperation()))
+      continue;
+    if (isa<memref::DeallocOp>(user) && user->getBlock() == call->getBlock() &&
+        call->isBeforeInBlock(user)) {
+      deallocs.push_back(user);
+      continue;
+    }
+    if (auto sv = !expand ? vViewOf(user) : nullptr) {
+      vView = sv;
+      continue;
+    }
+    auto sv = dyn_cast<memref::SubViewOp>(user);
+    auto copy = sv && sv->hasOneUse() ? dyn_cast<memref::CopyOp>(*sv->getUsers().begin())
+                                      : nullptr;
+    if (!copy || copy.getTarget() != sv.getResult() || copy->getBlock() != call->getBlock() ||
+        !copy->isBeforeInBlock(call) || !sv.hasUnitStride())
+      return 0;
+    // All of K's rows, a range of its columns.
+    SmallVector<OpFoldResult> offsets = sv.getMixedOffsets(), sizes = sv.getMixedSizes();
+    std::optional<int64_t> col = getConstantIntValue(offsets.back());
+    std::optional<int64_t> cols = getConstantIntValue(sizes.back());
+    if (!col || !cols || static_cast<int64_t>(sizes.size()) != rank)
+      return 0;
+    for (int64_t dim = 0; dim + 1 < rank; ++dim) {
+      if (!isZeroInteger(offsets[dim]))
+        return 0;
+      std::optional<int64_t> size = getConstantIntValue(sizes[dim]);
+      if (bufType.isDynamicDim(dim) ? size || cast<Value>(sizes[dim]) != alloc.getDynamicSizes()
+                                                  [bufType.getDynamicDimIndex(dim)]
+                                    : size != bufType.getDimSize(dim))
+        return 0;
+    }
+    parts.push_back({sv, copy, *col, *cols});
+  }
+  if (expand)
+    for (Operation *user : expand->getUsers()) {
+      if (user == call.getOperation())
+        continue;
+      if (auto sv = vViewOf(user))
+        vView = sv;
+      else
+        return 0;
+    }
+  if (call.getOperand(1) == call.getOperand(2) || llvm::count(call.getOperands(), kOperand) != 1)
+    return 0;
+  if (parts.size() != 2)
+    return 0;
+  if (parts[0].col > parts[1].col)
+    std::swap(parts[0], parts[1]);
+  int64_t split = parts[0].cols;
+  if (parts[0].col != 0 || parts[1].col != split || split + parts[1].cols != width ||
+      split % chunkElems || parts[1].cols % chunkElems || (vView && c.dv > split))
+    return 0;
+  for (Part &part : parts) {
+    Value src = part.copy.getSource();
+    if (!rowsStartOnChunks(src, chunkElems) ||
+        decoda::gpu_independence::mayWriteBetween(part.copy, call, viewRoot(src)))
+      return 0;
+  }
+
+  // The sources' types through the expand_shape K had.
+  SmallVector<MemRefType> types;
+  for (Part &part : parts) {
+    auto srcType = cast<MemRefType>(part.copy.getSource().getType());
+    if (!expand) {
+      types.push_back(srcType);
+      continue;
+    }
+    SmallVector<int64_t> shape(expand.getType().getShape());
+    shape.back() = part.cols;
+    FailureOr<MemRefType> type = memref::ExpandShapeOp::computeExpandedType(
+        srcType, shape, expand.getReassociationIndices());
+    if (failed(type))
+      return 0;
+    types.push_back(*type);
+  }
+
+  // The call takes the sources.
+  OpBuilder b(call);
+  SmallVector<Value> views;
+  for (auto [part, type] : llvm::zip_equal(parts, types)) {
+    Value src = part.copy.getSource();
+    if (expand) {
+      SmallVector<OpFoldResult> outShape = expand.getMixedOutputShape();
+      outShape.back() = b.getIndexAttr(part.cols);
+      src = memref::ExpandShapeOp::create(b, expand.getLoc(), type, src,
+                                          expand.getReassociationIndices(), outShape);
+    }
+    views.push_back(src);
+  }
+  Block &entry = fn.getBody().front();
+  call->setOperand(1, views[0]);
+  entry.getArgument(1).setType(views[0].getType());
+  if (vView) {
+    auto newV = memref::SubViewOp::create(b, vView.getLoc(), views[0], vView.getMixedOffsets(),
+                                          vView.getMixedSizes(), vView.getMixedStrides());
+    call->setOperand(2, newV);
+    entry.getArgument(2).setType(newV.getType());
+    vView.erase();
+  }
+  call.getOperandsMutable().append(views[1]);
+  entry.addArgument(views[1].getType(), fn.getLoc());
+  fn.setType(FunctionType::get(fn.getContext(), entry.getArgumentTypes(), fn.getResultTypes()));
+  for (Part &part : parts) {
+    part.copy.erase();
+    part.view.erase();
+  }
+  if (expand && expand->use_empty())
+    expand.erase();
+  for (Operation *d : deallocs)
+    d->erase();
+  alloc.erase();
+  return split;
+}
+
 /// What both kernels share: the function's entry (output allocation, the guard against empty
 /// launches), index and float helpers, the rows of a block, the key range a block can see, the
 /// logits of one (row, key) and the final normalisation with sinks.
@@ -469,6 +647,7 @@ public:
     k = entry.getArgument(1);
     v = entry.getArgument(2);
     keyLen = entry.getArgument(3);
+    k2 = c.kSplitCol ? entry.getArgument(entry.getNumArguments() - 1) : Value();
     if (c.int8) {
       qScaleArg = entry.getArgument(4);
       kScaleArg = entry.getArgument(5);
@@ -781,6 +960,7 @@ protected:
   int64_t rows; // (query, head) rows per block
   Type f32;
   Value q, k, v, keyLen, mask, seg, sinks, out, tq, rowsTotal;
+  Value k2; // K's columns from c.kSplitCol on (null when K is one buffer)
   Value qScaleArg, kScaleArg, vScaleArg; // INT8: the rank-0 scale buffers
   // Inside the launch.
   Value tid, warp, lane, p0, kvh, bIdx, qOff;
@@ -948,11 +1128,26 @@ protected:
   SmallVector<Value> loadTileChunks(ArrayRef<Chunk> chunks, Value j0, Value jLast) {
     auto vt = VectorType::get({chunkElems()}, c.elem);
     SmallVector<Value> regs;
+    auto load = [&](Value from, Value j, Value col) -> Value {
+      return vector::LoadOp::create(b, loc, vt, from, ValueRange{bIdx, j, kvh, col},
+                                    /*nontemporal=*/false, llvm::MaybeAlign(16));
+    };
     for (const Chunk &ch : chunks) {
       Value j = mins(add(j0, ch.jj), jLast);
-      regs.push_back(vector::LoadOp::create(b, loc, vt, ch.isV ? v : k,
-                                            ValueRange{bIdx, j, kvh, ch.col},
-                                            /*nontemporal=*/false, llvm::MaybeAlign(16)));
+      if (ch.isV || !c.kSplitCol) {
+        regs.push_back(load(ch.isV ? v : k, j, ch.col));
+        continue;
+      }
+      // K in two buffers: the chunk's columns lie in one of them (the split is a whole chunk).
+      auto from = scf::IfOp::create(b, loc, TypeRange{vt},
+                                    cmp(arith::CmpIPredicate::ult, ch.col, idx(c.kSplitCol)),
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&from.getThenRegion().front());
+      scf::YieldOp::create(b, loc, load(k, j, ch.col));
+      b.setInsertionPointToStart(&from.getElseRegion().front());
+      scf::YieldOp::create(b, loc, load(k2, j, sub(ch.col, idx(c.kSplitCol))));
+      regs.push_back(from.getResult(0));
     }
     return regs;
   }
@@ -3435,8 +3630,16 @@ struct GPUFlashAttentionPass
               << (c->vFromK ? "; V is the first " + std::to_string(c->dv) +
                                   " columns of K: P·V reads the K tile"
                             : std::string());
-        numForwarded += forwardCopiedOperands(fn, getOperation(), /*kvByTma=*/false,
-                                              128 / c->elem.getIntOrFloatBitWidth(), c->vFromK);
+        int64_t chunkElems = 128 / c->elem.getIntOrFloatBitWidth();
+        numForwarded +=
+            forwardCopiedOperands(fn, getOperation(), /*kvByTma=*/false, chunkElems, c->vFromK);
+        if (c->d % chunkElems == 0 && c->dv % chunkElems == 0)
+          c->kSplitCol = splitConcatenatedKey(fn, getOperation(), *c, chunkElems);
+        if (c->kSplitCol && report)
+          mlir::emitRemark(fn.getLoc())
+              << "decoda-gpu-flash-attention: " << opName << " reads K from the two buffers "
+              << "its columns were copied from (0 .. " << c->kSplitCol - 1 << ", "
+              << c->kSplitCol << " .. " << c->d - 1 << "); the copies go";
         SimtKernel(fn, *c, split).emit();
       }
       fn->removeAttr(decoda::kGPUAttentionAttr);

@@ -6,7 +6,8 @@
 // dims (D = 70, Dv = 40: element-by-element staging, static tiles, padded value columns);
 // V another slice of K (columns 64 .. 575: staged as its own tile); and decoda.mla itself
 // compiled with absorb-mla (W_UK into the query, MQA over [c ; k_rope] with V its first 512
-// columns, W_UV after) against reference.mla, the decompressed form. Every block's shared
+// columns, W_UV after; f32 and bf16) against reference.mla, the decompressed form: K read from
+// the latent and RoPE key buffers themselves (flash-attention-split-key.mlir). Every block's shared
 // memory starts as 0xff bytes (--shared-fill: NaN). Tolerances as in
 // flash-attention-dynamic-shared-sim.mlir: f32 1e-5, bf16 rtol 7.9e-3 and atol 1e-3.
 // RUN: rm -rf %t && mkdir -p %t
@@ -41,6 +42,17 @@
 // MLA: launch vk_mla_f32_kernel{{(_[0-9]+)?}}: grid [3, 1, 2] block [128, 1, 1] shared 0 + 110720 dynamic bytes
 // MLA: out0: ok (2048 elements
 //
+// RUN: %PYTHON %S/Inputs/attention_data.py vk_mla_bf16_full %t/6-in.npz %t/6-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry vk_mla_bf16_full --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 7.9e-3 --atol 1e-3 --shared-fill 0xff | FileCheck %s --check-prefix=MLABF
+// MLABF: launch vk_mla_bf16_full_kernel{{(_[0-9]+)?}}: grid [5, 1, 2] block [128, 1, 1] shared 0 + 110720 dynamic bytes
+// MLABF: out0: ok (2048 elements
+//
+// In both decoda.mla programs the attention reads K from the latent and the RoPE key buffers
+// (flash-attention-split-key.mlir): the call's fifth operand is the RoPE key, no copy into
+// [c ; k_rope] is left before it.
+// RUN: cat %t/a/*-decoda-gpu-flash-attention.mlir | FileCheck %s --check-prefix=SPLIT
+// SPLIT-COUNT-2: call @__decoda_gpu_attention{{(_[0-9]+)?}}({{.*}}, index, memref<2x?x1x64x{{f32|bf16}}>) -> memref<2x1x16x512x{{f32|bf16}}>
+//
 // Mutations: another input set's reference must not match (the comparisons can fail).
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/a %t/a.ptx --entry vk_ragged_f32 --inputs %t/3-in.npz --expect %t/1-out.npz --rtol 1e-5 --atol 1e-5 2>&1 | FileCheck %s --check-prefix=MUT
 // MUT: out0
@@ -51,7 +63,7 @@
 // registers a thread for the MLA kernels, 255 with spills before).
 // RUN: decoda-compile %decoda_src/bench/gpu/mla128_latent_decode.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/v3.ptx
 // RUN: %PYTHON -c "import re; [open('%t/k-' + f + n + '.ptx', 'w').write(b) for f in ('a', 'v3') for p in [re.split(r'(?m)^// gpu.binary @(\S+)\n', open('%t/' + f + '.ptx').read())] for n, b in zip(p[1::2], p[2::2]) if '__dynamic_shmem__' in b]; print('dynamic', len([1 for f in ('a', 'v3') for b in re.split(r'(?m)^// gpu.binary @\S+\n', open('%t/' + f + '.ptx').read()) if '__dynamic_shmem__' in b]))" | FileCheck %s --check-prefix=NDYN
-// NDYN: dynamic 6
+// NDYN: dynamic 7
 // RUN: for f in %t/k-*.ptx; do %ptxas -arch=sm_90a -v $f -o %t/k.cubin 2>&1; done | FileCheck %s --check-prefix=PTXAS
-// PTXAS-COUNT-6: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS-COUNT-7: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: spill

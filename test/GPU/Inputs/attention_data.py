@@ -229,12 +229,13 @@ def case(name):
         q, k = act((1, t, 4, 70), st, 0.5), act((1, t, 2, 70), st, 0.5)
         v = np.ascontiguousarray(k[..., :40])
         return st, [q, k], [R.attention(q, k, v, num_heads=4, num_kv_heads=2, causal=True)]
-    if name == "vk_mla_f32":
-        st, s = "f32", 180
+    if name in ("vk_mla_f32", "vk_mla_bf16_full"):
+        st, s = ("f32", 180) if name == "vk_mla_f32" else ("bf16", 300)
         qn, qr = act((2, 1, 16, 64), st, 0.5), act((2, 1, 16, 64), st, 0.5)
         c, kr = act((2, s, 512), st, 0.5), act((2, s, 64), st, 0.5)
         wuk, wuv = act((16, 64, 512), st, 0.05), act((16, 64, 512), st, 0.05)
-        return st, [qn, qr, c, kr, wuk, wuv], [R.mla(qn, qr, c, kr, wuk, wuv, num_heads=16, causal=True)]
+        return st, [qn, qr, c, kr, wuk, wuv], [R.mla(qn, qr, c, kr, wuk, wuv, num_heads=16, causal=True,
+                                                     storage=st)]
     raise SystemExit(f"unknown case {name}")
 
 

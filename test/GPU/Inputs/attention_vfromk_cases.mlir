@@ -53,3 +53,15 @@ func.func @vk_mla_f32(%qn: tensor<2x1x16x64xf32>, %qr: tensor<2x1x16x64xf32>, %c
         tensor<16x64x512xf32>, tensor<16x64x512xf32>
   return %o : tensor<2x1x16x64xf32>
 }
+
+// The same in bf16 (a decode step at batch 2 over 300 latent entries): the kernel reads K from
+// the latent and the RoPE key buffers themselves (16-byte chunks of 8: the split at column 512
+// a whole chunk), no copy into [c ; k_rope].
+func.func @vk_mla_bf16_full(%qn: tensor<2x1x16x64xbf16>, %qr: tensor<2x1x16x64xbf16>, %c: tensor<2x?x512xbf16>,
+                            %kr: tensor<2x?x64xbf16>, %wuk: tensor<16x64x512xbf16>, %wuv: tensor<16x64x512xbf16>)
+    -> tensor<2x1x16x64xbf16> {
+  %o = decoda.mla %qn, %qr, %c, %kr, %wuk, %wuv {num_heads = 16 : i64, causal}
+      : tensor<2x1x16x64xbf16>, tensor<2x1x16x64xbf16>, tensor<2x?x512xbf16>, tensor<2x?x64xbf16>,
+        tensor<16x64x512xbf16>, tensor<16x64x512xbf16>
+  return %o : tensor<2x1x16x64xbf16>
+}
