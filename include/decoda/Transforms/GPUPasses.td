@@ -713,7 +713,13 @@ def GPUFlashAttentionPass : Pass<"decoda-gpu-flash-attention", "ModuleOp"> {
     arch's opt-in limit: 227 KiB on sm_90/sm_100, 163 KiB on sm_80, 99 KiB on sm_86/sm_89/
     sm_120, 96 KiB on sm_70, 64 KiB on sm_75), so f32 attention at Gemma's 256 and absorbed
     MLA's 576 / 512 (bf16, above what the tensor-core kernels take) are one kernel per call;
-    what does not fit keeps the target-neutral body.
+    what does not fit keeps the target-neutral body. A V that is the first Dv columns of K (a
+    buffer one `memref.copy` filled from a subview of K at offset 0, as `decoda-absorb-mla`'s
+    slice bufferizes) is not staged: P·V reads `Ks`, the copy goes (absorbed MLA: 110720 bytes
+    of tiles instead of 176384). A K that two `memref.copy` filled from two buffers, column
+    ranges [0, s) and [s, D) (absorbed MLA's `[c ; k_rope]`), is read from those buffers: the
+    call takes the first as K and the second as an extra last operand, each 16-byte chunk load
+    picks its buffer, and the copies go (16-byte staging, s a whole chunk).
 
     Decode steps (flash decoding, SIMT): when all rows of a (batch, K/V head) fit one block
     of the SIMT kernel (`Tq * group <= 16`, e.g. one token of a GQA model; decided at compile
