@@ -237,6 +237,10 @@ void mlir::decoda::buildCUDALoweringPassPipeline(OpPassManager &pm,
   // Every other linalg op (and copy) is a parallel loop nest; each nest is one kernel.
   pm.addNestedPass<func::FuncOp>(createGPUCopiesToLinalgPass());
   addTextual(pm, "func.func(convert-linalg-to-parallel-loops)");
+  // A reduction's output element in a register over its loop, not a global load and store
+  // per iteration.
+  if (options.promoteAccumulators)
+    pm.addNestedPass<func::FuncOp>(createGPUPromoteAccumulatorsPass());
   // Independent neighbouring nests (q's and k's RoPE, the K and V cache appends): one kernel.
   if (options.mergeLoops)
     pm.addNestedPass<func::FuncOp>(createGPUMergeParallelLoopsPass());

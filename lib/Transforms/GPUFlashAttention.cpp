@@ -570,7 +570,7 @@ int64_t splitConcatenatedKey(func::FuncOp fn, ModuleOp module, const Config &c,
     return 0;
   for (Part &part : parts) {
     Value src = part.copy.getSource();
-    if (!rowsStartOnChunks(src, chunkElems) ||
+    if (viewRoot(src) == buffer || !rowsStartOnChunks(src, chunkElems) ||
         decoda::gpu_independence::mayWriteBetween(part.copy, call, viewRoot(src)))
       return 0;
   }

@@ -122,6 +122,12 @@ struct CUDALoweringPipelineOptions : public PassPipelineOptions<CUDALoweringPipe
                      "GLU product, INT8 dequantisation) in the GEMV / tensor-core kernel's "
                      "stores (decoda-gpu-gemv, decoda-gpu-tensorcore-matmul)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> promoteAccumulators{
+      *this, "promote-accumulators",
+      llvm::cl::desc("Carry the output element of each generic reduction loop in a register "
+                     "(decoda-gpu-promote-accumulators) instead of a load and a store of it "
+                     "every iteration"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> mergeLoops{
       *this, "merge-loops",
       llvm::cl::desc("Merge consecutive independent elementwise loop nests (q's and k's RoPE, "

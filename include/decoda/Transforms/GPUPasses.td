@@ -26,6 +26,28 @@ def GPUCopiesToLinalgPass : Pass<"decoda-gpu-copies-to-linalg", "func::FuncOp"> 
   ];
 }
 
+def GPUPromoteAccumulatorsPass : Pass<"decoda-gpu-promote-accumulators", "func::FuncOp"> {
+  let summary = "Carry a reduction loop's output element in a register instead of loading and "
+                "storing it every iteration";
+  let description = [{
+    For every `scf.for` outside a `gpu.launch` (the loop nests
+    `convert-linalg-to-parallel-loops` made of reductions no dedicated kernel takes, such as a
+    per-head `decoda.linear`): a `memref.load` and a later `memref.store` of one element at
+    loop-invariant indices, directly in the body, with no other access in the loop to memory
+    that may alias it (roots through views compared as `decoda-gpu-merge-parallel-loops`
+    does: allocations are distinct from everything, distinct arguments from each other) and no
+    op of unknown effects in the loop, become a load before the loop, an `iter_arg` and a
+    store after it. On the GPU the store every iteration kept the next iteration's input loads
+    behind it (they may alias, as far as LLVM and ptxas know): one global latency per
+    iteration or two. The same operations in the same order (bit-identical results); inner
+    loops first, so nests of reduction loops are promoted level by level.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numPromoted", "num-promoted", "accumulators carried in registers">
+  ];
+}
+
 def GPUMergeParallelLoopsPass : Pass<"decoda-gpu-merge-parallel-loops", "func::FuncOp"> {
   let summary = "Merge consecutive independent outermost scf.parallel nests into one 1-D loop "
                 "(one kernel instead of several)";
