@@ -477,8 +477,9 @@ bool valueIsKeyPrefix(func::FuncOp fn, ModuleOp module, const Config &c) {
 /// the copies go: per key the kernel reads D numbers instead of 3 D (the copy's read and write,
 /// then the kernel's read). Only for the SIMT kernel with wide staging (each chunk in one
 /// buffer: s and D - s whole 16-byte chunks, and every row of both sources starting on a
-/// chunk). K's only other reader may be V's unread view (valueIsKeyPrefix's, forwarded), which
-/// then views the first source (V within its columns). Returns s, 0 when K is left as it is.
+/// chunk). K's only other reader may be V's view (a forwarded subview of K, as valueIsKeyPrefix
+/// leaves it), which then views the first source: its columns must lie there (unit strides).
+/// Returns s, 0 when K is left as it is.
 int64_t splitConcatenatedKey(func::FuncOp fn, ModuleOp module, const Config &c,
                              int64_t chunkElems) {
   std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(fn, module);
@@ -566,8 +567,14 @@ int64_t splitConcatenatedKey(func::FuncOp fn, ModuleOp module, const Config &c,
     std::swap(parts[0], parts[1]);
   int64_t split = parts[0].cols;
   if (parts[0].col != 0 || parts[1].col != split || split + parts[1].cols != width ||
-      split % chunkElems || parts[1].cols % chunkElems || (vView && c.dv > split))
+      split % chunkElems || parts[1].cols % chunkElems)
     return 0;
+  // V's view moves to the first source: its columns must lie there.
+  if (vView) {
+    std::optional<int64_t> vCol = getConstantIntValue(vView.getMixedOffsets().back());
+    if (!vView.hasUnitStride() || !vCol || *vCol + c.dv > split)
+      return 0;
+  }
   for (Part &part : parts) {
     Value src = part.copy.getSource();
     if (viewRoot(src) == buffer || !rowsStartOnChunks(src, chunkElems) ||

@@ -219,3 +219,34 @@ func.func @call_tensor_core(%q: memref<1x1x8x128xbf16>, %c: memref<1x?x64xbf16>,
   %o = call @tensor_core(%q, %k, %v, %n) : (memref<1x1x8x128xbf16>, memref<1x?x1x128xbf16>, memref<1x?x1x128xbf16>, index) -> memref<1x1x8x128xbf16>
   return %o : memref<1x1x8x128xbf16>
 }
+
+// -----
+
+// V = columns 64 .. 575 of the concatenated K (forwarded as a subview of it): its columns
+// pass the latent's 512, so K stays one buffer (V's view could not move to the latent).
+// CHECK-LABEL: func.func @call_v_across(
+// CHECK-COUNT-2: memref.copy
+// CHECK: call @v_across(
+// expected-remark @+1 {{(its tiles in 176384 bytes of dynamic shared memory)}}
+func.func private @v_across(%q: memref<1x1x16x576xbf16>, %k: memref<1x?x1x576xbf16>, %v: memref<1x?x1x512xbf16>, %n: index) -> memref<1x1x16x512xbf16>
+    attributes {decoda.gpu_attention = {op = "decoda.attention", causal = true, mask = false, num_heads = 16 : i64, num_kv_heads = 1 : i64, scale = 0.07216878364870323 : f64, segment_ids = false, sinks = false}} {
+  %o = memref.alloc() : memref<1x1x16x512xbf16>
+  return %o : memref<1x1x16x512xbf16>
+}
+func.func @call_v_across(%q: memref<1x1x16x576xbf16>, %c: memref<1x?x512xbf16>, %kr: memref<1x?x64xbf16>) -> memref<1x1x16x512xbf16> {
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %c, %c1 : memref<1x?x512xbf16>
+  %buf = memref.alloc(%n) : memref<1x?x576xbf16>
+  %s1 = memref.subview %buf[0, 0, 0] [1, %n, 512] [1, 1, 1] : memref<1x?x576xbf16> to memref<1x?x512xbf16, strided<[?, 576, 1]>>
+  memref.copy %c, %s1 : memref<1x?x512xbf16> to memref<1x?x512xbf16, strided<[?, 576, 1]>>
+  %s2 = memref.subview %buf[0, 0, 512] [1, %n, 64] [1, 1, 1] : memref<1x?x576xbf16> to memref<1x?x64xbf16, strided<[?, 576, 1], offset: 512>>
+  memref.copy %kr, %s2 : memref<1x?x64xbf16> to memref<1x?x64xbf16, strided<[?, 576, 1], offset: 512>>
+  %k = memref.expand_shape %buf [[0], [1], [2, 3]] output_shape [1, %n, 1, 576] : memref<1x?x576xbf16> into memref<1x?x1x576xbf16>
+  %sv = memref.subview %k[0, 0, 0, 64] [1, %n, 1, 512] [1, 1, 1, 1] : memref<1x?x1x576xbf16> to memref<1x?x1x512xbf16, strided<[?, 576, 576, 1], offset: 64>>
+  %v = memref.alloc(%n) : memref<1x?x1x512xbf16>
+  memref.copy %sv, %v : memref<1x?x1x512xbf16, strided<[?, 576, 576, 1], offset: 64>> to memref<1x?x1x512xbf16>
+  %o = call @v_across(%q, %k, %v, %n) : (memref<1x1x16x576xbf16>, memref<1x?x1x576xbf16>, memref<1x?x1x512xbf16>, index) -> memref<1x1x16x512xbf16>
+  memref.dealloc %v : memref<1x?x1x512xbf16>
+  memref.dealloc %buf : memref<1x?x576xbf16>
+  return %o : memref<1x1x16x512xbf16>
+}
