@@ -314,6 +314,18 @@ bool rowsStartOnChunks(Value view, int64_t chunkElems) {
   });
 }
 
+/// The one call of the tagged function `fn` in `module`, passing all its operands (at least
+/// q, k, v and the key length); null when there is another use or none.
+func::CallOp soleCall(func::FuncOp fn, ModuleOp module) {
+  std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(fn, module);
+  if (!uses || !llvm::hasSingleElement(*uses))
+    return nullptr;
+  auto call = dyn_cast<func::CallOp>(uses->begin()->getUser());
+  if (!call || call.getNumOperands() != fn.getNumArguments() || call.getNumOperands() < 4)
+    return nullptr;
+  return call;
+}
+
 /// Operands of an attention call that are copies of views, read through the views instead:
 ///
 /// - K and V are often copies of a transposed cache: ONNX GroupQueryAttention and Attention-23
@@ -337,11 +349,8 @@ bool rowsStartOnChunks(Value view, int64_t chunkElems) {
 unsigned forwardCopiedOperands(func::FuncOp fn, ModuleOp module, bool kvByTma,
                                int64_t chunkElems, bool vUnread = false) {
   using decoda::gpu_independence::mayWriteBetween;
-  std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(fn, module);
-  if (!uses || !llvm::hasSingleElement(*uses))
-    return 0;
-  auto call = dyn_cast<func::CallOp>(uses->begin()->getUser());
-  if (!call || call.getNumOperands() != fn.getNumArguments() || call.getNumOperands() < 3)
+  func::CallOp call = soleCall(fn, module);
+  if (!call)
     return 0;
   unsigned forwarded = 0;
   for (unsigned i : {0u, 1u, 2u}) {
@@ -421,11 +430,8 @@ unsigned forwardCopiedOperands(func::FuncOp fn, ModuleOp module, bool kvByTma,
 bool valueIsKeyPrefix(func::FuncOp fn, ModuleOp module, const Config &c) {
   if (c.int8 || 32 * c.cols() > c.d)
     return false;
-  std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(fn, module);
-  if (!uses || !llvm::hasSingleElement(*uses))
-    return false;
-  auto call = dyn_cast<func::CallOp>(uses->begin()->getUser());
-  if (!call || call.getNumOperands() < 4)
+  func::CallOp call = soleCall(fn, module);
+  if (!call)
     return false;
   Value k = call.getOperand(1), v = call.getOperand(2);
   Operation *copy = nullptr;
@@ -482,11 +488,8 @@ bool valueIsKeyPrefix(func::FuncOp fn, ModuleOp module, const Config &c) {
 /// Returns s, 0 when K is left as it is.
 int64_t splitConcatenatedKey(func::FuncOp fn, ModuleOp module, const Config &c,
                              int64_t chunkElems) {
-  std::optional<SymbolTable::UseRange> uses = SymbolTable::getSymbolUses(fn, module);
-  if (!uses || !llvm::hasSingleElement(*uses))
-    return 0;
-  auto call = dyn_cast<func::CallOp>(uses->begin()->getUser());
-  if (!call || call.getNumOperands() != fn.getNumArguments() || call.getNumOperands() < 4)
+  func::CallOp call = soleCall(fn, module);
+  if (!call)
     return 0;
   Value kOperand = call.getOperand(1);
   auto expand = kOperand.getDefiningOp<memref::ExpandShapeOp>();
