@@ -165,6 +165,12 @@ struct Config : mlir::decoda::AttentionCallConfig {
   int64_t sharedBytes() const {
     return 4 * (kRows * d + kKeys * (d + 1) + (vFromK ? 0 : kKeys * vsPitch()));
   }
+  /// Elements of a 16-byte chunk of a K/V row: 8 bf16/f16, 4 f32.
+  int64_t chunkElems() const { return 128 / elem.getIntOrFloatBitWidth(); }
+  /// The SIMT kernel stages K and V tiles in 16-byte chunks (vector loads, ld.global.v4) when
+  /// both head dims are whole chunks: every row of the identity-layout buffers then starts at a
+  /// multiple of 16 bytes from their (16-byte aligned) base. Otherwise element by element.
+  bool wideStage() const { return d % chunkElems() == 0 && dv % chunkElems() == 0; }
 
   /// Tensor-core kernel: two stages of K and V tiles of `keys` keys, rows padded by 8
   /// elements (16 bytes).
@@ -1063,12 +1069,8 @@ protected:
     }
   }
 
-  /// Elements of a 16-byte chunk of a K/V row: 8 bf16/f16, 4 f32.
-  int64_t chunkElems() const { return 128 / c.elem.getIntOrFloatBitWidth(); }
-  /// K and V tiles are staged in 16-byte chunks (vector loads, ld.global.v4) when both head
-  /// dims are whole chunks: every row of the identity-layout buffers then starts at a multiple
-  /// of 16 bytes from their (16-byte aligned) base. Otherwise element by element (stageShare).
-  bool wideStage() const { return c.d % chunkElems() == 0 && c.dv % chunkElems() == 0; }
+  int64_t chunkElems() const { return c.chunkElems(); }
+  bool wideStage() const { return c.wideStage(); } // otherwise stageShare, element by element
 
   /// The chunks a thread stages of one 32-key tile: for K then V (`width` D or Dv), chunk
   /// ch = tid + 128 s is key ch / (width / w) of the tile, columns w (ch % (width / w)) ..
@@ -3611,8 +3613,7 @@ struct GPUFlashAttentionPass
               << "decoda-gpu-flash-attention: " << opName
               << " loads K/V by cp.async, not TMA: head dims " << c->d << ", " << c->dv
               << " are not whole 64-column boxes";
-        numForwarded += forwardCopiedOperands(fn, getOperation(), kvByTma,
-                                              128 / c->elem.getIntOrFloatBitWidth());
+        numForwarded += forwardCopiedOperands(fn, getOperation(), kvByTma, c->chunkElems());
         if (useWgmma) {
           int64_t keys = WgmmaKernel::tileKeys(*c, wgmmaKeys);
           int64_t rows = WgmmaKernel::blockRowsFor(*c, wgmmaRows, keys, kvByTma);
@@ -3640,11 +3641,10 @@ struct GPUFlashAttentionPass
               << (c->vFromK ? "; V is the first " + std::to_string(c->dv) +
                                   " columns of K: P·V reads the K tile"
                             : std::string());
-        int64_t chunkElems = 128 / c->elem.getIntOrFloatBitWidth();
-        numForwarded +=
-            forwardCopiedOperands(fn, getOperation(), /*kvByTma=*/false, chunkElems, c->vFromK);
-        if (c->d % chunkElems == 0 && c->dv % chunkElems == 0)
-          c->kSplitCol = splitConcatenatedKey(fn, getOperation(), *c, chunkElems);
+        numForwarded += forwardCopiedOperands(fn, getOperation(), /*kvByTma=*/false,
+                                              c->chunkElems(), c->vFromK);
+        if (c->wideStage())
+          c->kSplitCol = splitConcatenatedKey(fn, getOperation(), *c, c->chunkElems());
         if (c->kSplitCol && report)
           mlir::emitRemark(fn.getLoc())
               << "decoda-gpu-flash-attention: " << opName << " reads K from the two buffers "
