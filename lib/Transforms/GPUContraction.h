@@ -30,14 +30,18 @@
 
 namespace mlir::decoda::gpu_contraction {
 
-/// The operands of a matched contraction: A [lead..., K], B [N, K], C [lead..., N].
+/// The operands of a matched contraction: A [lead..., K], B [N, K], C [lead..., N]; or, a
+/// per-head contraction (`heads` > 1, matchProjection's allowHeads: decoda.linear with a
+/// [H, N, K] weight), B [H, N, K] whose head is A's and C's last lead dim, A
+/// [lead'..., H, K], C [lead'..., H, N].
 struct Match {
   linalg::GenericOp op;
   Value a, b, c; // the original buffers
-  int64_t lead;  // number of lead dims (rows of A/C)
+  int64_t lead;  // number of lead dims (rows of A/C; a per-head contraction's include H)
   int64_t n, k;
   Type elementType; // of A and B: bf16 or f16 (widened by extf in the body), f32, or i8
                     // (widened by extsi, i32 accumulator)
+  int64_t heads = 1; // H of a per-head B [H, N, K]; 1: B is [N, K]
 
   bool integer() const { return elementType.isInteger(8); }
   int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
@@ -74,9 +78,11 @@ bool isMultiplyAccumulate(Block &body, bool widened) {
 /// Why `op` is not a projection contraction, or "" with `match` filled in. Accepted: bf16 or
 /// f16 operands with body `out + extf(a) * extf(b)`, f32 operands with `out + a * b` (either
 /// order of each operation) and an f32 accumulator; i8 operands with `out + extsi(a) *
-/// extsi(b)` and an i32 accumulator (decoda.qlinear without a zero point); N and K static. The
-/// passes add their own limits.
-inline std::string matchProjection(linalg::GenericOp op, Match &match) {
+/// extsi(b)` and an i32 accumulator (decoda.qlinear without a zero point); N and K static. With
+/// `allowHeads` also a per-head B [H, N, K] indexed (last lead dim, n, k), H static (`heads`).
+/// The passes add their own limits.
+inline std::string matchProjection(linalg::GenericOp op, Match &match,
+                                   bool allowHeads = false) {
   if (!op.hasPureBufferSemantics())
     return "not on buffers";
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
@@ -106,9 +112,17 @@ inline std::string matchProjection(linalg::GenericOp op, Match &match) {
   if (maps[0] != AffineMap::get(loops, 0, aExprs, ctx) ||
       maps[2] != AffineMap::get(loops, 0, cExprs, ctx))
     return "A or C is not indexed (lead..., k) / (lead..., n)";
-  if (maps[1] != AffineMap::get(loops, 0,
-                                {getAffineDimExpr(lead, ctx), getAffineDimExpr(lead + 1, ctx)},
-                                ctx))
+  bool perHead =
+      maps[1] == AffineMap::get(loops, 0,
+                                {getAffineDimExpr(lead - 1, ctx), getAffineDimExpr(lead, ctx),
+                                 getAffineDimExpr(lead + 1, ctx)},
+                                ctx);
+  if (perHead && !allowHeads)
+    return "B is a per-head [h, n, k] weight";
+  if (!perHead && maps[1] != AffineMap::get(loops, 0,
+                                            {getAffineDimExpr(lead, ctx),
+                                             getAffineDimExpr(lead + 1, ctx)},
+                                            ctx))
     return "B is not a [n, k] weight";
   Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], c = op.getDpsInits()[0];
   if (!isIdentityLayout(a.getType()) || !isIdentityLayout(b.getType()) ||
@@ -124,11 +138,14 @@ inline std::string matchProjection(linalg::GenericOp op, Match &match) {
     return "A and B have different element types";
   if (integer ? !cType.getElementType().isInteger(32) : !cType.getElementType().isF32())
     return integer ? "the accumulator is not i32" : "the accumulator is not f32";
-  if (bType.isDynamicDim(0) || bType.isDynamicDim(1))
-    return "N or K is dynamic";
-  int64_t n = bType.getDimSize(0), k = bType.getDimSize(1);
+  if (llvm::any_of(bType.getShape(), ShapedType::isDynamic))
+    return perHead ? "H, N or K is dynamic" : "N or K is dynamic";
+  int64_t heads = perHead ? bType.getDimSize(0) : 1;
+  int64_t n = bType.getDimSize(perHead ? 1 : 0), k = bType.getDimSize(perHead ? 2 : 1);
   if (aType.getDimSize(lead) != k || cType.getDimSize(lead) != n)
     return "A, B and C disagree on N or K";
+  if (perHead && (aType.getDimSize(lead - 1) != heads || cType.getDimSize(lead - 1) != heads))
+    return "A, B and C disagree on the heads";
 
   Block &body = op.getRegion().front();
   if (integer ? !isMultiplyAccumulate<arith::ExtSIOp, arith::MulIOp, arith::AddIOp>(body, true)
@@ -136,7 +153,7 @@ inline std::string matchProjection(linalg::GenericOp op, Match &match) {
                                                                                    !el.isF32()))
     return integer ? "the body is not out + extsi(a) * extsi(b)"
                    : "the body is not out + extf(a) * extf(b) (out + a * b in f32)";
-  match = {op, a, b, c, lead, n, k, el};
+  match = {op, a, b, c, lead, n, k, el, heads};
   return "";
 }
 
@@ -552,14 +569,15 @@ struct RewriteCounts {
 inline RewriteCounts
 rewriteProjections(Operation *root, llvm::function_ref<std::string(const Match &)> refuse,
                    llvm::function_ref<void(const Match &, bool zeroInit)> emit,
-                   llvm::function_ref<void(linalg::GenericOp, const std::string &)> leftAlone) {
+                   llvm::function_ref<void(linalg::GenericOp, const std::string &)> leftAlone,
+                   bool allowHeads = false) {
   zeroCopiesToFills(root);
   // Only the contractions: an elementwise generic after one may be erased by `emit` (fused).
   SmallVector<linalg::GenericOp> generics = contractionsUnder(root);
   RewriteCounts counts;
   for (linalg::GenericOp op : generics) {
     Match m;
-    std::string why = matchProjection(op, m);
+    std::string why = matchProjection(op, m, allowHeads);
     if (why.empty())
       why = refuse(m);
     if (!why.empty()) {

@@ -150,11 +150,15 @@ struct NormFold {
   bool sumWritten = false; // the sum's writer (block 0 of the first kernel) was emitted
 };
 
+/// The lead dims of A that are rows of the kernel: all of them, or (a per-head contraction)
+/// all but the head, which the kernel's columns take.
+int64_t rowDims(const Match &m) { return m.heads > 1 ? m.lead - 1 : m.lead; }
+
 /// The static row count M of a matched contraction, or -1 when a lead dim is dynamic.
 int64_t staticRows(const Match &m) {
   auto aType = cast<MemRefType>(m.a.getType());
   int64_t rows = 1;
-  for (int64_t d = 0; d < m.lead; ++d) {
+  for (int64_t d = 0; d < rowDims(m); ++d) {
     if (aType.isDynamicDim(d))
       return -1;
     rows *= aType.getDimSize(d);
@@ -682,7 +686,8 @@ SmallVector<Value> addSplitParts(OpBuilder &b, Location loc, ArrayRef<Value> sum
 /// issue-bound there) every weight a plain float of that type with 16-byte rows.
 bool mmaAccepts(const Match &m, int64_t rowsM, ArrayRef<std::optional<Dequant>> dequants,
                 const Config &cfg) {
-  if (!cfg.mma || !(m.elementType.isBF16() || m.elementType.isF16()) || rowsM > 16)
+  if (!cfg.mma || !(m.elementType.isBF16() || m.elementType.isF16()) || rowsM > 16 ||
+      m.heads > 1)
     return false;
   if (llvm::none_of(dequants, [](const std::optional<Dequant> &d) { return d.has_value(); }))
     return rowsM >= 2 && vectorWidth(m) == 8;
@@ -1049,11 +1054,16 @@ int64_t rowLimit(const Match &m, const Match *second, const Config &cfg) {
 /// With `count` (the run-time row count, 1 <= count <= rowsM, of a dynamic M) the kernel
 /// computes rowsM rows, rows past `count` reading A's last row, and stores only the first
 /// `count`.
-void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool zeroInit,
+void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfgIn, bool zeroInit,
                 Epilogue epilogue, Value count = nullptr,
                 const decoda::gpu_contraction::GateUp *dual = nullptr,
                 NormFold *norm = nullptr) {
   Location loc = m.op.getLoc();
+  // A per-head contraction's warp takes columns of one head: one column a warp where N is
+  // no multiple of cols-per-warp.
+  Config cfg = cfgIn;
+  if (m.heads > 1 && m.n % cfg.cols != 0)
+    cfg.cols = 1;
   MLIRContext *ctx = b.getContext();
   Emitter e{b, loc};
   // 4-bit block-quantised weights with bf16/f16 and at most 16 rows: the tensor-core GEMV.
@@ -1080,6 +1090,17 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
   SmallVector<Value> leadDims;
   if (epilogue)
     leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
+  // A per-head contraction (B [H, N, K]): the kernel's columns are B's H·N rows, column
+  // h·N + n reading A's row (r, h) and storing C's (r, h, n) -- A and C collapsed over all
+  // their lead dims, the head the last, so row r·H + h. Neither a norm nor a gate/up pair
+  // nor block-quantised codes come with one (their matches take no heads).
+  const int64_t heads = m.heads, headN = m.n;
+  if (heads > 1) {
+    assert(!norm && !dual && "a per-head contraction with a folded norm or a gate/up pair");
+    m.b = memref::CollapseShapeOp::create(b, loc, m.b,
+                                          SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    m.n = heads * headN;
+  }
   // Dequantised weights (one per weight row a warp reads: B's, then a gate/up pair's first
   // weight's): the kernel reads their codes, scales and zero points instead. Those of one
   // kernel share a code width and block size (others are read as floats), and the kernel's
@@ -1157,6 +1178,23 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
       rows.push_back(rows[j]);
     }
   }
+  // Per head: the warp's head (its columns lie in one: N a multiple of cols), A's rows of it.
+  Value head;
+  if (heads > 1) {
+    head = e.div(rows[0], headN);
+    for (Value &r : aRows)
+      r = e.add(e.mul(r, heads), head);
+  }
+  // Where sum (r, j) goes in the collapsed C (or the epilogue's output): row r, column j; per
+  // head row r·H + h, column j - h·N.
+  auto storeRow = [&](int64_t r) -> Value {
+    return heads > 1 ? e.add(e.idx(r * heads), head) : e.idx(r);
+  };
+  auto storeCol = [&](int64_t j) -> Value {
+    return heads > 1 ? arith::SubIOp::create(b, loc, cols[j], e.mul(head, headN))
+                           .getResult()
+                     : cols[j];
+  };
 
   int64_t bytes = v * m.elementType.getIntOrFloatBitWidth() / 8;
   bool integer = m.integer();
@@ -1492,6 +1530,7 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
                                    /*withElseRegion=*/false);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&store.getThenRegion().front());
+    Value col = storeCol(j);
     for (int64_t r = 0; r < rowsM; ++r) {
       Value s = sums[j * rowsM + r];
       OpBuilder::InsertionGuard rowGuard(b);
@@ -1507,10 +1546,10 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg, bool ze
           operands = decoda::gpu_contraction::gateUpOperands(
               b, loc, *dual, leadDims, e.idx(r), cols[j], {sums[(cfg.cols + j) * rowsM + r]});
         decoda::gpu_contraction::storeThroughEpilogue(b, loc, epilogue, leadDims, c2, {s},
-                                                      e.idx(r), cols[j], operands);
+                                                      storeRow(r), col, operands);
         continue;
       }
-      SmallVector<Value, 2> at{e.idx(r), cols[j]};
+      SmallVector<Value, 2> at{storeRow(r), col};
       if (!zeroInit)
         s = plus(memref::LoadOp::create(b, loc, c2, at), s);
       memref::StoreOp::create(b, loc, s, c2, at);
@@ -1530,7 +1569,7 @@ void emitRowDispatch(OpBuilder &b, Location loc, const Match &m, const Config &c
   const int64_t maxM = rowLimit(m, second, cfg);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value count = one;
-  for (int64_t d = 0; d < m.lead; ++d)
+  for (int64_t d = 0; d < rowDims(m); ++d)
     count = arith::MulIOp::create(b, loc, count, memref::DimOp::create(b, loc, m.a, d));
   Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count, one);
   auto dispatch = scf::IfOp::create(b, loc, TypeRange{}, isOne, /*withElseRegion=*/true);
@@ -1703,8 +1742,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       if (report)
         op.emitRemark() << "decoda-gpu-gemv: left alone: " << why;
     };
-    auto counts =
-        decoda::gpu_contraction::rewriteProjections(getOperation(), refuseHere, emit, leftAlone);
+    auto counts = decoda::gpu_contraction::rewriteProjections(getOperation(), refuseHere, emit,
+                                                              leftAlone, /*allowHeads=*/true);
     // C is no longer written nor read once its epilogue is fused (and not dispatched).
     for (memref::AllocOp alloc : fusedTemporaries)
       decoda::gpu_contraction::eraseIfUnused(alloc);

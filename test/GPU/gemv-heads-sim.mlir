@@ -1,0 +1,65 @@
+// REQUIRES: cuda-toolkit
+// Numerics of the per-head GEMV kernels (decoda-gpu-gemv on decoda.linear with a [H, N, K]
+// weight; IR: gemv-heads.mlir) on the PTX interpreter (Inputs/ptxsim.py via
+// Inputs/gpusim_run.py) against NumPy (Inputs/gemv_heads_data.py: float64 from the rounded
+// inputs, rounded to the storage type). Cases: bf16 M = 1 at 16 heads, K = 64 shorter than a
+// warp's stride (absorbed MLA's W_UK at 64 → 48); bf16 M = 2 with K = 520 (a split K, its
+// partials through shared memory) and a bias per head (the fused epilogue); a constant in_out
+// f32 weight transposed at compile time, K = 30 (8-byte vectors), N = 7; f16 M = 8 over two
+// lead dims; a run-time batch through the dispatch: 1 (one-row kernel), 3 and 8 (the 8-row
+// kernel storing M rows), 11 (the contraction's loops, no GEMV). bf16/f16 within one unit in
+// the last place of the rounding, f32 within 1e-5; the bias case within one unit of the sums
+// before the bias (rounded to bf16 first, |sum| up to 16.03: 0.125), whose rounding the f32
+// and float64 sums may take to neighbouring values.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py module %t/m.mlir
+// RUN: decoda-compile %t/m.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/m.ptx --dump-ir-after-each=%t/d
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_m1 %t/1-in.npz %t/1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_m1 --inputs %t/1-in.npz --expect %t/1-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=M1
+// M1: launch h_bf16_m1_kernel: grid [192, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 960
+// M1: out0: ok (768 elements
+// M1: 1 launches
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_m2_bias %t/2-in.npz %t/2-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_m2_bias --inputs %t/2-in.npz --expect %t/2-out.npz --rtol 8e-3 --atol 0.125 | FileCheck %s --check-prefix=BIAS
+// BIAS: launch h_bf16_m2_bias_kernel: grid [72, 1, 1] block [128, 1, 1] shared 32 bytes; bar 72, shfl 720
+// BIAS: out0: ok (288 elements
+// BIAS: 1 launches
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_f32_m3_const %t/3-in.npz %t/3-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_f32_m3_const --inputs %t/3-in.npz --expect %t/3-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=CONST
+// CONST: launch h_f32_m3_const_kernel: grid [11, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 165
+// CONST: out0: ok (126 elements
+// CONST: 1 launches
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_f16_m8 %t/4-in.npz %t/4-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_f16_m8 --inputs %t/4-in.npz --expect %t/4-out.npz --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=M8
+// M8: launch h_f16_m8_kernel: grid [12, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 480
+// M8: out0: ok (384 elements
+// M8: 1 launches
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_dyn:1 %t/5-in.npz %t/5-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=DYN1
+// DYN1: launch h_bf16_dyn_kernel: grid [128, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 640
+// DYN1: out0: ok (512 elements
+// DYN1: 1 launches
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_dyn:3 %t/6-in.npz %t/6-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=DYN3
+// DYN3: launch h_bf16_dyn_kernel_0: grid [128, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 5120
+// DYN3: out0: ok (1536 elements
+// DYN3: 1 launches
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_dyn:8 %t/7-in.npz %t/7-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/7-in.npz --expect %t/7-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=DYN8
+// DYN8: launch h_bf16_dyn_kernel_0: grid [128, 1, 1]
+// DYN8: out0: ok (4096 elements
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_dyn:11 %t/8-in.npz %t/8-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/8-in.npz --expect %t/8-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=DYN11
+// DYN11-NOT: shfl
+// DYN11: out0: ok (5632 elements
+//
+// Mutation: another case's reference must not match (the comparison can fail).
+// RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/7-in.npz --expect %t/6-out.npz --rtol 8e-3 --atol 1e-3 2>&1 | FileCheck %s --check-prefix=MUT
+// MUT: out0
+//
+// ptxas (sm_90a): none of the GEMV kernels spills or uses a stack frame.
+// RUN: %PYTHON -c "import re; p = re.split(r'(?m)^// gpu.binary @(\S+)\n', open('%t/m.ptx').read()); ks = [(n, b) for n, b in zip(p[1::2], p[2::2]) if 'shfl.sync' in b]; [open('%t/k-' + n + '.ptx', 'w').write(b) for n, b in ks]; print('gemv kernels', len(ks))" | FileCheck %s --check-prefix=NK
+// NK: gemv kernels 6
+// RUN: for f in %t/k-*.ptx; do %ptxas -arch=sm_90a -v $f -o %t/k.cubin 2>&1; done | FileCheck %s --check-prefix=PTXAS
+// PTXAS-COUNT-6: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS-NOT: spill
