@@ -197,9 +197,12 @@ struct Epilogue {
 /// other inputs indexed by loop dims and constants; a pure body (no linalg.index) that does
 /// not read the output; and one output of the shape it reads C in, with an identity layout,
 /// that is no view of any input (nor of A or B, which other blocks still read while one
-/// stores). The caller still needs C to start from zero (a folded zero fill): the kernel's
-/// accumulators are then exactly the values the contraction would have left in C.
-inline std::string whyNotEpilogue(Match m, Epilogue &epi) {
+/// stores). With `stridedOutput` (kernels storing element by element: the GEMV's) the output
+/// may be a strided view whose lead dims and whose N dims each collapse into one (a slice of
+/// a concatenation: absorbed MLA's q_lat written into [q_lat ; q_rope]). The caller still
+/// needs C to start from zero (a folded zero fill): the kernel's accumulators are then
+/// exactly the values the contraction would have left in C.
+inline std::string whyNotEpilogue(Match m, Epilogue &epi, bool stridedOutput = false) {
   epi = Epilogue();
   linalg::GenericOp op;
   for (Operation *next = m.op->getNextNode(); next && !op; next = next->getNextNode()) {
@@ -258,9 +261,18 @@ inline std::string whyNotEpilogue(Match m, Epilogue &epi) {
   Value out = op.getDpsInits()[0];
   if (viewRoot(out) == m.c)
     return "the consumer writes C";
-  if (!isIdentityLayout(out.getType()) ||
-      cast<MemRefType>(out.getType()).getShape() != cvType.getShape())
-    return "the output is not of C's shape with an identity layout";
+  auto outType = cast<MemRefType>(out.getType());
+  if (outType.getShape() != cvType.getShape())
+    return "the output is not of C's shape";
+  if (!isIdentityLayout(outType)) {
+    if (!stridedOutput)
+      return "the output does not have an identity layout";
+    SmallVector<ReassociationIndices> rowsAndColumns(2);
+    for (int64_t d = 0; d < outType.getRank(); ++d)
+      rowsAndColumns[d < m.lead ? 0 : 1].push_back(d);
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(outType, rowsAndColumns))
+      return "the output's lead dims or N do not collapse into one (its strides)";
+  }
   auto maps = op.getIndexingMapsArray();
   if (!maps.back().isIdentity())
     return "the output is not indexed by the identity map";
@@ -319,9 +331,10 @@ inline void eraseEpilogue(Epilogue &epi) {
 /// hears the reason of a refusal).
 inline Epilogue
 fusableEpilogue(Match m,
-                llvm::function_ref<void(linalg::GenericOp, const std::string &)> report = {}) {
+                llvm::function_ref<void(linalg::GenericOp, const std::string &)> report = {},
+                bool stridedOutput = false) {
   Epilogue epi;
-  std::string why = whyNotEpilogue(m, epi);
+  std::string why = whyNotEpilogue(m, epi, stridedOutput);
   if (!why.empty() && report) {
     for (Operation *next = m.op->getNextNode(); next; next = next->getNextNode())
       if (auto g = dyn_cast<linalg::GenericOp>(next)) {

@@ -1703,7 +1703,8 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       // the epilogue was (after its operands).
       Epilogue epilogue;
       if (zeroInit && fuseEpilogue)
-        epilogue = decoda::gpu_contraction::fusableEpilogue(m, remarkEpilogue);
+        epilogue = decoda::gpu_contraction::fusableEpilogue(m, remarkEpilogue,
+                                                            /*stridedOutput=*/true);
       OpBuilder b(epilogue ? epilogue.op.getOperation() : m.op.getOperation());
       int64_t rows = staticRows(m);
       if (NormFold *fold = foldOf(m.a))

@@ -7,7 +7,7 @@
 // partials through shared memory) and a bias per head (the fused epilogue); a constant in_out
 // f32 weight transposed at compile time, K = 30 (8-byte vectors), N = 7; f16 M = 8 over two
 // lead dims; a run-time batch through the dispatch: 1 (one-row kernel), 3 and 8 (the 8-row
-// kernel storing M rows), 11 (the contraction's loops, no GEMV). bf16/f16 within one unit in
+// kernel storing M rows), 11 (the contraction's loops, no GEMV); absorbed MLA's query below. bf16/f16 within one unit in
 // the last place of the rounding, f32 within 1e-5; the bias case within one unit of the sums
 // before the bias (rounded to bf16 first, |sum| up to 16.03: 0.125), whose rounding the f32
 // and float64 sums may take to neighbouring values.
@@ -52,6 +52,14 @@
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/8-in.npz --expect %t/8-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=DYN11
 // DYN11-NOT: shfl
 // DYN11: out0: ok (5632 elements
+// Absorbed MLA's query: q_nope · W_UK (a constant in_out weight) rounded by the GEMV kernel
+// straight into its slice of [q_lat ; q_rope] (the epilogue's strided output): two launches,
+// the kernel and q_rope's copy, no f32 temporary or rounding kernel.
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_concat %t/9-in.npz %t/9-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_concat --inputs %t/9-in.npz --expect %t/9-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=CONCAT
+// CONCAT: launch h_bf16_concat_kernel{{.*}}: grid [512, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 5120
+// CONCAT: out0: ok (5120 elements
+// CONCAT: 2 launches
 //
 // Mutation: another case's reference must not match (the comparison can fail).
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/7-in.npz --expect %t/6-out.npz --rtol 8e-3 --atol 1e-3 2>&1 | FileCheck %s --check-prefix=MUT
@@ -59,7 +67,7 @@
 //
 // ptxas (sm_90a): none of the GEMV kernels spills or uses a stack frame.
 // RUN: %PYTHON -c "import re; p = re.split(r'(?m)^// gpu.binary @(\S+)\n', open('%t/m.ptx').read()); ks = [(n, b) for n, b in zip(p[1::2], p[2::2]) if 'shfl.sync' in b]; [open('%t/k-' + n + '.ptx', 'w').write(b) for n, b in ks]; print('gemv kernels', len(ks))" | FileCheck %s --check-prefix=NK
-// NK: gemv kernels 6
+// NK: gemv kernels 7
 // RUN: for f in %t/k-*.ptx; do %ptxas -arch=sm_90a -v $f -o %t/k.cubin 2>&1; done | FileCheck %s --check-prefix=PTXAS
-// PTXAS-COUNT-6: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS-COUNT-7: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: spill

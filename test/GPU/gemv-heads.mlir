@@ -9,7 +9,8 @@
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=report=true --verify-diagnostics | FileCheck %s
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=cols-per-warp=2 2>/dev/null | FileCheck %s --check-prefix=COLS2
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-tensorcore-matmul=report=true 2>&1 >/dev/null | FileCheck %s --check-prefix=TC
-// TC-COUNT-3: remark: decoda-gpu-tensorcore-matmul: left to the SIMT path: B is a per-head [h, n, k] weight
+// TC-COUNT-7: remark: decoda-gpu-tensorcore-matmul: left to the SIMT path: B is a per-head [h, n, k] weight
+// TC-NOT: per-head
 
 #a = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
 #w = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
@@ -185,5 +186,75 @@ func.func @refused(%x: memref<1x4x64xbf16>, %wio: memref<4x64x32xbf16>, %y: memr
     %s = arith.addf %o, %r : f32
     linalg.yield %s : f32
   }
+  return
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#w = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// The bf16 rounding of a per-head result into a slice of a concatenation ([q_lat ; q_rope]:
+// rows 80 elements apart) is the kernel's epilogue: it stores into the slice, collapsed to
+// [rows, N] with its strides; a slice whose lead dims do not collapse (rows of a [2, 20, 48]
+// buffer taken 16 of 20) stays a separate loop nest.
+// CHECK-LABEL: func.func @into_concat(
+// CHECK-SAME: %[[Q:[^:]*]]: memref<2x16x80xbf16>
+// CHECK: %[[S:.*]] = memref.subview %[[Q]][0, 0, 0] [2, 16, 48] [1, 1, 1]
+// CHECK: %[[S2:.*]] = memref.collapse_shape %[[S]] {{\[\[}}0, 1], [2]] : memref<2x16x48xbf16, strided<[1280, 80, 1]>> into memref<32x48xbf16, strided<[80, 1]>>
+// CHECK: gpu.launch
+// CHECK: %[[T:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK: memref.store %[[T]], %[[S2]][
+// CHECK: gpu.launch
+// CHECK-NOT: arith.truncf
+// CHECK: memref.store %{{.*}} : memref<32x48xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : memref<2x16x48xbf16, strided<[960, 48, 1]>>)
+func.func @into_concat(%x: memref<2x16x64xbf16>, %w: memref<16x48x64xbf16>, %q: memref<2x16x80xbf16>,
+                       %big: memref<2x20x48xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<2x16x48xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<2x16x48xf32>)
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x16x64xbf16>, memref<16x48x64xbf16>) outs(%y : memref<2x16x48xf32>) {
+  ^bb0(%p: bf16, %r: bf16, %o: f32):
+    %pe = arith.extf %p : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %m = arith.mulf %pe, %re : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  %slice = memref.subview %q[0, 0, 0] [2, 16, 48] [1, 1, 1]
+      : memref<2x16x80xbf16> to memref<2x16x48xbf16, strided<[1280, 80, 1]>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%y : memref<2x16x48xf32>) outs(%slice : memref<2x16x48xbf16, strided<[1280, 80, 1]>>) {
+  ^bb0(%i: f32, %o: bf16):
+    %t = arith.truncf %i : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  memref.dealloc %y : memref<2x16x48xf32>
+  %y2 = memref.alloc() : memref<2x16x48xf32>
+  linalg.fill ins(%zero : f32) outs(%y2 : memref<2x16x48xf32>)
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<2x16x64xbf16>, memref<16x48x64xbf16>) outs(%y2 : memref<2x16x48xf32>) {
+  ^bb0(%p: bf16, %r: bf16, %o: f32):
+    %pe = arith.extf %p : bf16 to f32
+    %re = arith.extf %r : bf16 to f32
+    %m = arith.mulf %pe, %re : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  %rows = memref.subview %big[0, 0, 0] [2, 16, 48] [1, 1, 1]
+      : memref<2x20x48xbf16> to memref<2x16x48xbf16, strided<[960, 48, 1]>>
+  // expected-remark @+1 {{decoda-gpu-gemv: epilogue not fused: the output's lead dims or N do not collapse into one (its strides)}}
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%y2 : memref<2x16x48xf32>) outs(%rows : memref<2x16x48xbf16, strided<[960, 48, 1]>>) {
+  ^bb0(%i: f32, %o: bf16):
+    %t = arith.truncf %i : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  memref.dealloc %y2 : memref<2x16x48xf32>
   return
 }

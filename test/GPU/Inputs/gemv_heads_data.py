@@ -11,22 +11,26 @@ import sys
 
 import numpy as np
 
-# name: (batch (None: dynamic), T, H, N, K, type, layout, weight kind, bias)
+# name: (batch (None: dynamic), T, H, N, K, type, layout, weight kind, bias, concat)
 #   weight kind "arg": an argument; "const": a constant in the module (transposed to [H, N, K]
-#   at compile time when in_out)
+#   at compile time when in_out); concat R > 0: the result is concat(y, r) along the last dim
+#   with an input r [..., H, R] (absorbed MLA's query [q_lat ; q_rope])
 CASES = {
     # absorbed MLA's W_UK at 16 heads, Dn 64 -> 48: K shorter than a warp's 256-element stride
-    "h_bf16_m1": (1, 1, 16, 48, 64, "bf16", "out_in", "arg", False),
+    "h_bf16_m1": (1, 1, 16, 48, 64, "bf16", "out_in", "arg", False, 0),
     # two rows (batch 2), K = 520 (two warp strides and a ragged end), N = 36, a bias per head
-    "h_bf16_m2_bias": (2, 1, 4, 36, 520, "bf16", "out_in", "arg", True),
+    "h_bf16_m2_bias": (2, 1, 4, 36, 520, "bf16", "out_in", "arg", True, 0),
     # a constant in_out weight (ONNX / PyTorch layout), f32, K = 30 (8-byte vectors), N odd,
     # three rows over two lead dims
-    "h_f32_m3_const": (3, 1, 6, 7, 30, "f32", "in_out", "const", False),
+    "h_f32_m3_const": (3, 1, 6, 7, 30, "f32", "in_out", "const", False, 0),
     # eight rows (the largest static M), f16, K = 40 (five 16-byte vectors)
-    "h_f16_m8": (4, 2, 2, 24, 40, "f16", "out_in", "arg", False),
+    "h_f16_m8": (4, 2, 2, 24, 40, "f16", "out_in", "arg", False, 0),
     # a run-time batch: M = 1 (one-row kernel), 2..8 (the 8-row kernel storing M), above
     # (the contraction)
-    "h_bf16_dyn": (None, 1, 8, 64, 128, "bf16", "out_in", "const", False),
+    "h_bf16_dyn": (None, 1, 8, 64, 128, "bf16", "out_in", "const", False, 0),
+    # absorbed MLA's query at batch 2: q_nope · W_UK (a constant in_out weight, 16 heads,
+    # 64 -> 128) rounded straight into the first 128 columns of [q_lat ; q_rope]
+    "h_bf16_concat": (2, 1, 16, 128, 64, "bf16", "in_out", "const", False, 32),
 }
 
 
@@ -60,7 +64,7 @@ def raw(a, dt):
 
 
 def weights(name):
-    _, _, h, n, k, dt, layout, _, bias = CASES[name]
+    _, _, h, n, k, dt, layout, _, bias, _ = CASES[name]
     rng = np.random.default_rng(sum(map(ord, name)))
     w = rounded(rng.standard_normal((h, n, k)) * 0.2, dt)  # [H, N, K]
     b = rounded(rng.standard_normal((h, n)), dt) if bias else None
@@ -78,22 +82,29 @@ def tensor(shape, dt):
 
 
 def function(name):
-    batch, t, h, n, k, dt, layout, kind, bias = CASES[name]
+    batch, t, h, n, k, dt, layout, kind, bias, concat = CASES[name]
     w = stored_weight(name)
     xt, yt, wt = tensor((batch, t, h, k), dt), tensor((batch, t, h, n), dt), tensor(w.shape, dt)
+    rt, ot = tensor((batch, t, h, concat), dt), tensor((batch, t, h, n + concat), dt)
     args = [f"%x: {xt}"]
     if kind == "arg":
         args.append(f"%w: {wt}")
     if bias:
         args.append(f"%b: {tensor((h, n), dt)}")
-    lines = [f"func.func @{name}({', '.join(args)}) -> {yt} {{"]
+    if concat:
+        args.append(f"%r: {rt}")
+    lines = [f"func.func @{name}({', '.join(args)}) -> {ot if concat else yt} {{"]
     if kind == "const":
         lines.append(f'  %w = arith.constant dense<"0x{raw(w, dt).hex().upper()}"> : {wt}')
     attrs = " {weight_layout = #decoda.weight_layout<in_out>}" if layout == "in_out" else ""
     operands = "%x, %w" + (", %b" if bias else "")
     types = f"{xt}, {wt}" + (f", {tensor((h, n), dt)}" if bias else "")
-    lines += [f"  %y = decoda.linear {operands}{attrs} : {types}",
-              f"  return %y : {yt}", "}"]
+    lines.append(f"  %y = decoda.linear {operands}{attrs} : {types}")
+    if concat:
+        lines += [f"  %o = tensor.concat dim(3) %y, %r : ({yt}, {rt}) -> {ot}",
+                  f"  return %o : {ot}", "}"]
+    else:
+        lines += [f"  return %y : {yt}", "}"]
     return "\n".join(lines)
 
 
@@ -105,7 +116,7 @@ def main():
         return
     name, _, rows = sys.argv[1].partition(":")
     inp, out = sys.argv[2], sys.argv[3]
-    batch, t, h, n, k, dt, layout, kind, bias = CASES[name]
+    batch, t, h, n, k, dt, layout, kind, bias, concat = CASES[name]
     batch = int(rows) if batch is None else batch
     x = rounded(np.random.default_rng(batch).standard_normal((batch, t, h, k)), dt)
     w, b = weights(name)
@@ -114,9 +125,14 @@ def main():
         args["arg1"] = stored(stored_weight(name), dt)
     if bias:
         args[f"arg{len(args)}"] = stored(b, dt)
+    r = rounded(np.random.default_rng(batch + 100).standard_normal((batch, t, h, concat)), dt)
+    if concat:
+        args[f"arg{len(args)}"] = stored(r, dt)
     y = rounded(np.einsum("bthk,hnk->bthn", x.astype(np.float64), w.astype(np.float64)), dt)
     if bias:
         y = rounded(y + b, dt)
+    if concat:
+        y = np.concatenate([y, r], axis=3)
     np.savez(inp, **args)
     np.savez(out, out0=stored(y, dt))
 
