@@ -31,9 +31,11 @@
 namespace mlir::decoda::gpu_contraction {
 
 /// The operands of a matched contraction: A [lead..., K], B [N, K], C [lead..., N]; or, a
-/// per-head contraction (`heads` > 1, matchProjection's allowHeads: decoda.linear with a
+/// per-head contraction (`heads` > 1, ProjectionForms::heads: decoda.linear with a
 /// [H, N, K] weight), B [H, N, K] whose head is A's and C's last lead dim, A
-/// [lead'..., H, K], C [lead'..., H, N].
+/// [lead'..., H, K], C [lead'..., H, N]; with `kMajor` (ProjectionForms::inOut) B is stored
+/// [K, N] ([H, K, N]): an in_out weight that is no constant (those are transposed at compile
+/// time).
 struct Match {
   linalg::GenericOp op;
   Value a, b, c; // the original buffers
@@ -42,6 +44,7 @@ struct Match {
   Type elementType; // of A and B: bf16 or f16 (widened by extf in the body), f32, or i8
                     // (widened by extsi, i32 accumulator)
   int64_t heads = 1; // H of a per-head B [H, N, K]; 1: B is [N, K]
+  bool kMajor = false; // B is [K, N] ([H, K, N])
 
   bool integer() const { return elementType.isInteger(8); }
   int64_t elementBytes() const { return elementType.getIntOrFloatBitWidth() / 8; }
@@ -79,10 +82,14 @@ bool isMultiplyAccumulate(Block &body, bool widened) {
 /// f16 operands with body `out + extf(a) * extf(b)`, f32 operands with `out + a * b` (either
 /// order of each operation) and an f32 accumulator; i8 operands with `out + extsi(a) *
 /// extsi(b)` and an i32 accumulator (decoda.qlinear without a zero point); N and K static. With
-/// `allowHeads` also a per-head B [H, N, K] indexed (last lead dim, n, k), H static (`heads`).
+/// `forms.heads` also a per-head B [H, N, K] indexed (last lead dim, n, k), H static (`heads`);
+/// with `forms.inOut` also B [K, N] indexed (k, n) (and, with both, [H, K, N]: `kMajor`).
 /// The passes add their own limits.
+struct ProjectionForms {
+  bool heads = false, inOut = false;
+};
 inline std::string matchProjection(linalg::GenericOp op, Match &match,
-                                   bool allowHeads = false) {
+                                   ProjectionForms forms = {}) {
   if (!op.hasPureBufferSemantics())
     return "not on buffers";
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
@@ -112,18 +119,27 @@ inline std::string matchProjection(linalg::GenericOp op, Match &match,
   if (maps[0] != AffineMap::get(loops, 0, aExprs, ctx) ||
       maps[2] != AffineMap::get(loops, 0, cExprs, ctx))
     return "A or C is not indexed (lead..., k) / (lead..., n)";
-  bool perHead =
-      maps[1] == AffineMap::get(loops, 0,
-                                {getAffineDimExpr(lead - 1, ctx), getAffineDimExpr(lead, ctx),
-                                 getAffineDimExpr(lead + 1, ctx)},
-                                ctx);
-  if (perHead && !allowHeads)
-    return "B is a per-head [h, n, k] weight";
-  if (!perHead && maps[1] != AffineMap::get(loops, 0,
-                                            {getAffineDimExpr(lead, ctx),
-                                             getAffineDimExpr(lead + 1, ctx)},
-                                            ctx))
+  // B indexed (n, k), (k, n), (h, n, k) or (h, k, n).
+  auto weightMap = [&](bool heads, bool kFirst) {
+    SmallVector<AffineExpr> r;
+    if (heads)
+      r.push_back(getAffineDimExpr(lead - 1, ctx));
+    r.push_back(getAffineDimExpr(kFirst ? lead + 1 : lead, ctx));
+    r.push_back(getAffineDimExpr(kFirst ? lead : lead + 1, ctx));
+    return AffineMap::get(loops, 0, r, ctx);
+  };
+  bool perHead = false, kMajor = false, known = false;
+  for (bool h : {false, true})
+    for (bool kf : {false, true})
+      if (!known && maps[1] == weightMap(h, kf)) {
+        perHead = h;
+        kMajor = kf;
+        known = true;
+      }
+  if (!known || (kMajor && !forms.inOut))
     return "B is not a [n, k] weight";
+  if (perHead && !forms.heads)
+    return "B is a per-head [h, n, k] weight";
   Value a = op.getDpsInputs()[0], b = op.getDpsInputs()[1], c = op.getDpsInits()[0];
   if (!isIdentityLayout(a.getType()) || !isIdentityLayout(b.getType()) ||
       !isIdentityLayout(c.getType()))
@@ -141,7 +157,8 @@ inline std::string matchProjection(linalg::GenericOp op, Match &match,
   if (llvm::any_of(bType.getShape(), ShapedType::isDynamic))
     return perHead ? "H, N or K is dynamic" : "N or K is dynamic";
   int64_t heads = perHead ? bType.getDimSize(0) : 1;
-  int64_t n = bType.getDimSize(perHead ? 1 : 0), k = bType.getDimSize(perHead ? 2 : 1);
+  int64_t n = bType.getDimSize((perHead ? 1 : 0) + (kMajor ? 1 : 0));
+  int64_t k = bType.getDimSize((perHead ? 1 : 0) + (kMajor ? 0 : 1));
   if (aType.getDimSize(lead) != k || cType.getDimSize(lead) != n)
     return "A, B and C disagree on N or K";
   if (perHead && (aType.getDimSize(lead - 1) != heads || cType.getDimSize(lead - 1) != heads))
@@ -153,7 +170,7 @@ inline std::string matchProjection(linalg::GenericOp op, Match &match,
                                                                                    !el.isF32()))
     return integer ? "the body is not out + extsi(a) * extsi(b)"
                    : "the body is not out + extf(a) * extf(b) (out + a * b in f32)";
-  match = {op, a, b, c, lead, n, k, el, heads};
+  match = {op, a, b, c, lead, n, k, el, heads, kMajor};
   return "";
 }
 
@@ -583,14 +600,14 @@ inline RewriteCounts
 rewriteProjections(Operation *root, llvm::function_ref<std::string(const Match &)> refuse,
                    llvm::function_ref<void(const Match &, bool zeroInit)> emit,
                    llvm::function_ref<void(linalg::GenericOp, const std::string &)> leftAlone,
-                   bool allowHeads = false) {
+                   ProjectionForms forms = {}) {
   zeroCopiesToFills(root);
   // Only the contractions: an elementwise generic after one may be erased by `emit` (fused).
   SmallVector<linalg::GenericOp> generics = contractionsUnder(root);
   RewriteCounts counts;
   for (linalg::GenericOp op : generics) {
     Match m;
-    std::string why = matchProjection(op, m, allowHeads);
+    std::string why = matchProjection(op, m, forms);
     if (why.empty())
       why = refuse(m);
     if (!why.empty()) {

@@ -174,6 +174,28 @@ int64_t vectorWidth(const Match &m) {
   return v;
 }
 
+/// A [K, N] weight's kernel (emitColumnKernel): elements of a 16-byte vector along N,
+/// halved until N is a multiple of it (every row of B then starts on a vector).
+int64_t columnVectorWidth(const Match &m) {
+  int64_t v = 16 / m.elementBytes();
+  while (v > 1 && m.n % v != 0)
+    v /= 2;
+  return v;
+}
+
+/// Lanes of a [K, N] weight's kernel that share one row of k (consecutive vectors of it): 32,
+/// halved while the grid has fewer than min-blocks blocks (8 at least: 128 bytes of bf16 a row
+/// segment) or the vectors of N would not fill half of them.
+int64_t columnLanes(const Match &m, const Config &cfg) {
+  int64_t v = columnVectorWidth(m), lanes = 32;
+  auto blocks = [&](int64_t l) { return (m.n + l * v - 1) / (l * v) * m.heads; };
+  while (lanes > 8 && blocks(lanes) < cfg.minBlocks)
+    lanes /= 2;
+  while (lanes > 1 && (lanes / 2) * v >= m.n)
+    lanes /= 2;
+  return lanes;
+}
+
 /// A weight B [N, K] that a decoda.dequantize_blocks generic (kDequantizeBlocksAttr) writes
 /// from constant codes, scales and zero points: the kernels read those instead of B.
 struct Dequant {
@@ -687,7 +709,7 @@ SmallVector<Value> addSplitParts(OpBuilder &b, Location loc, ArrayRef<Value> sum
 bool mmaAccepts(const Match &m, int64_t rowsM, ArrayRef<std::optional<Dequant>> dequants,
                 const Config &cfg) {
   if (!cfg.mma || !(m.elementType.isBF16() || m.elementType.isF16()) || rowsM > 16 ||
-      m.heads > 1)
+      m.heads > 1 || m.kMajor)
     return false;
   if (llvm::none_of(dequants, [](const std::optional<Dequant> &d) { return d.has_value(); }))
     return rowsM >= 2 && vectorWidth(m) == 8;
@@ -1559,6 +1581,143 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfgIn, bool 
   gpu::TerminatorOp::create(b, loc);
 }
 
+/// The GEMV of a weight stored [K, N] (in_out; per head [H, K, N]) that is no constant (those
+/// are transposed at compile time): the file comment's "Weights stored [K, N]". `rowsM`,
+/// `zeroInit`, `epilogue` and `count` as emitKernel's.
+void emitColumnKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
+                      bool zeroInit, Epilogue epilogue, Value count) {
+  Location loc = m.op.getLoc();
+  MLIRContext *ctx = b.getContext();
+  Emitter e{b, loc};
+  const int64_t heads = m.heads;
+  Value a2 = decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
+  Value c2 = decoda::gpu_contraction::collapseLead(
+      b, loc, epilogue ? decoda::gpu_contraction::outputAsC(b, loc, epilogue, m.lead) : m.c,
+      m.lead);
+  SmallVector<Value> leadDims;
+  if (epilogue)
+    leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
+  // B's rows of k: [K, N], or per head [H·K, N] (head h's rows h·K ..).
+  Value b2 = heads > 1 ? memref::CollapseShapeOp::create(
+                             b, loc, m.b, SmallVector<ReassociationIndices>{{0, 1}, {2}})
+                             .getResult()
+                       : m.b;
+  const int64_t v = columnVectorWidth(m);
+  const int64_t threads = 32 * cfg.warps;
+  const int64_t lanes = columnLanes(m, cfg);
+  const int64_t tile = lanes * v, parts = threads / lanes;
+  auto partialType =
+      MemRefType::get({parts, rowsM * tile}, b.getF32Type(), MemRefLayoutAttrInterface(),
+                      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+  Value one = e.idx(1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, e.idx((m.n + tile - 1) / tile), e.idx(heads), one, e.idx(threads), one, one,
+      /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/{}, TypeRange{partialType});
+
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  Value tid = launch.getThreadIds().x;
+  Value head = launch.getBlockIds().y;
+  Value chunk = e.rem(tid, lanes), part = e.div(tid, lanes);
+  Value tileStart = e.mul(launch.getBlockIds().x, tile);
+  // This thread's V columns (the last vector of the row past N: read, not stored).
+  Value n0 = e.add(tileStart, e.mul(chunk, v));
+  Value nLoad = e.select(e.lt(n0, e.idx(m.n)), n0, e.idx(m.n - v));
+  // Rows of A (clamped to the run-time count, as emitKernel's), then of this head.
+  SmallVector<Value> aRows;
+  Value lastA = count ? arith::SubIOp::create(b, loc, count, one).getResult() : Value();
+  for (int64_t r = 0; r < rowsM; ++r) {
+    Value row = count ? e.select(e.lt(e.idx(r), count), e.idx(r), lastA) : e.idx(r);
+    aRows.push_back(heads > 1 ? e.add(e.mul(row, heads), head) : row);
+  }
+  Value kBase = heads > 1 ? e.mul(head, m.k) : Value();
+
+  Type f32 = b.getF32Type();
+  auto wideType = VectorType::get({v}, f32);
+  auto widen = [&](Value x) -> Value {
+    return m.elementType.isF32() ? x : arith::ExtFOp::create(b, loc, wideType, x).getResult();
+  };
+  // U rows of k of B (one V-vector each, all loaded first), then each row of A's element at
+  // those k times them: acc[r] += A[r, k] · B[k, n0 ..].
+  auto step = [&](ArrayRef<Value> ks, SmallVector<Value> acc) {
+    SmallVector<Value> w;
+    for (Value k : ks) {
+      Value row = kBase ? e.add(kBase, k) : k;
+      w.push_back(widen(vector::LoadOp::create(
+          b, loc, VectorType::get({v}, m.elementType), b2, ValueRange{row, nLoad},
+          /*nontemporal=*/false, llvm::MaybeAlign(v * m.elementBytes()))));
+    }
+    for (size_t u = 0; u < ks.size(); ++u)
+      for (int64_t r = 0; r < rowsM; ++r) {
+        Value a = memref::LoadOp::create(b, loc, a2, ValueRange{aRows[r], ks[u]});
+        if (!m.elementType.isF32())
+          a = arith::ExtFOp::create(b, loc, f32, a);
+        Value splat = vector::BroadcastOp::create(b, loc, wideType, a);
+        acc[r] = vector::FMAOp::create(b, loc, splat, w[u], acc[r]);
+      }
+    return acc;
+  };
+  Value zero = arith::ConstantOp::create(b, loc, wideType, b.getZeroAttr(wideType));
+  SmallVector<Value> acc(rowsM, zero);
+  // k = part, part + parts, ...: U of them a step (U at most what each part has), then the
+  // rest one at a time.
+  int64_t unroll = std::clamp<int64_t>(m.k / parts, 1, cfg.unroll);
+  int64_t big = parts * unroll, mainSteps = m.k / big;
+  if (mainSteps > 0) {
+    auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(mainSteps), one, acc);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value base = e.add(e.mul(loop.getInductionVar(), big), part);
+    SmallVector<Value> ks{base};
+    for (int64_t u = 1; u < unroll; ++u)
+      ks.push_back(e.add(base, e.idx(u * parts)));
+    scf::YieldOp::create(b, loc, step(ks, SmallVector<Value>(loop.getRegionIterArgs())));
+    acc.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  if (mainSteps * big < m.k) {
+    auto loop = scf::ForOp::create(b, loc, e.add(e.idx(mainSteps * big), part), e.idx(m.k),
+                                   e.idx(parts), acc);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    scf::YieldOp::create(
+        b, loc, step({loop.getInductionVar()}, SmallVector<Value>(loop.getRegionIterArgs())));
+    acc.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  // The parts' sums meet in shared memory: partials[part][r · tile + column in the tile].
+  Value partials = launch.getWorkgroupAttributions()[0];
+  Value col = e.mul(chunk, v);
+  for (int64_t r = 0; r < rowsM; ++r)
+    vector::StoreOp::create(b, loc, acc[r], partials, ValueRange{part, e.add(e.idx(r * tile), col)});
+  gpu::BarrierOp::create(b, loc);
+  // Element i = r · tile + column of the tile, i = tid, tid + threads, ...: the parts added in
+  // order (the same on every run), stored where the column is inside N (and r below count).
+  auto store = scf::ForOp::create(b, loc, tid, e.idx(rowsM * tile), e.idx(threads));
+  b.setInsertionPointToStart(store.getBody());
+  Value i = store.getInductionVar();
+  Value r = e.div(i, tile), n = e.add(tileStart, e.rem(i, tile));
+  Value s = memref::LoadOp::create(b, loc, partials, ValueRange{e.idx(0), i});
+  for (int64_t p = 1; p < parts; ++p)
+    s = arith::AddFOp::create(b, loc, s,
+                              memref::LoadOp::create(b, loc, partials, ValueRange{e.idx(p), i}));
+  Value inside = e.lt(n, e.idx(m.n));
+  if (count)
+    inside = arith::AndIOp::create(b, loc, inside, e.lt(r, count));
+  auto ifInside = scf::IfOp::create(b, loc, TypeRange{}, inside, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifInside.getThenRegion().front());
+  Value row = heads > 1 ? e.add(e.mul(r, heads), head) : r;
+  if (epilogue) {
+    decoda::gpu_contraction::storeThroughEpilogue(b, loc, epilogue, leadDims, c2, {s}, row, n);
+  } else {
+    if (!zeroInit)
+      s = arith::AddFOp::create(b, loc, memref::LoadOp::create(b, loc, c2, ValueRange{row, n}),
+                                s);
+    memref::StoreOp::create(b, loc, s, c2, ValueRange{row, n});
+  }
+  b.setInsertionPointToEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+}
+
 /// The run-time dispatch of a contraction (or a gate/up pair) whose rows `m` are dynamic:
 /// `if (M == 1) kernel(1 row) else if (M - 1 < max-m) kernel(max-m rows, storing M) else ...`
 /// (unsigned, so M = 0 reaches the last branch). Leaves `b` in the last branch, where the
@@ -1607,6 +1766,10 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
     auto refuse = [&](const Match &m) -> std::string {
       if (m.n == 0)
         return "N is 0";
+      if (m.kMajor && m.integer())
+        return "an INT8 weight stored [k, n] (dp4a takes four consecutive k)";
+      if (m.kMajor && dequantOf(m.b, 1))
+        return "a weight stored [k, n] dequantised from blocks";
       int64_t rows = staticRows(m);
       if (rows < 0)
         return cfg.dispatchDynamicM ? "" : "M is dynamic";
@@ -1710,7 +1873,10 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       if (NormFold *fold = foldOf(m.a))
         rows = fold->rows; // static, or behind the cast of a --static-dims build
       if (rows >= 0) {
-        emitKernel(b, m, rows, cfg, zeroInit, epilogue, nullptr, nullptr, foldOf(m.a));
+        if (m.kMajor)
+          emitColumnKernel(b, m, rows, cfg, zeroInit, epilogue, nullptr);
+        else
+          emitKernel(b, m, rows, cfg, zeroInit, epilogue, nullptr, nullptr, foldOf(m.a));
       } else {
         // if (M == 1) GEMV else the contraction (and the fill folded into the kernel). A
         // fused epilogue goes into both branches: the GEMV kernel applies it, and in the
@@ -1722,7 +1888,11 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
             zeroInit ? decoda::gpu_contraction::zeroFillBefore(op, m.c) : linalg::FillOp();
         NormFold *fold = foldOf(m.a); // dynamic rows: computed by the M = 1 kernel
         emitRowDispatch(b, loc, m, cfg, [&](int64_t r, Value count) {
-          emitKernel(b, m, r, cfg, zeroInit, epilogue, count, nullptr, r == 1 ? fold : nullptr);
+          if (m.kMajor)
+            emitColumnKernel(b, m, r, cfg, zeroInit, epilogue, count);
+          else
+            emitKernel(b, m, r, cfg, zeroInit, epilogue, count, nullptr,
+                       r == 1 ? fold : nullptr);
         });
         Operation *fillCopy = fill ? b.clone(*fill) : nullptr;
         Operation *opCopy = b.clone(*op);
@@ -1743,8 +1913,9 @@ struct GPUGemvPass : public mlir::decoda::impl::GPUGemvPassBase<GPUGemvPass> {
       if (report)
         op.emitRemark() << "decoda-gpu-gemv: left alone: " << why;
     };
-    auto counts = decoda::gpu_contraction::rewriteProjections(getOperation(), refuseHere, emit,
-                                                              leftAlone, /*allowHeads=*/true);
+    auto counts = decoda::gpu_contraction::rewriteProjections(
+        getOperation(), refuseHere, emit, leftAlone,
+        decoda::gpu_contraction::ProjectionForms{/*heads=*/true, /*inOut=*/true});
     // C is no longer written nor read once its epilogue is fused (and not dispatched).
     for (memref::AllocOp alloc : fusedTemporaries)
       decoda::gpu_contraction::eraseIfUnused(alloc);

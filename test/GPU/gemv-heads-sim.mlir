@@ -1,6 +1,7 @@
 // REQUIRES: cuda-toolkit
 // Numerics of the per-head GEMV kernels (decoda-gpu-gemv on decoda.linear with a [H, N, K]
-// weight; IR: gemv-heads.mlir) on the PTX interpreter (Inputs/ptxsim.py via
+// weight; IR: gemv-heads.mlir) and of the column kernel of weights stored [K, N] that are
+// arguments (IR: gemv-columns.mlir) on the PTX interpreter (Inputs/ptxsim.py via
 // Inputs/gpusim_run.py) against NumPy (Inputs/gemv_heads_data.py: float64 from the rounded
 // inputs, rounded to the storage type). Cases: bf16 M = 1 at 16 heads, K = 64 shorter than a
 // warp's stride (absorbed MLA's W_UK at 64 → 48); bf16 M = 2 with K = 520 (a split K, its
@@ -61,13 +62,55 @@
 // CONCAT: out0: ok (5120 elements
 // CONCAT: 2 launches
 //
+// Weights stored [K, N] (in_out arguments): the column kernel. Absorbed MLA's W_UK as
+// decoda.mla states it ([16, 64, 512]: 8 tiles of 64 columns a head); bf16 batch 2 with K =
+// 520 and N = 36 (vectors of 4) and a bias; f32 [30, 7] (scalar columns); a run-time batch of
+// a [256, 1000] weight at 1, 5, 8 (the 8-row kernel) and 9 (the loops); f16 eight rows per
+// head into [y ; r].
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py c_bf16_m1 %t/c1-in.npz %t/c1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry c_bf16_m1 --inputs %t/c1-in.npz --expect %t/c1-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=C1
+// C1: launch c_bf16_m1_kernel: grid [8, 16, 1] block [128, 1, 1] shared 4096 bytes; bar 128
+// C1: out0: ok (8192 elements
+// C1: 1 launches
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py c_bf16_m2_bias %t/c2-in.npz %t/c2-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry c_bf16_m2_bias --inputs %t/c2-in.npz --expect %t/c2-out.npz --rtol 8e-3 --atol 0.125 | FileCheck %s --check-prefix=C2
+// C2: launch c_bf16_m2_bias_kernel: grid [2, 4, 1] block [128, 1, 1] shared 4096 bytes; bar 8
+// C2: out0: ok (288 elements
+// C2: 1 launches
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py c_f32_m3 %t/c3-in.npz %t/c3-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry c_f32_m3 --inputs %t/c3-in.npz --expect %t/c3-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=C3
+// C3: launch c_f32_m3_kernel: grid [1, 1, 1] block [128, 1, 1] shared 1536 bytes; bar 1
+// C3: out0: ok (21 elements
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py c_bf16_dyn:1 %t/c4-in.npz %t/c4-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry c_bf16_dyn --inputs %t/c4-in.npz --expect %t/c4-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=C4
+// C4: launch c_bf16_dyn_kernel: grid [16, 1, 1] block [128, 1, 1] shared 4096 bytes; bar 16
+// C4: out0: ok (1000 elements
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py c_bf16_dyn:5 %t/c5-in.npz %t/c5-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry c_bf16_dyn --inputs %t/c5-in.npz --expect %t/c5-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=C5
+// C5: launch c_bf16_dyn_kernel_{{[0-9]+}}: grid [16, 1, 1] block [128, 1, 1] shared 32768 bytes; bar 16
+// C5: out0: ok (5000 elements
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py c_bf16_dyn:8 %t/c6-in.npz %t/c6-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry c_bf16_dyn --inputs %t/c6-in.npz --expect %t/c6-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=C6
+// C6: shared 32768 bytes; bar 16
+// C6: out0: ok (8000 elements
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py c_bf16_dyn:9 %t/c7-in.npz %t/c7-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry c_bf16_dyn --inputs %t/c7-in.npz --expect %t/c7-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=C7
+// C7-NOT: bar
+// C7: out0: ok (9000 elements
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py c_f16_m8_concat %t/c8-in.npz %t/c8-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry c_f16_m8_concat --inputs %t/c8-in.npz --expect %t/c8-out.npz --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=C8
+// C8: grid [1, 4, 1] block [128, 1, 1] shared 32768 bytes; bar 4
+// C8: out0: ok (2560 elements
+// C8: 2 launches
+//
 // Mutation: another case's reference must not match (the comparison can fail).
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/7-in.npz --expect %t/6-out.npz --rtol 8e-3 --atol 1e-3 2>&1 | FileCheck %s --check-prefix=MUT
 // MUT: out0
 //
-// ptxas (sm_90a): none of the GEMV kernels spills or uses a stack frame.
-// RUN: %PYTHON -c "import re; p = re.split(r'(?m)^// gpu.binary @(\S+)\n', open('%t/m.ptx').read()); ks = [(n, b) for n, b in zip(p[1::2], p[2::2]) if 'shfl.sync' in b]; [open('%t/k-' + n + '.ptx', 'w').write(b) for n, b in ks]; print('gemv kernels', len(ks))" | FileCheck %s --check-prefix=NK
-// NK: gemv kernels 7
+// ptxas (sm_90a): no kernel of the module spills or uses a stack frame (the column kernel at
+// 8 rows: 128 registers a thread at bf16, 77 at f16).
+// RUN: %PYTHON -c "import re; p = re.split(r'(?m)^// gpu.binary @(\S+)\n', open('%t/m.ptx').read()); ks = list(zip(p[1::2], p[2::2])); [open('%t/k-' + n + '.ptx', 'w').write(b) for n, b in ks]; print('kernels', len(ks))" | FileCheck %s --check-prefix=NK
+// NK: kernels 21
 // RUN: for f in %t/k-*.ptx; do %ptxas -arch=sm_90a -v $f -o %t/k.cubin 2>&1; done | FileCheck %s --check-prefix=PTXAS
-// PTXAS-COUNT-7: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS-COUNT-21: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: spill

@@ -240,16 +240,17 @@ func.func @f32(%x: memref<4x64xf32>, %w: memref<40x64xf32>, %y: memref<4x40xf32>
 
 // -----
 
-// Left alone: M = 16 > 8, a transposed [k, n] weight, a body that is not a multiply-accumulate.
-// (An i8 contraction with a dynamic M is dispatched like a float one: gemv-epilogue.mlir.)
+// Left alone: M = 16 > 8, a weight indexed by the row (no projection: B [m, k]), a body that
+// is not a multiply-accumulate. (An i8 contraction with a dynamic M is dispatched like a float
+// one: gemv-epilogue.mlir. Weights stored [k, n]: gemv-columns.mlir.)
 #a = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> (n, k)>
-#wt = affine_map<(m, n, k) -> (k, n)>
+#wm = affine_map<(m, n, k) -> (m, k)>
 #c = affine_map<(m, n, k) -> (m, n)>
 // CHECK-LABEL: func.func @refused(
 // CHECK-NOT: gpu.launch
 // CHECK-COUNT-3: linalg.generic
-func.func @refused(%w: memref<64x64xbf16>,
+func.func @refused(%w: memref<64x64xbf16>, %wrow: memref<1x64xbf16>,
                    %x16: memref<16x64xf32>, %w32: memref<64x64xf32>, %y16: memref<16x64xf32>,
                    %x1: memref<1x64xbf16>, %y1: memref<1x64xf32>) {
   // expected-remark @+1 {{M = 16 is above max-m = 8}}
@@ -261,8 +262,8 @@ func.func @refused(%w: memref<64x64xbf16>,
     linalg.yield %s : f32
   }
   // expected-remark @+1 {{B is not a [n, k] weight}}
-  linalg.generic {indexing_maps = [#a, #wt, #c], iterator_types = ["parallel", "parallel", "reduction"]}
-      ins(%x1, %w : memref<1x64xbf16>, memref<64x64xbf16>) outs(%y1 : memref<1x64xf32>) {
+  linalg.generic {indexing_maps = [#a, #wm, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x1, %wrow : memref<1x64xbf16>, memref<1x64xbf16>) outs(%y1 : memref<1x64xf32>) {
   ^bb0(%p: bf16, %q: bf16, %o: f32):
     %pe = arith.extf %p : bf16 to f32
     %qe = arith.extf %q : bf16 to f32

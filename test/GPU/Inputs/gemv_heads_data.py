@@ -1,5 +1,7 @@
 """Per-head projections (decoda.linear with a rank-3 weight: y[..., h, n] = Σ_k x[..., h, k] ·
-W[h, n, k] (+ bias[h, n])) for gemv-heads-sim.mlir: the cases as a module, their inputs
+W[h, n, k] (+ bias[h, n])) and projections of weights stored [K, N] that are arguments (the
+GEMV's column kernel; H None: a rank-2 weight, y[..., n] = Σ_k x[..., k] · W[n, k]) for
+gemv-heads-sim.mlir: the cases as a module, their inputs
 (arg0, arg1, ...) and NumPy references (out0), the contraction in float64 from the rounded
 inputs, then rounded to the storage type (a bias added after that rounding, in the storage
 type, as decoda.linear's definition reads for narrow types).
@@ -31,6 +33,17 @@ CASES = {
     # absorbed MLA's query at batch 2: q_nope · W_UK (a constant in_out weight, 16 heads,
     # 64 -> 128) rounded straight into the first 128 columns of [q_lat ; q_rope]
     "h_bf16_concat": (2, 1, 16, 128, 64, "bf16", "in_out", "const", False, 32),
+    # weights stored [K, N] (arguments): the column kernel
+    # absorbed MLA's W_UK as decoda.mla states it ([H, Dn, Dc]), 16 heads, 64 -> 512
+    "c_bf16_m1": (1, 1, 16, 512, 64, "bf16", "in_out", "arg", False, 0),
+    # batch 2, K = 520, N = 36 (vectors of 4), a bias per head
+    "c_bf16_m2_bias": (2, 1, 4, 36, 520, "bf16", "in_out", "arg", True, 0),
+    # rank-2 f32 [30, 7]: N odd (scalar columns), three rows
+    "c_f32_m3": (3, 1, None, 7, 30, "f32", "in_out", "arg", False, 0),
+    # rank-2 bf16 [256, 1000] at a run-time batch (1, 2..8, above)
+    "c_bf16_dyn": (None, 1, None, 1000, 256, "bf16", "in_out", "arg", False, 0),
+    # eight rows, f16, per head into [y ; r] (the epilogue's strided output)
+    "c_f16_m8_concat": (8, 1, 4, 64, 32, "f16", "in_out", "arg", False, 16),
 }
 
 
@@ -66,15 +79,21 @@ def raw(a, dt):
 def weights(name):
     _, _, h, n, k, dt, layout, _, bias, _ = CASES[name]
     rng = np.random.default_rng(sum(map(ord, name)))
-    w = rounded(rng.standard_normal((h, n, k)) * 0.2, dt)  # [H, N, K]
-    b = rounded(rng.standard_normal((h, n)), dt) if bias else None
+    w = rounded(rng.standard_normal((h or 1, n, k)) * 0.2, dt)  # [H, N, K]
+    b = rounded(rng.standard_normal((h or 1, n)), dt) if bias else None
     return w, b
 
 
+def heads(shape, h):
+    """`shape` [..., H, X] without the head dim for a rank-2 weight (H None)."""
+    return shape if h else shape[:-2] + shape[-1:]
+
+
 def stored_weight(name):
-    layout = CASES[name][6]
+    h, layout = CASES[name][2], CASES[name][6]
     w, _ = weights(name)
-    return np.ascontiguousarray(w.transpose(0, 2, 1)) if layout == "in_out" else w
+    w = np.ascontiguousarray(w.transpose(0, 2, 1)) if layout == "in_out" else w
+    return w if h else w[0]
 
 
 def tensor(shape, dt):
@@ -84,13 +103,14 @@ def tensor(shape, dt):
 def function(name):
     batch, t, h, n, k, dt, layout, kind, bias, concat = CASES[name]
     w = stored_weight(name)
-    xt, yt, wt = tensor((batch, t, h, k), dt), tensor((batch, t, h, n), dt), tensor(w.shape, dt)
+    xt, yt = tensor(heads((batch, t, h, k), h), dt), tensor(heads((batch, t, h, n), h), dt)
+    wt, bt = tensor(w.shape, dt), tensor(heads((h, n), h), dt)
     rt, ot = tensor((batch, t, h, concat), dt), tensor((batch, t, h, n + concat), dt)
     args = [f"%x: {xt}"]
     if kind == "arg":
         args.append(f"%w: {wt}")
     if bias:
-        args.append(f"%b: {tensor((h, n), dt)}")
+        args.append(f"%b: {bt}")
     if concat:
         args.append(f"%r: {rt}")
     lines = [f"func.func @{name}({', '.join(args)}) -> {ot if concat else yt} {{"]
@@ -98,7 +118,7 @@ def function(name):
         lines.append(f'  %w = arith.constant dense<"0x{raw(w, dt).hex().upper()}"> : {wt}')
     attrs = " {weight_layout = #decoda.weight_layout<in_out>}" if layout == "in_out" else ""
     operands = "%x, %w" + (", %b" if bias else "")
-    types = f"{xt}, {wt}" + (f", {tensor((h, n), dt)}" if bias else "")
+    types = f"{xt}, {wt}" + (f", {bt}" if bias else "")
     lines.append(f"  %y = decoda.linear {operands}{attrs} : {types}")
     if concat:
         lines += [f"  %o = tensor.concat dim(3) %y, %r : ({yt}, {rt}) -> {ot}",
@@ -118,21 +138,24 @@ def main():
     inp, out = sys.argv[2], sys.argv[3]
     batch, t, h, n, k, dt, layout, kind, bias, concat = CASES[name]
     batch = int(rows) if batch is None else batch
-    x = rounded(np.random.default_rng(batch).standard_normal((batch, t, h, k)), dt)
+    x = rounded(np.random.default_rng(batch).standard_normal((batch, t, h or 1, k)), dt)
     w, b = weights(name)
-    args = {"arg0": stored(x, dt)}
+    args = {"arg0": stored(x if h else x[:, :, 0], dt)}
     if kind == "arg":
         args["arg1"] = stored(stored_weight(name), dt)
     if bias:
-        args[f"arg{len(args)}"] = stored(b, dt)
-    r = rounded(np.random.default_rng(batch + 100).standard_normal((batch, t, h, concat)), dt)
+        args[f"arg{len(args)}"] = stored(b if h else b[0], dt)
     if concat:
+        r = rounded(np.random.default_rng(batch + 100).standard_normal((batch, t, h, concat)),
+                    dt)
         args[f"arg{len(args)}"] = stored(r, dt)
     y = rounded(np.einsum("bthk,hnk->bthn", x.astype(np.float64), w.astype(np.float64)), dt)
     if bias:
         y = rounded(y + b, dt)
     if concat:
         y = np.concatenate([y, r], axis=3)
+    if not h:
+        y = y[:, :, 0]
     np.savez(inp, **args)
     np.savez(out, out0=stored(y, dt))
 
