@@ -66,7 +66,9 @@
 #       16 heads, the SIMT split form with dynamic shared memory; mla128_absorbed_decode_S4096
 #       with DeepSeek-V3's 128 heads, 8 row blocks a split; both again as decoda-absorb-mla
 #       writes them, V the first 512 columns of K, mla_latent_decode_S4096 and
-#       mla128_latent_decode_S4096: K staged alone, P·V from the K tile), the
+#       mla128_latent_decode_S4096: K staged alone, P·V from the K tile; and the whole step
+#       as decoda.mla states it, weights as inputs, mla_step_decode_S4096: W_UK's column GEMV,
+#       the latent attention, W_UV's per-head GEMV), the
 #       fused residual add + RMSNorm alone (one row kernel) and one
 #       cached-attention decode step over 4096 keys (flash decoding: the keys split over blocks
 #       per K/V head, then the combine), a speculative-decoding step of eight tokens over the
@@ -190,6 +192,7 @@ if [[ "$mode" == prepare ]]; then
             "$here/gpu/attention_d256.mlir" "$here/gpu/attention_d96.mlir"
             "$here/gpu/mla_absorbed_decode.mlir" "$here/gpu/mla128_absorbed_decode.mlir"
             "$here/gpu/mla_latent_decode.mlir" "$here/gpu/mla128_latent_decode.mlir"
+            "$here/gpu/mla_step_decode.mlir:absorb"
             "$here/gpu/attention_int8_d128.mlir"
             "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir" "$here/gpu/spec_decode_attention_d128.mlir"
@@ -224,6 +227,7 @@ if [[ "$mode" == prepare ]]; then
     p=${p%:bf16}
     p=${p%:bf16io}
     p=${p%:shared}
+    p=${p%:absorb}
     name=$(basename "$p")
     name=${name%.mlir}
     name=${name%.onnx}
@@ -280,6 +284,9 @@ if [[ "$mode" == prepare ]]; then
     elif [[ "$entry" == *:shared ]]; then
       name=${name}_shared
       dims=(--shared-kv-buffers)
+    elif [[ "$entry" == *:absorb ]]; then
+      # decoda-absorb-mla on the CUDA build only: the CPU reference computes MLA unabsorbed.
+      gpuflags=(--graph-opt-options=absorb-mla=true)
     fi
     case "$name" in int8_*) dims+=(--quantize=int8 --no-smooth --quant-attention=false) ;; esac
     if ! "$bin/decoda-compile" "$p" "${dims[@]}" --target=cuda --gpu-arch=sm_90a \
@@ -863,6 +870,17 @@ for name, heads in (("mla_latent_decode", 16), ("mla128_latent_decode", 128)):
         S = 4096
         bench(mla, {"q": bf16((1, 1, heads, 576)), "k": bf16((1, S, 1, 576))},
               f"{name}_S4096", bytes_=S * 576 * 2, device=True, prio=2)
+# The whole decode step of MLA as a model states it (decoda.mla, weights as inputs, absorbed:
+# W_UK's column kernel into the query, the latent attention, W_UV's per-head GEMV; five
+# launches): GB/s of the latent cache, its RoPE key and both weights read once.
+mla = os.path.join(d, "models", "mla_step_decode.cuda.so")
+if os.path.exists(mla):
+    S = 4096
+    bench(mla, {"q_nope": bf16((1, 1, 16, 128)), "q_rope": bf16((1, 1, 16, 64)),
+                "latent": bf16((1, S, 512)), "k_rope": bf16((1, S, 64)),
+                "w_uk": bf16((16, 128, 512)), "w_uv": bf16((16, 128, 512))},
+          "mla_step_decode_S4096", bytes_=S * 576 * 2 + 2 * 16 * 128 * 512 * 2, device=True,
+          prio=2)
 # The same attention in INT8 (two passes over K: the Q·Kᵀ of the row max is computed twice, so
 # the integer tensor cores do 6 T² H D / 2 operations; the figure counts the 4 T² H D / 2 of the
 # attention, against the 1979 dense INT8 TOPS).

@@ -17,7 +17,7 @@ import zlib
 
 import numpy as np
 
-LIMIT = 1 << 20  # elements
+LIMIT = 1 << 19  # elements (512 Ki: the 1 Mi-element weights of mla_step_decode travel as recipes too)
 
 _MASK = (1 << 64) - 1
 

@@ -19,6 +19,18 @@
 // shuffles and every thread the barrier. V is 16 bytes of elements, halved until K is a
 // multiple of it (rows of A and B then start 16-, 8-, ... byte aligned).
 //
+// Per-head weights B [H, N, K] (the head A's and C's last lead dim; absorbed MLA's W_UK and
+// W_UV): the columns above are B's H·N rows, a warp's in one head h = n_j / N; A's row m·H + h
+// and C's (m·H + h, n_j - h·N), A and C collapsed over all lead dims; M without the head.
+//
+// Weights stored [K, N] ([H, K, N]) that are arguments (emitColumnKernel; constants are
+// transposed at compile time): a block of T threads over a tile of L·V columns (V 16 bytes
+// along N, halved until N is a multiple; L lanes a row of k, columnLanes), grid y the head:
+//   thread t: chunk c = t % L (columns n0 = tile start + c V ..), part p = t / L
+//   acc[m] (vector<V x f32>) += A[m, k] · B[k, n0 ..] for k = p, p + T / L, ... (unrolled)
+//   partials[p][m · tile + c V ..] = acc[m]; barrier
+//   element i = t, t + T, ... < M · tile: Σ_p partials[p][i] in order -> C (or the epilogue)
+//
 // i8 x i8 -> i32 (decoda.qlinear without a zero point): acc is one i32 per (column, row), each
 // 4-byte group of a vector one dp4a (`nvvm.dot.accumulate.4way`, signed x signed, wrapping as
 // the reference does), the sums i32; the dequantising epilogue is applied by the storing lane.

@@ -4,12 +4,16 @@
 // `decoda.kernel_attrs` a launch carried (what its generator knows of the kernel, such as
 // the register budget `nvvm.maxnreg`) set on the kernel it became. Outlining drops a launch's
 // attributes; it replaces each launch by a gpu.launch_func in place, so launches and the new
-// launch_func ops pair up in walk order.
+// launch_func ops pair up in walk order. An i1 operand of an outlined kernel (a flag computed
+// on the host) becomes an i64 parameter: zero-extended at the launch, truncated at the kernel's
+// entry, so that every kernel parameter is a whole 8-byte value (a 1-byte one would leave the
+// bytes above it in a runtime's 8-byte slot undefined).
 //
 //===----------------------------------------------------------------------===//
 
 #include "decoda/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/DLTI/DLTI.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -46,6 +50,37 @@ struct GPUOutlineKernelsPass
     : public mlir::decoda::impl::GPUOutlineKernelsPassBase<GPUOutlineKernelsPass> {
   using Base::Base;
 
+  /// The i1 parameters of the kernels `launches` outlined as i64 (the file comment).
+  void widenFlags(ArrayRef<gpu::LaunchFuncOp> launches) {
+    for (gpu::LaunchFuncOp launch : launches) {
+      auto kernel =
+          SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(launch, launch.getKernel());
+      if (!kernel || kernel.getNumArguments() != launch.getNumKernelOperands())
+        continue;
+      Type i1 = IntegerType::get(&getContext(), 1), i64 = IntegerType::get(&getContext(), 64);
+      SmallVector<Type> inputs(kernel.getArgumentTypes());
+      Block &entry = kernel.getBody().front();
+      OpBuilder kb(&entry, entry.begin());
+      OpBuilder hb(launch);
+      bool changed = false;
+      for (unsigned i = 0; i < inputs.size(); ++i) {
+        if (inputs[i] != i1)
+          continue;
+        BlockArgument arg = kernel.getArgument(i);
+        arg.setType(i64);
+        auto flag = arith::TruncIOp::create(kb, launch.getLoc(), i1, arg);
+        arg.replaceAllUsesExcept(flag, flag);
+        inputs[i] = i64;
+        Value wide = arith::ExtUIOp::create(hb, launch.getLoc(), i64, launch.getKernelOperand(i));
+        launch.getKernelOperandsMutable()[i].set(wide);
+        changed = true;
+        ++numWidenedFlags;
+      }
+      if (changed)
+        kernel.setFunctionType(FunctionType::get(&getContext(), inputs, {}));
+    }
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     // Per launch in walk order: what it asks of its kernel (null: nothing) and where it is.
@@ -77,14 +112,15 @@ struct GPUOutlineKernelsPass
     pm.addPass(createGpuKernelOutliningPass());
     if (failed(runPipeline(pm, module)))
       return signalPassFailure();
-    if (!any)
-      return;
 
     SmallVector<gpu::LaunchFuncOp> launches;
     module.walk([&](gpu::LaunchFuncOp l) {
       if (!existing.contains(l))
         launches.push_back(l);
     });
+    widenFlags(launches);
+    if (!any)
+      return;
     if (launches.size() != wanted.size()) {
       module.emitError() << "decoda-gpu-outline-kernels: " << wanted.size()
                          << " gpu.launch ops became " << launches.size()

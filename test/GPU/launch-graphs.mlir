@@ -16,22 +16,22 @@
 // addresses compared within each kernel's arguments: the arena and the pool reuse freed
 // temporaries' memory in orders of their own).
 // CHECK: same kernels, dimensions and arguments with and without graphs: yes
-// Two kernels take the offset (RoPE, which writes K and V into the caches, and the attention):
-// calls 2 and 3 move it; every other kernel gets the same buffers, named by first use in the
-// call, every call.
-// CHECK: kernels whose arguments change with the offset: [0, 2, 2, 0]
+// Three kernels take the offset (the q/k/v GEMV, which rounds V straight into the V cache's
+// slice, RoPE, which writes K into the K cache, and the attention): calls 2 and 3 move it;
+// every other kernel gets the same buffers, named by first use in the call, every call.
+// (Two before 8 Dec 2026, when RoPE's kernel also copied V from a temporary into the cache.)
+// CHECK: kernels whose arguments change with the offset: [0, 3, 3, 0]
 // CHECK: without graphs, driver launches a call: [7, 7, 7, 7, 7]
 // The first call builds the graph (its temporaries from the pool); the second takes them from
 // the arena, one allocation of what the first call needed, so every node is updated once; after
 // that a call is one graph launch, no allocation or free, and updates only the nodes whose
 // arguments moved.
-// (12 temporaries: 11 before decoda-unshare-fills gave each linalg op writing into a shared
-// tensor.empty one of its own, which saves kernels elsewhere: two results bufferization had
-// placed in one buffer in turn now have one each.)
-// CHECK: with graphs, call 0 (offset 3): launches 0, graph launches 1, instantiations 1, node updates 0, allocations 12, frees 12
+// (11 temporaries: 12 before V went straight into the cache, its temporary gone; 11 before
+// decoda-unshare-fills gave each linalg op writing into a shared tensor.empty one of its own.)
+// CHECK: with graphs, call 0 (offset 3): launches 0, graph launches 1, instantiations 1, node updates 0, allocations 11, frees 11
 // CHECK: with graphs, call 1 (offset 3): launches 0, graph launches 1, instantiations 0, node updates 7, allocations 1, frees 0
-// CHECK: with graphs, call 2 (offset 4): launches 0, graph launches 1, instantiations 0, node updates 2, allocations 0, frees 0
-// CHECK: with graphs, call 3 (offset 9): launches 0, graph launches 1, instantiations 0, node updates 2, allocations 0, frees 0
+// CHECK: with graphs, call 2 (offset 4): launches 0, graph launches 1, instantiations 0, node updates 3, allocations 0, frees 0
+// CHECK: with graphs, call 3 (offset 9): launches 0, graph launches 1, instantiations 0, node updates 3, allocations 0, frees 0
 // CHECK: with graphs, call 4 (offset 9): launches 0, graph launches 1, instantiations 0, node updates 0, allocations 0, frees 0
 // CHECK: first call's pool allocations and frees as without graphs: yes
 // A profiled call launches kernel by kernel (each between its events).
@@ -51,8 +51,8 @@
 // RUN: %PYTHON %S/Inputs/count_fake_cuda.py %t/run.log | FileCheck %s --check-prefix=RUNLOG
 // BENCH: bench step: 1 warm-up, 4 timed runs
 // RUNLOG: unfreed allocations: 0
-// The first call's 14 pool allocations (host inputs and temporaries), then the arena's one.
-// RUNLOG: stream-ordered allocations: 15
+// The first call's 13 pool allocations (host inputs and temporaries), then the arena's one.
+// RUNLOG: stream-ordered allocations: 14
 // RUNLOG: kernel launches: 0
 // RUNLOG: graph launches: 6
 // RUNLOG: graph instantiations: 1

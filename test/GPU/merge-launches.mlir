@@ -1,16 +1,17 @@
 // decoda-gpu-merge-launches: consecutive independent launches of one block shape become one.
 // RUN: decoda-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(decoda-gpu-merge-launches))" | FileCheck %s
 // In the CUDA pipeline: the Llama-3.2-1B-shaped decode step (weights as arguments) has its q, k
-// and v GEMV kernels as one launch of 512 + 512 + 512 blocks (k and v split K over 4 warps), and
-// the V cache write ([32, 8] threads) with q's and k's RoPE kernels (256 threads) as one launch
-// of 2 + 1 + 1 blocks (7 launches: the two RMSNorms computed by the GEMV kernels reading them;
+// and v GEMV kernels as one launch of 512 + 512 + 512 blocks (k and v split K over 4 warps; v
+// rounded straight into the V cache's slice since 8 Dec 2026, when the V cache write, [32, 8]
+// threads, left the launch of q's and k's RoPE kernels, 2 + 1 + 1 blocks then, 2 now) (7
+// launches: the two RMSNorms computed by the GEMV kernels reading them;
 // 9 before that, 11 before RoPE was one kernel and the caches were written in place, 12 before
 // gate and up became one GEMV kernel); the small f32 block at T = 1 computes what NumPy does on the PTX interpreter with its
 // q, k and v GEMVs (16 + 8 + 8 blocks) as one launch.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %decoda_src/bench/gpu/llama32_1b_step.mlir --target=cuda --emit=ptx -o %t/step.ptx --dump-ir-after-each=%t/step
 // RUN: %PYTHON -c "import glob, re; t = open(glob.glob('%t/step/*-decoda-gpu-name-kernels.mlir')[0]).read(); print('launches', t.count('gpu.launch_func'), 'grids', *re.findall(r'gpu.launch_func .* blocks in \(%%c(\d+)', t)[:3])" | FileCheck %s --check-prefix=STEP
-// STEP: launches 7 grids 1536 4 2
+// STEP: launches 7 grids 1536 2 2
 // RUN: decoda-compile %S/Inputs/llama_small_f32.mlir --static-dims=0:1=1 --target=cuda --emit=ptx -o %t/f.ptx --dump-ir-after-each=%t/f
 // RUN: %PYTHON %S/Inputs/block_data.py llama-f32 1 %t/f1-in.npz %t/f1-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/f %t/f.ptx --inputs %t/f1-in.npz --expect %t/f1-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=SIM

@@ -112,3 +112,30 @@ func.func @clash(%m: memref<4xf32>) {
   } {decoda.kernel_attrs = {known_block_size = array<i32: 8, 1, 1>}}
   return
 }
+
+// -----
+
+// A flag computed on the host (an i1 the kernel uses) is passed as an i64: zero-extended at the
+// launch, truncated at the kernel's entry; the other operands keep their types.
+// CHECK-LABEL: func.func @flag(
+// CHECK-SAME: %[[M:[^:]*]]: memref<4xf32>, %[[N:[^:]*]]: index
+// CHECK: %[[F:.*]] = arith.cmpi eq, %[[N]], %c0
+// CHECK: %[[W:.*]] = arith.extui %[[F]] : i1 to i64
+// CHECK: gpu.launch_func @flag_kernel::@flag_kernel {{.*}} args(%{{.*}} : f32, %[[M]] : memref<4xf32>, %[[W]] : i64)
+// CHECK: gpu.func @flag_kernel(%{{[^:]*}}: f32, %{{[^:]*}}: memref<4xf32>, %[[ARG:[^:]*]]: i64) kernel
+// CHECK-NEXT: %[[T:.*]] = arith.trunci %[[ARG]] : i64 to i1
+// CHECK: scf.if %[[T]] {
+func.func @flag(%m: memref<4xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %f = arith.cmpi eq, %n, %c0 : index
+  %one = arith.constant 1.0 : f32
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1) threads(%tx, %ty, %tz) in (%a = %c4, %b = %c1, %c = %c1) {
+    scf.if %f {
+      memref.store %one, %m[%tx] : memref<4xf32>
+    }
+    gpu.terminator
+  }
+  return
+}

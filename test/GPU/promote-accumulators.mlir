@@ -4,21 +4,23 @@
 // Nests are promoted level by level; several accumulators of one loop together. Left alone:
 // another access to the buffer in the loop (through a view too), indices that vary in the
 // loop, a store before the load, the load in a nested region, an op of unknown effects, loops
-// inside a gpu.launch. Numerics: the RUN lines at the end (a per-head decoda.linear at a
-// decode step on the PTX interpreter against NumPy, promoted and not, bit for bit).
+// inside a gpu.launch. Numerics: the RUN lines at the end (a per-head decoda.linear of 12 rows,
+// which no GEMV or tensor-core kernel takes, on the PTX interpreter against NumPy, promoted and
+// not, bit for bit).
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-promote-accumulators | FileCheck %s
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: decoda-compile %S/Inputs/promote_cases.mlir --target=cuda --gpu-arch=sm_90a --emit=ptx -o %t/p.ptx --dump-ir-after-each=%t/p
 // RUN: %PYTHON %S/Inputs/promote_data.py per_head %t/in.npz %t/out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/p %t/p.ptx --entry per_head --inputs %t/in.npz --expect %t/out.npz --rtol 7.9e-3 --atol 1e-3 --save %t/got.npz | FileCheck %s --check-prefix=SIM
-// SIM: out0: ok (16384 elements
+// SIM: out0: ok (24576 elements
 // RUN: decoda-opt %S/Inputs/promote_cases.mlir --decoda-graph-opt --decoda-lower-to-cuda="format=isa gpu-arch=sm_90a promote-accumulators=false" --mlir-print-ir-before=decoda-lower-runtime-checks 2>%t/u-host.mlir >%t/u-out.mlir
 // RUN: %PYTHON %S/Inputs/opt_ptx.py %t/u-host.mlir %t/u-out.mlir %t/u %t/u.ptx
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/u %t/u.ptx --entry per_head --inputs %t/in.npz --expect %t/got.npz --rtol 0 --atol 0 | FileCheck %s --check-prefix=UNPROMOTED
-// UNPROMOTED: out0: ok (16384 elements, max abs error 0)
+// UNPROMOTED: out0: ok (24576 elements, max abs error 0)
 // The promoted kernel's reduction loop stores nothing (before: a global store every
-// iteration): the PTX of the per-head kernel, from its loop label to the branch back.
+// iteration): the PTX of the per-head kernel's innermost loops, from a loop label to the
+// branch back (the loop over a thread's rows around it stores each row's result once).
 // RUN: %PYTHON %S/Inputs/promote_data.py loops %t/p.ptx | FileCheck %s --check-prefix=LOOP
 // LOOP: global stores in loops: 0
 // RUN: %PYTHON %S/Inputs/promote_data.py loops %t/u.ptx | FileCheck %s --check-prefix=ULOOP

@@ -287,10 +287,32 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     the `M > max-m` branch, the only one that still reads the float weight (the tensor
     cores'). Weights whose vectors are not whole bytes of codes are read as floats.
 
+    Per-head weights (`decoda.linear` with a `[H, N, K]` weight: absorbed MLA's `W_UK`,
+    transposed at compile time when constant, and `W_UV`): `B[h, n, k]` where `h` is A's and
+    C's last lead dim. The kernel's columns are B's `H * N` rows (B collapsed to
+    `[H * N, K]`), a warp's columns in one head (`cols-per-warp` is 1 when `N` is no
+    multiple of it), `h = column / N`; it reads A's row `m * H + h` and stores C's
+    `(m * H + h, column - h * N)`, A and C collapsed over all their lead dims; `M` counts
+    the lead dims without the head (so does a dynamic-`M` dispatch). Not on tensor cores.
+
+    Weights stored `[K, N]` (`B[k, n]`, per head `[H, K, N]`): an `in_out` weight that is an
+    argument (constant ones are transposed at compile time). A column kernel: blocks of
+    `32 * warps` threads over tiles of `lanes * V` columns (`V` a 16-byte vector along `N`,
+    halved while `N` is no multiple; `lanes` 32, halved while the grid has fewer than
+    `min-blocks` blocks, 8 at least, and while half of them cover `N`), the grid's y the
+    head; a thread takes `V` columns and every `parts`-th `k` (`parts = threads / lanes`),
+    `unroll` rows of B loaded before their FMAs with A's element broadcast; the parts' sums
+    meet in shared memory (`[parts][M * tile]` f32, at most 32 KiB) and the thread of each
+    (row, column) adds them in part order and stores (through the epilogue). Not for i8
+    (`dp4a` takes four consecutive `k`) nor dequantised weights.
+
     With `fuse-epilogue`, when the kernel starts from a zero fill and the next op is an
     elementwise consumer of `C` (a temporary; the bf16/f16 rounding, residual adds, a GLU
     product, the INT8 dequantisation: GPUContraction.h, fusableEpilogue), the storing lane
-    applies its body to each sum and stores its result; `C` and the consumer are gone.
+    applies its body to each sum and stores its result; `C` and the consumer are gone. The
+    consumer's output may be a strided view whose lead dims and whose `N` dims each collapse
+    into one (a slice of a concatenation: absorbed MLA's `q_lat` rounded straight into
+    `[q_lat ; q_rope]`); the tensor-core kernels keep identity outputs.
 
     A dynamic `M` (a model whose token count is a run-time dim, called with one token for a
     decode step, or with a few for speculative decoding) is dispatched at run time when
@@ -592,14 +614,21 @@ def GPUOutlineKernelsPass : Pass<"decoda-gpu-outline-kernels", "ModuleOp"> {
     gpu.module @f_kernel { gpu.func @f_kernel(...) kernel attributes {nvvm.maxnreg = 224 : i32, ...} }
     ```
 
+    An `i1` operand of an outlined kernel (a flag computed on the host, such as RoPE's test
+    of an output offset's alignment) becomes an `i64` parameter, zero-extended at the launch
+    and truncated at the kernel's entry: every kernel parameter is then a whole 8-byte value
+    (`.u64`), with no undefined bytes above a 1-byte flag in a runtime's or a test driver's
+    8-byte parameter slot.
+
     Errors, naming the launch: `decoda.kernel_attrs` that is not a dictionary; a kernel asked
     for two different values of one attribute (two launches of one kernel); `nvvm.maxnreg`
     that is not an i32 in 16..255.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::DLTIDialect",
-                           "::mlir::cf::ControlFlowDialect"];
+                           "::mlir::cf::ControlFlowDialect", "::mlir::arith::ArithDialect"];
   let statistics = [
-    Statistic<"numKernelAttrs", "num-kernel-attrs", "attributes set on outlined kernels">
+    Statistic<"numKernelAttrs", "num-kernel-attrs", "attributes set on outlined kernels">,
+    Statistic<"numWidenedFlags", "num-widened-flags", "i1 kernel parameters passed as i64">
   ];
 }
 

@@ -6,9 +6,10 @@ a GEMV kernel whose weight prefetch comes first, still match).
   same_kernel_runs.py A.exec B.exec   -> "same kernel runs: yes" (exit 0) or the first difference
 
 The fake driver takes every parameter as 8 bytes (it tells the runtime so), so a narrower one
-(a kernel's i1 flag, `.param .u8`) is logged with the host's stack bytes above it, which differ
-from run to run: an integer of 2^32 or more that is no device address is compared in its low
-byte.
+(`.param .u8`) would be logged with the host's stack bytes above it, which differ from run to
+run: an integer of 2^32 or more that is no device address is compared in its low byte. (The
+CUDA pipeline's kernels take none since decoda-gpu-outline-kernels passes i1 flags as i64: the
+stack bytes above one could also look like a device address.)
 """
 import sys
 
