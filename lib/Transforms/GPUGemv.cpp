@@ -21,7 +21,8 @@
 //
 // Per-head weights B [H, N, K] (the head A's and C's last lead dim; absorbed MLA's W_UK and
 // W_UV): the columns above are B's H·N rows, a warp's in one head h = n_j / N; A's row m·H + h
-// and C's (m·H + h, n_j - h·N), A and C collapsed over all lead dims; M without the head.
+// and C's (m·H + h, n_j - h·N), A and C collapsed over all lead dims; M without the head. The
+// tensor-core GEMV below likewise when N is a multiple of 8 (a warp's 8 weight rows, one head).
 //
 // Weights stored [K, N] ([H, K, N]) that are arguments (emitColumnKernel; constants are
 // transposed at compile time): a block of T threads over a tile of L·V columns (V 16 bytes
@@ -720,12 +721,13 @@ SmallVector<Value> addSplitParts(OpBuilder &b, Location loc, ArrayRef<Value> sum
 /// issue-bound there) every weight a plain float of that type with 16-byte rows.
 bool mmaAccepts(const Match &m, int64_t rowsM, ArrayRef<std::optional<Dequant>> dequants,
                 const Config &cfg) {
+  // Per head, a warp's 8 weight rows must lie in one head (their A rows are that head's).
   if (!cfg.mma || !(m.elementType.isBF16() || m.elementType.isF16()) || rowsM > 16 ||
-      m.heads > 1 || m.kMajor)
+      (m.heads > 1 && m.n % 8 != 0) || m.kMajor)
     return false;
   if (llvm::none_of(dequants, [](const std::optional<Dequant> &d) { return d.has_value(); }))
     return rowsM >= 2 && vectorWidth(m) == 8;
-  if (m.k % 32 != 0)
+  if (m.k % 32 != 0 || m.heads > 1)
     return false;
   return llvm::all_of(dequants, [&](const std::optional<Dequant> &d) {
     return d && d->bits == 4 && d->blockSize % 32 == 0 &&
@@ -765,6 +767,15 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   SmallVector<Value> leadDims;
   if (epilogue)
     leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
+  // Per head (emitKernel's): columns over B's H·N rows, a warp's 8 in one head h (N a
+  // multiple of 8), A's rows and C's r·H + h, C's columns n - h·N.
+  const int64_t heads = m.heads, headN = m.n;
+  if (heads > 1) {
+    assert(!fromCodes && !norm && !dual && "per head: float weights alone");
+    floats[0] = memref::CollapseShapeOp::create(b, loc, m.b,
+                                                SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    m.n = heads * headN;
+  }
   // 8 columns (weight rows) a warp; a warp step of 4 lanes per row, each 16 bytes of the
   // row: 128 k (32 codes a lane) or 32 k (8 floats a lane); the K split over warps while the
   // grid is short of min-blocks blocks. A lane step's pairs of k (of each row of A, and of
@@ -798,13 +809,15 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   Value lastRow = e.idx(m.n - 1);
   auto clampRow = [&](Value n) { return e.select(e.lt(n, e.idx(m.n)), n, lastRow); };
   Value bRow = clampRow(e.add(n0, g)); // the weight row this lane reads
+  Value head = heads > 1 ? e.div(clampRow(n0), headN) : Value();
   // Rows of A (past the run-time count or rowsM: the last one, computed and not stored).
   Value lastA = count ? arith::SubIOp::create(b, loc, count, one).getResult()
                       : e.idx(rowsM - 1);
   SmallVector<Value> aRows;
   for (int64_t rg = 0; rg < rowGroups; ++rg) {
     Value r = rg ? e.add(g, e.idx(8)) : g;
-    aRows.push_back(e.select(e.lt(r, lastA), r, lastA));
+    Value row = e.select(e.lt(r, lastA), r, lastA);
+    aRows.push_back(head ? e.add(e.mul(row, heads), head) : row);
   }
   // Lane 0 of part 0 prefetches the starts of the warp's 8 rows of codes (or floats) into L2.
   if (!fromCodes) {
@@ -1052,16 +1065,20 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&store.getThenRegion().front());
       Value s = sums[2 * r + c];
+      // C's row and column (per head: the head's row, the column within it).
+      Value cRow = head ? e.add(e.mul(row, heads), head) : row;
+      Value cCol =
+          head ? arith::SubIOp::create(b, loc, col, e.mul(head, headN)).getResult() : col;
       if (epilogue) {
         SmallVector<Value> operands;
         if (dual)
-          operands = decoda::gpu_contraction::gateUpOperands(b, loc, *dual, leadDims, row, col,
+          operands = decoda::gpu_contraction::gateUpOperands(b, loc, *dual, leadDims, cRow, cCol,
                                                              {sums[4 + 2 * r + c]});
-        decoda::gpu_contraction::storeThroughEpilogue(b, loc, epilogue, leadDims, c2, {s}, row,
-                                                      col, operands);
+        decoda::gpu_contraction::storeThroughEpilogue(b, loc, epilogue, leadDims, c2, {s}, cRow,
+                                                      cCol, operands);
         continue;
       }
-      SmallVector<Value, 2> at{row, col};
+      SmallVector<Value, 2> at{cRow, cCol};
       if (!zeroInit)
         s = arith::AddFOp::create(b, loc, memref::LoadOp::create(b, loc, c2, at), s);
       memref::StoreOp::create(b, loc, s, c2, at);

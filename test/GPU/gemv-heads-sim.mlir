@@ -3,13 +3,13 @@
 // weight; IR: gemv-heads.mlir) and of the column kernel of weights stored [K, N] that are
 // arguments (IR: gemv-columns.mlir) on the PTX interpreter (Inputs/ptxsim.py via
 // Inputs/gpusim_run.py) against NumPy (Inputs/gemv_heads_data.py: float64 from the rounded
-// inputs, rounded to the storage type). Cases: bf16 M = 1 at 16 heads, K = 64 shorter than a
-// warp's stride (absorbed MLA's W_UK at 64 → 48); bf16 M = 2 with K = 520 (a split K, its
-// partials through shared memory) and a bias per head (the fused epilogue); a constant in_out
-// f32 weight transposed at compile time, K = 30 (8-byte vectors), N = 7; f16 M = 8 over two
-// lead dims; a run-time batch through the dispatch: 1 (one-row kernel), 3 and 8 (the 8-row
-// kernel storing M rows), 11 (the contraction's loops, no GEMV); absorbed MLA's query below. bf16/f16 within one unit in
-// the last place of the rounding, f32 within 1e-5; the bias case within one unit of the sums
+// inputs, rounded to the storage type). Per head: bf16 M = 1 at 16 heads, K = 64 shorter than a
+// warp's stride (absorbed MLA's W_UK at 64 → 48); bf16 M = 2 with K = 520 and N = 36 (SIMT: N
+// is no multiple of 8; a split K, its partials through shared memory) and a bias per head (the
+// fused epilogue); a constant in_out f32 weight transposed at compile time, K = 30 (8-byte
+// vectors), N = 7; 4 to 16 bf16/f16 rows on the tensor-core GEMV and on the SIMT kernel; a
+// run-time batch through the dispatch; absorbed MLA's query. bf16/f16 within one unit in the
+// last place of the rounding, f32 within 1e-5; the bias case within one unit of the sums
 // before the bias (rounded to bf16 first, |sum| up to 16.03: 0.125), whose rounding the f32
 // and float64 sums may take to neighbouring values.
 // RUN: rm -rf %t && mkdir -p %t
@@ -30,11 +30,33 @@
 // CONST: launch h_f32_m3_const_kernel: grid [11, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 165
 // CONST: out0: ok (126 elements
 // CONST: 1 launches
+// Eight f16 rows on the tensor-core GEMV (2 to 16 rows, N a multiple of 8: a warp's 8 weight
+// rows in one head; mma.sync m16n8k16), and on the SIMT kernel (--gpu-gemv-mma=false, the s
+// build); bf16 four rows with K = 136 (a partial last warp step of 32 k) on both; f16 sixteen
+// rows over two lead dims (both row groups of the fragments).
+// RUN: decoda-compile %t/m.mlir --target=cuda --gpu-arch=sm_90a --gpu-gemv-mma=false --emit=ptx -o %t/s.ptx --dump-ir-after-each=%t/s
 // RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_f16_m8 %t/4-in.npz %t/4-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_f16_m8 --inputs %t/4-in.npz --expect %t/4-out.npz --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=M8
-// M8: launch h_f16_m8_kernel: grid [12, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 480
+// M8: launch h_f16_m8_kernel: grid [3, 1, 1] block [128, 1, 1] shared 2048 bytes; bar 3, mma 6
 // M8: out0: ok (384 elements
 // M8: 1 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --entry h_f16_m8 --inputs %t/4-in.npz --expect %t/4-out.npz --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=M8S
+// M8S: launch h_f16_m8_kernel: grid [12, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 480
+// M8S: out0: ok (384 elements
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_m4_mma %t/m4-in.npz %t/m4-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_m4_mma --inputs %t/m4-in.npz --expect %t/m4-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=M4
+// M4: launch h_bf16_m4_mma_kernel: grid [64, 1, 1] block [128, 1, 1] shared 2048 bytes; bar 64, mma 256
+// M4: out0: ok (2048 elements
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --entry h_bf16_m4_mma --inputs %t/m4-in.npz --expect %t/m4-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=M4S
+// M4S: launch h_bf16_m4_mma_kernel: grid [128, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 2560
+// M4S: out0: ok (2048 elements
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_f16_m16 %t/m16-in.npz %t/m16-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_f16_m16 --inputs %t/m16-in.npz --expect %t/m16-out.npz --rtol 1e-3 --atol 1e-3 | FileCheck %s --check-prefix=M16
+// M16: launch h_f16_m16_kernel: grid [8, 1, 1] block [128, 1, 1] shared 2048 bytes; bar 8, mma 16
+// M16: out0: ok (2048 elements
+// A run-time batch: 1 (the one-row kernel), 3, 8, 11 and 16 (the tensor-core GEMV's 16 rows,
+// storing M), 17 (the contraction's loops, no GEMV); without tensor cores 3 and 8 on the SIMT
+// kernel's 8 rows, 9 the loops.
 // RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_dyn:1 %t/5-in.npz %t/5-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/5-in.npz --expect %t/5-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=DYN1
 // DYN1: launch h_bf16_dyn_kernel: grid [128, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 640
@@ -42,25 +64,49 @@
 // DYN1: 1 launches
 // RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_dyn:3 %t/6-in.npz %t/6-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=DYN3
-// DYN3: launch h_bf16_dyn_kernel_0: grid [128, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 5120
+// DYN3: launch h_bf16_dyn_kernel_0: grid [64, 1, 1] block [128, 1, 1] shared 2048 bytes; bar 64, mma 128
 // DYN3: out0: ok (1536 elements
 // DYN3: 1 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --entry h_bf16_dyn --inputs %t/6-in.npz --expect %t/6-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=DYN3S
+// DYN3S: launch h_bf16_dyn_kernel_{{[0-9]+}}: grid [128, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 5120
+// DYN3S: out0: ok (1536 elements
 // RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_dyn:8 %t/7-in.npz %t/7-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/7-in.npz --expect %t/7-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=DYN8
-// DYN8: launch h_bf16_dyn_kernel_0: grid [128, 1, 1]
+// DYN8: launch h_bf16_dyn_kernel_0: grid [64, 1, 1]
 // DYN8: out0: ok (4096 elements
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --entry h_bf16_dyn --inputs %t/7-in.npz --expect %t/7-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=DYN8S
+// DYN8S: shfl 5120
+// DYN8S: out0: ok (4096 elements
 // RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_dyn:11 %t/8-in.npz %t/8-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/8-in.npz --expect %t/8-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=DYN11
-// DYN11-NOT: shfl
+// DYN11: launch h_bf16_dyn_kernel_0: grid [64, 1, 1]
 // DYN11: out0: ok (5632 elements
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_dyn:16 %t/16-in.npz %t/16-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/16-in.npz --expect %t/16-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=DYN16
+// DYN16: launch h_bf16_dyn_kernel_0: grid [64, 1, 1]
+// DYN16: out0: ok (8192 elements
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_dyn:17 %t/17-in.npz %t/17-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/17-in.npz --expect %t/17-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=DYN17
+// DYN17-NOT: shfl
+// DYN17-NOT: mma
+// DYN17: out0: ok (8704 elements
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_dyn:9 %t/9r-in.npz %t/9r-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --entry h_bf16_dyn --inputs %t/9r-in.npz --expect %t/9r-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=DYN9S
+// DYN9S-NOT: shfl
+// DYN9S: out0: ok (4608 elements
 // Absorbed MLA's query: q_nope · W_UK (a constant in_out weight) rounded by the GEMV kernel
 // straight into its slice of [q_lat ; q_rope] (the epilogue's strided output): two launches,
-// the kernel and q_rope's copy, no f32 temporary or rounding kernel.
+// the kernel and q_rope's copy, no f32 temporary or rounding kernel; batch 2, so the
+// tensor-core GEMV (the SIMT kernel in the s build).
 // RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_concat %t/9-in.npz %t/9-out.npz
 // RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_concat --inputs %t/9-in.npz --expect %t/9-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=CONCAT
-// CONCAT: launch h_bf16_concat_kernel{{.*}}: grid [512, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 5120
+// CONCAT: launch h_bf16_concat_kernel{{.*}}: grid [128, 1, 1] block [128, 1, 1] shared 2048 bytes; bar 128, mma 256
 // CONCAT: out0: ok (5120 elements
 // CONCAT: 2 launches
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --entry h_bf16_concat --inputs %t/9-in.npz --expect %t/9-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=CONCATS
+// CONCATS: launch h_bf16_concat_kernel{{.*}}: grid [512, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 5120
+// CONCATS: out0: ok (5120 elements
+// CONCATS: 2 launches
 //
 // Weights stored [K, N] (in_out arguments): the column kernel. Absorbed MLA's W_UK as
 // decoda.mla states it ([16, 64, 512]: 8 tiles of 64 columns a head); bf16 batch 2 with K =
@@ -107,10 +153,10 @@
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_dyn --inputs %t/7-in.npz --expect %t/6-out.npz --rtol 8e-3 --atol 1e-3 2>&1 | FileCheck %s --check-prefix=MUT
 // MUT: out0
 //
-// ptxas (sm_90a): no kernel of the module spills or uses a stack frame (the column kernel at
+// ptxas (sm_90a): no kernel of either build spills or uses a stack frame (the column kernel at
 // 8 rows: 128 registers a thread at bf16, 77 at f16).
-// RUN: %PYTHON -c "import re; p = re.split(r'(?m)^// gpu.binary @(\S+)\n', open('%t/m.ptx').read()); ks = list(zip(p[1::2], p[2::2])); [open('%t/k-' + n + '.ptx', 'w').write(b) for n, b in ks]; print('kernels', len(ks))" | FileCheck %s --check-prefix=NK
-// NK: kernels 21
+// RUN: %PYTHON -c "import re; ks = [(f + n, b) for f in ('m', 's') for p in [re.split(r'(?m)^// gpu.binary @(\S+)\n', open('%t/' + f + '.ptx').read())] for n, b in zip(p[1::2], p[2::2])]; [open('%t/k-' + n + '.ptx', 'w').write(b) for n, b in ks]; print('kernels', len(ks))" | FileCheck %s --check-prefix=NK
+// NK: kernels 48
 // RUN: for f in %t/k-*.ptx; do %ptxas -arch=sm_90a -v $f -o %t/k.cubin 2>&1; done | FileCheck %s --check-prefix=PTXAS
-// PTXAS-COUNT-21: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS-COUNT-48: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: spill

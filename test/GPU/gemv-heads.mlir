@@ -8,6 +8,7 @@
 // Numerics on the PTX interpreter: gemv-heads-sim.mlir.
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=report=true --verify-diagnostics | FileCheck %s
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=cols-per-warp=2 2>/dev/null | FileCheck %s --check-prefix=COLS2
+// RUN: decoda-opt %s --split-input-file --decoda-gpu-gemv=mma=true --canonicalize --cse 2>/dev/null | FileCheck %s --check-prefix=MMA
 // RUN: decoda-opt %s --split-input-file --decoda-gpu-tensorcore-matmul=report=true 2>&1 >/dev/null | FileCheck %s --check-prefix=TC
 // TC-COUNT-7: remark: decoda-gpu-tensorcore-matmul: left to the SIMT path: B is a per-head [h, n, k] weight
 // TC-NOT: per-head
@@ -50,6 +51,18 @@
 // COLS2: gpu.launch blocks({{.*}}) in ({{.*}} = %[[G]],
 // COLS2-COUNT-4: memref.store
 // COLS2-NOT: memref.store
+// With mma (sm_80 and later) the two bf16 rows take the tensor-core GEMV: 8 weight rows a warp
+// (N = 48 a multiple of 8, so one head's), 48 blocks; A's rows and C's of the warp's head.
+// MMA-LABEL: func.func @heads_bf16(
+// MMA: memref.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : memref<16x48x64xbf16> into memref<768x64xbf16>
+// MMA: gpu.launch blocks({{.*}}) in ({{.*}} = %c48,
+// MMA: %[[H:.*]] = arith.divui %{{.*}}, %c48 : index
+// MMA: nvgpu.mma.sync
+// MMA: gpu.barrier
+// MMA: %[[R:.*]] = arith.addi %{{.*}}, %[[H]] : index
+// MMA: %[[HN:.*]] = arith.muli %[[H]], %c48 : index
+// MMA: %[[N:.*]] = arith.subi %{{.*}}, %[[HN]] : index
+// MMA: memref.store %{{.*}}, %{{.*}}[%[[R]], %[[N]]] : memref<32x48xf32>
 func.func @heads_bf16(%x: memref<2x16x64xbf16>, %w: memref<16x48x64xbf16>, %y: memref<2x16x48xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%y : memref<2x16x48xf32>)
@@ -114,6 +127,10 @@ func.func @heads_f32_acc(%x: memref<1x3x30xf32>, %w: memref<3x7x30xf32>, %y: mem
 // CHECK: gpu.launch
 // CHECK: } else {
 // CHECK: linalg.generic {{.*}}decoda.gpu_gemv_dispatched
+// With mma, 2 to 16 rows on the tensor-core GEMV (N = 64 a multiple of 8).
+// MMA-LABEL: func.func @heads_dynamic(
+// MMA: arith.cmpi ult, %{{.*}}, %c16
+// MMA: nvgpu.mma.sync
 func.func @heads_dynamic(%x: memref<?x8x128xbf16>, %w: memref<8x64x128xbf16>, %y: memref<?x8x64xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%y : memref<?x8x64xf32>)

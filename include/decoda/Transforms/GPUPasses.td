@@ -293,7 +293,9 @@ def GPUGemvPass : Pass<"decoda-gpu-gemv", "func::FuncOp"> {
     `[H * N, K]`), a warp's columns in one head (`cols-per-warp` is 1 when `N` is no
     multiple of it), `h = column / N`; it reads A's row `m * H + h` and stores C's
     `(m * H + h, column - h * N)`, A and C collapsed over all their lead dims; `M` counts
-    the lead dims without the head (so does a dynamic-`M` dispatch). Not on tensor cores.
+    the lead dims without the head (so does a dynamic-`M` dispatch). With `mma`, 2 to 16
+    bf16/f16 rows and `N` a multiple of 8 (a warp's 8 weight rows in one head) take the
+    tensor-core GEMV the same way.
 
     Weights stored `[K, N]` (`B[k, n]`, per head `[H, K, N]`): an `in_out` weight that is an
     argument (constant ones are transposed at compile time). A column kernel: blocks of

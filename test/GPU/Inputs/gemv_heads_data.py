@@ -27,8 +27,12 @@ CASES = {
     "h_f32_m3_const": (3, 1, 6, 7, 30, "f32", "in_out", "const", False, 0),
     # eight rows (the largest static M), f16, K = 40 (five 16-byte vectors)
     "h_f16_m8": (4, 2, 2, 24, 40, "f16", "out_in", "arg", False, 0),
-    # a run-time batch: M = 1 (one-row kernel), 2..8 (the 8-row kernel storing M), above
-    # (the contraction)
+    # the tensor-core GEMV (2 to 16 rows, N a multiple of 8): 4 rows, K = 136 (a partial last
+    # warp step of 32 k), and 16 rows over two lead dims (both row groups of the fragments)
+    "h_bf16_m4_mma": (4, 1, 8, 64, 136, "bf16", "out_in", "arg", False, 0),
+    "h_f16_m16": (8, 2, 4, 32, 64, "f16", "out_in", "arg", False, 0),
+    # a run-time batch: M = 1 (one-row kernel), 2..16 (the tensor-core GEMV's 16 rows storing
+    # M; 2..8 on the SIMT kernel's 8 rows without it), above (the contraction)
     "h_bf16_dyn": (None, 1, 8, 64, 128, "bf16", "out_in", "const", False, 0),
     # absorbed MLA's query at batch 2: q_nope · W_UK (a constant in_out weight, 16 heads,
     # 64 -> 128) rounded straight into the first 128 columns of [q_lat ; q_rope]
