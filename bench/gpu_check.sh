@@ -67,8 +67,9 @@
 #       with DeepSeek-V3's 128 heads, 8 row blocks a split; both again as decoda-absorb-mla
 #       writes them, V the first 512 columns of K, mla_latent_decode_S4096 and
 #       mla128_latent_decode_S4096: K staged alone, P·V from the K tile; and the whole step
-#       as decoda.mla states it, weights as inputs, mla_step_decode_S4096: W_UK's column GEMV,
-#       the latent attention, W_UV's per-head GEMV), the
+#       as decoda.mla states it, weights as inputs, mla_step_decode_S4096 and, with 128 heads,
+#       mla128_step_decode_S4096: W_UK's column GEMV, the latent attention, W_UV's per-head
+#       GEMV), the
 #       fused residual add + RMSNorm alone (one row kernel) and one
 #       cached-attention decode step over 4096 keys (flash decoding: the keys split over blocks
 #       per K/V head, then the combine), a speculative-decoding step of eight tokens over the
@@ -192,7 +193,7 @@ if [[ "$mode" == prepare ]]; then
             "$here/gpu/attention_d256.mlir" "$here/gpu/attention_d96.mlir"
             "$here/gpu/mla_absorbed_decode.mlir" "$here/gpu/mla128_absorbed_decode.mlir"
             "$here/gpu/mla_latent_decode.mlir" "$here/gpu/mla128_latent_decode.mlir"
-            "$here/gpu/mla_step_decode.mlir:absorb"
+            "$here/gpu/mla_step_decode.mlir:absorb" "$here/gpu/mla128_step_decode.mlir:absorb"
             "$here/gpu/attention_int8_d128.mlir"
             "$here/gpu/add_rms_norm_2048.mlir"
             "$here/gpu/decode_attention_d128.mlir" "$here/gpu/spec_decode_attention_d128.mlir"
@@ -873,14 +874,16 @@ for name, heads in (("mla_latent_decode", 16), ("mla128_latent_decode", 128)):
 # The whole decode step of MLA as a model states it (decoda.mla, weights as inputs, absorbed:
 # W_UK's column kernel into the query, the latent attention, W_UV's per-head GEMV; five
 # launches): GB/s of the latent cache, its RoPE key and both weights read once.
-mla = os.path.join(d, "models", "mla_step_decode.cuda.so")
-if os.path.exists(mla):
-    S = 4096
-    bench(mla, {"q_nope": bf16((1, 1, 16, 128)), "q_rope": bf16((1, 1, 16, 64)),
-                "latent": bf16((1, S, 512)), "k_rope": bf16((1, S, 64)),
-                "w_uk": bf16((16, 128, 512)), "w_uv": bf16((16, 128, 512))},
-          "mla_step_decode_S4096", bytes_=S * 576 * 2 + 2 * 16 * 128 * 512 * 2, device=True,
-          prio=2)
+# DeepSeek-V3's 128 heads: 32 MiB of weights a step beside the 4.7 MB latent.
+for name, heads in (("mla_step_decode", 16), ("mla128_step_decode", 128)):
+    mla = os.path.join(d, "models", f"{name}.cuda.so")
+    if os.path.exists(mla):
+        S = 4096
+        bench(mla, {"q_nope": bf16((1, 1, heads, 128)), "q_rope": bf16((1, 1, heads, 64)),
+                    "latent": bf16((1, S, 512)), "k_rope": bf16((1, S, 64)),
+                    "w_uk": bf16((heads, 128, 512)), "w_uv": bf16((heads, 128, 512))},
+              f"{name}_S4096", bytes_=S * 576 * 2 + 2 * heads * 128 * 512 * 2, device=True,
+              prio=2)
 # The same attention in INT8 (two passes over K: the Q·Kᵀ of the row max is computed twice, so
 # the integer tensor cores do 6 T² H D / 2 operations; the figure counts the 4 T² H D / 2 of the
 # attention, against the 1979 dense INT8 TOPS).
