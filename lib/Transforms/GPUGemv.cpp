@@ -738,6 +738,18 @@ bool mmaAccepts(const Match &m, int64_t rowsM, ArrayRef<std::optional<Dequant>> 
   });
 }
 
+/// What a kernel of `m` stores to, collapsed to [M, N] over all of C's lead dims: C, or the
+/// fused epilogue's output (then `leadDims` gets its lead extents, with which the epilogue's
+/// stores recover the lead indices of a row).
+Value storedC(OpBuilder &b, Location loc, const Match &m, const Epilogue &epilogue,
+              SmallVector<Value> &leadDims) {
+  if (epilogue)
+    leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
+  return decoda::gpu_contraction::collapseLead(
+      b, loc, epilogue ? decoda::gpu_contraction::outputAsC(b, loc, epilogue, m.lead) : m.c,
+      m.lead);
+}
+
 /// The tensor-core GEMV of `m` (the file comment's "Tensor cores"): mmaAccepts holds;
 /// `weights` B's (and a gate/up pair's first weight's) dequantisations, or empty: the
 /// weights are B (and the pair's first weight) as floats; the other arguments as
@@ -761,12 +773,8 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   }
   const int64_t numW = static_cast<int64_t>(fromCodes ? weights.size() : floats.size());
   Value a2 = norm ? Value() : decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
-  Value c2 = decoda::gpu_contraction::collapseLead(
-      b, loc, epilogue ? decoda::gpu_contraction::outputAsC(b, loc, epilogue, m.lead) : m.c,
-      m.lead);
   SmallVector<Value> leadDims;
-  if (epilogue)
-    leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
+  Value c2 = storedC(b, loc, m, epilogue, leadDims);
   // Per head (emitKernel's): columns over B's H·N rows, a warp's 8 in one head h (N a
   // multiple of 8), A's rows and C's r·H + h, C's columns n - h·N.
   const int64_t heads = m.heads, headN = m.n;
@@ -1100,6 +1108,38 @@ int64_t rowLimit(const Match &m, const Match *second, const Config &cfg) {
   return mmaAccepts(m, kMmaRows, ds, cfg) ? kMmaRows : cfg.maxM;
 }
 
+/// The k loops of a kernel thread (or lane): k = start, start + stride, ... < `k` in steps of
+/// `unroll` (the main loop, `step` given the step's unroll k) and then one at a time (the ragged
+/// end); `acc` carried through both and returned.
+SmallVector<Value> emitStridedLoops(
+    OpBuilder &b, Location loc, int64_t k, int64_t stride, int64_t unroll, Value start,
+    SmallVector<Value> acc,
+    llvm::function_ref<SmallVector<Value>(ArrayRef<Value>, SmallVector<Value>)> step) {
+  Emitter e{b, loc};
+  int64_t big = stride * unroll, mainSteps = k / big;
+  if (mainSteps > 0) {
+    auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(mainSteps), e.idx(1), acc);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value base = e.add(e.mul(loop.getInductionVar(), big), start);
+    SmallVector<Value> ks;
+    for (int64_t u = 0; u < unroll; ++u)
+      ks.push_back(e.add(base, e.idx(u * stride)));
+    scf::YieldOp::create(b, loc, step(ks, SmallVector<Value>(loop.getRegionIterArgs())));
+    acc.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  if (mainSteps * big < k) {
+    auto loop = scf::ForOp::create(b, loc, e.add(e.idx(mainSteps * big), start), e.idx(k),
+                                   e.idx(stride), acc);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(loop.getBody());
+    scf::YieldOp::create(
+        b, loc, step({loop.getInductionVar()}, SmallVector<Value>(loop.getRegionIterArgs())));
+    acc.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  return acc;
+}
+
 /// The GEMV kernel of `m` with `rowsM` rows; with `epilogue` (fusableEpilogue, zeroInit) the
 /// storing lane applies its body to each sum and stores the result to its output instead.
 /// With `count` (the run-time row count, 1 <= count <= rowsM, of a dynamic M) the kernel
@@ -1134,13 +1174,8 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfgIn, bool 
   // With a folded norm A is the block's normalised rows in shared memory (below): the
   // call's result is not read.
   Value a2 = norm ? Value() : decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
-  Value c2 =
-      decoda::gpu_contraction::collapseLead(
-          b, loc, epilogue ? decoda::gpu_contraction::outputAsC(b, loc, epilogue, m.lead) : m.c,
-          m.lead);
   SmallVector<Value> leadDims;
-  if (epilogue)
-    leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
+  Value c2 = storedC(b, loc, m, epilogue, leadDims);
   // A per-head contraction (B [H, N, K]): the kernel's columns are B's H·N rows, column
   // h·N + n reading A's row (r, h) and storing C's (r, h, n) -- A and C collapsed over all
   // their lead dims, the head the last, so row r·H + h. Neither a norm nor a gate/up pair
@@ -1515,30 +1550,11 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfgIn, bool 
   while (unrollCap > 1 && unrollCap * stepRegisters > kStepRegisters)
     unrollCap /= 2;
   int64_t unroll = std::clamp<int64_t>(m.k / (32 * v) / split, 1, unrollCap);
-  int64_t stride = 32 * split * v, big = stride * unroll, mainSteps = m.k / big;
+  int64_t stride = 32 * split * v;
   Value laneK = e.mul(e.add(e.mul(part, 32), lane), v);
-  if (mainSteps > 0) {
-    auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(mainSteps), one, acc);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value base = e.add(e.mul(loop.getInductionVar(), big), laneK);
-    SmallVector<Value> ks;
-    for (int64_t u = 0; u < unroll; ++u)
-      ks.push_back(e.add(base, e.idx(u * stride)));
-    scf::YieldOp::create(b, loc, step(ks, SmallVector<Value>(loop.getRegionIterArgs())));
-    acc.assign(loop.getResults().begin(), loop.getResults().end());
-  }
-  if (mainSteps * big < m.k) {
-    // The ragged end of K: each lane's remaining vectors (K is a multiple of V).
-    auto loop = scf::ForOp::create(b, loc, e.add(e.idx(mainSteps * big), laneK), e.idx(m.k),
-                                   e.idx(stride), acc);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    scf::YieldOp::create(
-        b, loc,
-        step({loop.getInductionVar()}, SmallVector<Value>(loop.getRegionIterArgs())));
-    acc.assign(loop.getResults().begin(), loop.getResults().end());
-  }
+  // k = laneK + i·stride, unroll vectors a step, then the ragged end of K one vector at a time
+  // (K is a multiple of V).
+  acc = emitStridedLoops(b, loc, m.k, stride, unroll, laneK, acc, step);
 
   // Lane partials to warp sums: every lane takes part in the shuffles.
   auto plus = [&](Value x, Value y) -> Value {
@@ -1620,12 +1636,8 @@ void emitColumnKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   Emitter e{b, loc};
   const int64_t heads = m.heads;
   Value a2 = decoda::gpu_contraction::collapseLead(b, loc, m.a, m.lead);
-  Value c2 = decoda::gpu_contraction::collapseLead(
-      b, loc, epilogue ? decoda::gpu_contraction::outputAsC(b, loc, epilogue, m.lead) : m.c,
-      m.lead);
   SmallVector<Value> leadDims;
-  if (epilogue)
-    leadDims = decoda::gpu_contraction::leadExtents(b, loc, m, epilogue);
+  Value c2 = storedC(b, loc, m, epilogue, leadDims);
   // B's rows of k: [K, N], or per head [H·K, N] (head h's rows h·K ..).
   Value b2 = heads > 1 ? memref::CollapseShapeOp::create(
                              b, loc, m.b, SmallVector<ReassociationIndices>{{0, 1}, {2}})
@@ -1692,27 +1704,7 @@ void emitColumnKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   // k = part, part + parts, ...: U of them a step (U at most what each part has), then the
   // rest one at a time.
   int64_t unroll = std::clamp<int64_t>(m.k / parts, 1, cfg.unroll);
-  int64_t big = parts * unroll, mainSteps = m.k / big;
-  if (mainSteps > 0) {
-    auto loop = scf::ForOp::create(b, loc, e.idx(0), e.idx(mainSteps), one, acc);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value base = e.add(e.mul(loop.getInductionVar(), big), part);
-    SmallVector<Value> ks{base};
-    for (int64_t u = 1; u < unroll; ++u)
-      ks.push_back(e.add(base, e.idx(u * parts)));
-    scf::YieldOp::create(b, loc, step(ks, SmallVector<Value>(loop.getRegionIterArgs())));
-    acc.assign(loop.getResults().begin(), loop.getResults().end());
-  }
-  if (mainSteps * big < m.k) {
-    auto loop = scf::ForOp::create(b, loc, e.add(e.idx(mainSteps * big), part), e.idx(m.k),
-                                   e.idx(parts), acc);
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(loop.getBody());
-    scf::YieldOp::create(
-        b, loc, step({loop.getInductionVar()}, SmallVector<Value>(loop.getRegionIterArgs())));
-    acc.assign(loop.getResults().begin(), loop.getResults().end());
-  }
+  acc = emitStridedLoops(b, loc, m.k, parts, unroll, part, acc, step);
   // The parts' sums meet in shared memory: partials[part][r · tile + column in the tile].
   Value partials = launch.getWorkgroupAttributions()[0];
   Value col = e.mul(chunk, v);

@@ -9,9 +9,13 @@ type, as decoda.linear's definition reads for narrow types).
   gemv_heads_data.py module OUT.mlir          every case as a function
   gemv_heads_data.py CASE[:ROWS] IN.npz OUT.npz  ROWS: the run-time batch of a dynamic case
 """
+import os
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "python"))
+from decoda import reference as R  # noqa: E402
 
 # name: (batch (None: dynamic), T, H, N, K, type, layout, weight kind, bias, concat)
 #   weight kind "arg": an argument; "const": a constant in the module (transposed to [H, N, K]
@@ -51,28 +55,15 @@ CASES = {
 }
 
 
-def bf16_bits(a):
-    u = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
-    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-
-
-def bf16_value(bits):
-    return (bits.astype(np.uint32) << 16).view(np.float32)
-
-
 def rounded(a, dt):
-    a = np.asarray(a, np.float32)
-    if dt == "f16":
-        return a.astype(np.float16).astype(np.float32)
-    if dt == "bf16":
-        return bf16_value(bf16_bits(a))
-    return a
+    """`a` rounded to the storage type `dt`, as float32."""
+    return np.asarray(R.to_storage(np.asarray(a, np.float32), dt), np.float32)
 
 
 def stored(a, dt):
     """`a` (already representable) as the runtime passes it: bf16 as its bits."""
     if dt == "bf16":
-        return bf16_bits(a)
+        return (np.asarray(a, np.float32).view(np.uint32) >> 16).astype(np.uint16)
     return np.asarray(a, np.float16 if dt == "f16" else np.float32)
 
 
