@@ -167,6 +167,18 @@ struct NormFold {
 /// all but the head, which the kernel's columns take.
 int64_t rowDims(const Match &m) { return m.heads > 1 ? m.lead - 1 : m.lead; }
 
+/// Whether B is a per-head weight ([H, N, K] or [H, K, N]; H may be 1, when the head needs no
+/// index arithmetic but B still its collapse).
+bool isPerHead(const Match &m) { return cast<MemRefType>(m.b.getType()).getRank() == 3; }
+
+/// A per-head weight's rows, [H·X, Y] (a view), or a rank-2 weight itself.
+Value weightRows(OpBuilder &b, Location loc, Value w) {
+  if (cast<MemRefType>(w.getType()).getRank() != 3)
+    return w;
+  return memref::CollapseShapeOp::create(b, loc, w,
+                                         SmallVector<ReassociationIndices>{{0, 1}, {2}});
+}
+
 /// The static row count M of a matched contraction, or -1 when a lead dim is dynamic.
 int64_t staticRows(const Match &m) {
   auto aType = cast<MemRefType>(m.a.getType());
@@ -778,10 +790,9 @@ void emitMmaKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   // Per head (emitKernel's): columns over B's H·N rows, a warp's 8 in one head h (N a
   // multiple of 8), A's rows and C's r·H + h, C's columns n - h·N.
   const int64_t heads = m.heads, headN = m.n;
-  if (heads > 1) {
+  if (isPerHead(m)) {
     assert(!fromCodes && !norm && !dual && "per head: float weights alone");
-    floats[0] = memref::CollapseShapeOp::create(b, loc, m.b,
-                                                SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    floats[0] = weightRows(b, loc, m.b);
     m.n = heads * headN;
   }
   // 8 columns (weight rows) a warp; a warp step of 4 lanes per row, each 16 bytes of the
@@ -1181,10 +1192,9 @@ void emitKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfgIn, bool 
   // their lead dims, the head the last, so row r·H + h. Neither a norm nor a gate/up pair
   // nor block-quantised codes come with one (their matches take no heads).
   const int64_t heads = m.heads, headN = m.n;
-  if (heads > 1) {
+  if (isPerHead(m)) {
     assert(!norm && !dual && "a per-head contraction with a folded norm or a gate/up pair");
-    m.b = memref::CollapseShapeOp::create(b, loc, m.b,
-                                          SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    m.b = weightRows(b, loc, m.b);
     m.n = heads * headN;
   }
   // Dequantised weights (one per weight row a warp reads: B's, then a gate/up pair's first
@@ -1639,10 +1649,7 @@ void emitColumnKernel(OpBuilder &b, Match m, int64_t rowsM, const Config &cfg,
   SmallVector<Value> leadDims;
   Value c2 = storedC(b, loc, m, epilogue, leadDims);
   // B's rows of k: [K, N], or per head [H·K, N] (head h's rows h·K ..).
-  Value b2 = heads > 1 ? memref::CollapseShapeOp::create(
-                             b, loc, m.b, SmallVector<ReassociationIndices>{{0, 1}, {2}})
-                             .getResult()
-                       : m.b;
+  Value b2 = weightRows(b, loc, m.b);
   const int64_t v = columnVectorWidth(m);
   const int64_t threads = 32 * cfg.warps;
   const int64_t lanes = columnLanes(m, cfg);

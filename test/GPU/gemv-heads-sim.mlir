@@ -107,6 +107,24 @@
 // CONCATS: launch h_bf16_concat_kernel{{.*}}: grid [512, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 5120
 // CONCATS: out0: ok (5120 elements
 // CONCATS: 2 launches
+// One head (B [1, N, K], [1, K, N]): no head arithmetic, B still collapsed to rank 2 (before
+// this case the kernels indexed such a B with two indices, an invalid load): bf16 two rows on
+// both GEMVs, f32 one row, the column kernel.
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_bf16_h1 %t/h1-in.npz %t/h1-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_h1 --inputs %t/h1-in.npz --expect %t/h1-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=H1
+// H1: launch h_bf16_h1_kernel: grid [3, 1, 1] block [128, 1, 1] shared 2048 bytes; bar 3, mma 6
+// H1: out0: ok (80 elements
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/s %t/s.ptx --entry h_bf16_h1 --inputs %t/h1-in.npz --expect %t/h1-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=H1S
+// H1S: launch h_bf16_h1_kernel: grid [10, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 100
+// H1S: out0: ok (80 elements
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py h_f32_h1 %t/h1f-in.npz %t/h1f-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_f32_h1 --inputs %t/h1f-in.npz --expect %t/h1f-out.npz --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=H1F
+// H1F: launch h_f32_h1_kernel: grid [6, 1, 1] block [128, 1, 1] shared 0 bytes; shfl 30
+// H1F: out0: ok (24 elements
+// RUN: %PYTHON %S/Inputs/gemv_heads_data.py c_bf16_h1 %t/h1c-in.npz %t/h1c-out.npz
+// RUN: %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry c_bf16_h1 --inputs %t/h1c-in.npz --expect %t/h1c-out.npz --rtol 8e-3 --atol 1e-3 | FileCheck %s --check-prefix=H1C
+// H1C: launch c_bf16_h1_kernel: grid [1, 1, 1] block [128, 1, 1] shared 4096 bytes; bar 1
+// H1C: out0: ok (64 elements
 //
 // Weights stored [K, N] (in_out arguments): the column kernel. Absorbed MLA's W_UK as
 // decoda.mla states it ([16, 64, 512]: 8 tiles of 64 columns a head); bf16 batch 2 with K =
@@ -156,7 +174,7 @@
 // ptxas (sm_90a): no kernel of either build spills or uses a stack frame (the column kernel at
 // 8 rows: 128 registers a thread at bf16, 77 at f16).
 // RUN: %PYTHON -c "import re; ks = [(f + n, b) for f in ('m', 's') for p in [re.split(r'(?m)^// gpu.binary @(\S+)\n', open('%t/' + f + '.ptx').read())] for n, b in zip(p[1::2], p[2::2])]; [open('%t/k-' + n + '.ptx', 'w').write(b) for n, b in ks]; print('kernels', len(ks))" | FileCheck %s --check-prefix=NK
-// NK: kernels 48
+// NK: kernels 54
 // RUN: for f in %t/k-*.ptx; do %ptxas -arch=sm_90a -v $f -o %t/k.cubin 2>&1; done | FileCheck %s --check-prefix=PTXAS
-// PTXAS-COUNT-48: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS-COUNT-54: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NOT: spill

@@ -41,6 +41,11 @@ CASES = {
     # absorbed MLA's query at batch 2: q_nope · W_UK (a constant in_out weight, 16 heads,
     # 64 -> 128) rounded straight into the first 128 columns of [q_lat ; q_rope]
     "h_bf16_concat": (2, 1, 16, 128, 64, "bf16", "in_out", "const", False, 32),
+    # one head (B [1, N, K] / [1, K, N]: no head arithmetic, B still collapsed): bf16 two rows
+    # (the tensor-core GEMV; SIMT without it), f32 one row, and the column kernel
+    "h_bf16_h1": (2, 1, 1, 40, 64, "bf16", "out_in", "arg", False, 0),
+    "h_f32_h1": (1, 1, 1, 24, 40, "f32", "out_in", "arg", False, 0),
+    "c_bf16_h1": (1, 1, 1, 64, 32, "bf16", "in_out", "arg", False, 0),
     # weights stored [K, N] (arguments): the column kernel
     # absorbed MLA's W_UK as decoda.mla states it ([H, Dn, Dc]), 16 heads, 64 -> 512
     "c_bf16_m1": (1, 1, 16, 512, 64, "bf16", "in_out", "arg", False, 0),
