@@ -10,7 +10,7 @@
 #       --weights=file): its 121 MiB side file is a repeated pattern, carried zlib-compressed
 #       (< 1 MiB) and inflated by `run`. The tensor-core kernels' cubins (ptxas sm_90a) go to
 #       DIR/sass for cuobjdump there. DIR and the working tree must stay under 64 MiB together, what
-#       travels to the GPU machine (checked at the end): inputs of more than 2^20 elements (a
+#       travels to the GPU machine (checked at the end): inputs of more than 2^19 elements (a
 #       decode step's 16 MiB of KV caches) come from a portable generator (bench/gpu/bigarrays.py)
 #       and travel as recipes (inputs/KEY.big), rebuilt bit for bit by `run`. An
 #       INT8 projection (bench/gpu/make_int8_proj.py, constant weight, --quantize=int8) is
