@@ -168,8 +168,8 @@
 // C8: 2 launches
 //
 // Mutation: one element of a reference changed (the per-head kernel's h_bf16_m1 and the
-// column kernel's c_bf16_m1, element (0, 0, 3, 17) halved or doubled: its lowest exponent bit flipped), so the
-// comparisons can fail on a value, not only on a shape.
+// column kernel's c_bf16_m1, element (0, 0, 3, 17) halved or doubled: its lowest exponent bit
+// flipped), so the comparisons can fail on a value, not only on a shape.
 // RUN: %PYTHON -c "import numpy as np; [np.savez('%t/' + n + '-bad.npz', out0=np.where(np.arange(a.size).reshape(a.shape) == np.ravel_multi_index((0, 0, 3, 17), a.shape), a ^ 0x0080, a).astype(a.dtype)) for n in ('1', 'c1') for a in [np.load('%t/' + n + '-out.npz')['out0']]]"
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry h_bf16_m1 --inputs %t/1-in.npz --expect %t/1-bad.npz --rtol 8e-3 --atol 1e-3 2>&1 | FileCheck %s --check-prefix=MUT
 // RUN: not %PYTHON %S/Inputs/gpusim_run.py %t/d %t/m.ptx --entry c_bf16_m1 --inputs %t/c1-in.npz --expect %t/c1-bad.npz --rtol 8e-3 --atol 1e-3 2>&1 | FileCheck %s --check-prefix=MUT
